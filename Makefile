@@ -1,0 +1,183 @@
+# hatrace — top-level Makefile
+#
+#   make                  build/libhatf.a, build/hatrace, build/libhatrace.so
+#   make test             build and run every test (unit, golden, integration, short fuzz)
+#   make check            the quick part of test: unit and golden tests
+#   make fuzz             run every libFuzzer target for FUZZ_SECONDS each (needs clang)
+#   make bench            build the benchmarks (run them from bench/, see bench/README.md)
+#   make install PREFIX=/usr/local DESTDIR=
+#   make SANITIZE=address,undefined test     (or thread)
+#   make V=1              show the commands
+#
+# Sources are found by folder, so a new module is a new file, not a Makefile edit:
+#   hatf/*.c      -> libhatf.a           (the format library)
+#   replay/*.c    -> libhatreplay.a      (linked into the command)
+#   preload/*.c   -> libhatrace.so       (preload/hooks.c holds the interposed symbols;
+#                                         the rest also goes into libhatpreload.a for tests)
+#   cli/*.c       -> hatrace
+#   tests/unit/test_*.c      -> one CUnit program each
+#   tests/workloads/*.c|*.cc -> programs run under the preload
+#   tests/fuzz/fuzz_*.c      -> libFuzzer targets (clang)
+#   bench/*.c                -> benchmark programs
+
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+DESTDIR ?=
+PKG_CONFIG ?= pkg-config
+
+CC ?= cc
+CXX ?= c++
+CLANG ?= clang
+B ?= build
+
+CFLAGS ?= -O2 -g
+CXXFLAGS ?= -O2 -g
+# Required flags stay apart from the user's CFLAGS.
+REQ_CFLAGS := -std=gnu11 -Wall -Wextra -Wshadow -Wstrict-prototypes -fPIC \
+              -fvisibility=hidden -Iinclude -Ihatf -MMD -MP -D_GNU_SOURCE
+LIBS := -lzstd -lxxhash -lpthread -ldl -lm
+
+ifneq ($(SANITIZE),)
+REQ_CFLAGS += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer
+LDSAN := -fsanitize=$(SANITIZE)
+endif
+
+ifeq ($(V),1)
+Q :=
+else
+Q := @
+endif
+
+HATF_SRC := $(wildcard hatf/*.c)
+REPLAY_SRC := $(wildcard replay/*.c)
+PRELOAD_SRC := $(wildcard preload/*.c)
+PRELOAD_CORE_SRC := $(filter-out preload/hooks.c,$(PRELOAD_SRC))
+CLI_SRC := $(wildcard cli/*.c)
+UNIT_SRC := $(wildcard tests/unit/test_*.c)
+WORK_C := $(wildcard tests/workloads/*.c)
+WORK_CC := $(wildcard tests/workloads/*.cc)
+FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
+BENCH_SRC := $(wildcard bench/*.c)
+
+obj = $(patsubst %.c,$(B)/obj/%.o,$(1))
+HATF_OBJ := $(call obj,$(HATF_SRC))
+REPLAY_OBJ := $(call obj,$(REPLAY_SRC))
+PRELOAD_OBJ := $(call obj,$(PRELOAD_SRC))
+PRELOAD_CORE_OBJ := $(call obj,$(PRELOAD_CORE_SRC))
+CLI_OBJ := $(call obj,$(CLI_SRC))
+UNIT_BIN := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRC))
+WORK_BIN := $(patsubst tests/workloads/%.c,$(B)/workloads/%,$(WORK_C)) \
+            $(patsubst tests/workloads/%.cc,$(B)/workloads/%,$(WORK_CC))
+FUZZ_BIN := $(patsubst tests/fuzz/%.c,$(B)/fuzz/%,$(FUZZ_SRC))
+BENCH_BIN := $(patsubst bench/%.c,$(B)/bench/%,$(BENCH_SRC))
+
+PRELOAD_SO := $(if $(PRELOAD_SRC),$(B)/libhatrace.so)
+PRELOAD_LIBS := $(LIBS) $(if $(shell [ -f /usr/include/libunwind.h ] && echo y),-lunwind)
+
+all: $(B)/libhatf.a $(B)/hatrace $(PRELOAD_SO) $(B)/hatf.pc
+
+# Rebuild everything when the flags change.
+FLAGS_ID := $(CC) $(CFLAGS) $(REQ_CFLAGS) $(SANITIZE)
+$(B)/.flags: FORCE
+	@mkdir -p $(B)
+	@echo '$(FLAGS_ID)' | cmp -s - $@ || echo '$(FLAGS_ID)' > $@
+
+$(B)/obj/%.o: %.c $(B)/.flags
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo '  CC      $<')
+	$(Q)$(CC) $(REQ_CFLAGS) $(CFLAGS) -c $< -o $@
+
+$(B)/libhatf.a: $(HATF_OBJ)
+	@$(if $(Q),echo '  AR      $@')
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(B)/libhatreplay.a: $(REPLAY_OBJ)
+	@$(if $(Q),echo '  AR      $@')
+	$(Q)rm -f $@ && ar rcs $@ $(or $^,)
+
+$(B)/libhatpreload.a: $(PRELOAD_CORE_OBJ)
+	@$(if $(Q),echo '  AR      $@')
+	$(Q)rm -f $@ && ar rcs $@ $(or $^,)
+
+$(B)/hatrace: $(CLI_OBJ) $(B)/libhatreplay.a $(B)/libhatf.a
+	@$(if $(Q),echo '  LD      $@')
+	$(Q)$(CC) $(CFLAGS) $(LDSAN) -o $@ $(CLI_OBJ) $(B)/libhatreplay.a $(B)/libhatf.a $(LIBS) $(LDFLAGS)
+
+$(B)/libhatrace.so: $(PRELOAD_OBJ) $(B)/libhatf.a preload/exports.map
+	@$(if $(Q),echo '  LD      $@')
+	$(Q)$(CC) -shared $(CFLAGS) $(LDSAN) -Wl,--version-script=preload/exports.map -Wl,-z,now \
+	    -o $@ $(PRELOAD_OBJ) $(B)/libhatf.a $(PRELOAD_LIBS) $(LDFLAGS)
+
+TEST_LIBS := $(B)/libhatpreload.a $(B)/libhatreplay.a $(B)/libhatf.a
+$(B)/tests/%: tests/unit/%.c $(TEST_LIBS) $(B)/.flags
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo '  TEST    $@')
+	$(Q)$(CC) $(REQ_CFLAGS) -Itests $(CFLAGS) $(LDSAN) -o $@ $< $(TEST_LIBS) -lcunit $(PRELOAD_LIBS) $(LDFLAGS)
+
+$(B)/workloads/%: tests/workloads/%.c $(B)/.flags
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo '  CC      $@')
+	$(Q)$(CC) -std=gnu11 -Wall -Wextra -Iinclude -O1 -g -o $@ $< -lpthread -ldl $(LDFLAGS)
+
+$(B)/workloads/%: tests/workloads/%.cc $(B)/.flags
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo '  CXX     $@')
+	$(Q)$(CXX) -Wall -Wextra -Iinclude -O1 -g -o $@ $< -lpthread $(LDFLAGS)
+
+$(B)/bench/%: bench/%.c $(B)/libhatf.a $(B)/libhatreplay.a $(B)/.flags
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo '  CC      $@')
+	$(Q)$(CC) $(REQ_CFLAGS) $(CFLAGS) -O2 -o $@ $< $(B)/libhatreplay.a $(B)/libhatf.a $(LIBS) $(LDFLAGS)
+
+# libFuzzer targets: built with clang from the sources, not from libhatf.a, so
+# the whole library is instrumented.
+FUZZ_FLAGS := -std=gnu11 -g -O1 -Iinclude -Ihatf -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined
+$(B)/fuzz/%: tests/fuzz/%.c $(HATF_SRC)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo '  FUZZ    $@')
+	$(Q)$(CLANG) $(FUZZ_FLAGS) -o $@ $< $(HATF_SRC) $(LIBS)
+
+$(B)/hatf.pc: Makefile
+	@mkdir -p $(B)
+	@printf 'prefix=%s\nexec_prefix=$${prefix}\nlibdir=$${prefix}/lib\nincludedir=$${prefix}/include\n\nName: hatf\nDescription: HATF heap allocation trace format library (hatrace)\nVersion: 0.1.0\nLibs: -L$${libdir} -lhatf\nLibs.private: -lzstd -lxxhash -lpthread -lm\nCflags: -I$${includedir}\n' '$(PREFIX)' > $@
+
+FUZZ_SECONDS ?= 60
+TEST_FUZZ_SECONDS ?= 10
+
+tests: $(UNIT_BIN) $(WORK_BIN)
+
+check: all $(UNIT_BIN)
+	$(Q)B=$(B) scripts/run-tests.sh unit golden
+
+test: all $(UNIT_BIN) $(WORK_BIN) $(FUZZ_BIN)
+	$(Q)TEST_FUZZ_SECONDS=$(TEST_FUZZ_SECONDS) B=$(B) scripts/run-tests.sh unit golden integration fuzz
+
+fuzz: $(FUZZ_BIN)
+	$(Q)TEST_FUZZ_SECONDS=$(FUZZ_SECONDS) B=$(B) scripts/run-tests.sh fuzz
+
+bench: all $(BENCH_BIN)
+
+install: all
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PKGCONFIGDIR)
+	install -m 755 $(B)/hatrace $(DESTDIR)$(BINDIR)/hatrace
+	install -m 644 $(B)/libhatf.a $(DESTDIR)$(LIBDIR)/libhatf.a
+	$(if $(PRELOAD_SO),install -m 755 $(PRELOAD_SO) $(DESTDIR)$(LIBDIR)/libhatrace.so)
+	install -m 644 include/*.h $(DESTDIR)$(INCLUDEDIR)/
+	install -m 644 $(B)/hatf.pc $(DESTDIR)$(PKGCONFIGDIR)/hatf.pc
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/hatrace $(DESTDIR)$(LIBDIR)/libhatf.a $(DESTDIR)$(LIBDIR)/libhatrace.so
+	rm -f $(addprefix $(DESTDIR)$(INCLUDEDIR)/,$(notdir $(wildcard include/*.h)))
+	rm -f $(DESTDIR)$(PKGCONFIGDIR)/hatf.pc
+
+clean:
+	rm -rf $(B)
+
+FORCE:
+.PHONY: all tests check test fuzz bench install uninstall clean FORCE
+.SECONDARY:
+
+-include $(shell find $(B)/obj -name '*.d' 2>/dev/null)

@@ -1,0 +1,73 @@
+/* bytes.h — byte-level helpers shared inside libhatf (not installed).
+ * Big-endian loads/stores (HATF 1.0 is big-endian), LEB128 varints, zigzag. */
+#ifndef HATF_BYTES_H
+#define HATF_BYTES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+static inline uint64_t hatf_load_be(const uint8_t *p, unsigned n)
+{
+    uint64_t v = 0;
+    for (unsigned i = 0; i < n; i++) v = (v << 8) | p[i];
+    return v;
+}
+
+static inline void hatf_store_be(uint8_t *p, uint64_t v, unsigned n)
+{
+    for (unsigned i = n; i-- > 0;) { p[i] = (uint8_t)v; v >>= 8; }
+}
+
+static inline uint32_t hatf_load_le32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+static inline uint64_t hatf_load_le64(const uint8_t *p)
+{
+    return (uint64_t)hatf_load_le32(p) | (uint64_t)hatf_load_le32(p + 4) << 32;
+}
+static inline void hatf_store_le32(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); p[2] = (uint8_t)(v >> 16); p[3] = (uint8_t)(v >> 24);
+}
+static inline void hatf_store_le64(uint8_t *p, uint64_t v)
+{
+    hatf_store_le32(p, (uint32_t)v); hatf_store_le32(p + 4, (uint32_t)(v >> 32));
+}
+
+/* Sign-extend the low `bytes` bytes of v (two's complement of that width). */
+static inline uint64_t hatf_sext(uint64_t v, unsigned bytes)
+{
+    if (bytes == 0 || bytes >= 8) return v;
+    unsigned sh = 64 - 8 * bytes;
+    return (uint64_t)((int64_t)(v << sh) >> sh);
+}
+
+static inline uint64_t hatf_zigzag(int64_t v) { return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63); }
+static inline int64_t hatf_unzigzag(uint64_t v) { return (int64_t)(v >> 1) ^ -(int64_t)(v & 1); }
+
+#define HATF_VARINT_MAX 10
+/* Write v as unsigned LEB128. @return bytes written (1..10). */
+static inline size_t hatf_varint_put(uint8_t *p, uint64_t v)
+{
+    size_t n = 0;
+    while (v >= 0x80) { p[n++] = (uint8_t)(v | 0x80); v >>= 7; }
+    p[n++] = (uint8_t)v;
+    return n;
+}
+
+/* Read an unsigned LEB128 from p[0..len). @return bytes used, or 0 if it is
+ * truncated or longer than 10 bytes / overflows 64 bits. */
+static inline size_t hatf_varint_get(const uint8_t *p, size_t len, uint64_t *out)
+{
+    uint64_t v = 0;
+    for (size_t i = 0; i < len && i < HATF_VARINT_MAX; i++) {
+        uint64_t b = p[i] & 0x7f;
+        if (i == 9 && b > 1) return 0;
+        v |= b << (7 * i);
+        if (!(p[i] & 0x80)) { *out = v; return i + 1; }
+    }
+    return 0;
+}
+
+#endif /* HATF_BYTES_H */

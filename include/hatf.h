@@ -1,0 +1,242 @@
+/* hatf.h — the heap event model and the HATF 1.0 codec (libhatf).
+ *
+ * HATF is the Heap Allocation Trace Format of Chilimbi, Jones and Zorn (ISMM 2000,
+ * Appendix A). docs/FORMAT.md is the byte-level specification as hatrace reads it;
+ * this header is the programming interface.
+ *
+ * Layers of libhatf, each with its own header:
+ *   hatf.h            events, errors, byte buffers, the HATF 1.0 encoder and decoder
+ *   hatf_container.h  hatrace's own trace file: chunked, split streams, zstd, index
+ *   hatf_text.h       the human-readable text form
+ *   hatf_source.h     open any of the three formats and read events in time order
+ *
+ * Error convention (one per layer): functions return 0 or a positive count on
+ * success and a negative HATF_E_* code on failure; objects that read untrusted
+ * input also keep a one-line message naming the byte offset (hatf_err).
+ */
+#ifndef HATF_H
+#define HATF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- record tags (HATF 1.0, Appendix A) -------------------------------- */
+typedef enum hatf_op {
+    HATF_OP_ALLOC = 0,           /* size, addr */
+    HATF_OP_FREE = 1,            /* addr (0 = free(NULL)) */
+    HATF_OP_REALLOC_INPLACE = 2, /* size, addr, new_addr (== addr) */
+    HATF_OP_REALLOC_MOVE = 3,    /* size, addr (old), new_addr */
+    HATF_OP_REALLOC_NEW = 4,     /* realloc(NULL, size): size, addr 0, new_addr */
+    HATF_OP_REALLOC_FREE = 5,    /* realloc(p, 0) that freed: size 0, addr, new_addr 0 */
+    HATF_OP_HEAP_CREATE = 6,
+    HATF_OP_HEAP_DESTROY = 7,
+    HATF_OP_THREAD_CREATE = 8,
+    HATF_OP_THREAD_DESTROY = 9,
+    HATF_OP_COMMENT = 10,        /* text in data/data_len; no other field */
+    HATF_TAG_METADATA = 11,      /* never an event: changes how later records decode */
+    HATF_OP_COUNT_ = 11
+} hatf_op;
+
+/* Field codes used by metadata records. */
+typedef enum hatf_field {
+    HATF_F_SIZE = 0, HATF_F_ADDR = 1, HATF_F_TIME = 2,
+    HATF_F_THREAD = 3, HATF_F_HEAP = 4, HATF_F_ATTR = 5, HATF_F_COUNT_ = 6
+} hatf_field;
+
+/* Width codes: 0,1,2,4,8 bytes; v1/v2 = 1- or 2-byte length then bytes (attributes only). */
+enum { HATF_W_V1 = 9, HATF_W_V2 = 10 };
+
+typedef enum hatf_interp {
+    HATF_I_NONE = 0, HATF_I_DEFAULT = 1, HATF_I_BASEOFFSET = 2,
+    HATF_I_DELTA = 3, HATF_I_STRIDE = 4
+} hatf_interp;
+
+/* One heap event, the unit every layer exchanges.
+ * Field use by op (unused fields are 0):
+ *   ALLOC           size, addr
+ *   FREE            addr
+ *   REALLOC_*       size, addr (old), new_addr
+ *   HEAP_*          heap
+ *   THREAD_*        thread
+ *   COMMENT         data/data_len only (time/thread/heap 0)
+ * thread, heap, time apply to every op but COMMENT.
+ * Attributes: numeric in attr when data_len == 0 (HATF widths 0-8), or a byte
+ * string in data/data_len (HATF widths v1/v2). hatrace's own attribute bytes are
+ * a key/value list (hatf_attrs_*); other writers may put anything there.
+ * data points into the producer's memory: valid until the producer's next call. */
+typedef struct hatf_event {
+    uint8_t op;            /* hatf_op */
+    uint8_t attr_is_bytes; /* 1: attributes are the bytes in data (even if data_len == 0) */
+    uint16_t data_len;
+    uint64_t size;
+    uint64_t addr;
+    uint64_t new_addr;
+    uint64_t thread;
+    uint64_t heap;
+    uint64_t time;
+    uint64_t attr;
+    const uint8_t *data;
+} hatf_event;
+
+/* Does this op carry a size / an address / a second address? */
+static inline int hatf_op_has_size(unsigned op) { return op == HATF_OP_ALLOC || (op >= 2 && op <= 5); }
+static inline int hatf_op_has_addr(unsigned op) { return op <= 5; }
+static inline int hatf_op_is_realloc(unsigned op) { return op >= 2 && op <= 5; }
+
+/* Stable lower-case names: "alloc", "free", "realloc-inplace", "realloc-move",
+ * "realloc-new", "realloc-free", "heap-create", "heap-destroy", "thread-create",
+ * "thread-destroy", "comment". @return NULL for an unknown op. */
+const char *hatf_op_name(unsigned op);
+/* @return the op for a name above, or -1. */
+int hatf_op_from_name(const char *name, size_t len);
+
+/* ---- errors -------------------------------------------------------------- */
+enum {
+    HATF_OK = 0,
+    HATF_E_NOMEM = -1,     /* allocation failed */
+    HATF_E_IO = -2,        /* read/write/open failed (errno in hatf_err.sys_errno) */
+    HATF_E_TRUNCATED = -3, /* input ends inside a record or chunk */
+    HATF_E_CORRUPT = -4,   /* malformed bytes: bad tag, width, checksum, ... */
+    HATF_E_VERSION = -5,   /* a newer major version than this reader knows */
+    HATF_E_USAGE = -6,     /* bad argument from the caller */
+    HATF_E_LIMIT = -7      /* a value or length outside what the format allows */
+};
+const char *hatf_strerror(int code);
+
+/* A one-line description of the first problem met, with the byte offset.
+ * msg never contains a newline; offset is where the bad record or chunk starts. */
+typedef struct hatf_err {
+    int code;
+    int sys_errno;
+    uint64_t offset;
+    uint64_t record;   /* index of the record (0-based) where known, else UINT64_MAX */
+    char msg[192];
+} hatf_err;
+
+/* Record an error (printf-style message) unless one is already recorded.
+ * @return code, so callers can write `return hatf_err_set(...)`. */
+int hatf_err_set(hatf_err *e, int code, uint64_t offset, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* ---- growable byte buffer ----------------------------------------------- */
+typedef struct hatf_buf {
+    uint8_t *p;
+    size_t len, cap;
+    int failed;  /* sticky: an allocation failed, contents are incomplete */
+} hatf_buf;
+
+void hatf_buf_init(hatf_buf *b);
+void hatf_buf_free(hatf_buf *b);
+/* Ensure room for n more bytes. @return pointer to p+len, or NULL (failed set). */
+uint8_t *hatf_buf_reserve(hatf_buf *b, size_t n);
+void hatf_buf_append(hatf_buf *b, const void *src, size_t n);
+
+/* ---- HATF 1.0 encoder --------------------------------------------------- */
+typedef enum hatf1_mode {
+    /* Plain: fixed widths set once at the start (size 8, address 8, time 8,
+     * thread 4, heap 4, attributes v2), interpretation none. The baseline. */
+    HATF1_PLAIN = 0,
+    /* Best: the writer picks the narrowest width per field and emits metadata to
+     * widen and narrow as values change; time delta-coded; thread and heap as
+     * default while they do not change (the paper's "HATF best"). */
+    HATF1_BEST = 1
+} hatf1_mode;
+
+typedef struct hatf1_encoder {
+    hatf_buf *out;
+    hatf1_mode mode;
+    /* current stream state, as a decoder would see it */
+    uint8_t width[HATF_F_COUNT_];
+    uint8_t interp[HATF_F_COUNT_];
+    uint8_t last_nonzero_width[HATF_F_COUNT_];
+    uint64_t arg[HATF_F_COUNT_];   /* default value / base / stride */
+    uint64_t prev[HATF_F_COUNT_];  /* previous value per field */
+    int started;
+    uint64_t records;              /* data records written (comments included) */
+    /* adaptive choice state (BEST): how many recent values fit a narrower width */
+    uint32_t narrow_run[HATF_F_COUNT_];
+} hatf1_encoder;
+
+/* Start an encoder appending to out. Nothing is written until the first record. */
+void hatf1_encoder_init(hatf1_encoder *enc, hatf_buf *out, hatf1_mode mode);
+/* Append one event (with whatever metadata it needs first).
+ * @return 0, or HATF_E_LIMIT (attribute or comment longer than 65535 bytes,
+ * unknown op), HATF_E_NOMEM (out->failed). */
+int hatf1_encode(hatf1_encoder *enc, const hatf_event *ev);
+
+/* Low-level: emit metadata records directly (tests, and writers with their own
+ * policy). fieldSize: width in {0,1,2,4,8,9,10}. */
+int hatf1_set_width(hatf1_encoder *enc, unsigned field, unsigned width);
+/* fieldInterpretation: a3/a4 used as the interpretation needs (see FORMAT.md). */
+int hatf1_set_interp(hatf1_encoder *enc, unsigned field, unsigned interp, uint64_t a3, uint64_t a4);
+
+/* ---- HATF 1.0 decoder --------------------------------------------------- */
+typedef struct hatf1_decoder {
+    const uint8_t *buf;
+    size_t len, pos;
+    uint64_t base_offset;          /* added to pos in error offsets (position of buf in the file) */
+    uint8_t width[HATF_F_COUNT_];
+    uint8_t interp[HATF_F_COUNT_];
+    uint8_t last_nonzero_width[HATF_F_COUNT_];
+    uint64_t arg[HATF_F_COUNT_];
+    uint64_t stride[HATF_F_COUNT_];
+    uint64_t prev[HATF_F_COUNT_];
+    uint64_t records;              /* events returned so far */
+    uint64_t metadata;             /* metadata records consumed so far */
+    uint64_t last_record_offset;   /* offset (incl. base_offset) of the last event returned */
+    hatf_err err;
+} hatf1_decoder;
+
+/* Decode a complete HATF 1.0 stream held in memory (buf stays owned by the caller). */
+void hatf1_decoder_init(hatf1_decoder *dec, const uint8_t *buf, size_t len, uint64_t base_offset);
+/* Next event, consuming any metadata before it.
+ * @return 1 with *ev filled, 0 at the clean end of the buffer, or a negative
+ * HATF_E_* code with dec->err describing it (then every later call returns it too).
+ * ev->data points into buf. */
+int hatf1_decode(hatf1_decoder *dec, hatf_event *ev);
+
+/* ---- hatrace attribute bytes -------------------------------------------
+ * hatrace stores its own attributes as a byte string (width v1/v2) of
+ * key/value pairs: one key byte, then the value as an unsigned LEB128 varint,
+ * keys strictly increasing. Unknown keys are kept by tools as raw bytes. */
+typedef enum hatf_attr_key {
+    HATF_A_FUNC = 1,      /* hatf_func: which call made the event */
+    HATF_A_ALIGN = 2,     /* alignment requested (memalign family) */
+    HATF_A_STACK = 3,     /* call-stack id (tables stream) */
+    HATF_A_OSTID = 4,     /* OS thread id (thread-create) */
+    HATF_A_PARENT = 5,    /* parent thread (thread-create) */
+    HATF_A_FAILED = 6,    /* 1: the call returned NULL / an error */
+    HATF_A_NMEMB = 7,     /* calloc/reallocarray element count (size = total) */
+    HATF_A_KEY_MAX_ = 7
+} hatf_attr_key;
+
+typedef enum hatf_func {
+    HATF_FN_MALLOC = 1, HATF_FN_CALLOC, HATF_FN_REALLOC, HATF_FN_REALLOCARRAY,
+    HATF_FN_FREE, HATF_FN_POSIX_MEMALIGN, HATF_FN_ALIGNED_ALLOC, HATF_FN_MEMALIGN,
+    HATF_FN_VALLOC, HATF_FN_PVALLOC, HATF_FN_NEW, HATF_FN_DELETE, HATF_FN_COUNT_
+} hatf_func;
+
+/* "malloc", "calloc", ... @return NULL for an unknown code. */
+const char *hatf_func_name(unsigned fn);
+int hatf_func_from_name(const char *name, size_t len);
+
+#define HATF_ATTRS_MAX 64  /* room for every known key with a 10-byte varint */
+typedef struct hatf_attrs {
+    uint64_t value[HATF_A_KEY_MAX_ + 1];
+    uint32_t present;  /* bit k set: key k present */
+} hatf_attrs;
+
+/* Encode into out (at least HATF_ATTRS_MAX bytes). @return bytes written. */
+size_t hatf_attrs_encode(const hatf_attrs *a, uint8_t *out);
+/* Parse attribute bytes. @return 0 if they are exactly a canonical hatrace key
+ * list of known keys (so re-encoding gives the same bytes), else -1. */
+int hatf_attrs_decode(const uint8_t *p, size_t n, hatf_attrs *a);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* HATF_H */

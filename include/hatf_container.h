@@ -1,0 +1,135 @@
+/* hatf_container.h — hatrace's own trace file (the container).
+ *
+ * Byte layout: docs/FORMAT.md, part 2. In short: a self-describing header,
+ * then append-only chunks, each naming its thread and stream, its sizes and a
+ * checksum, each compressed on its own with zstd; an index and a trailer at
+ * the end. Per thread there are separate streams for HATF 1.0 records (with
+ * the addresses split off), for the addresses, and for tables (names, stacks).
+ * Every chunk decodes on its own, so a file cut off at any byte reads back
+ * every complete chunk.
+ *
+ * Thread safety: a writer or a reader is used by one thread at a time.
+ */
+#ifndef HATF_CONTAINER_H
+#define HATF_CONTAINER_H
+
+#include "hatf.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define HATF_CONTAINER_MAGIC "HATRACE\0"  /* 8 bytes at offset 0 */
+#define HATF_CONTAINER_VERSION_MAJOR 1
+#define HATF_CONTAINER_VERSION_MINOR 0
+
+/* What the header describes. Strings are NUL-terminated, at most 4095 bytes. */
+typedef struct hatf_info {
+    uint32_t version_major, version_minor; /* filled by the reader */
+    uint8_t address_bits;        /* 32 or 64 */
+    uint8_t big_endian;          /* byte order of the traced machine */
+    uint32_t pid, ppid;
+    uint64_t start_realtime_ns;  /* CLOCK_REALTIME at start, ns since the epoch */
+    uint64_t time_unit_ns_num;   /* event time unit = num/den ns (1/1 for ns) */
+    uint64_t time_unit_ns_den;
+    char clock[32];              /* e.g. "CLOCK_MONOTONIC" */
+    char cmdline[4096];          /* arguments separated by single spaces */
+    uint32_t flags;              /* HATF_INFO_* */
+    char parent_trace[4096];     /* fork child: path of the parent's trace, else "" */
+} hatf_info;
+
+enum {
+    HATF_INFO_FORKED = 1u << 0,   /* this process was forked from a traced parent */
+    HATF_INFO_DROP_MODE = 1u << 1 /* the recorder may have dropped events (counted) */
+};
+
+/* Per-file counters a recorder reports (the writer stores them in the index). */
+typedef struct hatf_counters {
+    uint64_t events;          /* events written */
+    uint64_t dropped;         /* events lost (drop mode, or tracer failure) */
+    uint64_t ring_waits;      /* times a producer waited for the flusher */
+} hatf_counters;
+
+/* ---- writer -------------------------------------------------------------- */
+typedef struct hatf_writer hatf_writer;
+
+typedef struct hatf_writer_opts {
+    int zstd_level;           /* default 3 when 0; negative levels allowed (fast) */
+    size_t chunk_events;      /* events per records chunk, default 65536 when 0 */
+    int best;                 /* 1: strongest settings (convert --best): slower */
+} hatf_writer_opts;
+
+/* Take ownership of fd (already open for writing, positioned at 0) and write the
+ * header. @return the writer, or NULL with *err set. */
+hatf_writer *hatf_writer_open_fd(int fd, const hatf_info *info,
+                                 const hatf_writer_opts *opts, hatf_err *err);
+/* Create path (O_CREAT|O_EXCL|O_NOFOLLOW, mode 0600 unless overwrite) and open a writer. */
+hatf_writer *hatf_writer_create(const char *path, int overwrite, const hatf_info *info,
+                                const hatf_writer_opts *opts, hatf_err *err);
+
+/* Append events of one thread stream (ev->thread is taken as given; all n
+ * events must carry the same thread). Encodes into the thread's pending chunk
+ * and writes chunks as they fill. Events of one thread must come in time order.
+ * @return 0 or a negative HATF_E_* code (then the writer is failed). */
+int hatf_writer_add(hatf_writer *w, const hatf_event *ev, size_t n);
+
+/* Record a name for a thread or a heap (written to the tables stream). */
+int hatf_writer_name_thread(hatf_writer *w, uint64_t thread, const char *name);
+int hatf_writer_name_heap(hatf_writer *w, uint64_t heap, const char *name);
+
+/* Write every pending chunk (the recorder calls this on its flush interval). */
+int hatf_writer_flush(hatf_writer *w);
+
+/* Flush, write the index (with counters, may be NULL) and the trailer, close fd
+ * and free the writer. @return 0 or a negative code (the writer is freed anyway). */
+int hatf_writer_close(hatf_writer *w, const hatf_counters *counters, hatf_err *err);
+
+/* Bytes written so far (compressed), for reports. */
+uint64_t hatf_writer_bytes(const hatf_writer *w);
+
+/* ---- reader -------------------------------------------------------------- */
+typedef struct hatf_reader hatf_reader;
+
+/* Open and scan a container file. A file cut off or damaged after the header
+ * still opens: every complete, intact chunk is readable and hatf_reader_damage()
+ * describes what is missing. @return NULL with *err set when the file is not a
+ * container, the header is damaged, or the major version is newer. */
+hatf_reader *hatf_reader_open(const char *path, hatf_err *err);
+void hatf_reader_close(hatf_reader *r);
+
+const hatf_info *hatf_reader_info(const hatf_reader *r);
+/* Counters from the index; all 0 when the index is missing. */
+const hatf_counters *hatf_reader_counters(const hatf_reader *r);
+/* 1 if the file ended cleanly with an index and trailer. */
+int hatf_reader_complete(const hatf_reader *r);
+
+/* Problems found while scanning (truncation, bad checksums, missing index),
+ * one line each, in file order. @return count; *lines valid until close. */
+size_t hatf_reader_damage(const hatf_reader *r, const char *const **lines);
+
+/* Threads that have a records stream, in order of first appearance. */
+size_t hatf_reader_threads(const hatf_reader *r, const uint64_t **threads);
+/* Name given to a thread/heap, or NULL. */
+const char *hatf_reader_thread_name(const hatf_reader *r, uint64_t thread);
+const char *hatf_reader_heap_name(const hatf_reader *r, uint64_t heap);
+/* Total events in intact chunks (from chunk headers, without decoding). */
+uint64_t hatf_reader_event_count(const hatf_reader *r);
+
+/* Iterators. A thread iterator yields one thread's events in stream order;
+ * the global iterator merges all threads by time (ties: lower thread first,
+ * then stream order), like the OpenJ9 trace formatter's two views.
+ * hatf_iter_next @return 1 with *ev, 0 at the end, negative on a decode error
+ * (message in hatf_iter_error). ev->data is valid until the next call. */
+typedef struct hatf_iter hatf_iter;
+hatf_iter *hatf_iter_thread(hatf_reader *r, uint64_t thread);
+hatf_iter *hatf_iter_global(hatf_reader *r);
+int hatf_iter_next(hatf_iter *it, hatf_event *ev);
+/* Where the last event came from: file offset of its chunk, index within it. */
+uint64_t hatf_iter_chunk_offset(const hatf_iter *it);
+const hatf_err *hatf_iter_error(const hatf_iter *it);
+void hatf_iter_free(hatf_iter *it);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* HATF_CONTAINER_H */

@@ -1,0 +1,54 @@
+/* hatf_source.h — read events from a file of any format, in time order.
+ *
+ * The reading tools (dump, stats, validate, convert, replay) see traces only
+ * through this interface. Formats: the container ("hatrace", recognised by its
+ * magic), a raw HATF 1.0 stream ("hatf1.0") and the text form ("text").
+ * Memory use is bounded by the file's chunk sizes and thread count, not its length.
+ */
+#ifndef HATF_SOURCE_H
+#define HATF_SOURCE_H
+
+#include "hatf.h"
+#include "hatf_container.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum hatf_format {
+    HATF_FMT_AUTO = 0,     /* container if the magic matches, else an error asking for --from */
+    HATF_FMT_CONTAINER,    /* "hatrace" */
+    HATF_FMT_HATF1,        /* "hatf1.0" */
+    HATF_FMT_TEXT          /* "text" */
+} hatf_format;
+
+/* "hatrace", "hatf1.0", "text" -> format; @return -1 for anything else. */
+int hatf_format_from_name(const char *name);
+const char *hatf_format_name(hatf_format f);
+
+typedef struct hatf_source hatf_source;
+
+/* Open path as format (AUTO: sniff the container magic).
+ * @return NULL with *err set (err->msg names the problem; callers prefix the path). */
+hatf_source *hatf_source_open(const char *path, hatf_format fmt, hatf_err *err);
+void hatf_source_close(hatf_source *s);
+
+hatf_format hatf_source_format(const hatf_source *s);
+/* Container only (NULL otherwise): the reader, for info, names, damage. */
+hatf_reader *hatf_source_container(hatf_source *s);
+
+/* Next event in global time order (a raw HATF 1.0 stream and a text file are
+ * read in file order). @return 1, 0 at the end, negative on error (then
+ * hatf_source_error says what and where). ev->data valid until the next call. */
+int hatf_source_next(hatf_source *s, hatf_event *ev);
+
+/* Position of the last event returned: its 0-based record number, and its byte
+ * offset in the file (for a container: the offset of the chunk holding it). */
+uint64_t hatf_source_record(const hatf_source *s);
+uint64_t hatf_source_offset(const hatf_source *s);
+const hatf_err *hatf_source_error(const hatf_source *s);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* HATF_SOURCE_H */

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Run the test groups named on the command line: unit golden integration fuzz.
+#   unit         every $B/tests/test_* (CUnit programs)
+#   golden       every tests/golden/NAME/cmd: its stdout must equal NAME/expected
+#   integration  every tests/integration/*.sh (exit 0 = pass, 77 = skipped)
+#   fuzz         every $B/fuzz/fuzz_* for TEST_FUZZ_SECONDS on tests/fuzz/corpus/NAME
+# Ends with one line: "tests: N passed, N failed, N skipped".
+set -u
+cd "$(dirname "$0")/.."
+B=${B:-build}
+export BUILD="$PWD/$B" HATRACE="$PWD/$B/hatrace" HATRACE_LIB="$PWD/$B/libhatrace.so"
+pass=0 fail=0 skip=0 failed=()
+log_dir=$B/test-logs; mkdir -p "$log_dir"
+
+result() { # name status(0 pass,77 skip,else fail)
+  case $2 in
+    0) pass=$((pass+1)); echo "PASS  $1";;
+    77) skip=$((skip+1)); echo "SKIP  $1";;
+    *) fail=$((fail+1)); failed+=("$1"); echo "FAIL  $1 (log: $log_dir/${1//\//_}.log)";;
+  esac
+}
+
+run_unit() {
+  for t in $B/tests/test_*; do
+    [ -x "$t" ] || continue
+    n=unit/$(basename "$t"); l="$log_dir/${n//\//_}.log"
+    timeout 600 "$t" >"$l" 2>&1; s=$?
+    result "$n" $s
+    [ $s -ne 0 ] && tail -20 "$l"
+  done
+}
+
+run_golden() {
+  for d in tests/golden/*/; do
+    [ -f "$d/cmd" ] || continue
+    n=golden/$(basename "$d"); l="$log_dir/${n//\//_}.log"
+    (cd "$d" && timeout 120 bash ./cmd) >"$l" 2>&1
+    if diff -u "$d/expected" "$l" >"$l.diff"; then result "$n" 0; else result "$n" 1; head -30 "$l.diff"; fi
+  done
+}
+
+run_integration() {
+  for t in tests/integration/*.sh; do
+    [ -f "$t" ] || continue
+    n=integration/$(basename "$t" .sh); l="$log_dir/${n//\//_}.log"
+    timeout 900 bash "$t" >"$l" 2>&1; s=$?
+    result "$n" $s
+    [ $s -ne 0 ] && [ $s -ne 77 ] && tail -20 "$l"
+  done
+}
+
+run_fuzz() {
+  secs=${TEST_FUZZ_SECONDS:-10}
+  for f in $B/fuzz/fuzz_*; do
+    [ -x "$f" ] || continue
+    name=$(basename "$f"); n=fuzz/$name; l="$log_dir/${n//\//_}.log"
+    corpus=tests/fuzz/corpus/${name#fuzz_}
+    work=$(mktemp -d); mkdir -p "$corpus"
+    # New inputs go to a scratch folder; the checked-in seeds are only read.
+    timeout $((secs + 60)) "$f" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
+        -artifact_prefix="$work/" "$work" "$corpus" >"$l" 2>&1; s=$?
+    grep -E '^(#[0-9]+ +DONE|Done [0-9]+ runs)' "$l" | tail -1
+    result "$n" $s
+    [ $s -ne 0 ] && tail -20 "$l"
+    rm -rf "$work"
+  done
+}
+
+for g in "$@"; do "run_$g"; done
+echo
+[ ${#failed[@]} -gt 0 ] && echo "failed: ${failed[*]}"
+echo "tests: $pass passed, $fail failed, $skip skipped"
+[ $fail -eq 0 ]
