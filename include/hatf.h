@@ -156,6 +156,8 @@ typedef struct hatf1_encoder {
     uint64_t arg[HATF_F_COUNT_];   /* default value / base / stride */
     uint64_t prev[HATF_F_COUNT_];  /* previous value per field */
     int started;
+    int split_addr;                /* 1: addresses are not written (width 0, none); the
+                                      container stores them in their own stream */
     uint64_t records;              /* data records written (comments included) */
     /* adaptive choice state (BEST): how many recent values fit a narrower width */
     uint32_t narrow_run[HATF_F_COUNT_];
