@@ -19,6 +19,7 @@
 #   tests/workloads/*.c|*.cc -> programs run under the preload
 #   tests/fuzz/fuzz_*.c      -> libFuzzer targets (clang)
 #   bench/*.c                -> benchmark programs
+#   examples/*.c             -> example programs (the README's demo records one)
 
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
@@ -61,6 +62,7 @@ WORK_C := $(wildcard tests/workloads/*.c)
 WORK_CC := $(wildcard tests/workloads/*.cc)
 FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
 BENCH_SRC := $(wildcard bench/*.c)
+EXAMPLE_SRC := $(wildcard examples/*.c)
 
 obj = $(patsubst %.c,$(B)/obj/%.o,$(1))
 HATF_OBJ := $(call obj,$(HATF_SRC))
@@ -73,11 +75,12 @@ WORK_BIN := $(patsubst tests/workloads/%.c,$(B)/workloads/%,$(WORK_C)) \
             $(patsubst tests/workloads/%.cc,$(B)/workloads/%,$(WORK_CC))
 FUZZ_BIN := $(patsubst tests/fuzz/%.c,$(B)/fuzz/%,$(FUZZ_SRC))
 BENCH_BIN := $(patsubst bench/%.c,$(B)/bench/%,$(BENCH_SRC))
+EXAMPLE_BIN := $(patsubst examples/%.c,$(B)/examples/%,$(EXAMPLE_SRC))
 
 PRELOAD_SO := $(if $(PRELOAD_SRC),$(B)/libhatrace.so)
 PRELOAD_LIBS := $(LIBS) $(if $(shell [ -f /usr/include/libunwind.h ] && echo y),-lunwind)
 
-all: $(B)/libhatf.a $(B)/hatrace $(PRELOAD_SO) $(B)/hatf.pc
+all: $(B)/libhatf.a $(B)/hatrace $(PRELOAD_SO) $(B)/hatf.pc $(EXAMPLE_BIN)
 
 # Rebuild everything when the flags change.
 FLAGS_ID := $(CC) $(CFLAGS) $(REQ_CFLAGS) $(SANITIZE)
@@ -121,6 +124,11 @@ $(B)/workloads/%: tests/workloads/%.c $(B)/.flags
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo '  CC      $@')
 	$(Q)$(CC) -std=gnu11 -Wall -Wextra -Iinclude -O1 -g -o $@ $< -lpthread -ldl $(LDFLAGS)
+
+$(B)/examples/%: examples/%.c $(B)/.flags
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo '  CC      $@')
+	$(Q)$(CC) -std=gnu11 -Wall -Wextra -O2 -g -o $@ $< -lpthread $(LDFLAGS)
 
 $(B)/workloads/%: tests/workloads/%.cc $(B)/.flags
 	@mkdir -p $(dir $@)

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# The README's first command: build hatrace, record the bundled example program
+# (examples/kvstore.c), show what it did, check the trace, and replay it against
+# every installed allocator. Output goes to build/demo/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/install-deps.sh
+make -s -j2
+out=build/demo; mkdir -p "$out"
+rm -f "$out"/kvstore.hatf "$out"/kvstore.png
+
+echo "== record: hatrace record -o $out/kvstore.hatf -- build/examples/kvstore"
+build/hatrace record -o "$out/kvstore.hatf" -- build/examples/kvstore 200000
+echo
+echo "== stats: hatrace stats $out/kvstore.hatf"
+build/hatrace stats "$out/kvstore.hatf"
+echo
+echo "== validate: hatrace validate $out/kvstore.hatf"
+build/hatrace validate "$out/kvstore.hatf"
+echo
+echo "== replay: hatrace replay --plot $out/kvstore.png $out/kvstore.hatf"
+build/hatrace replay --plot "$out/kvstore.png" "$out/kvstore.hatf"
+echo
+echo "chart: $out/kvstore.png"
