@@ -153,14 +153,19 @@ typedef struct hatf1_encoder {
     uint8_t width[HATF_F_COUNT_];
     uint8_t interp[HATF_F_COUNT_];
     uint8_t last_nonzero_width[HATF_F_COUNT_];
-    uint64_t arg[HATF_F_COUNT_];   /* default value / base / stride */
+    uint64_t arg[HATF_F_COUNT_];   /* a3: default value, base, or first "previous" */
+    uint64_t stride[HATF_F_COUNT_];/* a4 of stride */
     uint64_t prev[HATF_F_COUNT_];  /* previous value per field */
-    int started;
+    int started;                   /* PLAIN's first metadata written (or set by hand) */
     int split_addr;                /* 1: addresses are not written (width 0, none); the
                                       container stores them in their own stream */
     uint64_t records;              /* data records written (comments included) */
-    /* adaptive choice state (BEST): how many recent values fit a narrower width */
-    uint32_t narrow_run[HATF_F_COUNT_];
+    uint64_t metadata;             /* metadata records written */
+    /* adaptive choice state (BEST), private to hatf1_encode.c */
+    uint32_t run_len[HATF_F_COUNT_];  /* values since the last width decision */
+    uint8_t run_max[HATF_F_COUNT_];   /* widest need among them */
+    uint32_t stable[HATF_F_COUNT_];   /* uses in a row without a change of value */
+    uint8_t chosen[HATF_F_COUNT_];    /* width picked since the last interpretation change */
 } hatf1_encoder;
 
 /* Start an encoder appending to out. Nothing is written until the first record. */
@@ -171,9 +176,14 @@ void hatf1_encoder_init(hatf1_encoder *enc, hatf_buf *out, hatf1_mode mode);
 int hatf1_encode(hatf1_encoder *enc, const hatf_event *ev);
 
 /* Low-level: emit metadata records directly (tests, and writers with their own
- * policy). fieldSize: width in {0,1,2,4,8,9,10}. */
+ * policy). fieldSize: width in {0,1,2,4,8,9,10} (9/10 for attributes only).
+ * Either call counts as the start of the stream: PLAIN then writes no initial
+ * metadata of its own, and both modes change a field only when an event
+ * needs it (PLAIN) or by their usual policy (BEST).
+ * @return 0, HATF_E_USAGE (bad field, width or interpretation code), HATF_E_NOMEM. */
 int hatf1_set_width(hatf1_encoder *enc, unsigned field, unsigned width);
-/* fieldInterpretation: a3/a4 used as the interpretation needs (see FORMAT.md). */
+/* fieldInterpretation: a3 is the default value, the base, or the first "previous"
+ * (delta, stride); a4 the stride (docs/format-hatf1.md). */
 int hatf1_set_interp(hatf1_encoder *enc, unsigned field, unsigned interp, uint64_t a3, uint64_t a4);
 
 /* ---- HATF 1.0 decoder --------------------------------------------------- */
@@ -181,13 +191,21 @@ typedef struct hatf1_decoder {
     const uint8_t *buf;
     size_t len, pos;
     uint64_t base_offset;          /* added to pos in error offsets (position of buf in the file) */
+    /* stream state, as the metadata read so far set it */
     uint8_t width[HATF_F_COUNT_];
     uint8_t interp[HATF_F_COUNT_];
     uint8_t last_nonzero_width[HATF_F_COUNT_];
-    uint64_t arg[HATF_F_COUNT_];
-    uint64_t stride[HATF_F_COUNT_];
+    uint64_t arg[HATF_F_COUNT_];   /* a3: default value, base, or first "previous" */
+    uint64_t stride[HATF_F_COUNT_];/* a4 of stride */
     uint64_t prev[HATF_F_COUNT_];
-    uint64_t records;              /* events returned so far */
+    /* per-field readers folded from the state (private to hatf1_decode.c):
+     * value = add + (prev & pmask) + sign_extend((load_be64 >> shift) & rmask) */
+    uint64_t add[HATF_F_COUNT_], pmask[HATF_F_COUNT_], rmask[HATF_F_COUNT_], smask[HATF_F_COUNT_];
+    uint8_t shift[HATF_F_COUNT_];
+    uint8_t nbytes[HATF_F_COUNT_]; /* bytes a numeric field takes */
+    uint8_t attr_len_bytes;        /* 1 or 2 under v1/v2 attributes, else 0 */
+    uint8_t rec_len[HATF_OP_COMMENT]; /* tag + numeric fields, per event tag */
+    uint64_t records;              /* events returned so far (comments included) */
     uint64_t metadata;             /* metadata records consumed so far */
     uint64_t last_record_offset;   /* offset (incl. base_offset) of the last event returned */
     hatf_err err;

@@ -1,0 +1,325 @@
+/* hatf1_decode.c — HATF 1.0 decoder (byte layout: docs/format-hatf1.md).
+ *
+ * A stream is a sequence of records, each opening with a one-byte tag:
+ *
+ *   tag 0..9   event:    tag | field | field | ...      (fields per tag: below)
+ *   tag 10     comment:  0a | len (2 bytes BE) | len bytes of text
+ *   tag 11     metadata: 0b | 01 | field | width                        fieldSize
+ *                        0b | 02 | field | interp [| a3 (8 BE) [| a4 (8 BE)]]
+ *
+ * Every field is stored big-endian in the field's current width (0, 1, 2, 4
+ * or 8 bytes; attributes may also be v1/v2: a 1- or 2-byte length, then that
+ * many bytes) and decoded through the field's interpretation:
+ *
+ *   none        value = stored (unsigned)
+ *   default     value = a3                    (stored bytes, if any, ignored)
+ *   baseOffset  value = a3 + stored (signed)
+ *   delta       value = previous + stored (signed); a3 is the first "previous"
+ *   stride      value = previous + a4;          a3 is the first "previous"
+ *
+ * Example, under the defaults (size 4, address 4, the rest width 0):
+ *   00 00000010 00001000   alloc size 16 at 0x1000
+ *   01 00001000            free 0x1000
+ *
+ * Speed: when metadata changes, each field's reading is folded into a few
+ * constants so that every interpretation is the same branch-free expression
+ *   value = add + (previous & pmask) + sign_extend((load_be64 >> shift) & rmask)
+ * and each tag's fixed record length is known. A record at least 72 bytes from
+ * the end of the buffer is decoded with unaligned 8-byte loads and no bounds
+ * checks; records nearer the end are copied to a zero-padded scratch first.
+ */
+#include <string.h>
+
+#include "hatf.h"
+#include "bytes.h"
+
+#define HATF_API __attribute__((visibility("default")))
+#define LIKELY(x) __builtin_expect(!!(x), 1)
+#define UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+/* Longest fixed part of a record: tag + 7 fields of 8 bytes; plus 8 bytes of
+ * slack for the unaligned load of the last field. */
+#define FIXED_MAX (1 + 7 * 8)
+#define FAST_AVAIL (FIXED_MAX + 8 + 7)
+
+static const char *const field_name[HATF_F_COUNT_] = {
+    "size", "address", "time", "thread", "heap", "attributes",
+};
+
+#define FAIL(d, code, at, ...) \
+    fail_(d, hatf_err_set(&(d)->err, code, (d)->base_offset + (at), __VA_ARGS__))
+
+static int fail_(hatf1_decoder *d, int code)
+{
+    d->err.record = d->records + d->metadata;
+    return code;
+}
+
+static inline uint64_t load_be64(const uint8_t *p)
+{
+    uint64_t x;
+    memcpy(&x, p, 8);
+    return __builtin_bswap64(x);
+}
+
+/* Fold field f's width and interpretation into its reader constants. */
+static void rebuild_field(hatf1_decoder *d, unsigned f)
+{
+    unsigned w = d->width[f];
+    uint64_t all = ~(uint64_t)0;
+    if (w > 8) {  /* v1/v2 attributes: read apart, the numeric reader is unused */
+        d->attr_len_bytes = (uint8_t)(w - 8);
+        d->nbytes[f] = 0;
+        d->shift[f] = 0;
+        d->add[f] = d->pmask[f] = d->rmask[f] = d->smask[f] = 0;
+        return;
+    }
+    if (f == HATF_F_ATTR) d->attr_len_bytes = 0;
+    uint64_t rmask = w ? all : 0;
+    uint64_t smask = (w && w < 8) ? (uint64_t)1 << (8 * w - 1) : 0;
+    d->nbytes[f] = (uint8_t)w;
+    d->shift[f] = (uint8_t)((64 - 8 * w) & 63);
+    switch (d->interp[f]) {
+    case HATF_I_NONE:
+        d->add[f] = 0; d->pmask[f] = 0; d->rmask[f] = rmask; d->smask[f] = 0;
+        break;
+    case HATF_I_DEFAULT:
+        d->add[f] = d->arg[f]; d->pmask[f] = 0; d->rmask[f] = 0; d->smask[f] = 0;
+        break;
+    case HATF_I_BASEOFFSET:
+        d->add[f] = d->arg[f]; d->pmask[f] = 0; d->rmask[f] = rmask; d->smask[f] = smask;
+        break;
+    case HATF_I_DELTA:
+        d->add[f] = 0; d->pmask[f] = all; d->rmask[f] = rmask; d->smask[f] = smask;
+        break;
+    default: /* HATF_I_STRIDE */
+        d->add[f] = d->stride[f]; d->pmask[f] = all; d->rmask[f] = 0; d->smask[f] = 0;
+        break;
+    }
+}
+
+static void rebuild_lengths(hatf1_decoder *d)
+{
+    const uint8_t *n = d->nbytes;
+    unsigned common = n[HATF_F_THREAD] + n[HATF_F_HEAP] + n[HATF_F_TIME] + n[HATF_F_ATTR];
+    d->rec_len[HATF_OP_ALLOC] = (uint8_t)(1 + n[HATF_F_SIZE] + n[HATF_F_ADDR] + common);
+    d->rec_len[HATF_OP_FREE] = (uint8_t)(1 + n[HATF_F_ADDR] + common);
+    for (unsigned t = 2; t <= 5; t++)
+        d->rec_len[t] = (uint8_t)(1 + n[HATF_F_SIZE] + 2 * n[HATF_F_ADDR] + common);
+    d->rec_len[6] = d->rec_len[7] = (uint8_t)(1 + common);
+    d->rec_len[8] = d->rec_len[9] = (uint8_t)(1 + common - n[HATF_F_HEAP]);
+}
+
+HATF_API void hatf1_decoder_init(hatf1_decoder *d, const uint8_t *buf, size_t len,
+                                 uint64_t base_offset)
+{
+    memset(d, 0, sizeof *d);
+    d->buf = buf;
+    d->len = buf ? len : 0;
+    d->base_offset = base_offset;
+    d->err.record = UINT64_MAX;
+    /* Defaults before any metadata: size 4 none, address 4 none, the rest
+     * width 0 default 0 (interp codes: none = 0, so only these need setting). */
+    d->width[HATF_F_SIZE] = d->last_nonzero_width[HATF_F_SIZE] = 4;
+    d->width[HATF_F_ADDR] = d->last_nonzero_width[HATF_F_ADDR] = 4;
+    for (unsigned f = HATF_F_TIME; f < HATF_F_COUNT_; f++) d->interp[f] = HATF_I_DEFAULT;
+    for (unsigned f = 0; f < HATF_F_COUNT_; f++) rebuild_field(d, f);
+    rebuild_lengths(d);
+}
+
+/* One metadata record at d->pos (tag already seen). @return 0 or an error. */
+static int read_metadata(hatf1_decoder *d)
+{
+    const uint8_t *p = d->buf + d->pos;
+    size_t avail = d->len - d->pos;
+    size_t at = d->pos;
+    if (avail < 2) return FAIL(d, HATF_E_TRUNCATED, at, "hatf1: metadata record cut off at offset %llu", (unsigned long long)(d->base_offset + at));
+    unsigned op = p[1];
+    if (op != 1 && op != 2)
+        return FAIL(d, HATF_E_CORRUPT, at, "hatf1: unknown metadata operation %u at offset %llu", op, (unsigned long long)(d->base_offset + at));
+    if (avail < 3) return FAIL(d, HATF_E_TRUNCATED, at, "hatf1: metadata record cut off at offset %llu", (unsigned long long)(d->base_offset + at));
+    unsigned f = p[2];
+    if (f >= HATF_F_COUNT_)
+        return FAIL(d, HATF_E_CORRUPT, at, "hatf1: unknown field code %u in metadata at offset %llu", f, (unsigned long long)(d->base_offset + at));
+    if (avail < 4) return FAIL(d, HATF_E_TRUNCATED, at, "hatf1: metadata record cut off at offset %llu", (unsigned long long)(d->base_offset + at));
+    unsigned code = p[3];
+    if (op == 1) {
+        if (code == HATF_W_V1 || code == HATF_W_V2) {
+            if (f != HATF_F_ATTR)
+                return FAIL(d, HATF_E_CORRUPT, at, "hatf1: width v%u on the %s field (attributes only) at offset %llu", code - 8, field_name[f], (unsigned long long)(d->base_offset + at));
+        } else if (code > 10) {
+            return FAIL(d, HATF_E_CORRUPT, at, "hatf1: unknown width code %u for %s at offset %llu", code, field_name[f], (unsigned long long)(d->base_offset + at));
+        } else if (code != 0 && code != 1 && code != 2 && code != 4 && code != 8) {
+            return FAIL(d, HATF_E_CORRUPT, at, "hatf1: width %u for %s is not 0, 1, 2, 4 or 8 bytes at offset %llu", code, field_name[f], (unsigned long long)(d->base_offset + at));
+        }
+        d->width[f] = (uint8_t)code;
+        if (code) d->last_nonzero_width[f] = (uint8_t)code;
+        d->pos += 4;
+    } else {
+        if (code > HATF_I_STRIDE)
+            return FAIL(d, HATF_E_CORRUPT, at, "hatf1: unknown interpretation code %u for %s at offset %llu", code, field_name[f], (unsigned long long)(d->base_offset + at));
+        size_t need = code == HATF_I_NONE ? 4 : code == HATF_I_STRIDE ? 20 : 12;
+        if (avail < need) return FAIL(d, HATF_E_TRUNCATED, at, "hatf1: metadata record cut off at offset %llu", (unsigned long long)(d->base_offset + at));
+        uint64_t a3 = need >= 12 ? hatf_load_be(p + 4, 8) : 0;
+        uint64_t a4 = need >= 20 ? hatf_load_be(p + 12, 8) : 0;
+        d->interp[f] = (uint8_t)code;
+        switch (code) {
+        case HATF_I_NONE:
+            d->width[f] = d->last_nonzero_width[f];
+            break;
+        case HATF_I_DEFAULT:
+            d->arg[f] = a3; d->width[f] = 0;
+            break;
+        case HATF_I_BASEOFFSET:
+            d->arg[f] = a3; d->width[f] = d->last_nonzero_width[f];
+            break;
+        case HATF_I_DELTA:
+            d->arg[f] = a3; d->prev[f] = a3; d->width[f] = d->last_nonzero_width[f];
+            break;
+        default:
+            d->arg[f] = a3; d->prev[f] = a3; d->stride[f] = a4; d->width[f] = 0;
+            break;
+        }
+        d->pos += need;
+    }
+    d->metadata++;
+    rebuild_field(d, f);
+    rebuild_lengths(d);
+    return 0;
+}
+
+/* The reader of one numeric field at p + *off: see the file comment. */
+static inline __attribute__((always_inline)) uint64_t
+rd(hatf1_decoder *d, const uint8_t *p, unsigned *off, unsigned f)
+{
+    uint64_t r = (load_be64(p + *off) >> d->shift[f]) & d->rmask[f];
+    uint64_t v = d->add[f] + (d->prev[f] & d->pmask[f]) + ((r ^ d->smask[f]) - d->smask[f]);
+    d->prev[f] = v;
+    *off += d->nbytes[f];
+    return v;
+}
+
+/* Fixed part of event record `tag` at p (at least FAST_AVAIL readable bytes).
+ * @return its length. */
+static inline __attribute__((always_inline)) unsigned
+read_fields(hatf1_decoder *d, const uint8_t *p, unsigned tag, hatf_event *ev)
+{
+    unsigned off = 1;
+    uint64_t size = 0, addr = 0, naddr = 0, thread, heap = 0;
+    switch (tag) {
+    case HATF_OP_ALLOC:
+        size = rd(d, p, &off, HATF_F_SIZE);
+        addr = rd(d, p, &off, HATF_F_ADDR);
+        thread = rd(d, p, &off, HATF_F_THREAD);
+        heap = rd(d, p, &off, HATF_F_HEAP);
+        break;
+    case HATF_OP_FREE:
+        addr = rd(d, p, &off, HATF_F_ADDR);
+        thread = rd(d, p, &off, HATF_F_THREAD);
+        heap = rd(d, p, &off, HATF_F_HEAP);
+        break;
+    case 2: case 3: case 4: case 5:
+        size = rd(d, p, &off, HATF_F_SIZE);
+        addr = rd(d, p, &off, HATF_F_ADDR);
+        naddr = rd(d, p, &off, HATF_F_ADDR);
+        thread = rd(d, p, &off, HATF_F_THREAD);
+        heap = rd(d, p, &off, HATF_F_HEAP);
+        break;
+    case HATF_OP_HEAP_CREATE: case HATF_OP_HEAP_DESTROY:
+        heap = rd(d, p, &off, HATF_F_HEAP);
+        thread = rd(d, p, &off, HATF_F_THREAD);
+        break;
+    default: /* thread create / destroy */
+        thread = rd(d, p, &off, HATF_F_THREAD);
+        break;
+    }
+    ev->op = (uint8_t)tag;
+    ev->size = size;
+    ev->addr = addr;
+    ev->new_addr = naddr;
+    ev->thread = thread;
+    ev->heap = heap;
+    ev->time = rd(d, p, &off, HATF_F_TIME);
+    if (LIKELY(!d->attr_len_bytes)) ev->attr = rd(d, p, &off, HATF_F_ATTR);
+    else ev->attr = 0;
+    return off;
+}
+
+/* A byte-string attribute (v1/v2) at d->pos; rec is the record's start. */
+static int read_attr_bytes(hatf1_decoder *d, size_t rec, hatf_event *ev)
+{
+    size_t avail = d->len - d->pos, lb = d->attr_len_bytes;
+    const uint8_t *p = d->buf + d->pos;
+    if (avail < lb)
+        return FAIL(d, HATF_E_TRUNCATED, rec, "hatf1: %s record cut off in its attribute length at offset %llu", hatf_op_name(ev->op), (unsigned long long)(d->base_offset + rec));
+    size_t n = lb == 1 ? p[0] : (size_t)p[0] << 8 | p[1];
+    if (avail - lb < n)
+        return FAIL(d, HATF_E_TRUNCATED, rec, "hatf1: %s record cut off in its %zu attribute bytes at offset %llu", hatf_op_name(ev->op), n, (unsigned long long)(d->base_offset + rec));
+    ev->attr_is_bytes = 1;
+    ev->data = p + lb;
+    ev->data_len = (uint16_t)n;
+    d->pos += lb + n;
+    return 0;
+}
+
+static int read_comment(hatf1_decoder *d, hatf_event *ev)
+{
+    size_t at = d->pos, avail = d->len - d->pos;
+    const uint8_t *p = d->buf + at;
+    if (avail < 3)
+        return FAIL(d, HATF_E_TRUNCATED, at, "hatf1: comment cut off in its length at offset %llu", (unsigned long long)(d->base_offset + at));
+    size_t n = (size_t)p[1] << 8 | p[2];
+    if (avail - 3 < n)
+        return FAIL(d, HATF_E_TRUNCATED, at, "hatf1: comment of %zu bytes cut off at offset %llu", n, (unsigned long long)(d->base_offset + at));
+    memset(ev, 0, sizeof *ev);
+    ev->op = HATF_OP_COMMENT;
+    ev->data = p + 3;
+    ev->data_len = (uint16_t)n;
+    d->pos += 3 + n;
+    d->last_record_offset = d->base_offset + at;
+    d->records++;
+    return 1;
+}
+
+HATF_API int hatf1_decode(hatf1_decoder *d, hatf_event *ev)
+{
+    if (UNLIKELY(d->err.code)) return d->err.code;
+    for (;;) {
+        size_t avail = d->len - d->pos;
+        if (UNLIKELY(avail == 0)) return 0;
+        const uint8_t *p = d->buf + d->pos;
+        unsigned tag = p[0];
+        if (LIKELY(tag < HATF_OP_COMMENT)) {
+            size_t at = d->pos;
+            unsigned used;
+            if (LIKELY(avail >= FAST_AVAIL)) {
+                used = read_fields(d, p, tag, ev);
+            } else {
+                if (avail < d->rec_len[tag])
+                    return FAIL(d, HATF_E_TRUNCATED, at, "hatf1: %s record needs %u bytes, %zu left, at offset %llu", hatf_op_name(tag), d->rec_len[tag], avail, (unsigned long long)(d->base_offset + at));
+                uint8_t tmp[FAST_AVAIL];
+                memset(tmp, 0, sizeof tmp);
+                memcpy(tmp, p, avail);
+                used = read_fields(d, tmp, tag, ev);
+            }
+            d->pos += used;
+            ev->attr_is_bytes = 0;
+            ev->data = NULL;
+            ev->data_len = 0;
+            if (UNLIKELY(d->attr_len_bytes)) {
+                int rc = read_attr_bytes(d, at, ev);
+                if (rc) return rc;
+            }
+            d->last_record_offset = d->base_offset + at;
+            d->records++;
+            return 1;
+        }
+        if (tag == HATF_OP_COMMENT) return read_comment(d, ev);
+        if (tag == HATF_TAG_METADATA) {
+            int rc = read_metadata(d);
+            if (rc) return rc;
+            continue;
+        }
+        return FAIL(d, HATF_E_CORRUPT, d->pos, "hatf1: unknown record tag %u at offset %llu", tag, (unsigned long long)(d->base_offset + d->pos));
+    }
+}

@@ -1,0 +1,386 @@
+/* hatf1_encode.c — HATF 1.0 encoder (byte layout: docs/format-hatf1.md).
+ *
+ * The encoder keeps a copy of the state a decoder will have (width,
+ * interpretation, arguments and "previous" value per field) and, before each
+ * record, emits whatever metadata that record needs. Two policies:
+ *
+ *   PLAIN  fixed widths set once before the first event: size 8, address 8,
+ *          time 8, thread 4, heap 4, all interpretation none; attributes v2
+ *          if the first event carries attribute bytes, else width 8. A later
+ *          event that does not fit (a 64-bit thread id, numeric attributes
+ *          after byte ones) switches that field to none and widens it.
+ *   BEST   size: none, narrowest width. Address and time: delta, narrowest
+ *          signed width. Thread, heap and numeric attributes: default while
+ *          the value does not change, none with the narrowest width while it
+ *          changes often. Attribute bytes: v1, or v2 when longer than 255.
+ *          Widening happens at once; narrowing only after NARROW_RUN values
+ *          in a row fit, and a value becomes a default only after STABLE_RUN
+ *          unchanged uses, so that a field cannot thrash (at most one pair of
+ *          4-byte width records per NARROW_RUN uses of a field).
+ *
+ * enc->split_addr writes addresses with width 0 under none: no bytes at all.
+ */
+#include <string.h>
+
+#include "hatf.h"
+#include "bytes.h"
+
+#define HATF_API __attribute__((visibility("default")))
+
+#define NARROW_RUN 16
+#define STABLE_RUN 16
+
+static const uint8_t plain_width[HATF_F_COUNT_] = { 8, 8, 8, 4, 4, 8 };
+
+static unsigned uwidth(uint64_t v)
+{
+    return v == 0 ? 0 : v <= 0xff ? 1 : v <= 0xffff ? 2 : v <= 0xffffffffu ? 4 : 8;
+}
+
+/* Narrowest width holding d as a two's complement number. */
+static unsigned swidth(uint64_t d)
+{
+    int64_t s = (int64_t)d;
+    if (s == 0) return 0;
+    if (s >= INT8_MIN && s <= INT8_MAX) return 1;
+    if (s >= INT16_MIN && s <= INT16_MAX) return 2;
+    if (s >= INT32_MIN && s <= INT32_MAX) return 4;
+    return 8;
+}
+
+static int valid_width(unsigned f, unsigned w)
+{
+    if (w == HATF_W_V1 || w == HATF_W_V2) return f == HATF_F_ATTR;
+    return w == 0 || w == 1 || w == 2 || w == 4 || w == 8;
+}
+
+/* ---- metadata, applied to our copy of the decoder's state ------------- */
+
+static void reset_runs(hatf1_encoder *e, unsigned f)
+{
+    e->run_len[f] = 0;
+    e->run_max[f] = 0;
+}
+
+static int emit_width(hatf1_encoder *e, unsigned f, unsigned w)
+{
+    uint8_t b[4] = { HATF_TAG_METADATA, 1, (uint8_t)f, (uint8_t)w };
+    hatf_buf_append(e->out, b, sizeof b);
+    if (e->out->failed) return HATF_E_NOMEM;
+    e->width[f] = (uint8_t)w;
+    if (w) e->last_nonzero_width[f] = (uint8_t)w;
+    e->metadata++;
+    reset_runs(e, f);
+    return 0;
+}
+
+static int emit_interp(hatf1_encoder *e, unsigned f, unsigned i, uint64_t a3, uint64_t a4)
+{
+    uint8_t b[20] = { HATF_TAG_METADATA, 2, (uint8_t)f, (uint8_t)i };
+    size_t n = 4;
+    if (i != HATF_I_NONE) { hatf_store_be(b + 4, a3, 8); n = 12; }
+    if (i == HATF_I_STRIDE) { hatf_store_be(b + 12, a4, 8); n = 20; }
+    hatf_buf_append(e->out, b, n);
+    if (e->out->failed) return HATF_E_NOMEM;
+    e->interp[f] = (uint8_t)i;
+    if (i != HATF_I_NONE) e->arg[f] = a3;
+    if (i == HATF_I_STRIDE) e->stride[f] = a4;
+    if (i == HATF_I_DELTA || i == HATF_I_STRIDE) e->prev[f] = a3;
+    e->width[f] = (i == HATF_I_DEFAULT || i == HATF_I_STRIDE) ? 0 : e->last_nonzero_width[f];
+    e->chosen[f] = 0;
+    e->metadata++;
+    reset_runs(e, f);
+    return 0;
+}
+
+HATF_API void hatf1_encoder_init(hatf1_encoder *e, hatf_buf *out, hatf1_mode mode)
+{
+    memset(e, 0, sizeof *e);
+    e->out = out;
+    e->mode = mode;
+    e->width[HATF_F_SIZE] = e->last_nonzero_width[HATF_F_SIZE] = 4;
+    e->width[HATF_F_ADDR] = e->last_nonzero_width[HATF_F_ADDR] = 4;
+    for (unsigned f = HATF_F_TIME; f < HATF_F_COUNT_; f++) e->interp[f] = HATF_I_DEFAULT;
+    for (unsigned f = 0; f < HATF_F_COUNT_; f++) e->stable[f] = STABLE_RUN;
+}
+
+HATF_API int hatf1_set_width(hatf1_encoder *e, unsigned field, unsigned width)
+{
+    if (field >= HATF_F_COUNT_ || !valid_width(field, width)) return HATF_E_USAGE;
+    e->started = 1;
+    return emit_width(e, field, width);
+}
+
+HATF_API int hatf1_set_interp(hatf1_encoder *e, unsigned field, unsigned interp,
+                              uint64_t a3, uint64_t a4)
+{
+    if (field >= HATF_F_COUNT_ || interp > HATF_I_STRIDE) return HATF_E_USAGE;
+    e->started = 1;
+    return emit_interp(e, field, interp, a3, a4);
+}
+
+/* ---- can the current state carry these values? ------------------------ */
+
+/* Width the n values of field f (in record order) need under the current
+ * interpretation, or -1 if no width can carry them (a default or stride that
+ * does not match, or a byte-string width). */
+static int need_width(const hatf1_encoder *e, unsigned f, const uint64_t *v, int n)
+{
+    if (e->width[f] > 8) return -1;
+    uint64_t p = e->prev[f];
+    unsigned w = 0, x = 0;
+    for (int i = 0; i < n; i++) {
+        switch (e->interp[f]) {
+        case HATF_I_NONE: x = uwidth(v[i]); break;
+        case HATF_I_DEFAULT: if (v[i] != e->arg[f]) return -1; x = 0; break;
+        case HATF_I_BASEOFFSET: x = swidth(v[i] - e->arg[f]); break;
+        case HATF_I_DELTA: x = swidth(v[i] - p); break;
+        default: if (v[i] != p + e->stride[f]) return -1; x = 0; break;
+        }
+        if (x > w) w = x;
+        p = v[i];
+    }
+    return (int)w;
+}
+
+static unsigned max_uwidth(const uint64_t *v, int n)
+{
+    unsigned w = 0;
+    for (int i = 0; i < n; i++) if (uwidth(v[i]) > w) w = uwidth(v[i]);
+    return w;
+}
+
+/* ---- PLAIN ------------------------------------------------------------- */
+
+static int plain_start(hatf1_encoder *e, const hatf_event *ev)
+{
+    int rc = 0;
+    for (unsigned f = 0; f < HATF_F_COUNT_ && !rc; f++) {
+        unsigned w = plain_width[f];
+        if (f == HATF_F_ADDR && e->split_addr) w = 0;
+        if (f == HATF_F_ATTR && ev->attr_is_bytes) w = HATF_W_V2;
+        if (e->interp[f] != HATF_I_NONE) rc = emit_interp(e, f, HATF_I_NONE, 0, 0);
+        if (!rc && e->width[f] != w) rc = emit_width(e, f, w);
+    }
+    return rc;
+}
+
+static int plain_numeric(hatf1_encoder *e, unsigned f, const uint64_t *v, int n)
+{
+    int need = need_width(e, f, v, n);
+    if (need >= 0 && need <= e->width[f]) return 0;
+    int rc = 0;
+    if (e->interp[f] != HATF_I_NONE && (rc = emit_interp(e, f, HATF_I_NONE, 0, 0))) return rc;
+    unsigned w = max_uwidth(v, n);
+    if (w < plain_width[f]) w = plain_width[f];
+    if (e->width[f] > 8 || e->width[f] < w) rc = emit_width(e, f, w);
+    return rc;
+}
+
+/* ---- BEST -------------------------------------------------------------- */
+
+/* Widen at once; narrow when NARROW_RUN values in a row fit a narrower width. */
+static int adapt_width(hatf1_encoder *e, unsigned f, unsigned need)
+{
+    unsigned w = e->width[f];
+    /* the first value after a change of interpretation picks the width, unless
+     * it needs none (a delta's first value usually does: no information) */
+    if (w > 8 || need > w || (!e->chosen[f] && need && need < w)) {
+        e->chosen[f] = 1;
+        return emit_width(e, f, need);
+    }
+    if (need > e->run_max[f]) e->run_max[f] = (uint8_t)need;
+    if (++e->run_len[f] >= NARROW_RUN) {
+        unsigned m = e->run_max[f];
+        reset_runs(e, f);
+        if (m < w) return emit_width(e, f, m);
+    }
+    return 0;
+}
+
+/* Size: none, narrowest width. Address and time: delta, narrowest width. */
+static int best_adaptive(hatf1_encoder *e, unsigned f, unsigned interp, const uint64_t *v, int n)
+{
+    int rc;
+    if (e->interp[f] != interp &&
+        (rc = emit_interp(e, f, interp, interp == HATF_I_DELTA ? v[0] : 0, 0)))
+        return rc;
+    return adapt_width(e, f, (unsigned)need_width(e, f, v, n));
+}
+
+/* Thread, heap, numeric attributes: default while stable, else none. */
+static int best_constant(hatf1_encoder *e, unsigned f, uint64_t v)
+{
+    int rc;
+    if (e->interp[f] == HATF_I_DEFAULT && e->width[f] <= 8) {
+        if (v == e->arg[f]) {
+            if (e->stable[f] < STABLE_RUN) e->stable[f]++;
+            return 0;
+        }
+        if (e->stable[f] >= STABLE_RUN) {  /* a rare change: a new default */
+            e->stable[f] = 0;
+            return emit_interp(e, f, HATF_I_DEFAULT, v, 0);
+        }
+        e->stable[f] = 0;                  /* changing often: store it */
+        if ((rc = emit_interp(e, f, HATF_I_NONE, 0, 0))) return rc;
+    } else if (e->interp[f] != HATF_I_NONE || e->width[f] > 8) {
+        e->stable[f] = 0;
+        return emit_interp(e, f, HATF_I_DEFAULT, v, 0);
+    } else {
+        e->stable[f] = v == e->prev[f] ? e->stable[f] + 1 : 0;
+        if (e->stable[f] >= STABLE_RUN) {
+            e->stable[f] = 0;
+            return emit_interp(e, f, HATF_I_DEFAULT, v, 0);
+        }
+    }
+    return adapt_width(e, f, uwidth(v));
+}
+
+/* Attribute bytes: none, v1, or v2 while some are longer than 255 bytes. */
+static int best_attr_bytes(hatf1_encoder *e, size_t len)
+{
+    const unsigned f = HATF_F_ATTR;
+    unsigned need = len > 255 ? HATF_W_V2 : HATF_W_V1;
+    int rc;
+    if (e->interp[f] != HATF_I_NONE && (rc = emit_interp(e, f, HATF_I_NONE, 0, 0))) return rc;
+    unsigned w = e->width[f];
+    if (w <= 8 || need > w) return emit_width(e, f, need);
+    if (need == w) { e->run_len[f] = 0; return 0; }
+    if (++e->run_len[f] >= NARROW_RUN) return emit_width(e, f, need);
+    return 0;
+}
+
+/* ---- records ----------------------------------------------------------- */
+
+static int split_addr_state(hatf1_encoder *e)
+{
+    int rc = 0;
+    if (e->interp[HATF_F_ADDR] != HATF_I_NONE) rc = emit_interp(e, HATF_F_ADDR, HATF_I_NONE, 0, 0);
+    if (!rc && e->width[HATF_F_ADDR] != 0) rc = emit_width(e, HATF_F_ADDR, 0);
+    return rc;
+}
+
+/* Emit the metadata the event needs. */
+static int prepare(hatf1_encoder *e, const hatf_event *ev)
+{
+    unsigned op = ev->op;
+    uint64_t addrs[2] = { ev->addr, ev->new_addr };
+    int naddr = hatf_op_is_realloc(op) ? 2 : 1;
+    int rc = 0;
+    if (e->mode == HATF1_PLAIN) {
+        if (!e->started) {
+            e->started = 1;
+            if ((rc = plain_start(e, ev))) return rc;
+        }
+        if (hatf_op_has_size(op) && (rc = plain_numeric(e, HATF_F_SIZE, &ev->size, 1))) return rc;
+        if (hatf_op_has_addr(op) && !e->split_addr && (rc = plain_numeric(e, HATF_F_ADDR, addrs, naddr))) return rc;
+        if ((rc = plain_numeric(e, HATF_F_THREAD, &ev->thread, 1))) return rc;
+        if (op <= HATF_OP_HEAP_DESTROY && (rc = plain_numeric(e, HATF_F_HEAP, &ev->heap, 1))) return rc;
+        if ((rc = plain_numeric(e, HATF_F_TIME, &ev->time, 1))) return rc;
+        if (ev->attr_is_bytes) {
+            const unsigned f = HATF_F_ATTR;
+            if (e->interp[f] != HATF_I_NONE && (rc = emit_interp(e, f, HATF_I_NONE, 0, 0))) return rc;
+            if (e->width[f] <= 8 || (e->width[f] == HATF_W_V1 && ev->data_len > 255))
+                rc = emit_width(e, f, HATF_W_V2);
+        } else {
+            rc = plain_numeric(e, HATF_F_ATTR, &ev->attr, 1);
+        }
+    } else {
+        e->started = 1;
+        if (hatf_op_has_size(op) && (rc = best_adaptive(e, HATF_F_SIZE, HATF_I_NONE, &ev->size, 1))) return rc;
+        if (hatf_op_has_addr(op) && !e->split_addr && (rc = best_adaptive(e, HATF_F_ADDR, HATF_I_DELTA, addrs, naddr))) return rc;
+        if ((rc = best_constant(e, HATF_F_THREAD, ev->thread))) return rc;
+        if (op <= HATF_OP_HEAP_DESTROY && (rc = best_constant(e, HATF_F_HEAP, ev->heap))) return rc;
+        if ((rc = best_adaptive(e, HATF_F_TIME, HATF_I_DELTA, &ev->time, 1))) return rc;
+        rc = ev->attr_is_bytes ? best_attr_bytes(e, ev->data_len) : best_constant(e, HATF_F_ATTR, ev->attr);
+    }
+    if (!rc && e->split_addr && hatf_op_has_addr(op)) rc = split_addr_state(e);
+    return rc;
+}
+
+/* Store one numeric field as the current state says; @return bytes written. */
+static inline size_t put(hatf1_encoder *e, uint8_t *p, unsigned f, uint64_t v)
+{
+    uint64_t s;
+    switch (e->interp[f]) {
+    case HATF_I_NONE: s = v; break;
+    case HATF_I_BASEOFFSET: s = v - e->arg[f]; break;
+    case HATF_I_DELTA: s = v - e->prev[f]; break;
+    default: s = 0; break;  /* default, stride: the bytes (if any) are not read */
+    }
+    unsigned w = e->width[f];
+    switch (w) {
+    case 0: break;
+    case 1: p[0] = (uint8_t)s; break;
+    case 2: hatf_store_be(p, s, 2); break;
+    case 4: hatf_store_be(p, s, 4); break;
+    default: hatf_store_be(p, s, 8); break;
+    }
+    /* what a decoder now holds as "previous": width 0 under none reads 0 */
+    e->prev[f] = (e->interp[f] == HATF_I_NONE && w == 0) ? 0 : v;
+    return w;
+}
+
+HATF_API int hatf1_encode(hatf1_encoder *e, const hatf_event *ev)
+{
+    unsigned op = ev->op;
+    if (op > HATF_OP_COMMENT) return HATF_E_LIMIT;
+    if (ev->data_len && !ev->data) return HATF_E_USAGE;
+    if (e->out->failed) return HATF_E_NOMEM;
+    if (op == HATF_OP_COMMENT) {  /* data_len is 16 bits: always fits */
+        uint8_t *p = hatf_buf_reserve(e->out, 3 + (size_t)ev->data_len);
+        if (!p) return HATF_E_NOMEM;
+        p[0] = HATF_OP_COMMENT;
+        hatf_store_be(p + 1, ev->data_len, 2);
+        if (ev->data_len) memcpy(p + 3, ev->data, ev->data_len);
+        e->out->len += 3 + (size_t)ev->data_len;
+        e->records++;
+        return 0;
+    }
+    int rc = prepare(e, ev);
+    if (rc) return rc;
+    uint8_t *p = hatf_buf_reserve(e->out, 1 + 7 * 8 + 2 + (size_t)ev->data_len);
+    if (!p) return HATF_E_NOMEM;
+    size_t n = 1;
+    p[0] = (uint8_t)op;
+    switch (op) {
+    case HATF_OP_ALLOC:
+        n += put(e, p + n, HATF_F_SIZE, ev->size);
+        n += put(e, p + n, HATF_F_ADDR, ev->addr);
+        n += put(e, p + n, HATF_F_THREAD, ev->thread);
+        n += put(e, p + n, HATF_F_HEAP, ev->heap);
+        break;
+    case HATF_OP_FREE:
+        n += put(e, p + n, HATF_F_ADDR, ev->addr);
+        n += put(e, p + n, HATF_F_THREAD, ev->thread);
+        n += put(e, p + n, HATF_F_HEAP, ev->heap);
+        break;
+    case 2: case 3: case 4: case 5:
+        n += put(e, p + n, HATF_F_SIZE, ev->size);
+        n += put(e, p + n, HATF_F_ADDR, ev->addr);
+        n += put(e, p + n, HATF_F_ADDR, ev->new_addr);
+        n += put(e, p + n, HATF_F_THREAD, ev->thread);
+        n += put(e, p + n, HATF_F_HEAP, ev->heap);
+        break;
+    case HATF_OP_HEAP_CREATE: case HATF_OP_HEAP_DESTROY:
+        n += put(e, p + n, HATF_F_HEAP, ev->heap);
+        n += put(e, p + n, HATF_F_THREAD, ev->thread);
+        break;
+    default:
+        n += put(e, p + n, HATF_F_THREAD, ev->thread);
+        break;
+    }
+    n += put(e, p + n, HATF_F_TIME, ev->time);
+    if (ev->attr_is_bytes) {
+        unsigned lb = e->width[HATF_F_ATTR] - 8;
+        hatf_store_be(p + n, ev->data_len, lb);
+        n += lb;
+        if (ev->data_len) memcpy(p + n, ev->data, ev->data_len);
+        n += ev->data_len;
+    } else {
+        n += put(e, p + n, HATF_F_ATTR, ev->attr);
+    }
+    e->out->len += n;
+    e->records++;
+    return 0;
+}
