@@ -1,0 +1,112 @@
+/* addrmap.c — open-addressing hash table of 64-bit keys (see addrmap.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "addrmap.h"
+
+#define INITIAL_BITS 10
+
+static size_t slot_of(const addrmap *m, uint64_t key)
+{
+    return (size_t)((key * 0x9E3779B97F4A7C15ull) >> m->shift);
+}
+
+static int alloc_table(addrmap *m, unsigned bits)
+{
+    addrmap_entry *t = calloc((size_t)1 << bits, sizeof *t);
+    if (!t) return -1;
+    m->t = t;
+    m->mask = ((size_t)1 << bits) - 1;
+    m->shift = 64 - bits;
+    return 0;
+}
+
+int addrmap_init(addrmap *m)
+{
+    memset(m, 0, sizeof *m);
+    return alloc_table(m, INITIAL_BITS);
+}
+
+void addrmap_free(addrmap *m)
+{
+    free(m->t);
+    memset(m, 0, sizeof *m);
+}
+
+addrmap_entry *addrmap_find(addrmap *m, uint64_t key)
+{
+    if (!key) return m->has_zero ? &m->zero : NULL;
+    for (size_t i = slot_of(m, key);; i = (i + 1) & m->mask) {
+        if (m->t[i].key == key) return &m->t[i];
+        if (!m->t[i].key) return NULL;
+    }
+}
+
+static int grow(addrmap *m)
+{
+    addrmap old = *m;
+    unsigned bits = 64 - m->shift + 1;
+    if (bits >= 8 * sizeof(size_t) - 6 || alloc_table(m, bits) < 0) return -1;
+    for (size_t j = 0; j <= old.mask; j++) {
+        if (!old.t[j].key) continue;
+        size_t i = slot_of(m, old.t[j].key);
+        while (m->t[i].key) i = (i + 1) & m->mask;
+        m->t[i] = old.t[j];
+    }
+    free(old.t);
+    return 0;
+}
+
+addrmap_entry *addrmap_put(addrmap *m, uint64_t key, int *added)
+{
+    *added = 0;
+    if (!key) {
+        if (!m->has_zero) {
+            memset(&m->zero, 0, sizeof m->zero);
+            m->has_zero = 1;
+            m->count++;
+            *added = 1;
+        }
+        return &m->zero;
+    }
+    if ((m->count + 1) * 4 > (m->mask + 1) * 3 && grow(m) < 0) {
+        addrmap_entry *e = addrmap_find(m, key);  /* a full table can still update */
+        return e;
+    }
+    size_t i = slot_of(m, key);
+    for (;; i = (i + 1) & m->mask) {
+        if (m->t[i].key == key) return &m->t[i];
+        if (!m->t[i].key) break;
+    }
+    memset(&m->t[i], 0, sizeof m->t[i]);
+    m->t[i].key = key;
+    m->count++;
+    *added = 1;
+    return &m->t[i];
+}
+
+void addrmap_remove(addrmap *m, addrmap_entry *e)
+{
+    m->count--;
+    if (e == &m->zero) { m->has_zero = 0; return; }
+    /* backward shift: pull later entries of the probe run into the hole when
+     * their home slot does not lie strictly between the hole and them */
+    size_t hole = (size_t)(e - m->t);
+    for (size_t i = (hole + 1) & m->mask; m->t[i].key; i = (i + 1) & m->mask) {
+        size_t home = slot_of(m, m->t[i].key);
+        if (((i - home) & m->mask) >= ((i - hole) & m->mask)) {
+            m->t[hole] = m->t[i];
+            hole = i;
+        }
+    }
+    m->t[hole].key = 0;
+}
+
+long addrmap_index(addrmap *m, uint64_t id, int *added)
+{
+    size_t n = m->count;
+    addrmap_entry *e = addrmap_put(m, id, added);
+    if (!e) return -1;
+    if (*added) e->a = (uint32_t)n;
+    return (long)e->a;
+}

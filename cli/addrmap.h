@@ -1,0 +1,59 @@
+/* addrmap.h — an open-addressing hash table keyed by 64-bit values (addresses,
+ * thread and heap ids), for stats and validate.
+ *
+ * Linear probing with Fibonacci hashing (addresses differ mostly in their
+ * middle bits; multiplying by 2^64/phi spreads them), at most 3/4 full, and
+ * backward-shift deletion, so there are no tombstones and lookups stay short
+ * however many objects come and go. One entry is 32 bytes: millions of live
+ * objects cost tens of MB. Key 0 is stored aside, so every key is allowed.
+ */
+#ifndef HATRACE_CLI_ADDRMAP_H
+#define HATRACE_CLI_ADDRMAP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct addrmap_entry {
+    uint64_t key;
+    uint64_t size;   /* the user's values */
+    uint64_t rec;
+    uint32_t a, b;
+} addrmap_entry;
+
+typedef struct addrmap {
+    addrmap_entry *t;
+    size_t mask;      /* capacity - 1 (capacity a power of two) */
+    size_t count;     /* entries, key 0 included */
+    unsigned shift;   /* 64 - log2(capacity) */
+    int has_zero;
+    addrmap_entry zero;
+} addrmap;
+
+/* @return 0, or -1 when out of memory. */
+int addrmap_init(addrmap *m);
+void addrmap_free(addrmap *m);
+
+/* @return the entry for key, or NULL. Valid until the next insert or remove. */
+addrmap_entry *addrmap_find(addrmap *m, uint64_t key);
+
+/* Find or add key (a new entry is zeroed but for its key; *added says which).
+ * @return the entry, or NULL when out of memory. */
+addrmap_entry *addrmap_put(addrmap *m, uint64_t key, int *added);
+
+/* Remove an entry returned by find/put. Entries after it in probe order may
+ * move into its slot: a scan that removes must look at the same slot again. */
+void addrmap_remove(addrmap *m, addrmap_entry *e);
+
+/* Slot i of the table (0 <= i <= mask) if it is used, else NULL. Key 0 is
+ * reported through addrmap_zero(). */
+static inline addrmap_entry *addrmap_slot(addrmap *m, size_t i)
+{
+    return m->t[i].key ? &m->t[i] : NULL;
+}
+static inline addrmap_entry *addrmap_zero(addrmap *m) { return m->has_zero ? &m->zero : NULL; }
+
+/* Dense numbering of ids (threads, heaps): the index of id in order of first
+ * appearance, kept in the entry's a. @return the index, or -1 out of memory. */
+long addrmap_index(addrmap *m, uint64_t id, int *added);
+
+#endif

@@ -1,0 +1,75 @@
+/* cli_util.h — what every subcommand of hatrace shares: option parsing,
+ * opening a trace, printing errors, exit codes.
+ *
+ * Conventions for a subcommand (see cli/dump.c for a short example):
+ *   - parse options with getopt_long after cli_getopt_begin(); pass an
+ *     unexpected result to cli_bad_option() and return what it returns;
+ *   - --help prints the command's help to stdout and exits 0;
+ *   - every error is ONE line on stderr, "hatrace: FILE: offset N: what";
+ *   - return CLI_OK, CLI_FAIL (bad input or failure) or CLI_USAGE.
+ */
+#ifndef HATRACE_CLI_UTIL_H
+#define HATRACE_CLI_UTIL_H
+
+#include <getopt.h>
+#include <stdint.h>
+
+#include "hatf.h"
+#include "hatf_source.h"
+
+enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2 };
+
+#define HATRACE_VERSION "0.1.0"
+
+/* "hatrace: " + message + newline on stderr. */
+void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* "hatrace: FILE: offset N: msg" from an hatf_err (the offset part is left out
+ * when msg already starts with "offset"). */
+void cli_error_at(const char *file, const hatf_err *e);
+
+/* "hatrace CMD: msg (see 'hatrace CMD --help')" on stderr. @return CLI_USAGE. */
+int cli_usage(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Reset getopt for a subcommand's argv (argv[0] is the subcommand) and make it
+ * quiet: errors are reported through cli_bad_option. Use a short-option string
+ * starting with "+:" so options stop at the first operand and a missing
+ * argument is told apart from an unknown option. */
+void cli_getopt_begin(void);
+
+/* Report what getopt_long returned ('?' unknown, ':' missing argument, or an
+ * option the command did not handle). @return CLI_USAGE. */
+int cli_bad_option(const char *cmd, int c, char **argv);
+
+/* Print help text (to stdout). @return CLI_OK. */
+int cli_help(const char *text);
+
+/* Parse an unsigned decimal option value ("--limit 10").
+ * @return 0, or CLI_USAGE after printing the problem. */
+int cli_parse_u64(const char *cmd, const char *opt, const char *arg, uint64_t *out);
+
+/* Parse a format name for --from/--to ("hatrace", "hatf1.0", "text").
+ * @return 0, or CLI_USAGE after printing the problem. */
+int cli_parse_format(const char *cmd, const char *opt, const char *arg, hatf_format *out);
+
+/* Exactly one operand (the input file) after the options.
+ * @return 0 with *path set, or CLI_USAGE after printing the problem. */
+int cli_one_file(const char *cmd, int argc, char **argv, const char **path);
+
+/* Open a trace; on failure print the one-line error and return NULL. */
+hatf_source *cli_open_source(const char *path, hatf_format fmt);
+
+/* Print the error of a source whose next() failed. @return CLI_FAIL. */
+int cli_source_failed(const char *path, const hatf_source *s);
+
+/* Flush stdout and report a write error. @return rc, or CLI_FAIL on error. */
+int cli_finish_stdout(int rc);
+
+/* Time unit of a source in ns as num/den (the container's header; 1/1, i.e.
+ * nanoseconds, for the other formats, which do not say). */
+void cli_time_unit(hatf_source *s, uint64_t *num, uint64_t *den);
+
+/* Append s to out as a JSON string (quotes and escapes included). */
+void cli_json_string(hatf_buf *out, const char *s);
+
+#endif

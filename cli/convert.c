@@ -1,0 +1,246 @@
+/* convert.c — hatrace convert: between the container, raw HATF 1.0 and text.
+ *
+ * Events pass through unchanged (the event model is the common ground), so
+ * any conversion keeps every event; only encoding choices differ.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "addrmap.h"
+#include "cli_util.h"
+#include "commands.h"
+#include "hatf_text.h"
+#include "textout.h"
+
+static const char help[] =
+    "usage: hatrace convert [--from FORMAT] [--to FORMAT] [--best] [--plain] [--force] IN -o OUT\n"
+    "\n"
+    "Convert a trace between the formats; every event is kept.\n"
+    "\n"
+    "  --from FORMAT  format of IN: hatrace (default, recognised by its magic),\n"
+    "                 hatf1.0 or text\n"
+    "  --to FORMAT    format of OUT: hatrace (default; text when OUT is -),\n"
+    "                 hatf1.0 or text\n"
+    "  --best         hatrace: the strongest (slower) compression settings\n"
+    "  --plain        hatf1.0: fixed widths set once (HATF1_PLAIN) instead of\n"
+    "                 the adaptive encoding (HATF1_BEST, the default)\n"
+    "  --force        overwrite OUT if it exists\n"
+    "  -o OUT         output file, or - for standard output\n"
+    "  -h, --help     this help\n";
+
+#define FLUSH_AT (1u << 20)
+
+typedef struct out {
+    const char *path;
+    hatf_format fmt;
+    int fd;
+    int created;         /* we made the file: remove it on failure */
+    hatf_buf buf;
+    hatf1_encoder enc;
+    hatf_writer *w;
+    addrmap heaps;       /* heap ids seen, for copying heap names */
+} out;
+
+static int write_all(out *o)
+{
+    size_t done = 0;
+    while (done < o->buf.len) {
+        ssize_t n = write(o->fd, o->buf.p + done, o->buf.len - done);
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            cli_error("%s: write: %s", o->path, strerror(errno));
+            return -1;
+        }
+        done += (size_t)n;
+    }
+    o->buf.len = 0;
+    return 0;
+}
+
+static int open_out(out *o, int force, const char *in_path)
+{
+    if (strcmp(o->path, "-") == 0) { o->fd = STDOUT_FILENO; return 0; }
+    struct stat a, b;
+    if (stat(in_path, &a) == 0 && stat(o->path, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino) {
+        cli_error("%s: is the input file too", o->path);
+        return -1;
+    }
+    if (!force && lstat(o->path, &b) == 0) {
+        cli_error("%s: exists (use --force to overwrite)", o->path);
+        return -1;
+    }
+    if (o->fmt == HATF_FMT_CONTAINER) return 0;  /* the writer creates it */
+    o->fd = open(o->path, O_WRONLY | O_CREAT | O_CLOEXEC | (force ? O_TRUNC : O_EXCL), 0644);
+    if (o->fd < 0) {
+        cli_error("%s: cannot create: %s", o->path, strerror(errno));
+        return -1;
+    }
+    o->created = 1;
+    return 0;
+}
+
+static void default_info(hatf_info *info)
+{
+    memset(info, 0, sizeof *info);
+    info->address_bits = 64;
+    info->time_unit_ns_num = info->time_unit_ns_den = 1;
+    snprintf(info->clock, sizeof info->clock, "unknown");
+}
+
+static int start_out(out *o, hatf_source *s, int best, int plain)
+{
+    hatf_buf_init(&o->buf);
+    switch (o->fmt) {
+    case HATF_FMT_TEXT:
+        textout_header(s, &o->buf);
+        return 0;
+    case HATF_FMT_HATF1:
+        hatf1_encoder_init(&o->enc, &o->buf, plain ? HATF1_PLAIN : HATF1_BEST);
+        return 0;
+    case HATF_FMT_CONTAINER: {
+        hatf_info info;
+        hatf_reader *r = hatf_source_container(s);
+        if (r) info = *hatf_reader_info(r);
+        else default_info(&info);
+        hatf_writer_opts opts = { .best = best };
+        hatf_err err = { 0 };
+        if (strcmp(o->path, "-") == 0) {
+            o->w = hatf_writer_open_fd(STDOUT_FILENO, &info, &opts, &err);
+        } else {
+            o->w = hatf_writer_create(o->path, 1, &info, &opts, &err);
+            o->created = o->w != NULL;
+        }
+        if (!o->w) { cli_error_at(o->path, &err); return -1; }
+        if (addrmap_init(&o->heaps)) { cli_error("out of memory"); return -1; }
+        if (r) {  /* thread names travel with the container */
+            const uint64_t *th;
+            size_t n = hatf_reader_threads(r, &th);
+            for (size_t i = 0; i < n; i++) {
+                const char *nm = hatf_reader_thread_name(r, th[i]);
+                if (nm && hatf_writer_name_thread(o->w, th[i], nm) < 0) {
+                    cli_error("%s: cannot write thread names", o->path);
+                    return -1;
+                }
+            }
+        }
+        return 0;
+    }
+    default:
+        return -1;
+    }
+}
+
+static int put_event(out *o, hatf_source *s, const hatf_event *ev)
+{
+    int rc = 0;
+    switch (o->fmt) {
+    case HATF_FMT_TEXT:
+        rc = hatf_text_format(ev, &o->buf);
+        break;
+    case HATF_FMT_HATF1:
+        rc = hatf1_encode(&o->enc, ev);
+        break;
+    case HATF_FMT_CONTAINER: {
+        hatf_reader *r = hatf_source_container(s);
+        int added;
+        if (r && ev->op != HATF_OP_COMMENT && addrmap_put(&o->heaps, ev->heap, &added) && added) {
+            const char *nm = hatf_reader_heap_name(r, ev->heap);
+            if (nm) hatf_writer_name_heap(o->w, ev->heap, nm);
+        }
+        rc = hatf_writer_add(o->w, ev, 1);
+        if (rc < 0) cli_error("%s: writing record %llu: %s", o->path,
+                              (unsigned long long)hatf_source_record(s), hatf_strerror(rc));
+        return rc;
+    }
+    default:
+        return HATF_E_USAGE;
+    }
+    if (rc < 0 || o->buf.failed) {
+        cli_error("%s: record %llu (offset %llu of the input): %s", o->path,
+                  (unsigned long long)hatf_source_record(s), (unsigned long long)hatf_source_offset(s),
+                  hatf_strerror(rc < 0 ? rc : HATF_E_NOMEM));
+        return rc < 0 ? rc : HATF_E_NOMEM;
+    }
+    if (o->buf.len >= FLUSH_AT && write_all(o) < 0) return HATF_E_IO;
+    return 0;
+}
+
+static int finish_out(out *o, int ok)
+{
+    int rc = 0;
+    if (o->fmt == HATF_FMT_CONTAINER) {
+        if (o->w) {
+            hatf_err err = { 0 };
+            if (hatf_writer_close(o->w, NULL, &err) < 0 && ok) { cli_error_at(o->path, &err); rc = -1; }
+        }
+        addrmap_free(&o->heaps);
+    } else {
+        if (ok && write_all(o) < 0) rc = -1;
+        if (o->fd >= 0 && o->fd != STDOUT_FILENO && close(o->fd) < 0 && ok) {
+            cli_error("%s: close: %s", o->path, strerror(errno));
+            rc = -1;
+        }
+    }
+    hatf_buf_free(&o->buf);
+    if ((!ok || rc) && o->created) unlink(o->path);
+    return rc;
+}
+
+int cmd_convert(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        { "from", required_argument, NULL, 'f' },
+        { "to", required_argument, NULL, 't' },
+        { "best", no_argument, NULL, 'b' },
+        { "plain", no_argument, NULL, 'p' },
+        { "force", no_argument, NULL, 'F' },
+        { "output", required_argument, NULL, 'o' },
+        { "help", no_argument, NULL, 'h' },
+        { 0 },
+    };
+    hatf_format from = HATF_FMT_AUTO, to = HATF_FMT_AUTO;
+    int best = 0, plain = 0, force = 0, c, rc;
+    const char *out_path = NULL;
+    cli_getopt_begin();
+    /* no "+": options may follow IN (hatrace convert IN -o OUT) */
+    while ((c = getopt_long(argc, argv, ":ho:", opts, NULL)) != -1) {
+        switch (c) {
+        case 'f': if ((rc = cli_parse_format("convert", "--from", optarg, &from))) return rc; break;
+        case 't': if ((rc = cli_parse_format("convert", "--to", optarg, &to))) return rc; break;
+        case 'b': best = 1; break;
+        case 'p': plain = 1; break;
+        case 'F': force = 1; break;
+        case 'o': out_path = optarg; break;
+        case 'h': return cli_help(help);
+        default: return cli_bad_option("convert", c, argv);
+        }
+    }
+    const char *in_path;
+    if ((rc = cli_one_file("convert", argc, argv, &in_path))) return rc;
+    if (!out_path) return cli_usage("convert", "missing -o OUT");
+    if (to == HATF_FMT_AUTO) to = strcmp(out_path, "-") == 0 ? HATF_FMT_TEXT : HATF_FMT_CONTAINER;
+    if (best && to != HATF_FMT_CONTAINER) return cli_usage("convert", "--best applies to --to hatrace");
+    if (plain && to != HATF_FMT_HATF1) return cli_usage("convert", "--plain applies to --to hatf1.0");
+
+    out o = { .path = out_path, .fmt = to, .fd = -1 };
+    if (open_out(&o, force, in_path) < 0) return CLI_FAIL;
+    hatf_source *s = cli_open_source(in_path, from);
+    if (!s) { finish_out(&o, 0); return CLI_FAIL; }
+    int ok = start_out(&o, s, best, plain) == 0;
+    hatf_event ev;
+    int r = 0;
+    while (ok && (r = hatf_source_next(s, &ev)) > 0)
+        if (put_event(&o, s, &ev) < 0) ok = 0;
+    if (ok && r < 0) {
+        cli_source_failed(in_path, s);
+        ok = 0;
+    }
+    if (finish_out(&o, ok) < 0) ok = 0;
+    hatf_source_close(s);
+    return ok ? CLI_OK : CLI_FAIL;
+}

@@ -1,0 +1,101 @@
+/* dump.c — hatrace dump: a trace in the text form, one event per line. */
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli_util.h"
+#include "commands.h"
+#include "hatf_text.h"
+#include "textout.h"
+
+static const char help[] =
+    "usage: hatrace dump [--from FORMAT] [--limit N] FILE\n"
+    "\n"
+    "Print the events of a trace in the text form (docs/format-text.md), one per\n"
+    "line, in global time order. The output is itself a text trace: it starts\n"
+    "with '#hatrace-text 1', and for a container a '#' line with the header\n"
+    "(pid, command line, clock).\n"
+    "\n"
+    "  --from FORMAT  hatrace (default, recognised by its magic), hatf1.0 or text\n"
+    "  --limit N      stop after N events\n"
+    "  -h, --help     this help\n";
+
+void textout_header(hatf_source *s, hatf_buf *out)
+{
+    hatf_buf_append(out, HATF_TEXT_MAGIC "\n", strlen(HATF_TEXT_MAGIC) + 1);
+    hatf_reader *r = hatf_source_container(s);
+    if (!r) return;
+    const hatf_info *in = hatf_reader_info(r);
+    char line[512];
+    char when[32] = "?";
+    time_t t = (time_t)(in->start_realtime_ns / 1000000000u);
+    struct tm tm;
+    if (gmtime_r(&t, &tm)) strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    int n = snprintf(line, sizeof line,
+                     "# container %u.%u pid %u ppid %u start %s clock %s unit %llu/%llu ns %u-bit%s%s cmdline ",
+                     in->version_major, in->version_minor, in->pid, in->ppid, when,
+                     in->clock[0] ? in->clock : "?", (unsigned long long)in->time_unit_ns_num,
+                     (unsigned long long)in->time_unit_ns_den, in->address_bits,
+                     (in->flags & HATF_INFO_FORKED) ? " forked" : "",
+                     hatf_reader_complete(r) ? "" : " incomplete");
+    hatf_buf_append(out, line, n > 0 && (size_t)n < sizeof line ? (size_t)n : 0);
+    /* the command line as a quoted text, escaped like a comment */
+    hatf_event c = { .op = HATF_OP_COMMENT, .data = (const uint8_t *)in->cmdline,
+                     .data_len = (uint16_t)strnlen(in->cmdline, sizeof in->cmdline) };
+    size_t mark = out->len;
+    hatf_text_format(&c, out);
+    /* keep only the quoted part of "0 0 0 comment \"...\"\n" */
+    const char *pfx = "0 0 0 comment ";
+    size_t pl = strlen(pfx);
+    if (out->len >= mark + pl) {
+        memmove(out->p + mark, out->p + mark + pl, out->len - mark - pl);
+        out->len -= pl;
+    }
+}
+
+int cmd_dump(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        { "from", required_argument, NULL, 'f' },
+        { "limit", required_argument, NULL, 'n' },
+        { "help", no_argument, NULL, 'h' },
+        { 0 },
+    };
+    hatf_format fmt = HATF_FMT_AUTO;
+    uint64_t limit = UINT64_MAX;
+    int c, rc;
+    cli_getopt_begin();
+    while ((c = getopt_long(argc, argv, "+:h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'f': if ((rc = cli_parse_format("dump", "--from", optarg, &fmt))) return rc; break;
+        case 'n': if ((rc = cli_parse_u64("dump", "--limit", optarg, &limit))) return rc; break;
+        case 'h': return cli_help(help);
+        default: return cli_bad_option("dump", c, argv);
+        }
+    }
+    const char *path;
+    if ((rc = cli_one_file("dump", argc, argv, &path))) return rc;
+    hatf_source *s = cli_open_source(path, fmt);
+    if (!s) return CLI_FAIL;
+
+    hatf_buf out;
+    hatf_buf_init(&out);
+    textout_header(s, &out);
+    rc = CLI_OK;
+    hatf_event ev;
+    for (uint64_t n = 0; n < limit; n++) {
+        int r = hatf_source_next(s, &ev);
+        if (r == 0) break;
+        if (r < 0) { rc = cli_source_failed(path, s); break; }
+        if (hatf_text_format(&ev, &out) < 0) { cli_error("%s: out of memory", path); rc = CLI_FAIL; break; }
+        if (out.len >= 1 << 16) {
+            fwrite(out.p, 1, out.len, stdout);
+            out.len = 0;
+        }
+    }
+    if (out.failed && rc == CLI_OK) { cli_error("%s: out of memory", path); rc = CLI_FAIL; }
+    fwrite(out.p, 1, out.len, stdout);
+    hatf_buf_free(&out);
+    hatf_source_close(s);
+    return cli_finish_stdout(rc);
+}

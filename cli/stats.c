@@ -1,0 +1,449 @@
+/* stats.c — hatrace stats: the figures of the paper's Table 3 and more.
+ *
+ * Live objects are tracked in an address map as the events come in global
+ * time order: alloc and realloc-new add an object, free and realloc-free
+ * remove one, realloc-inplace replaces its size, realloc-move moves it, and
+ * heap-destroy removes what is still live in that heap. Peaks are taken after
+ * every event. Addresses that are not live when freed are counted, not fatal
+ * (validate reports them).
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "addrmap.h"
+#include "cli_util.h"
+#include "commands.h"
+
+static const char help[] =
+    "usage: hatrace stats [--json] [--from FORMAT] FILE\n"
+    "\n"
+    "Count what a trace did, in global time order: alloc, free and realloc\n"
+    "records, bytes allocated, the peak number and size of live objects, the\n"
+    "average size, per-thread and per-heap breakdowns, a size histogram (powers\n"
+    "of two), counts by function, the duration, and for a container its\n"
+    "counters (dropped events, ring waits) and any damage.\n"
+    "\n"
+    "  --json         print one JSON object instead of a table\n"
+    "  --from FORMAT  hatrace (default, recognised by its magic), hatf1.0 or text\n"
+    "  -h, --help     this help\n";
+
+#define HIST_BUCKETS 65  /* size 0, then [2^k, 2^(k+1)) for k = 0..63 */
+#define FUNC_SLOTS (HATF_FN_COUNT_ + 1)  /* 0: no func attribute, last: unknown code */
+
+typedef struct counts {
+    uint64_t id;
+    uint64_t allocs, frees, reallocs, bytes;
+    uint64_t live_objects, live_bytes, max_live_objects, max_live_bytes;
+} counts;
+
+typedef struct table {
+    addrmap index;   /* id -> position in v */
+    counts *v;
+    size_t n, cap;
+} table;
+
+typedef struct stats {
+    uint64_t records, allocs, frees, free_null, reallocs, kinds[HATF_OP_COUNT_];
+    uint64_t total_bytes, live_objects, live_bytes, max_live_objects, max_live_bytes;
+    uint64_t unknown_frees, failed_allocs;
+    uint64_t first_time, last_time;
+    int timed;
+    uint64_t hist[HIST_BUCKETS];
+    uint64_t funcs[FUNC_SLOTS];
+    table threads, heaps;
+    addrmap live;    /* address -> size, a = heap position */
+} stats;
+
+static counts *table_get(table *t, uint64_t id)
+{
+    int added;
+    long i = addrmap_index(&t->index, id, &added);
+    if (i < 0) return NULL;
+    if (added) {
+        if (t->n == t->cap) {
+            size_t cap = t->cap ? 2 * t->cap : 16;
+            counts *v = realloc(t->v, cap * sizeof *v);
+            if (!v) return NULL;
+            t->v = v;
+            t->cap = cap;
+        }
+        memset(&t->v[t->n], 0, sizeof t->v[0]);
+        t->v[t->n++].id = id;
+    }
+    return &t->v[i];
+}
+
+static int cmp_id(const void *a, const void *b)
+{
+    uint64_t x = ((const counts *)a)->id, y = ((const counts *)b)->id;
+    return x < y ? -1 : x > y;
+}
+
+static unsigned hist_bucket(uint64_t size)
+{
+    return size ? 64 - (unsigned)__builtin_clzll(size) : 0;
+}
+
+/* @return 0, or HATF_E_NOMEM. */
+static int obj_add(stats *st, counts *h, uint32_t hpos, uint64_t addr, uint64_t size)
+{
+    if (!addr) return 0;  /* a failed call: nothing live */
+    int added;
+    addrmap_entry *e = addrmap_put(&st->live, addr, &added);
+    if (!e) return HATF_E_NOMEM;
+    if (!added) {  /* address already live (validate reports it): replace */
+        counts *old = &st->heaps.v[e->a];
+        old->live_objects--;
+        old->live_bytes -= e->size;
+        st->live_objects--;
+        st->live_bytes -= e->size;
+    }
+    e->size = size;
+    e->a = hpos;
+    h->live_objects++;
+    h->live_bytes += size;
+    st->live_objects++;
+    st->live_bytes += size;
+    return 0;
+}
+
+/* Remove the object at addr. @return 1 if it was live. */
+static int obj_remove(stats *st, uint64_t addr)
+{
+    addrmap_entry *e = addrmap_find(&st->live, addr);
+    if (!e) return 0;
+    counts *h = &st->heaps.v[e->a];
+    h->live_objects--;
+    h->live_bytes -= e->size;
+    st->live_objects--;
+    st->live_bytes -= e->size;
+    addrmap_remove(&st->live, e);
+    return 1;
+}
+
+static void heap_destroy(stats *st, uint32_t hpos)
+{
+    if (!st->heaps.v[hpos].live_objects) return;
+    /* removal shifts later entries back into slot i: look at it again */
+    for (size_t i = 0; i <= st->live.mask;) {
+        addrmap_entry *e = addrmap_slot(&st->live, i);
+        if (e && e->a == hpos) { obj_remove(st, e->key); continue; }
+        i++;
+    }
+    addrmap_entry *z = addrmap_zero(&st->live);
+    if (z && z->a == hpos) obj_remove(st, 0);
+}
+
+static int add_event(stats *st, const hatf_event *ev)
+{
+    st->records++;
+    st->kinds[ev->op]++;
+    if (ev->op == HATF_OP_COMMENT) return 0;
+    if (!st->timed || ev->time < st->first_time) st->first_time = ev->time;
+    if (!st->timed || ev->time > st->last_time) st->last_time = ev->time;
+    st->timed = 1;
+
+    counts *t = table_get(&st->threads, ev->thread);
+    counts *h = table_get(&st->heaps, ev->heap);
+    if (!t || !h) return HATF_E_NOMEM;
+    uint32_t hpos = (uint32_t)(h - st->heaps.v);
+
+    unsigned fn = 0;
+    hatf_attrs a;
+    if (ev->attr_is_bytes && ev->data_len && hatf_attrs_decode(ev->data, ev->data_len, &a) == 0 &&
+        (a.present & (1u << HATF_A_FUNC)))
+        fn = a.value[HATF_A_FUNC] > 0 && a.value[HATF_A_FUNC] < HATF_FN_COUNT_ ? (unsigned)a.value[HATF_A_FUNC]
+                                                                              : FUNC_SLOTS - 1;
+    if (hatf_op_has_addr(ev->op)) st->funcs[fn]++;
+
+    switch (ev->op) {
+    case HATF_OP_ALLOC:
+        st->allocs++; t->allocs++; h->allocs++;
+        st->total_bytes += ev->size; t->bytes += ev->size; h->bytes += ev->size;
+        st->hist[hist_bucket(ev->size)]++;
+        if (!ev->addr) st->failed_allocs++;
+        if (obj_add(st, h, hpos, ev->addr, ev->size)) return HATF_E_NOMEM;
+        break;
+    case HATF_OP_FREE:
+        st->frees++; t->frees++; h->frees++;
+        if (!ev->addr) st->free_null++;
+        else if (!obj_remove(st, ev->addr)) st->unknown_frees++;
+        break;
+    case HATF_OP_REALLOC_INPLACE: case HATF_OP_REALLOC_MOVE:
+    case HATF_OP_REALLOC_NEW: case HATF_OP_REALLOC_FREE:
+        st->reallocs++; t->reallocs++; h->reallocs++;
+        if (ev->op != HATF_OP_REALLOC_NEW && ev->addr && !obj_remove(st, ev->addr)) st->unknown_frees++;
+        if (ev->op != HATF_OP_REALLOC_FREE && obj_add(st, h, hpos, ev->new_addr, ev->size)) return HATF_E_NOMEM;
+        break;
+    case HATF_OP_HEAP_DESTROY:
+        heap_destroy(st, hpos);
+        break;
+    default:
+        break;
+    }
+    if (st->live_objects > st->max_live_objects) st->max_live_objects = st->live_objects;
+    if (st->live_bytes > st->max_live_bytes) st->max_live_bytes = st->live_bytes;
+    if (h->live_objects > h->max_live_objects) h->max_live_objects = h->live_objects;
+    if (h->live_bytes > h->max_live_bytes) h->max_live_bytes = h->live_bytes;
+    return 0;
+}
+
+/* ---- output -------------------------------------------------------------- */
+
+static void put(hatf_buf *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void put(hatf_buf *o, const char *fmt, ...)
+{
+    char tmp[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+    va_end(ap);
+    if (n > 0) hatf_buf_append(o, tmp, (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1);
+}
+
+static void avg(char *out, size_t n, uint64_t bytes, uint64_t count)
+{
+    if (!count) snprintf(out, n, "0");
+    else snprintf(out, n, "%.2f", (double)bytes / (double)count);
+}
+
+static const char *func_label(unsigned i)
+{
+    if (i == 0) return "(none)";
+    if (i == FUNC_SLOTS - 1) return "(other)";
+    return hatf_func_name(i);
+}
+
+static void hist_range(unsigned b, uint64_t *lo, uint64_t *hi)
+{
+    if (b == 0) { *lo = *hi = 0; return; }
+    *lo = 1ull << (b - 1);
+    *hi = b == 64 ? UINT64_MAX : (1ull << b) - 1;
+}
+
+static const char *name_of(hatf_reader *r, int heap, uint64_t id)
+{
+    if (!r) return NULL;
+    return heap ? hatf_reader_heap_name(r, id) : hatf_reader_thread_name(r, id);
+}
+
+#define U(x) ((unsigned long long)(x))
+
+static void print_table(hatf_buf *o, stats *st, const char *path, hatf_source *s)
+{
+    hatf_reader *r = hatf_source_container(s);
+    uint64_t num, den;
+    cli_time_unit(s, &num, &den);
+    uint64_t dur = st->timed ? st->last_time - st->first_time : 0;
+    char a[32];
+    avg(a, sizeof a, st->total_bytes, st->allocs);
+    put(o, "%-18s %s (%s)\n", "file", path, hatf_format_name(hatf_source_format(s)));
+    put(o, "%-18s %llu\n", "records", U(st->records));
+    put(o, "%-18s %llu\n", "allocs", U(st->allocs));
+    put(o, "%-18s %llu (%llu of NULL)\n", "frees", U(st->frees), U(st->free_null));
+    put(o, "%-18s %llu (inplace %llu, move %llu, new %llu, free %llu)\n", "reallocs", U(st->reallocs),
+        U(st->kinds[HATF_OP_REALLOC_INPLACE]), U(st->kinds[HATF_OP_REALLOC_MOVE]),
+        U(st->kinds[HATF_OP_REALLOC_NEW]), U(st->kinds[HATF_OP_REALLOC_FREE]));
+    put(o, "%-18s %llu\n", "total_bytes", U(st->total_bytes));
+    put(o, "%-18s %s\n", "avg_size", a);
+    put(o, "%-18s %llu\n", "max_live_objects", U(st->max_live_objects));
+    put(o, "%-18s %llu\n", "max_live_bytes", U(st->max_live_bytes));
+    put(o, "%-18s %llu objects, %llu bytes\n", "live_at_end", U(st->live_objects), U(st->live_bytes));
+    put(o, "%-18s %llu\n", "unknown_frees", U(st->unknown_frees));
+    put(o, "%-18s %llu create, %llu destroy\n", "heap events", U(st->kinds[HATF_OP_HEAP_CREATE]),
+        U(st->kinds[HATF_OP_HEAP_DESTROY]));
+    put(o, "%-18s %llu create, %llu destroy\n", "thread events", U(st->kinds[HATF_OP_THREAD_CREATE]),
+        U(st->kinds[HATF_OP_THREAD_DESTROY]));
+    put(o, "%-18s %llu\n", "comments", U(st->kinds[HATF_OP_COMMENT]));
+    if (num == 1 && den == 1)
+        put(o, "%-18s %llu ns (time %llu .. %llu)\n", "duration", U(dur), U(st->first_time), U(st->last_time));
+    else
+        put(o, "%-18s %llu units of %llu/%llu ns = %.0f ns\n", "duration", U(dur), U(num), U(den),
+            (double)dur * (double)num / (double)den);
+    if (r) {
+        const hatf_counters *c = hatf_reader_counters(r);
+        const hatf_info *in = hatf_reader_info(r);
+        put(o, "%-18s %u\n", "pid", in->pid);
+        put(o, "%-18s %s\n", "cmdline", in->cmdline);
+        put(o, "%-18s %s\n", "complete", hatf_reader_complete(r) ? "yes" : "no");
+        put(o, "%-18s %llu\n", "dropped", U(c->dropped));
+        put(o, "%-18s %llu\n", "ring_waits", U(c->ring_waits));
+        const char *const *lines;
+        size_t n = hatf_reader_damage(r, &lines);
+        for (size_t i = 0; i < n; i++) put(o, "%-18s %s\n", "damage", lines[i]);
+    }
+
+    put(o, "\n%-10s %-16s %12s %12s %12s %16s\n", "thread", "name", "allocs", "frees", "reallocs", "bytes");
+    for (size_t i = 0; i < st->threads.n; i++) {
+        counts *c = &st->threads.v[i];
+        const char *nm = name_of(r, 0, c->id);
+        put(o, "%-10llu %-16s %12llu %12llu %12llu %16llu\n", U(c->id), nm ? nm : "-", U(c->allocs), U(c->frees),
+            U(c->reallocs), U(c->bytes));
+    }
+    put(o, "\n%-10s %-16s %12s %12s %12s %16s %12s %16s\n", "heap", "name", "allocs", "frees", "reallocs", "bytes",
+        "max_objects", "max_live_bytes");
+    for (size_t i = 0; i < st->heaps.n; i++) {
+        counts *c = &st->heaps.v[i];
+        const char *nm = name_of(r, 1, c->id);
+        put(o, "%-10llu %-16s %12llu %12llu %12llu %16llu %12llu %16llu\n", U(c->id), nm ? nm : "-",
+            U(c->allocs), U(c->frees), U(c->reallocs), U(c->bytes), U(c->max_live_objects), U(c->max_live_bytes));
+    }
+    put(o, "\n%-24s %12s\n", "alloc size", "count");
+    for (unsigned b = 0; b < HIST_BUCKETS; b++) {
+        if (!st->hist[b]) continue;
+        uint64_t lo, hi;
+        hist_range(b, &lo, &hi);
+        char range[48];
+        snprintf(range, sizeof range, "%llu..%llu", U(lo), U(hi));
+        put(o, "%-24s %12llu\n", range, U(st->hist[b]));
+    }
+    put(o, "\n%-24s %12s\n", "function", "count");
+    for (unsigned i = 0; i < FUNC_SLOTS; i++)
+        if (st->funcs[i]) put(o, "%-24s %12llu\n", func_label(i), U(st->funcs[i]));
+}
+
+static void print_json(hatf_buf *o, stats *st, const char *path, hatf_source *s)
+{
+    hatf_reader *r = hatf_source_container(s);
+    uint64_t num, den;
+    cli_time_unit(s, &num, &den);
+    uint64_t dur = st->timed ? st->last_time - st->first_time : 0;
+    char a[32];
+    avg(a, sizeof a, st->total_bytes, st->allocs);
+    put(o, "{\n  \"file\": ");
+    cli_json_string(o, path);
+    put(o, ",\n  \"format\": \"%s\",\n", hatf_format_name(hatf_source_format(s)));
+    put(o, "  \"records\": %llu,\n  \"allocs\": %llu,\n  \"frees\": %llu,\n  \"free_null\": %llu,\n",
+        U(st->records), U(st->allocs), U(st->frees), U(st->free_null));
+    put(o, "  \"reallocs\": %llu,\n  \"realloc_inplace\": %llu,\n  \"realloc_move\": %llu,\n"
+           "  \"realloc_new\": %llu,\n  \"realloc_free\": %llu,\n",
+        U(st->reallocs), U(st->kinds[HATF_OP_REALLOC_INPLACE]), U(st->kinds[HATF_OP_REALLOC_MOVE]),
+        U(st->kinds[HATF_OP_REALLOC_NEW]), U(st->kinds[HATF_OP_REALLOC_FREE]));
+    put(o, "  \"heap_creates\": %llu,\n  \"heap_destroys\": %llu,\n  \"thread_creates\": %llu,\n"
+           "  \"thread_destroys\": %llu,\n  \"comments\": %llu,\n",
+        U(st->kinds[HATF_OP_HEAP_CREATE]), U(st->kinds[HATF_OP_HEAP_DESTROY]),
+        U(st->kinds[HATF_OP_THREAD_CREATE]), U(st->kinds[HATF_OP_THREAD_DESTROY]), U(st->kinds[HATF_OP_COMMENT]));
+    put(o, "  \"total_bytes\": %llu,\n  \"avg_size\": %s,\n  \"max_live_objects\": %llu,\n"
+           "  \"max_live_bytes\": %llu,\n  \"live_objects_at_end\": %llu,\n  \"live_bytes_at_end\": %llu,\n"
+           "  \"unknown_frees\": %llu,\n",
+        U(st->total_bytes), a, U(st->max_live_objects), U(st->max_live_bytes), U(st->live_objects),
+        U(st->live_bytes), U(st->unknown_frees));
+    put(o, "  \"first_time\": %llu,\n  \"last_time\": %llu,\n  \"duration\": %llu,\n"
+           "  \"time_unit_ns\": [%llu, %llu],\n  \"duration_ns\": %.0f,\n",
+        U(st->first_time), U(st->last_time), U(dur), U(num), U(den), (double)dur * (double)num / (double)den);
+    put(o, "  \"threads\": [");
+    for (size_t i = 0; i < st->threads.n; i++) {
+        counts *c = &st->threads.v[i];
+        const char *nm = name_of(r, 0, c->id);
+        put(o, "%s\n    {\"id\": %llu, ", i ? "," : "", U(c->id));
+        if (nm) { put(o, "\"name\": "); cli_json_string(o, nm); put(o, ", "); }
+        put(o, "\"allocs\": %llu, \"frees\": %llu, \"reallocs\": %llu, \"bytes\": %llu}", U(c->allocs),
+            U(c->frees), U(c->reallocs), U(c->bytes));
+    }
+    put(o, "%s],\n  \"heaps\": [", st->threads.n ? "\n  " : "");
+    for (size_t i = 0; i < st->heaps.n; i++) {
+        counts *c = &st->heaps.v[i];
+        const char *nm = name_of(r, 1, c->id);
+        put(o, "%s\n    {\"id\": %llu, ", i ? "," : "", U(c->id));
+        if (nm) { put(o, "\"name\": "); cli_json_string(o, nm); put(o, ", "); }
+        put(o, "\"allocs\": %llu, \"frees\": %llu, \"reallocs\": %llu, \"bytes\": %llu, "
+               "\"max_live_objects\": %llu, \"max_live_bytes\": %llu}",
+            U(c->allocs), U(c->frees), U(c->reallocs), U(c->bytes), U(c->max_live_objects), U(c->max_live_bytes));
+    }
+    put(o, "%s],\n  \"size_histogram\": [", st->heaps.n ? "\n  " : "");
+    int first = 1;
+    for (unsigned b = 0; b < HIST_BUCKETS; b++) {
+        if (!st->hist[b]) continue;
+        uint64_t lo, hi;
+        hist_range(b, &lo, &hi);
+        put(o, "%s\n    {\"min\": %llu, \"max\": %llu, \"count\": %llu}", first ? "" : ",", U(lo), U(hi),
+            U(st->hist[b]));
+        first = 0;
+    }
+    put(o, "%s],\n  \"functions\": {", first ? "" : "\n  ");
+    first = 1;
+    for (unsigned i = 0; i < FUNC_SLOTS; i++) {
+        if (!st->funcs[i]) continue;
+        put(o, "%s\"%s\": %llu", first ? "" : ", ", func_label(i), U(st->funcs[i]));
+        first = 0;
+    }
+    put(o, "}");
+    if (r) {
+        const hatf_counters *c = hatf_reader_counters(r);
+        const hatf_info *in = hatf_reader_info(r);
+        put(o, ",\n  \"container\": {\"pid\": %u, \"cmdline\": ", in->pid);
+        cli_json_string(o, in->cmdline);
+        put(o, ", \"complete\": %s, \"events\": %llu, \"dropped\": %llu, \"ring_waits\": %llu, \"damage\": [",
+            hatf_reader_complete(r) ? "true" : "false", U(c->events), U(c->dropped), U(c->ring_waits));
+        const char *const *lines;
+        size_t n = hatf_reader_damage(r, &lines);
+        for (size_t i = 0; i < n; i++) {
+            if (i) put(o, ", ");
+            cli_json_string(o, lines[i]);
+        }
+        put(o, "]}");
+    }
+    put(o, "\n}\n");
+}
+
+int cmd_stats(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        { "from", required_argument, NULL, 'f' },
+        { "json", no_argument, NULL, 'j' },
+        { "help", no_argument, NULL, 'h' },
+        { 0 },
+    };
+    hatf_format fmt = HATF_FMT_AUTO;
+    int json = 0, c, rc;
+    cli_getopt_begin();
+    while ((c = getopt_long(argc, argv, "+:h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'f': if ((rc = cli_parse_format("stats", "--from", optarg, &fmt))) return rc; break;
+        case 'j': json = 1; break;
+        case 'h': return cli_help(help);
+        default: return cli_bad_option("stats", c, argv);
+        }
+    }
+    const char *path;
+    if ((rc = cli_one_file("stats", argc, argv, &path))) return rc;
+    hatf_source *s = cli_open_source(path, fmt);
+    if (!s) return CLI_FAIL;
+
+    stats *st = calloc(1, sizeof *st);
+    if (!st || addrmap_init(&st->live) || addrmap_init(&st->threads.index) || addrmap_init(&st->heaps.index)) {
+        cli_error("out of memory");
+        return CLI_FAIL;
+    }
+    rc = CLI_OK;
+    hatf_event ev;
+    int r;
+    while ((r = hatf_source_next(s, &ev)) > 0) {
+        if (add_event(st, &ev) < 0) {
+            cli_error("%s: out of memory after %llu records", path, U(st->records));
+            rc = CLI_FAIL;
+            break;
+        }
+    }
+    if (r < 0) rc = cli_source_failed(path, s);
+    if (rc == CLI_OK) {
+        qsort(st->threads.v, st->threads.n, sizeof(counts), cmp_id);
+        qsort(st->heaps.v, st->heaps.n, sizeof(counts), cmp_id);
+        hatf_buf o;
+        hatf_buf_init(&o);
+        if (json) print_json(&o, st, path, s);
+        else print_table(&o, st, path, s);
+        fwrite(o.p, 1, o.len, stdout);
+        hatf_buf_free(&o);
+    }
+    addrmap_free(&st->live);
+    addrmap_free(&st->threads.index);
+    addrmap_free(&st->heaps.index);
+    free(st->threads.v);
+    free(st->heaps.v);
+    free(st);
+    hatf_source_close(s);
+    return cli_finish_stdout(rc);
+}

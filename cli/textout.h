@@ -1,0 +1,12 @@
+/* textout.h — the head of a text trace written by dump and convert (cli/dump.c). */
+#ifndef HATRACE_CLI_TEXTOUT_H
+#define HATRACE_CLI_TEXTOUT_H
+
+#include "hatf.h"
+#include "hatf_source.h"
+
+/* Append "#hatrace-text 1\n" and, for a container, one '#' line with its header
+ * (version, pid, start, clock, time unit, command line). */
+void textout_header(hatf_source *s, hatf_buf *out);
+
+#endif

@@ -1,0 +1,385 @@
+/* validate.c — hatrace validate: a deep check of a trace.
+ *
+ * Reads the events in global time order and keeps every address it has seen
+ * (live or freed, with the record that last changed it), every thread and
+ * every heap. One line per problem: "FILE: record R, offset O: what".
+ *
+ * Inversions (DESIGN.md, "Time and order"): a moving realloc cannot stamp
+ * both halves with one time, so another thread may be seen receiving an
+ * address before the record that releases it. An allocation of a live
+ * address by a thread other than the object's owner is held back as pending;
+ * if a release of that address by a thread other than the allocating one
+ * arrives within WINDOW_RECORDS records or WINDOW_NS of trace time, the
+ * release applies to the old object, the held allocation is applied after it,
+ * and the case is counted as a resolved inversion (a note). Otherwise it is
+ * reported as an allocation of a live address.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "addrmap.h"
+#include "cli_util.h"
+#include "commands.h"
+
+#define WINDOW_RECORDS 1000
+#define WINDOW_NS 10000     /* 10 us */
+#define PENDING_MAX 4096
+
+static const char help[] =
+    "usage: hatrace validate [--from FORMAT] [--max-errors N] FILE\n"
+    "\n"
+    "Check a trace deeply and print one line per problem, with its record\n"
+    "number and byte offset, then a summary. Problems: malformed or truncated\n"
+    "records, container damage, dropped events, time going backwards on a\n"
+    "thread, a free of an address never allocated or already freed, an\n"
+    "allocation of an address still live, a realloc of an unknown address,\n"
+    "events on a thread after its thread-destroy, a duplicate thread-create,\n"
+    "use or destroy of a heap never created, a heap created twice.\n"
+    "\n"
+    "An address handed out again just before the realloc or free that released\n"
+    "it (a harmless reordering across threads) is tolerated when the release\n"
+    "arrives within 1000 records or 10 us; these are counted as resolved\n"
+    "inversions in a note.\n"
+    "\n"
+    "  --from FORMAT     hatrace (default, recognised by its magic), hatf1.0 or text\n"
+    "  --max-errors N    print at most N problems (default 100; 0: no limit)\n"
+    "  -h, --help        this help\n"
+    "\n"
+    "exit status: 0 no problem, 1 problems found or the file cannot be read.\n";
+
+/* an object's entry: size, rec (record that made or freed it),
+ * a = heap index | OBJ_FREED, b = owner thread index */
+#define OBJ_FREED 0x80000000u
+enum { TH_SEEN = 0, TH_CREATED = 1, TH_DESTROYED = 2 };
+enum { HEAP_UNKNOWN = 0, HEAP_LIVE = 1, HEAP_DESTROYED = 2 };
+
+typedef struct pending {
+    uint64_t addr, size, rec, offset, time;
+    uint32_t heap, thread;  /* indexes */
+} pending;
+
+typedef struct vstate {
+    const char *path;
+    uint64_t problems, shown, max_shown, resolved;
+    uint64_t rec, offset, time, records;
+    double ns_per_unit;
+    addrmap objs;      /* address -> object (see OBJ_FREED) */
+    addrmap tidx;      /* thread id -> dense index, for objects */
+    addrmap hidx;      /* heap id -> dense index, for objects */
+    addrmap threads;   /* thread -> state (b), create/destroy record (rec), last time (size) */
+    addrmap heaps;     /* heap -> state (b), create record (rec), destroy record (size) */
+    pending *pend;
+    size_t npend;
+    int oom;
+} vstate;
+
+#define U(x) ((unsigned long long)(x))
+
+static void problem_at(vstate *v, uint64_t rec, uint64_t off, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void problem_at(vstate *v, uint64_t rec, uint64_t off, const char *fmt, ...)
+{
+    v->problems++;
+    if (v->max_shown && v->shown >= v->max_shown) return;
+    v->shown++;
+    char msg[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    printf("%s: record %llu, offset %llu: %s\n", v->path, U(rec), U(off), msg);
+}
+
+#define problem(v, ...) problem_at(v, (v)->rec, (v)->offset, __VA_ARGS__)
+
+static addrmap_entry *put(vstate *v, addrmap *m, uint64_t key, int *added)
+{
+    addrmap_entry *e = addrmap_put(m, key, added);
+    if (!e) v->oom = 1;
+    return e;
+}
+
+/* A new object at addr (alloc, realloc-new, the new half of a realloc). */
+static void obj_new(vstate *v, uint64_t addr, uint64_t size, uint32_t heap, uint32_t thread)
+{
+    int added;
+    addrmap_entry *e = put(v, &v->objs, addr, &added);
+    if (!e) return;
+    e->size = size;
+    e->rec = v->rec;
+    e->a = heap;
+    e->b = thread;
+}
+
+static pending *find_pending(vstate *v, uint64_t addr)
+{
+    for (size_t i = 0; i < v->npend; i++)
+        if (v->pend[i].addr == addr) return &v->pend[i];
+    return NULL;
+}
+
+static void drop_pending(vstate *v, pending *p)
+{
+    /* keep arrival order: pending entries are reported in the order they came */
+    size_t i = (size_t)(p - v->pend);
+    memmove(p, p + 1, (v->npend - i - 1) * sizeof *p);
+    v->npend--;
+}
+
+static void report_unresolved(vstate *v, pending *p)
+{
+    addrmap_entry *e = addrmap_find(&v->objs, p->addr);
+    problem_at(v, p->rec, p->offset, "allocation of 0x%llx, still live (allocated at record %llu)",
+               U(p->addr), U(e ? e->rec : 0));
+    uint64_t saved = v->rec;
+    v->rec = p->rec;
+    obj_new(v, p->addr, p->size, p->heap, p->thread);
+    v->rec = saved;
+    drop_pending(v, p);
+}
+
+/* An allocation at addr by thread: checks reuse of a live address. */
+static void allocate(vstate *v, uint64_t addr, uint64_t size, uint32_t heap, uint32_t thread)
+{
+    if (!addr) return;  /* a failed call */
+    addrmap_entry *e = addrmap_find(&v->objs, addr);
+    if (!e || (e->a & OBJ_FREED)) { obj_new(v, addr, size, heap, thread); return; }
+    if (e->b != thread && v->npend < PENDING_MAX && !find_pending(v, addr)) {
+        v->pend[v->npend++] = (pending){ addr, size, v->rec, v->offset, v->time, heap, thread };
+        return;
+    }
+    problem(v, "allocation of 0x%llx, still live (allocated at record %llu)", U(addr), U(e->rec));
+    obj_new(v, addr, size, heap, thread);
+}
+
+/* The end of the object at addr (free, realloc's old half). what: "free", "realloc". */
+static void release(vstate *v, uint64_t addr, uint32_t thread, const char *what)
+{
+    addrmap_entry *e = addrmap_find(&v->objs, addr);
+    if (!e) { problem(v, "%s of 0x%llx, never allocated", what, U(addr)); return; }
+    if (e->a & OBJ_FREED) {
+        problem(v, "%s of 0x%llx, already freed at record %llu", what, U(addr), U(e->rec));
+        return;
+    }
+    e->a |= OBJ_FREED;
+    e->rec = v->rec;
+    if (v->npend) {
+        pending *p = find_pending(v, addr);
+        if (p && p->thread != thread) {
+            v->resolved++;
+            uint64_t saved = v->rec;
+            v->rec = p->rec;
+            obj_new(v, p->addr, p->size, p->heap, p->thread);
+            v->rec = saved;
+            drop_pending(v, p);
+        } else if (p) {
+            /* the allocating thread released it: the old object was never released */
+            report_unresolved(v, p);
+        }
+    }
+}
+
+static void expire_pending(vstate *v, int all)
+{
+    while (v->npend) {
+        pending *p = &v->pend[0];
+        uint64_t dt = v->time > p->time ? v->time - p->time : 0;
+        if (!all && (v->rec - p->rec <= WINDOW_RECORDS || (double)dt * v->ns_per_unit <= WINDOW_NS)) return;
+        report_unresolved(v, p);
+    }
+}
+
+static void heap_destroy_objects(vstate *v, uint32_t heap)
+{
+    for (size_t i = 0; i <= v->objs.mask; i++) {
+        addrmap_entry *e = addrmap_slot(&v->objs, i);
+        if (e && e->a == heap) { e->a |= OBJ_FREED; e->rec = v->rec; }
+    }
+}
+
+static void check_heap_use(vstate *v, uint64_t heap)
+{
+    if (!heap) return;
+    addrmap_entry *h = addrmap_find(&v->heaps, heap);
+    if (!h) problem(v, "use of heap %llu, never created", U(heap));
+    else if (h->a == HEAP_DESTROYED) problem(v, "use of heap %llu after its heap-destroy at record %llu", U(heap), U(h->size));
+}
+
+static void check(vstate *v, const hatf_event *ev)
+{
+    int added;
+    v->time = ev->time;
+    if (ev->op == HATF_OP_COMMENT) return;
+
+    addrmap_entry *t = put(v, &v->threads, ev->thread, &added);
+    if (!t) return;
+    if (added) { t->a = TH_SEEN; t->size = ev->time; }
+    if (t->a == TH_DESTROYED)
+        problem(v, "event on thread %llu after its thread-destroy at record %llu", U(ev->thread), U(t->rec));
+    if (ev->time < t->size)
+        problem(v, "time goes backwards on thread %llu (%llu after %llu)", U(ev->thread), U(ev->time), U(t->size));
+    else
+        t->size = ev->time;
+    long ti = addrmap_index(&v->tidx, ev->thread, &added);
+    long hi = addrmap_index(&v->hidx, ev->heap, &added);
+    if (ti < 0 || hi < 0) { v->oom = 1; return; }
+
+    switch (ev->op) {
+    case HATF_OP_ALLOC:
+        check_heap_use(v, ev->heap);
+        allocate(v, ev->addr, ev->size, (uint32_t)hi, (uint32_t)ti);
+        break;
+    case HATF_OP_FREE:
+        check_heap_use(v, ev->heap);
+        if (ev->addr) release(v, ev->addr, (uint32_t)ti, "free");
+        break;
+    case HATF_OP_REALLOC_INPLACE:
+        check_heap_use(v, ev->heap);
+        if (ev->addr == ev->new_addr) {
+            addrmap_entry *e = addrmap_find(&v->objs, ev->addr);
+            if (!e) problem(v, "realloc of 0x%llx, never allocated", U(ev->addr));
+            else if (e->a & OBJ_FREED) problem(v, "realloc of 0x%llx, already freed at record %llu", U(ev->addr), U(e->rec));
+            else { e->size = ev->size; break; }
+            obj_new(v, ev->new_addr, ev->size, (uint32_t)hi, (uint32_t)ti);
+            break;
+        }
+        /* a foreign writer's in-place realloc that moved: check it as a move */
+        __attribute__((fallthrough));
+    case HATF_OP_REALLOC_MOVE:
+        check_heap_use(v, ev->heap);
+        release(v, ev->addr, (uint32_t)ti, "realloc");
+        allocate(v, ev->new_addr, ev->size, (uint32_t)hi, (uint32_t)ti);
+        break;
+    case HATF_OP_REALLOC_NEW:
+        check_heap_use(v, ev->heap);
+        allocate(v, ev->new_addr, ev->size, (uint32_t)hi, (uint32_t)ti);
+        break;
+    case HATF_OP_REALLOC_FREE:
+        check_heap_use(v, ev->heap);
+        release(v, ev->addr, (uint32_t)ti, "realloc");
+        break;
+    case HATF_OP_HEAP_CREATE: {
+        if (!ev->heap) { problem(v, "heap-create of heap 0 (the default heap always exists)"); break; }
+        addrmap_entry *h = put(v, &v->heaps, ev->heap, &added);
+        if (!h) break;
+        if (!added && h->a == HEAP_LIVE)
+            problem(v, "heap %llu created twice (first at record %llu)", U(ev->heap), U(h->rec));
+        h->a = HEAP_LIVE;
+        h->rec = v->rec;
+        break;
+    }
+    case HATF_OP_HEAP_DESTROY: {
+        if (!ev->heap) { problem(v, "heap-destroy of heap 0 (the default heap)"); break; }
+        addrmap_entry *h = addrmap_find(&v->heaps, ev->heap);
+        if (!h) { problem(v, "heap-destroy of heap %llu, never created", U(ev->heap)); break; }
+        if (h->a == HEAP_DESTROYED) {
+            problem(v, "heap %llu destroyed twice (first at record %llu)", U(ev->heap), U(h->size));
+            break;
+        }
+        h->a = HEAP_DESTROYED;
+        h->size = v->rec;
+        heap_destroy_objects(v, (uint32_t)hi);
+        break;
+    }
+    case HATF_OP_THREAD_CREATE:
+        if (t->a == TH_CREATED)
+            problem(v, "duplicate thread-create of thread %llu (first at record %llu)", U(ev->thread), U(t->rec));
+        if (t->a != TH_DESTROYED) { t->a = TH_CREATED; t->rec = v->rec; }
+        break;
+    case HATF_OP_THREAD_DESTROY:
+        if (t->a != TH_DESTROYED) { t->a = TH_DESTROYED; t->rec = v->rec; }
+        break;
+    default:
+        break;
+    }
+}
+
+int cmd_validate(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        { "from", required_argument, NULL, 'f' },
+        { "max-errors", required_argument, NULL, 'm' },
+        { "help", no_argument, NULL, 'h' },
+        { 0 },
+    };
+    hatf_format fmt = HATF_FMT_AUTO;
+    uint64_t max_errors = 100;
+    int c, rc;
+    cli_getopt_begin();
+    while ((c = getopt_long(argc, argv, "+:h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'f': if ((rc = cli_parse_format("validate", "--from", optarg, &fmt))) return rc; break;
+        case 'm': if ((rc = cli_parse_u64("validate", "--max-errors", optarg, &max_errors))) return rc; break;
+        case 'h': return cli_help(help);
+        default: return cli_bad_option("validate", c, argv);
+        }
+    }
+    const char *path;
+    if ((rc = cli_one_file("validate", argc, argv, &path))) return rc;
+    hatf_source *s = cli_open_source(path, fmt);
+    if (!s) return CLI_FAIL;
+
+    vstate v = { .path = path, .max_shown = max_errors };
+    uint64_t num, den;
+    cli_time_unit(s, &num, &den);
+    v.ns_per_unit = (double)num / (double)den;
+    v.pend = malloc(PENDING_MAX * sizeof *v.pend);
+    if (!v.pend || addrmap_init(&v.objs) || addrmap_init(&v.tidx) || addrmap_init(&v.hidx) || addrmap_init(&v.threads) ||
+        addrmap_init(&v.heaps)) {
+        cli_error("out of memory");
+        return CLI_FAIL;
+    }
+
+    hatf_reader *r = hatf_source_container(s);
+    if (r) {
+        const char *const *lines;
+        size_t n = hatf_reader_damage(r, &lines);
+        for (size_t i = 0; i < n; i++) problem_at(&v, 0, 0, "container damage: %s", lines[i]);
+        const hatf_counters *ct = hatf_reader_counters(r);
+        if (ct->dropped) problem_at(&v, 0, 0, "the recorder dropped %llu events", U(ct->dropped));
+    }
+
+    hatf_event ev;
+    int got;
+    while ((got = hatf_source_next(s, &ev)) > 0) {
+        v.rec = hatf_source_record(s);
+        v.offset = hatf_source_offset(s);
+        v.records++;
+        check(&v, &ev);
+        if (v.npend) expire_pending(&v, 0);
+        if (v.oom) break;
+    }
+    expire_pending(&v, 1);
+    if (got < 0) {
+        const hatf_err *e = hatf_source_error(s);
+        problem_at(&v, e->record == UINT64_MAX ? v.records : e->record, e->offset, "%s",
+                   e->msg[0] ? e->msg : hatf_strerror(e->code));
+    }
+    rc = CLI_OK;
+    if (v.oom) {
+        cli_error("%s: out of memory after %llu records", path, U(v.records));
+        rc = CLI_FAIL;
+    } else {
+        if (v.shown < v.problems)
+            printf("%s: %llu more problems not shown (--max-errors)\n", path, U(v.problems - v.shown));
+        if (v.resolved)
+            printf("%s: note: resolved %llu inversion%s (address reused just before its release arrived)\n",
+                   path, U(v.resolved), v.resolved == 1 ? "" : "s");
+        if (v.problems)
+            printf("%s: %llu records, %llu problem%s\n", path, U(v.records), U(v.problems),
+                   v.problems == 1 ? "" : "s");
+        else
+            printf("%s: %llu records, no problems\n", path, U(v.records));
+        rc = v.problems ? CLI_FAIL : CLI_OK;
+    }
+    addrmap_free(&v.objs);
+    addrmap_free(&v.tidx);
+    addrmap_free(&v.hidx);
+    addrmap_free(&v.threads);
+    addrmap_free(&v.heaps);
+    free(v.pend);
+    hatf_source_close(s);
+    return cli_finish_stdout(rc);
+}

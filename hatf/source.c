@@ -1,0 +1,272 @@
+/* source.c — one reading interface over the three formats.
+ *
+ * container: the reader's global iterator (time order across threads);
+ * hatf1.0:   the file mapped read-only and run through the decoder;
+ * text:      read through a fixed buffer one line at a time, so a file of any
+ *            length (or a line of any length) costs bounded memory.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "hatf.h"
+#include "hatf_container.h"
+#include "hatf_source.h"
+#include "hatf_text.h"
+
+#define HATF_API __attribute__((visibility("default")))
+
+#define TEXT_READ_CHUNK 65536
+
+struct hatf_source {
+    hatf_format fmt;
+    uint64_t record;      /* events returned so far */
+    uint64_t offset;      /* offset of the last event */
+    hatf_err err;
+    /* container */
+    hatf_reader *reader;
+    hatf_iter *iter;
+    /* hatf1.0 */
+    const uint8_t *map;
+    size_t map_len;
+    hatf1_decoder dec;
+    /* text */
+    int fd;
+    char *buf;            /* TEXT_READ_CHUNK + HATF_TEXT_LINE_MAX + 1 bytes */
+    size_t start, end;    /* unread bytes are buf[start..end) */
+    uint64_t buf_offset;  /* file offset of buf[start] */
+    uint64_t line_no;     /* lines consumed */
+    int eof;
+    hatf_buf scratch;
+};
+
+static const char *const fmt_names[] = { "auto", "hatrace", "hatf1.0", "text" };
+
+HATF_API int hatf_format_from_name(const char *name)
+{
+    for (int i = 1; i < 4; i++)
+        if (strcmp(name, fmt_names[i]) == 0) return i;
+    return -1;
+}
+
+HATF_API const char *hatf_format_name(hatf_format f)
+{
+    return (unsigned)f < 4 ? fmt_names[f] : "unknown";
+}
+
+static int io_fail(hatf_err *err, uint64_t offset, const char *what)
+{
+    int e = errno;
+    hatf_err_set(err, HATF_E_IO, offset, "%s: %s", what, strerror(e));
+    if (err) err->sys_errno = e;
+    return HATF_E_IO;
+}
+
+/* Fill the text buffer so that a whole line (or the end of file) is in it. */
+static int text_fill(hatf_source *s)
+{
+    if (s->start > 0) {
+        memmove(s->buf, s->buf + s->start, s->end - s->start);
+        s->end -= s->start;
+        s->start = 0;
+    }
+    size_t cap = TEXT_READ_CHUNK + HATF_TEXT_LINE_MAX + 1;
+    while (!s->eof && s->end < cap) {
+        ssize_t n = read(s->fd, s->buf + s->end, cap - s->end);
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            return io_fail(&s->err, s->buf_offset + s->end, "read");
+        }
+        if (n == 0) s->eof = 1;
+        s->end += (size_t)n;
+        if (memchr(s->buf + s->end - (size_t)n, '\n', (size_t)n)) break;
+    }
+    return 0;
+}
+
+/* Next line into *line, *len (without '\n'); @return 1, 0 at the end, or an error. */
+static int text_line(hatf_source *s, const char **line, size_t *len, uint64_t *off)
+{
+    char *nl = memchr(s->buf + s->start, '\n', s->end - s->start);
+    if (!nl) {
+        int rc = text_fill(s);
+        if (rc) return rc;
+        nl = memchr(s->buf + s->start, '\n', s->end - s->start);
+    }
+    size_t avail = s->end - s->start;
+    size_t n = nl ? (size_t)(nl - (s->buf + s->start)) : avail;
+    if (!nl && avail == 0) return 0;
+    if (n > HATF_TEXT_LINE_MAX)
+        return hatf_err_set(&s->err, HATF_E_LIMIT, s->buf_offset, "line %llu: longer than %d bytes",
+                            (unsigned long long)s->line_no + 1, HATF_TEXT_LINE_MAX);
+    *line = s->buf + s->start;
+    *len = n;
+    *off = s->buf_offset;
+    size_t used = nl ? n + 1 : n;
+    s->start += used;
+    s->buf_offset += used;
+    s->line_no++;
+    return 1;
+}
+
+static int text_header(hatf_source *s)
+{
+    const char *line;
+    size_t len;
+    uint64_t off;
+    int rc = text_line(s, &line, &len, &off);
+    if (rc < 0) return rc;
+    size_t ml = strlen(HATF_TEXT_MAGIC);
+    if (rc == 0)
+        return hatf_err_set(&s->err, HATF_E_TRUNCATED, 0, "empty file, no '%s' line", HATF_TEXT_MAGIC);
+    while (len && (line[len - 1] == '\r' || line[len - 1] == ' ')) len--;
+    if (len > 14 && memcmp(line, "#hatrace-text ", 14) == 0 &&
+        !(len == ml && memcmp(line, HATF_TEXT_MAGIC, ml) == 0))
+        return hatf_err_set(&s->err, HATF_E_VERSION, 0, "text form '%.*s' is newer than this reader (%s)",
+                            (int)(len > 40 ? 40 : len), line, HATF_TEXT_MAGIC);
+    if (len != ml || memcmp(line, HATF_TEXT_MAGIC, ml) != 0)
+        return hatf_err_set(&s->err, HATF_E_CORRUPT, 0, "not a text trace: first line must be '%s'",
+                            HATF_TEXT_MAGIC);
+    return 0;
+}
+
+static int text_next(hatf_source *s, hatf_event *ev)
+{
+    for (;;) {
+        const char *line;
+        size_t len;
+        uint64_t off;
+        int rc = text_line(s, &line, &len, &off);
+        if (rc <= 0) return rc;
+        hatf_err e = { 0 };
+        rc = hatf_text_parse(line, len, off, ev, &s->scratch, &e);
+        if (rc == 0) continue;
+        if (rc < 0) {
+            hatf_err_set(&s->err, e.code, e.offset, "line %llu, %s", (unsigned long long)s->line_no, e.msg);
+            s->err.record = s->record;
+            return rc;
+        }
+        s->offset = off;
+        return 1;
+    }
+}
+
+HATF_API hatf_source *hatf_source_open(const char *path, hatf_format fmt, hatf_err *err)
+{
+    hatf_source *s = calloc(1, sizeof *s);
+    if (!s) { hatf_err_set(err, HATF_E_NOMEM, 0, "out of memory"); return NULL; }
+    s->fd = -1;
+    s->err.record = UINT64_MAX;
+
+    if (fmt != HATF_FMT_CONTAINER) {
+        s->fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (s->fd < 0) { io_fail(err, 0, "cannot open"); goto fail; }
+        struct stat st;
+        if (fstat(s->fd, &st) < 0) { io_fail(err, 0, "cannot stat"); goto fail; }
+        if (S_ISDIR(st.st_mode)) { hatf_err_set(err, HATF_E_IO, 0, "is a directory"); goto fail; }
+        if (fmt == HATF_FMT_AUTO) {
+            char magic[8];
+            ssize_t n = pread(s->fd, magic, 8, 0);
+            if (n < 0) { io_fail(err, 0, "read"); goto fail; }
+            if (n < 8 || memcmp(magic, HATF_CONTAINER_MAGIC, 8) != 0) {
+                hatf_err_set(err, HATF_E_CORRUPT, 0, "%snot a hatrace container (use --from hatf1.0 or --from text)",
+                             n == 0 ? "empty file, " : "");
+                goto fail;
+            }
+            fmt = HATF_FMT_CONTAINER;
+            close(s->fd);
+            s->fd = -1;
+        } else if (fmt == HATF_FMT_HATF1) {
+            if ((uint64_t)st.st_size > SIZE_MAX) { hatf_err_set(err, HATF_E_LIMIT, 0, "file too large"); goto fail; }
+            s->map_len = (size_t)st.st_size;
+            if (s->map_len) {
+                void *m = mmap(NULL, s->map_len, PROT_READ, MAP_PRIVATE, s->fd, 0);
+                if (m == MAP_FAILED) { io_fail(err, 0, "mmap"); goto fail; }
+                madvise(m, s->map_len, MADV_SEQUENTIAL);
+                s->map = m;
+            }
+            close(s->fd);
+            s->fd = -1;
+            hatf1_decoder_init(&s->dec, s->map, s->map_len, 0);
+        } else if (fmt == HATF_FMT_TEXT) {
+            s->buf = malloc(TEXT_READ_CHUNK + HATF_TEXT_LINE_MAX + 1);
+            if (!s->buf) { hatf_err_set(err, HATF_E_NOMEM, 0, "out of memory"); goto fail; }
+            hatf_buf_init(&s->scratch);
+            if (text_header(s) < 0) { if (err) *err = s->err; goto fail; }
+        } else {
+            hatf_err_set(err, HATF_E_USAGE, 0, "unknown format %d", (int)fmt);
+            goto fail;
+        }
+    }
+    if (fmt == HATF_FMT_CONTAINER) {
+        s->reader = hatf_reader_open(path, err);
+        if (!s->reader) goto fail;
+        s->iter = hatf_iter_global(s->reader);
+        if (!s->iter) { hatf_err_set(err, HATF_E_NOMEM, 0, "out of memory"); goto fail; }
+    }
+    s->fmt = fmt;
+    return s;
+fail:
+    hatf_source_close(s);
+    return NULL;
+}
+
+HATF_API void hatf_source_close(hatf_source *s)
+{
+    if (!s) return;
+    if (s->iter) hatf_iter_free(s->iter);
+    if (s->reader) hatf_reader_close(s->reader);
+    if (s->map) munmap((void *)s->map, s->map_len);
+    if (s->fd >= 0) close(s->fd);
+    free(s->buf);
+    if (s->fmt == HATF_FMT_TEXT || s->scratch.p) hatf_buf_free(&s->scratch);
+    free(s);
+}
+
+HATF_API hatf_format hatf_source_format(const hatf_source *s) { return s->fmt; }
+
+HATF_API hatf_reader *hatf_source_container(hatf_source *s) { return s->reader; }
+
+HATF_API int hatf_source_next(hatf_source *s, hatf_event *ev)
+{
+    if (s->err.code) return s->err.code;
+    int rc;
+    switch (s->fmt) {
+    case HATF_FMT_CONTAINER:
+        rc = hatf_iter_next(s->iter, ev);
+        if (rc < 0) {
+            const hatf_err *e = hatf_iter_error(s->iter);
+            if (e && e->code) s->err = *e;
+            else hatf_err_set(&s->err, rc, hatf_iter_chunk_offset(s->iter), "%s", hatf_strerror(rc));
+            if (s->err.record == UINT64_MAX || !s->err.record) s->err.record = s->record;
+            return rc;
+        }
+        if (rc > 0) s->offset = hatf_iter_chunk_offset(s->iter);
+        break;
+    case HATF_FMT_HATF1:
+        rc = hatf1_decode(&s->dec, ev);
+        if (rc < 0) {
+            s->err = s->dec.err;
+            if (!s->err.code) hatf_err_set(&s->err, rc, s->dec.pos, "%s", hatf_strerror(rc));
+            s->err.record = s->record;
+            return rc;
+        }
+        if (rc > 0) s->offset = s->dec.last_record_offset;
+        break;
+    case HATF_FMT_TEXT:
+        rc = text_next(s, ev);
+        break;
+    default:
+        return HATF_E_USAGE;
+    }
+    if (rc > 0) s->record++;
+    return rc;
+}
+
+HATF_API uint64_t hatf_source_record(const hatf_source *s) { return s->record ? s->record - 1 : 0; }
+HATF_API uint64_t hatf_source_offset(const hatf_source *s) { return s->offset; }
+HATF_API const hatf_err *hatf_source_error(const hatf_source *s) { return &s->err; }
