@@ -1,0 +1,489 @@
+/* flusher.c — the ring registry, the background flusher thread, the clock
+ * calibration and the container writer of this process.
+ *
+ * All writer calls happen under one mutex (wlock): on the flusher thread
+ * normally, on a producer thread when no flusher runs (its ring is full), and on
+ * the exiting thread for the final drain. Code holding wlock is untraced.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "recorder.h"
+#include "hatf_container.h"
+
+_Atomic(ht_ring *) ht_rings;
+_Atomic uint32_t ht_drain_seq;
+_Atomic uint32_t ht_dead_rings;
+
+static pthread_mutex_t wlock = PTHREAD_MUTEX_INITIALIZER;
+static hatf_writer *writer;
+static int out_fd = -1;
+static int out_failed;           /* output could not be created or written: trace off */
+static int forked;
+static char out_path[PATH_MAX];
+static char parent_path[PATH_MAX];
+
+static pthread_t flusher;
+static _Atomic int flusher_on;
+static _Atomic int flusher_stop;
+static uint64_t last_flush_ns;
+
+/* counters: events written, and drops/waits of rings already reclaimed */
+static uint64_t n_events, n_drops, n_waits;
+
+/* clock: start sample, and the unit fixed when the writer opens */
+static uint64_t mono0, real0;
+static uint64_t unit_num = 1, unit_den = 1;
+
+/* ---- clock ---------------------------------------------------------------- */
+
+void ht_clock_init(void)
+{
+    const char *c = ht_opt_clock();
+    ht_use_tsc = !strcmp(c, "tsc") || (!strcmp(c, "auto") && ht_tsc_invariant());
+    real0 = ht_real_ns();
+    /* pair the start samples as tightly as we can */
+    uint64_t m1 = ht_mono_ns();
+    ht_t0 = ht_now();
+    uint64_t m2 = ht_mono_ns();
+    mono0 = m1 + (m2 - m1) / 2;
+}
+
+static uint64_t gcd64(uint64_t a, uint64_t b)
+{
+    while (b) { uint64_t t = a % b; a = b; b = t; }
+    return a;
+}
+
+/* ns per tick as num/den: ticks since t0 against CLOCK_MONOTONIC since the start
+ * sample, over at least 2 ms (a short program waits for it once, at exit). */
+static void calibrate(uint64_t *num, uint64_t *den)
+{
+    *num = *den = 1;
+    if (!ht_use_tsc) return;
+    uint64_t m1, m2, tsc;
+    do {
+        m1 = ht_mono_ns();
+        tsc = ht_now();
+        m2 = ht_mono_ns();
+    } while (m1 - mono0 < 2000000 || m2 - m1 > 2000);
+    uint64_t ns = m1 + (m2 - m1) / 2 - mono0, ticks = tsc - ht_t0;
+    uint64_t g = gcd64(ns, ticks);
+    *num = ns / g;
+    *den = ticks / g;
+    /* keep both under 2^32 so readers can multiply without overflow worries */
+    while (*num > UINT32_MAX || *den > UINT32_MAX) { *num >>= 1; *den >>= 1; }
+    if (!*den) *den = 1;
+}
+
+/* ---- registry --------------------------------------------------------------- */
+
+static uint32_t ring_cap(void)
+{
+    uint32_t want = (uint32_t)ht_opt(HT_OPT_RING_SIZE), cap = 64;
+    while (cap < want) cap <<= 1;
+    return cap;
+}
+
+ht_ring *ht_ring_claim(void)
+{
+    uint32_t cap = ring_cap();
+    for (ht_ring *r = atomic_load(&ht_rings); r; r = r->next) {
+        uint32_t st = HT_RING_FREE;
+        if (r->mask + 1 == cap && atomic_compare_exchange_strong(&r->state, &st, HT_RING_OWNED))
+            return r;
+    }
+    size_t bytes = ht_ring_bytes(cap);
+    void *m = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED) return NULL;
+    ht_ring *r = m;
+    ht_ring_init(r, cap);
+    r->map_bytes = bytes;
+    atomic_store(&r->state, HT_RING_OWNED);
+    ht_ring *head = atomic_load(&ht_rings);
+    do r->next = head;
+    while (!atomic_compare_exchange_weak(&ht_rings, &head, r));
+    return r;
+}
+
+/* ---- output ----------------------------------------------------------------- */
+
+int ht_output_open(void)
+{
+    char pattern[PATH_MAX];
+    const char *pat = ht_opt_output();
+    /* a child must not collide with its parent's file */
+    if (forked && !strstr(pat, "%p")) {
+        if (snprintf(pattern, sizeof pattern, "%s.%%p", pat) >= (int)sizeof pattern) goto toolong;
+        pat = pattern;
+    }
+    char rel[PATH_MAX];
+    extern char *program_invocation_short_name;
+    if (ht_expand_pattern(pat, rel, sizeof rel, (uint32_t)getpid(), program_invocation_short_name,
+                          real0 / 1000000000u) < 0)
+        goto toolong;
+    /* absolute, so the path stays true for reports and fork children after chdir */
+    if (rel[0] == '/') {
+        snprintf(out_path, sizeof out_path, "%s", rel);
+    } else {
+        char cwd[PATH_MAX];
+        if (!getcwd(cwd, sizeof cwd)) snprintf(cwd, sizeof cwd, ".");
+        if (snprintf(out_path, sizeof out_path, "%s/%s", cwd, rel) >= (int)sizeof out_path) goto toolong;
+    }
+    /* the same pid can trace again after exec: number the name instead of overwriting */
+    size_t base = strlen(out_path);
+    for (int k = 0; k < 100; k++) {
+        if (k && snprintf(out_path + base, sizeof out_path - base, ".%d", k) >= (int)(sizeof out_path - base))
+            goto toolong;
+        out_fd = open(out_path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+        if (out_fd >= 0 || errno != EEXIST) break;
+    }
+    if (out_fd < 0) {
+        out_path[base] = 0;
+        ht_say("cannot create trace file %s: %s; the program runs untraced", out_path, strerror(errno));
+        out_failed = 1;
+        return -1;
+    }
+    if (ht_opt(HT_OPT_VERBOSE)) ht_say("tracing into %s", out_path);
+    return 0;
+toolong:
+    ht_say("trace file name from pattern '%s' is too long; the program runs untraced", pat);
+    out_failed = 1;
+    return -1;
+}
+
+static hatf_info info;  /* 8 KB: static, the flusher's stack stays small */
+
+/* pre: wlock held. @return 0, or -1 if the trace is off. */
+static int writer_open(void)
+{
+    if (writer) return 0;
+    if (out_failed) return -1;
+    if (out_fd < 0 && ht_output_open() < 0) return -1;
+    calibrate(&unit_num, &unit_den);
+    memset(&info, 0, sizeof info);
+    info.address_bits = sizeof(void *) * 8;
+    info.big_endian = __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__;
+    info.pid = (uint32_t)getpid();
+    info.ppid = (uint32_t)getppid();
+    info.start_realtime_ns = real0;
+    info.time_unit_ns_num = unit_num;
+    info.time_unit_ns_den = unit_den;
+    snprintf(info.clock, sizeof info.clock, "%s", ht_use_tsc ? "TSC" : "CLOCK_MONOTONIC");
+    long n = ht_read_file("/proc/self/cmdline", info.cmdline, sizeof info.cmdline - 1);
+    if (n > 0) {
+        while (n > 0 && !info.cmdline[n - 1]) n--;
+        for (long i = 0; i < n; i++)
+            if (!info.cmdline[i]) info.cmdline[i] = ' ';
+        info.cmdline[n] = 0;
+    }
+    if (forked) {
+        info.flags |= HATF_INFO_FORKED;
+        snprintf(info.parent_trace, sizeof info.parent_trace, "%s", parent_path);
+    }
+    if (ht_opt(HT_OPT_DROP)) info.flags |= HATF_INFO_DROP_MODE;
+    hatf_writer_opts opts = { .zstd_level = (int)ht_opt(HT_OPT_ZSTD_LEVEL) };
+    if (!opts.zstd_level) opts.zstd_level = 1;
+    hatf_err err;
+    memset(&err, 0, sizeof err);
+    writer = hatf_writer_open_fd(out_fd, &info, &opts, &err);
+    if (!writer) {
+        ht_say("cannot write trace %s: %s; the program runs untraced", out_path, err.msg);
+        out_failed = 1;
+        return -1;
+    }
+    last_flush_ns = ht_mono_ns();
+    return 0;
+}
+
+/* ---- raw event -> hatf_event ------------------------------------------------ */
+
+enum { BATCH = 256 };
+static hatf_event evs[BATCH];
+static uint8_t attr_bytes[BATCH][HATF_ATTRS_MAX];
+
+static void convert(const ht_rawev *r, uint64_t tid, hatf_event *e, uint8_t *ab)
+{
+    unsigned kind = r->tk & HT_KIND_MASK;
+    int failed = (r->tk & HT_FAILED) != 0;
+    hatf_attrs at;
+    memset(&at, 0, sizeof at);
+    memset(e, 0, sizeof *e);
+    e->thread = tid;
+    e->time = r->tk >> 8;
+    if (kind <= HT_K_PVALLOC) {
+        at.value[HATF_A_FUNC] = kind;  /* the kinds are the hatf_func codes */
+        at.present |= 1u << HATF_A_FUNC;
+    }
+    uint64_t size;
+    switch (kind) {
+    case HT_K_MALLOC:
+    case HT_K_VALLOC:
+    case HT_K_PVALLOC:
+        e->op = HATF_OP_ALLOC;
+        e->addr = r->a;
+        e->size = r->b;
+        if (kind != HT_K_MALLOC) {
+            at.value[HATF_A_ALIGN] = (uint64_t)sysconf(_SC_PAGESIZE);
+            at.present |= 1u << HATF_A_ALIGN;
+        }
+        break;
+    case HT_K_CALLOC:
+        e->op = HATF_OP_ALLOC;
+        e->addr = r->a;
+        e->size = __builtin_mul_overflow(r->b, r->c, &size) ? UINT64_MAX : size;
+        at.value[HATF_A_NMEMB] = r->b;
+        at.present |= 1u << HATF_A_NMEMB;
+        break;
+    case HT_K_REALLOC:
+    case HT_K_REALLOCARRAY:
+        e->addr = r->a;
+        e->new_addr = r->c;
+        e->size = r->b;
+        if (kind == HT_K_REALLOCARRAY) {
+            e->size = __builtin_mul_overflow(r->b, r->d, &size) ? UINT64_MAX : size;
+            at.value[HATF_A_NMEMB] = r->b;
+            at.present |= 1u << HATF_A_NMEMB;
+        }
+        if (!r->a) e->op = HATF_OP_REALLOC_NEW;
+        else if (failed) e->op = HATF_OP_REALLOC_INPLACE, e->new_addr = r->a; /* block unchanged */
+        else if (!r->c) e->op = HATF_OP_REALLOC_FREE;
+        else e->op = r->c == r->a ? HATF_OP_REALLOC_INPLACE : HATF_OP_REALLOC_MOVE;
+        break;
+    case HT_K_FREE:
+        e->op = HATF_OP_FREE;
+        e->addr = r->a;
+        break;
+    case HT_K_POSIX_MEMALIGN:
+    case HT_K_ALIGNED_ALLOC:
+    case HT_K_MEMALIGN:
+        e->op = HATF_OP_ALLOC;
+        e->addr = r->a;
+        e->size = r->b;
+        at.value[HATF_A_ALIGN] = r->c;
+        at.present |= 1u << HATF_A_ALIGN;
+        break;
+    case HT_K_THREAD_CREATE:
+        e->op = HATF_OP_THREAD_CREATE;
+        at.value[HATF_A_OSTID] = r->b;
+        at.present |= 1u << HATF_A_OSTID;
+        if (r->a) {
+            at.value[HATF_A_PARENT] = r->a;
+            at.present |= 1u << HATF_A_PARENT;
+        }
+        break;
+    default:
+        e->op = HATF_OP_THREAD_DESTROY;
+        break;
+    }
+    if (failed) {
+        at.value[HATF_A_FAILED] = 1;
+        at.present |= 1u << HATF_A_FAILED;
+    }
+    e->attr_is_bytes = 1;
+    e->data = ab;
+    e->data_len = (uint16_t)hatf_attrs_encode(&at, ab);
+}
+
+/* pre: wlock held. Drain one ring; reclaim it if its thread has exited. */
+static long drain_ring(ht_ring *r)
+{
+    uint32_t st = atomic_load_explicit(&r->state, memory_order_acquire);
+    if (st == HT_RING_FREE) return 0;
+    long total = 0;
+    for (;;) {
+        const ht_rawev *raw;
+        size_t n = ht_ring_peek(r, &raw, BATCH);
+        if (!n) break;
+        if (!writer && writer_open() < 0) {
+            ht_ring_consume(r, n);
+            n_drops += n;
+            continue;
+        }
+        uint64_t tid = r->tid;
+        for (size_t i = 0; i < n; i++) convert(&raw[i], tid, &evs[i], attr_bytes[i]);
+        ht_ring_consume(r, n);
+        if (!out_failed) {
+            int rc = hatf_writer_add(writer, evs, n);
+            if (rc < 0) {
+                ht_say("writing the trace %s failed (%s); recording stops", out_path, hatf_strerror(rc));
+                out_failed = 1;
+            }
+        }
+        if (out_failed) n_drops += n;
+        else n_events += n, total += (long)n;
+    }
+    if (st == HT_RING_DEAD) {
+        n_drops += r->drops;
+        n_waits += r->waits;
+        ht_ring_init(r, r->mask + 1);
+        atomic_store_explicit(&r->state, HT_RING_FREE, memory_order_release);
+        atomic_fetch_sub(&ht_dead_rings, 1);
+    }
+    return total;
+}
+
+static void flush_if_due(int force)
+{
+    uint64_t now = ht_mono_ns();
+    if (!writer || out_failed) return;
+    if (!force && now - last_flush_ns < (uint64_t)ht_opt(HT_OPT_FLUSH_MS) * 1000000u) return;
+    last_flush_ns = now;
+    int rc = hatf_writer_flush(writer);
+    if (rc < 0) {
+        ht_say("writing the trace %s failed (%s); recording stops", out_path, hatf_strerror(rc));
+        out_failed = 1;
+    }
+}
+
+long ht_drain_all(void)
+{
+    ht_t.untraced++;
+    pthread_mutex_lock(&wlock);
+    long total = 0;
+    for (ht_ring *r = atomic_load(&ht_rings); r; r = r->next) total += drain_ring(r);
+    flush_if_due(0);
+    int off = out_failed;
+    pthread_mutex_unlock(&wlock);
+    ht_t.untraced--;
+    atomic_fetch_add(&ht_drain_seq, 1);
+    ht_futex_wake(&ht_drain_seq, INT_MAX);
+    return off ? -1 : total;
+}
+
+long ht_drain_one(ht_ring *r)
+{
+    ht_t.untraced++;
+    pthread_mutex_lock(&wlock);
+    long n = drain_ring(r);
+    int off = out_failed;
+    pthread_mutex_unlock(&wlock);
+    ht_t.untraced--;
+    return off ? -1 : n;
+}
+
+/* ---- the flusher thread ----------------------------------------------------- */
+
+static void *flusher_main(void *arg)
+{
+    (void)arg;
+    ht_t.untraced = 1;  /* for good: its allocations are the recorder's */
+    uint64_t interval = (uint64_t)ht_opt(HT_OPT_FLUSH_MS) * 1000000u;
+    while (!atomic_load(&flusher_stop)) {
+        if (!atomic_load(&ht_poke_word)) ht_futex_wait(&ht_poke_word, 0, interval);
+        atomic_store(&ht_poke_word, 0);
+        ht_drain_all();
+    }
+    return NULL;
+}
+
+int ht_flusher_start(void)
+{
+    if (atomic_exchange(&flusher_on, 1)) return 0;
+    atomic_store(&flusher_stop, 0);
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);  /* the program's signals are not ours */
+    int rc = ht_real_pthread_create(&flusher, NULL, flusher_main, NULL);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (rc) {
+        atomic_store(&flusher_on, 0);
+        return -1;
+    }
+    return 0;
+}
+
+int ht_flusher_running(void) { return atomic_load_explicit(&flusher_on, memory_order_relaxed); }
+
+void ht_flusher_stop(void)
+{
+    if (!atomic_load(&flusher_on) || pthread_equal(pthread_self(), flusher)) return;
+    atomic_store(&flusher_stop, 1);
+    atomic_store(&ht_poke_word, 1);
+    ht_futex_wake(&ht_poke_word, 1);
+    pthread_join(flusher, NULL);
+    atomic_store(&flusher_on, 0);
+}
+
+static void write_report(uint64_t bytes, uint64_t dropped, uint64_t waits)
+{
+    const char *rep = ht_opt_report();
+    if (!rep) return;
+    char line[PATH_MAX + 128];
+    int n = snprintf(line, sizeof line, "%s\t%llu\t%llu\t%llu\t%llu\n", out_path,
+                     (unsigned long long)n_events, (unsigned long long)bytes,
+                     (unsigned long long)dropped, (unsigned long long)waits);
+    if (n <= 0 || n >= (int)sizeof line) return;
+    int fd = open(rep, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+    if (fd < 0) return;
+    ssize_t w = write(fd, line, (size_t)n);  /* one write: lines of processes do not mix */
+    (void)w;
+    close(fd);
+}
+
+void ht_writer_finish(void)
+{
+    ht_t.untraced++;
+    pthread_mutex_lock(&wlock);
+    /* the parent's file exists from the start: give it at least a header and index */
+    if (!writer && out_fd >= 0) writer_open();
+    if (writer) {
+        uint64_t dropped = n_drops + atomic_load(&ht_lost), waits = n_waits;
+        for (ht_ring *r = atomic_load(&ht_rings); r; r = r->next) {
+            dropped += r->drops;
+            waits += r->waits;
+        }
+        if (ht_use_tsc) {
+            uint64_t num, den;
+            calibrate(&num, &den);
+            double a = (double)unit_num / (double)unit_den, b = (double)num / (double)den;
+            if (a / b > 1.001 || b / a > 1.001)
+                ht_warn("TSC rate drifted %.3f%% from the start calibration", 100.0 * (b / a - 1));
+        }
+        hatf_counters c = { .events = n_events, .dropped = dropped, .ring_waits = waits };
+        hatf_err err;
+        memset(&err, 0, sizeof err);
+        int rc = hatf_writer_close(writer, &c, &err);
+        writer = NULL;
+        out_fd = -1;
+        if (rc < 0) ht_say("closing the trace %s failed: %s", out_path, err.msg);
+        struct stat sb;
+        write_report(stat(out_path, &sb) == 0 ? (uint64_t)sb.st_size : 0, dropped, waits);
+        if (dropped) ht_warn("%llu events were not recorded (%s)", (unsigned long long)dropped,
+                             ht_opt(HT_OPT_DROP) ? "drop mode" : "tracer limits");
+    }
+    pthread_mutex_unlock(&wlock);
+    ht_t.untraced--;
+}
+
+/* ---- fork ------------------------------------------------------------------- */
+
+void ht_flusher_atfork_prepare(void) { pthread_mutex_lock(&wlock); }
+void ht_flusher_atfork_parent(void) { pthread_mutex_unlock(&wlock); }
+
+void ht_flusher_atfork_child(void)
+{
+    pthread_mutex_init(&wlock, NULL);
+    /* the parent's writer and its file stay the parent's: forget them */
+    if (out_fd >= 0) close(out_fd);
+    writer = NULL;
+    out_fd = -1;
+    forked = 1;
+    if (!out_failed) snprintf(parent_path, sizeof parent_path, "%s", out_path);
+    out_path[0] = 0;
+    atomic_store(&flusher_on, 0);
+    atomic_store(&flusher_stop, 0);
+    n_events = n_drops = n_waits = 0;
+    for (ht_ring *r = atomic_load(&ht_rings); r; r = r->next) {
+        ht_ring_init(r, r->mask + 1);
+        atomic_store(&r->state, HT_RING_FREE);
+    }
+    atomic_store(&ht_dead_rings, 0);
+}

@@ -1,0 +1,345 @@
+/* hooks.c — the interposed symbols of libhatrace.so.
+ *
+ * Each allocation hook calls the real function, then records one raw event
+ * (ht_emit: a timestamp and five words into the thread's ring). A free is
+ * recorded before the real free runs, so its time precedes any reuse of the
+ * address by another thread. The real functions are the next definitions after
+ * this library (dlsym RTLD_NEXT): a program linked with jemalloc is traced on
+ * top of jemalloc. C++ operator new/delete reach malloc/free through
+ * libstdc++'s PLT and are recorded as malloc/free.
+ *
+ * Bootstrap: dlsym itself may call calloc/malloc before the real functions are
+ * known. Those calls, made on the initialising thread while it resolves symbols,
+ * are the recorder's own and are served from a small static arena, unrecorded
+ * (as the frees of arena blocks are: free/realloc recognise them). The program's
+ * own first call is recorded: it triggers the resolution, then runs for real.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <malloc.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "recorder.h"
+
+#define HT_EXPORT __attribute__((visibility("default")))
+
+static void *(*real_malloc)(size_t);
+static void *(*real_calloc)(size_t, size_t);
+static void *(*real_realloc)(void *, size_t);
+static void *(*real_reallocarray)(void *, size_t, size_t);
+static void (*real_free)(void *);
+static int (*real_posix_memalign)(void **, size_t, size_t);
+static void *(*real_aligned_alloc)(size_t, size_t);
+static void *(*real_memalign)(size_t, size_t);
+static void *(*real_valloc)(size_t);
+static void *(*real_pvalloc)(size_t);
+static size_t (*real_malloc_usable_size)(void *);
+int (*ht_real_pthread_create)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+static int (*real_execve)(const char *, char *const[], char *const[]);
+static int (*real_execv)(const char *, char *const[]);
+static int (*real_execvp)(const char *, char *const[]);
+static int (*real_execvpe)(const char *, char *const[], char *const[]);
+
+/* ---- bootstrap arena ---------------------------------------------------------- */
+
+enum { ARENA_BYTES = 64 * 1024, ARENA_HDR = 16 };
+static _Alignas(64) char arena[ARENA_BYTES];
+static _Atomic size_t arena_used;
+
+static int in_arena(const void *p)
+{
+    return (const char *)p >= arena && (const char *)p < arena + ARENA_BYTES;
+}
+
+/* Bump allocation; blocks are never reused, so they are zeroed (calloc). */
+static void *arena_alloc(size_t n, size_t align)
+{
+    if (align < ARENA_HDR) align = ARENA_HDR;
+    if (n > ARENA_BYTES || (align & (align - 1))) return NULL;
+    size_t used = atomic_load(&arena_used), start, end;
+    do {
+        start = (used + ARENA_HDR + align - 1) & ~(align - 1);
+        end = start + ((n + 15) & ~(size_t)15);
+        if (end > ARENA_BYTES) return NULL;
+    } while (!atomic_compare_exchange_weak(&arena_used, &used, end));
+    memcpy(arena + start - sizeof(size_t), &n, sizeof n);
+    return arena + start;
+}
+
+static size_t arena_size(const void *p)
+{
+    size_t n;
+    memcpy(&n, (const char *)p - sizeof(size_t), sizeof n);
+    return n;
+}
+
+/* Every call made while resolving is served by the arena: the pointers are
+ * published together at the end, so no block moves between allocators. */
+void ht_hooks_resolve(void)
+{
+#define RESOLVE(name) __typeof__(real_##name) name##_ = (__typeof__(real_##name))dlsym(RTLD_NEXT, #name)
+    RESOLVE(calloc);
+    RESOLVE(malloc);
+    RESOLVE(free);
+    RESOLVE(realloc);
+    RESOLVE(reallocarray);
+    RESOLVE(posix_memalign);
+    RESOLVE(aligned_alloc);
+    RESOLVE(memalign);
+    RESOLVE(valloc);
+    RESOLVE(pvalloc);
+    RESOLVE(malloc_usable_size);
+    RESOLVE(execve);
+    RESOLVE(execv);
+    RESOLVE(execvp);
+    RESOLVE(execvpe);
+#undef RESOLVE
+    __typeof__(ht_real_pthread_create) pc = (__typeof__(pc))dlsym(RTLD_NEXT, "pthread_create");
+    real_calloc = calloc_, real_free = free_, real_realloc = realloc_;
+    real_reallocarray = reallocarray_, real_posix_memalign = posix_memalign_;
+    real_aligned_alloc = aligned_alloc_, real_memalign = memalign_, real_valloc = valloc_;
+    real_pvalloc = pvalloc_, real_malloc_usable_size = malloc_usable_size_;
+    real_execve = execve_, real_execv = execv_, real_execvp = execvp_, real_execvpe = execvpe_;
+    ht_real_pthread_create = pc;
+    atomic_signal_fence(memory_order_seq_cst);
+    real_malloc = malloc_;  /* last: the hooks test it to know resolution is done */
+}
+
+/* The real functions are not known yet: resolve them (the program's call) or
+ * serve from the arena (our own dlsym recursing). @return 1 if resolved. */
+static int boot(void)
+{
+    ht_init();
+    return real_malloc != NULL;
+}
+
+#define BOOTING() (HT_UNLIKELY(!real_malloc) && !boot())
+
+#define U(p) ((uint64_t)(uintptr_t)(p))
+
+/* ---- the malloc family ------------------------------------------------------ */
+
+HT_EXPORT void *malloc(size_t n)
+{
+    if (BOOTING()) return arena_alloc(n, 16);
+    void *p = real_malloc(n);
+    ht_emit(HT_K_MALLOC | (p ? 0 : HT_FAILED), U(p), n, 0, 0);
+    return p;
+}
+
+HT_EXPORT void *calloc(size_t nmemb, size_t size)
+{
+    if (BOOTING()) {
+        size_t total;
+        return __builtin_mul_overflow(nmemb, size, &total) ? NULL : arena_alloc(total, 16);
+    }
+    void *p = real_calloc(nmemb, size);
+    ht_emit(HT_K_CALLOC | (p ? 0 : HT_FAILED), U(p), nmemb, size, 0);
+    return p;
+}
+
+HT_EXPORT void free(void *p)
+{
+    if (HT_UNLIKELY(in_arena(p))) return;
+    if (BOOTING()) return;
+    ht_emit(HT_K_FREE, U(p), 0, 0, 0);
+    real_free(p);
+}
+
+/* Move an arena block to the real heap (or the arena while still booting). */
+static void *arena_realloc(void *p, size_t n)
+{
+    void *q = real_malloc ? real_malloc(n) : arena_alloc(n, 16);
+    if (q) {
+        size_t old = arena_size(p);
+        memcpy(q, p, old < n ? old : n);
+    }
+    return q;
+}
+
+HT_EXPORT void *realloc(void *p, size_t n)
+{
+    if (HT_UNLIKELY(in_arena(p))) return arena_realloc(p, n);
+    if (BOOTING()) return p ? NULL : arena_alloc(n, 16);
+    void *q = real_realloc(p, n);
+    int failed = !q && (n || !p);
+    ht_emit(HT_K_REALLOC | (failed ? HT_FAILED : 0), U(p), n, U(q), 0);
+    return q;
+}
+
+HT_EXPORT void *reallocarray(void *p, size_t nmemb, size_t size)
+{
+    size_t total;
+    if (HT_UNLIKELY(in_arena(p))) {
+        if (__builtin_mul_overflow(nmemb, size, &total)) return NULL;
+        return arena_realloc(p, total);
+    }
+    if (BOOTING()) return NULL;
+    void *q;
+    if (real_reallocarray) {
+        q = real_reallocarray(p, nmemb, size);
+    } else if (__builtin_mul_overflow(nmemb, size, &total)) {
+        errno = ENOMEM;
+        q = NULL;
+    } else {
+        q = real_realloc(p, total);
+    }
+    int failed = !q && ((nmemb && size) || !p);
+    ht_emit(HT_K_REALLOCARRAY | (failed ? HT_FAILED : 0), U(p), nmemb, U(q), size);
+    return q;
+}
+
+HT_EXPORT int posix_memalign(void **out, size_t align, size_t n)
+{
+    if (BOOTING()) {
+        void *p = arena_alloc(n, align);
+        if (!p) return ENOMEM;
+        *out = p;
+        return 0;
+    }
+    int rc = real_posix_memalign(out, align, n);
+    ht_emit(HT_K_POSIX_MEMALIGN | (rc ? HT_FAILED : 0), rc ? 0 : U(*out), n, align, 0);
+    return rc;
+}
+
+HT_EXPORT void *aligned_alloc(size_t align, size_t n)
+{
+    if (BOOTING()) return arena_alloc(n, align);
+    void *p = real_aligned_alloc(align, n);
+    ht_emit(HT_K_ALIGNED_ALLOC | (p ? 0 : HT_FAILED), U(p), n, align, 0);
+    return p;
+}
+
+HT_EXPORT void *memalign(size_t align, size_t n)
+{
+    if (BOOTING()) return arena_alloc(n, align);
+    void *p = real_memalign(align, n);
+    ht_emit(HT_K_MEMALIGN | (p ? 0 : HT_FAILED), U(p), n, align, 0);
+    return p;
+}
+
+HT_EXPORT void *valloc(size_t n)
+{
+    if (BOOTING()) return arena_alloc(n, 4096);
+    void *p = real_valloc(n);
+    ht_emit(HT_K_VALLOC | (p ? 0 : HT_FAILED), U(p), n, 0, 0);
+    return p;
+}
+
+HT_EXPORT void *pvalloc(size_t n)
+{
+    if (BOOTING()) return arena_alloc(n, 4096);
+    void *p = real_pvalloc(n);
+    ht_emit(HT_K_PVALLOC | (p ? 0 : HT_FAILED), U(p), n, 0, 0);
+    return p;
+}
+
+HT_EXPORT size_t malloc_usable_size(void *p)
+{
+    if (HT_UNLIKELY(in_arena(p))) return arena_size(p);
+    if (BOOTING()) return 0;
+    return real_malloc_usable_size(p);
+}
+
+/* ---- threads ------------------------------------------------------------------ */
+
+typedef struct tramp {
+    void *(*fn)(void *);
+    void *arg;
+    uint64_t parent;
+} tramp;
+
+static void *tramp_main(void *v)
+{
+    tramp t = *(tramp *)v;
+    real_free(v);
+    ht_t.parent = t.parent;
+    ht_thread_begin();
+    return t.fn(t.arg);
+}
+
+HT_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn)(void *), void *arg)
+{
+    if (HT_UNLIKELY(!ht_real_pthread_create)) ht_init();
+    if (atomic_load(&ht_state) != HT_ST_READY || ht_t.untraced)
+        return ht_real_pthread_create(th, attr, fn, arg);
+    uint64_t parent = ht_current_tid();
+    /* the trampoline's memory is the recorder's: not in the trace */
+    tramp *t = real_malloc(sizeof *t);
+    if (!t) return ht_real_pthread_create(th, attr, fn, arg);
+    t->fn = fn;
+    t->arg = arg;
+    t->parent = parent;
+    int rc = ht_real_pthread_create(th, attr, tramp_main, t);
+    if (rc) real_free(t);
+    return rc;
+}
+
+/* ---- exec: finish this program's trace; the new program starts its own ----------- */
+
+HT_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
+{
+    if (!real_execve) ht_init();
+    ht_before_exec();
+    return real_execve(path, argv, envp);
+}
+
+HT_EXPORT int execv(const char *path, char *const argv[])
+{
+    if (!real_execv) ht_init();
+    ht_before_exec();
+    return real_execv(path, argv);
+}
+
+HT_EXPORT int execvp(const char *file, char *const argv[])
+{
+    if (!real_execvp) ht_init();
+    ht_before_exec();
+    return real_execvp(file, argv);
+}
+
+HT_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
+{
+    if (!real_execvpe) ht_init();
+    ht_before_exec();
+    return real_execvpe(file, argv, envp);
+}
+
+/* The execl family: collect the arguments on the stack, then as above. */
+#define COLLECT_ARGS(first, ap, argv, extra)                                   \
+    size_t argc_ = 1;                                                          \
+    va_start(ap, first);                                                       \
+    while (va_arg(ap, char *)) argc_++;                                        \
+    va_end(ap);                                                                \
+    char *argv[argc_ + 1];                                                     \
+    argv[0] = (char *)(first);                                                 \
+    va_start(ap, first);                                                       \
+    for (size_t i_ = 1; i_ <= argc_; i_++) argv[i_] = va_arg(ap, char *);      \
+    extra;                                                                     \
+    va_end(ap)
+
+HT_EXPORT int execl(const char *path, const char *arg, ...)
+{
+    va_list ap;
+    COLLECT_ARGS(arg, ap, argv, (void)0);
+    return execv(path, argv);
+}
+
+HT_EXPORT int execlp(const char *file, const char *arg, ...)
+{
+    va_list ap;
+    COLLECT_ARGS(arg, ap, argv, (void)0);
+    return execvp(file, argv);
+}
+
+HT_EXPORT int execle(const char *path, const char *arg, ...)
+{
+    va_list ap;
+    char *const *envp;
+    COLLECT_ARGS(arg, ap, argv, envp = va_arg(ap, char *const *));
+    return execve(path, argv, envp);
+}

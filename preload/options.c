@@ -1,0 +1,144 @@
+/* options.c — the recorder's options, all in one table, read from HATRACE_*
+ * environment variables without allocating (we may be inside the first malloc). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "recorder.h"
+
+typedef struct ht_option {
+    const char *env;
+    long def, min, max;
+    long value;
+    const char *what;
+} ht_option;
+
+static ht_option options[HT_OPT_COUNT_] = {
+    [HT_OPT_ZSTD_LEVEL] = { "HATRACE_ZSTD_LEVEL", 3, -7, 19, 0,
+                            "zstd level of the trace chunks (flusher CPU vs file size)" },
+    [HT_OPT_RING_SIZE] = { "HATRACE_RING_SIZE", 32768, 64, 1L << 24, 0,
+                           "events per thread ring (rounded up to a power of two)" },
+    [HT_OPT_FLUSH_MS] = { "HATRACE_FLUSH_MS", 100, 1, 60000, 0,
+                          "flusher wake-up interval in ms (also woken at half-full rings)" },
+    [HT_OPT_FOLLOW_CHILDREN] = { "HATRACE_FOLLOW_CHILDREN", 1, 0, 1, 0,
+                                 "1: trace forked children and exec'd programs, each in its own file" },
+    [HT_OPT_DROP] = { "HATRACE_DROP", 0, 0, 1, 0,
+                      "1: drop (and count) events when a ring is full instead of waiting" },
+    [HT_OPT_VERBOSE] = { "HATRACE_VERBOSE", 0, 0, 2, 0,
+                         "1: print the options and the trace path at start" },
+};
+
+static const char *output = "hatrace.%e.%p.hatf";
+static const char *clock_name = "auto";
+static const char *report;
+
+int ht_parse_long(const char *s, long *out)
+{
+    int neg = 0;
+    if (*s == '-') { neg = 1; s++; }
+    if (*s < '0' || *s > '9') return -1;
+    long v = 0;
+    for (; *s >= '0' && *s <= '9'; s++) {
+        if (v > (1L << 40)) return -1;
+        v = v * 10 + (*s - '0');
+    }
+    long mul = 1;
+    if (*s == 'k' || *s == 'K') mul = 1L << 10, s++;
+    else if (*s == 'm' || *s == 'M') mul = 1L << 20, s++;
+    else if (*s == 'g' || *s == 'G') mul = 1L << 30, s++;
+    if (*s) return -1;
+    if (v > (1L << 40) / mul) return -1;
+    *out = neg ? -v * mul : v * mul;
+    return 0;
+}
+
+void ht_options_init(void)
+{
+    for (int i = 0; i < HT_OPT_COUNT_; i++) {
+        ht_option *o = &options[i];
+        o->value = o->def;
+        const char *s = getenv(o->env);
+        if (!s || !*s) continue;
+        long v;
+        if (!strcmp(s, "yes") || !strcmp(s, "true")) v = 1;
+        else if (!strcmp(s, "no") || !strcmp(s, "false")) v = 0;
+        else if (ht_parse_long(s, &v) < 0 || v < o->min || v > o->max) {
+            ht_warn("%s=%s is invalid (expected %ld..%ld), using %ld", o->env, s, o->min,
+                    o->max, o->def);
+            continue;
+        }
+        o->value = v;
+    }
+    const char *s = getenv("HATRACE_OUTPUT");
+    if (s && *s) output = s;
+    s = getenv("HATRACE_CLOCK");
+    if (s && *s) {
+        if (!strcmp(s, "tsc") || !strcmp(s, "monotonic") || !strcmp(s, "auto")) clock_name = s;
+        else ht_warn("HATRACE_CLOCK=%s is invalid (expected auto, tsc or monotonic), using auto", s);
+    }
+    s = getenv("HATRACE_REPORT");
+    report = s && *s ? s : NULL;
+    if (options[HT_OPT_VERBOSE].value) {
+        for (int i = 0; i < HT_OPT_COUNT_; i++)
+            ht_say("option %s=%ld (%s)", options[i].env, options[i].value, options[i].what);
+        ht_say("option HATRACE_OUTPUT=%s, HATRACE_CLOCK=%s", output, clock_name);
+    }
+}
+
+long ht_opt(ht_opt_id id) { return options[id].value; }
+const char *ht_opt_output(void) { return output; }
+const char *ht_opt_clock(void) { return clock_name; }
+const char *ht_opt_report(void) { return report; }
+
+static int put_str(char *out, size_t cap, size_t *n, const char *s)
+{
+    size_t l = strlen(s);
+    if (*n + l >= cap) return -1;
+    memcpy(out + *n, s, l);
+    *n += l;
+    return 0;
+}
+
+static int put_u64(char *out, size_t cap, size_t *n, uint64_t v)
+{
+    char tmp[24];
+    int i = (int)sizeof tmp;
+    tmp[--i] = 0;
+    do { tmp[--i] = (char)('0' + v % 10); v /= 10; } while (v);
+    return put_str(out, cap, n, tmp + i);
+}
+
+int ht_expand_pattern(const char *pattern, char *out, size_t cap, uint32_t pid,
+                      const char *prog, uint64_t start_s)
+{
+    size_t n = 0;
+    for (const char *p = pattern; *p; p++) {
+        int r = 0;
+        if (*p != '%' || !p[1]) {
+            if (n + 1 >= cap) return -1;
+            out[n++] = *p;
+            continue;
+        }
+        switch (*++p) {
+        case 'p': r = put_u64(out, cap, &n, pid); break;
+        case 't': r = put_u64(out, cap, &n, start_s); break;
+        case 'e': {
+            /* a program name never contributes a '/' */
+            char name[256];
+            size_t k = 0;
+            for (const char *q = prog; *q && k < sizeof name - 1; q++) name[k++] = *q == '/' ? '_' : *q;
+            name[k] = 0;
+            r = put_str(out, cap, &n, k ? name : "unknown");
+            break;
+        }
+        case '%': r = put_str(out, cap, &n, "%"); break;
+        default: {
+            char two[3] = { '%', *p, 0 };
+            r = put_str(out, cap, &n, two);
+        }
+        }
+        if (r) return -1;
+    }
+    if (n >= cap) return -1;
+    out[n] = 0;
+    return 0;
+}

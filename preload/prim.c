@@ -1,0 +1,111 @@
+/* prim.c — host coupling of the recorder: clock, futex, thread id, logging.
+ * Everything here is callable from inside malloc: no allocation, no stdio. */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/futex.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "recorder.h"
+
+int ht_use_tsc;
+
+uint64_t ht_mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t ht_real_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+long ht_read_file(const char *path, char *buf, size_t cap)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return -1;
+    size_t n = 0;
+    while (n < cap) {
+        ssize_t k = read(fd, buf + n, cap - n);
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) break;
+        n += (size_t)k;
+    }
+    close(fd);
+    return (long)n;
+}
+
+/* An invariant TSC ticks at a constant rate in every power state and is
+ * synchronised across CPUs: then rdtsc is a monotonic clock for the whole machine. */
+int ht_tsc_invariant(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    static char buf[16384];  /* the first CPU's flags are near the start */
+    long n = ht_read_file("/proc/cpuinfo", buf, sizeof buf - 1);
+    if (n <= 0) return 0;
+    buf[n] = 0;
+    char *flags = strstr(buf, "\nflags");
+    if (!flags) return 0;
+    char *end = strchr(flags + 1, '\n');
+    if (end) *end = 0;
+    return strstr(flags, " constant_tsc") && strstr(flags, " nonstop_tsc");
+#else
+    return 0;
+#endif
+}
+
+uint32_t ht_gettid(void) { return (uint32_t)syscall(SYS_gettid); }
+
+void ht_futex_wake(_Atomic uint32_t *addr, int n)
+{
+    syscall(SYS_futex, addr, FUTEX_WAKE_PRIVATE, n, NULL, NULL, 0);
+}
+
+void ht_futex_wait(_Atomic uint32_t *addr, uint32_t val, uint64_t timeout_ns)
+{
+    struct timespec ts = { (time_t)(timeout_ns / 1000000000u), (long)(timeout_ns % 1000000000u) };
+    syscall(SYS_futex, addr, FUTEX_WAIT_PRIVATE, val, timeout_ns ? &ts : NULL, NULL, 0);
+}
+
+static _Atomic int warnings;
+
+static void vsay(const char *fmt, va_list ap)
+{
+    char buf[512];
+    ht_t.untraced++;  /* vsnprintf does not allocate for our formats; be sure anyway */
+    int n = snprintf(buf, sizeof buf, "hatrace[%d]: ", (int)getpid());
+    int m = vsnprintf(buf + n, sizeof buf - (size_t)n - 1, fmt, ap);
+    ht_t.untraced--;
+    size_t len = (size_t)n + (m < 0 ? 0 : (size_t)m);
+    if (len > sizeof buf - 2) len = sizeof buf - 2;
+    buf[len++] = '\n';
+    ssize_t w = write(2, buf, len);
+    (void)w;
+}
+
+void ht_say(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsay(fmt, ap);
+    va_end(ap);
+}
+
+void ht_warn(const char *fmt, ...)
+{
+    int k = atomic_fetch_add(&warnings, 1);
+    if (k > HT_MAX_WARNINGS) return;
+    if (k == HT_MAX_WARNINGS) { ht_say("further warnings suppressed"); return; }
+    va_list ap;
+    va_start(ap, fmt);
+    vsay(fmt, ap);
+    va_end(ap);
+}

@@ -1,0 +1,262 @@
+/* recorder.c — process state of the recorder: init, per-thread rings, the slow
+ * paths of the hooks, fork, exec and exit. */
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "recorder.h"
+
+__thread ht_tls ht_t __attribute__((tls_model("initial-exec")));
+
+_Atomic int ht_state;
+_Atomic uint32_t ht_poke_word;
+uint64_t ht_t0;
+_Atomic uint64_t ht_lost;
+
+static _Atomic uint64_t next_tid = 2;  /* 1 is the process's main thread */
+static pthread_key_t exit_key;
+static int have_exit_key;
+static pid_t owner_pid;                /* the process whose trace we write */
+
+static void thread_exit(void *ring);
+static void atfork_prepare(void);
+static void atfork_parent(void);
+static void atfork_child(void);
+
+/* The option that keeps children untraced also has to reach programs exec'd
+ * later: blank LD_PRELOAD in place (no allocation; environ strings are ours). */
+static void stop_following(void)
+{
+    extern char **environ;
+    for (char **e = environ; e && *e; e++)
+        if (!strncmp(*e, "LD_PRELOAD=", 11)) (*e)[11] = 0;
+}
+
+void ht_init(void)
+{
+    int s = atomic_load_explicit(&ht_state, memory_order_acquire);
+    if (HT_LIKELY(s >= HT_ST_READY)) return;
+    int expect = HT_ST_UNINIT;
+    if (!atomic_compare_exchange_strong(&ht_state, &expect, HT_ST_INITING)) {
+        if (ht_t.untraced) return;  /* our own dlsym recursing: the arena serves it */
+        while (atomic_load_explicit(&ht_state, memory_order_acquire) == HT_ST_INITING) sched_yield();
+        return;
+    }
+    ht_t.untraced++;
+    ht_hooks_resolve();
+    ht_options_init();
+    ht_clock_init();
+    owner_pid = getpid();
+    have_exit_key = pthread_key_create(&exit_key, thread_exit) == 0;
+    if (!have_exit_key) ht_warn("pthread_key_create failed: thread exits are not recorded");
+    pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
+    int st = HT_ST_READY;
+    if (ht_output_open() < 0) st = HT_ST_OFF;
+    if (!ht_opt(HT_OPT_FOLLOW_CHILDREN)) stop_following();
+    ht_t.untraced--;
+    atomic_store_explicit(&ht_state, st, memory_order_release);
+}
+
+__attribute__((constructor(101))) static void ht_ctor(void) { ht_init(); }
+
+/* Destructors of the program and of libraries loaded after us run before this
+ * one (we are preloaded: first initialised, last finalised), so their frees are
+ * in the trace; the flusher is stopped and the rest drained synchronously. */
+__attribute__((destructor(101))) static void ht_dtor(void) { ht_finish(HT_FINISH_EXIT); }
+
+/* Give the calling thread a ring and record its thread-create first. */
+static ht_ring *thread_attach(ht_tls *t)
+{
+    if (atomic_load_explicit(&ht_state, memory_order_acquire) != HT_ST_READY) return NULL;
+    t->untraced++;
+    ht_ring *r = ht_ring_claim();
+    if (!r) {
+        t->untraced--;
+        ht_warn("out of memory for a thread ring: this thread is not traced");
+        return NULL;
+    }
+    uint32_t ostid = ht_gettid();
+    /* the main thread is 1 even if another thread allocated first */
+    r->tid = (pid_t)ostid == getpid() ? 1 : atomic_fetch_add(&next_tid, 1);
+    if (have_exit_key) pthread_setspecific(exit_key, r);
+    if (!ht_flusher_running() && ht_flusher_start() < 0)
+        ht_warn("cannot start the flusher thread: rings are drained when full");
+    t->untraced--;
+    t->ring = r;
+    ht_emit(HT_K_THREAD_CREATE, t->parent, ostid, 0, 0);
+    return r;
+}
+
+uint64_t ht_current_tid(void)
+{
+    ht_tls *t = &ht_t;
+    if (!t->ring && !t->untraced && !t->exited) thread_attach(t);
+    return t->ring ? t->ring->tid : 0;
+}
+
+void ht_thread_begin(void)
+{
+    ht_tls *t = &ht_t;
+    if (!t->ring) thread_attach(t);
+}
+
+/* Key destructors run in rounds; re-arm so ours runs in the last one, after the
+ * frees of other keys' destructors and of C++ thread_local destructors. */
+static void thread_exit(void *ring)
+{
+    ht_tls *t = &ht_t;
+    if (++t->dtor_rounds < PTHREAD_DESTRUCTOR_ITERATIONS) {
+        pthread_setspecific(exit_key, ring);
+        return;
+    }
+    ht_ring *r = t->ring;
+    if (!r) return;
+    ht_emit(HT_K_THREAD_DESTROY, 0, 0, 0, 0);
+    t->ring = NULL;
+    t->exited = 1;
+    atomic_store_explicit(&r->state, HT_RING_DEAD, memory_order_release);
+    /* bounded memory under a thread storm: reclaim before rings pile up */
+    if (atomic_fetch_add(&ht_dead_rings, 1) + 1 >= 16) ht_poke();
+}
+
+static void side_push(ht_ring *r, uint32_t kind, uint64_t a, uint64_t b, uint64_t c, uint64_t d)
+{
+    if (r->side_w - r->side_r >= HT_SIDE_CAP) {
+        atomic_fetch_add_explicit(&ht_lost, 1, memory_order_relaxed);
+        return;
+    }
+    ht_rawev *e = &r->side[r->side_w % HT_SIDE_CAP];
+    e->tk = (ht_now() - ht_t0) << 8 | kind;
+    e->a = a, e->b = b, e->c = c, e->d = d;
+    atomic_signal_fence(memory_order_seq_cst);
+    r->side_w++;
+}
+
+void ht_record_slow(uint32_t kind, uint64_t a, uint64_t b, uint64_t c, uint64_t d)
+{
+    ht_tls *t = &ht_t;
+    if (t->untraced) return;  /* the recorder's own allocations */
+    if (t->exited) {
+        atomic_fetch_add_explicit(&ht_lost, 1, memory_order_relaxed);
+        return;
+    }
+    if (t->busy) {  /* a signal handler interrupted this thread inside a hook */
+        side_push(t->ring, kind, a, b, c, d);
+        return;
+    }
+    int s = atomic_load_explicit(&ht_state, memory_order_acquire);
+    if (s == HT_ST_INITING) {
+        ht_init();  /* another thread is initialising: wait for it */
+        s = atomic_load_explicit(&ht_state, memory_order_acquire);
+    }
+    if (s != HT_ST_READY) return;
+    if (!t->ring && !thread_attach(t)) return;
+    ht_emit(kind, a, b, c, d);
+}
+
+void ht_side_flush(ht_tls *t, ht_ring *r)
+{
+    t->busy = 1;
+    for (;;) {
+        atomic_signal_fence(memory_order_seq_cst);
+        while (r->side_r != r->side_w) {
+            ht_rawev ev = r->side[r->side_r % HT_SIDE_CAP];
+            ht_rawev *e = ht_ring_slot(r);
+            if (!e) e = ht_ring_full(r);
+            if (e) {
+                /* the handler may have taken its time before the interrupted
+                 * event did; keep the thread's stream in time order */
+                uint64_t h = atomic_load_explicit(&r->head, memory_order_relaxed);
+                uint64_t prev = r->ev[(h - 1) & r->mask].tk;
+                if (h && ev.tk >> 8 < prev >> 8) ev.tk = (prev & ~(uint64_t)0xff) | (ev.tk & 0xff);
+                *e = ev;
+                if (ht_ring_publish(r)) ht_poke();
+            }
+            r->side_r++;
+        }
+        atomic_signal_fence(memory_order_seq_cst);
+        t->busy = 0;
+        atomic_signal_fence(memory_order_seq_cst);
+        if (r->side_r == r->side_w) break;
+        t->busy = 1;
+    }
+}
+
+void ht_poke(void)
+{
+    if (atomic_load_explicit(&ht_poke_word, memory_order_relaxed)) return;
+    if (atomic_exchange(&ht_poke_word, 1) == 0) ht_futex_wake(&ht_poke_word, 1);
+}
+
+ht_rawev *ht_ring_full(ht_ring *r)
+{
+    if (ht_opt(HT_OPT_DROP)) {
+        r->drops++;
+        return NULL;
+    }
+    r->waits++;
+    for (;;) {
+        if (atomic_load_explicit(&ht_state, memory_order_acquire) != HT_ST_READY) break;
+        if (ht_flusher_running()) {
+            uint32_t seq = atomic_load(&ht_drain_seq);
+            ht_poke();
+            ht_rawev *e = ht_ring_slot(r);
+            if (e) return e;
+            ht_futex_wait(&ht_drain_seq, seq, 2000000);
+        } else {
+            ht_t.untraced++;
+            long n = ht_drain_one(r);
+            ht_t.untraced--;
+            if (n < 0) break;
+        }
+        ht_rawev *e = ht_ring_slot(r);
+        if (e) return e;
+    }
+    r->drops++;
+    return NULL;
+}
+
+void ht_finish(int reason)
+{
+    (void)reason;
+    if (atomic_load_explicit(&ht_state, memory_order_acquire) != HT_ST_READY) return;
+    ht_tls *t = &ht_t;
+    if (t->ring && !t->untraced) ht_emit(HT_K_THREAD_DESTROY, 0, 0, 0, 0);
+    t->exited = 1;
+    t->untraced++;
+    ht_flusher_stop();
+    ht_drain_all();
+    atomic_store_explicit(&ht_state, HT_ST_OFF, memory_order_release);
+    ht_writer_finish();
+    t->untraced--;
+}
+
+void ht_before_exec(void)
+{
+    /* a vfork child shares our memory: it must not touch the parent's trace */
+    if (getpid() != owner_pid) return;
+    ht_finish(HT_FINISH_EXEC);
+}
+
+static void atfork_prepare(void) { ht_flusher_atfork_prepare(); }
+static void atfork_parent(void) { ht_flusher_atfork_parent(); }
+
+/* The child keeps none of the parent's trace: its rings are reset and its own
+ * file is created (named with its pid) when it records its first event. */
+static void atfork_child(void)
+{
+    ht_flusher_atfork_child();
+    ht_t.ring = NULL;
+    ht_t.parent = 0;
+    ht_t.dtor_rounds = 0;
+    atomic_store(&next_tid, 2);
+    atomic_store(&ht_lost, 0);
+    atomic_store(&ht_poke_word, 0);
+    owner_pid = getpid();
+    int s = atomic_load(&ht_state);
+    if (s == HT_ST_READY && !ht_opt(HT_OPT_FOLLOW_CHILDREN)) atomic_store(&ht_state, HT_ST_OFF);
+}

@@ -1,0 +1,192 @@
+/* recorder.h — internal interface of libhatrace.so (not installed).
+ *
+ * preload/ captures and hands off; encoding and compression run on the flusher.
+ *   hooks.c     the interposed symbols (malloc family, pthread_create, exec) and
+ *               the bootstrap arena; the only file that knows the real functions
+ *   recorder.c  process state: init, per-thread rings, fork, exec, exit
+ *   flusher.c   the background thread: drains rings into the container writer
+ *   options.c   the option table (environment variables)
+ *   prim.c      host coupling: clock, futex, thread id, logging without malloc
+ * Names: ht_ internal, HT_ macros and constants.
+ */
+#ifndef HT_RECORDER_H
+#define HT_RECORDER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdatomic.h>
+#include "ring.h"
+
+#define HT_HIDDEN __attribute__((visibility("hidden")))
+#define HT_LIKELY(x) __builtin_expect(!!(x), 1)
+#define HT_UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+/* Raw event kinds (low 5 bits of ht_rawev.tk). 1..10 equal hatf_func codes.
+ *   kind                 a        b        c         d
+ *   MALLOC, VALLOC,      result   size     -         -
+ *   PVALLOC
+ *   CALLOC               result   nmemb    elsize    -
+ *   REALLOC              old      size     result    -
+ *   REALLOCARRAY         old      nmemb    result    elsize
+ *   FREE                 ptr      -        -         -
+ *   POSIX_MEMALIGN,      result   size     align     -
+ *   ALIGNED_ALLOC, MEMALIGN
+ *   THREAD_CREATE        parent   os tid   -         -
+ *   THREAD_DESTROY       -        -        -         -
+ * HT_FAILED: the call returned NULL or an error (result is then 0). */
+enum ht_kind {
+    HT_K_MALLOC = 1, HT_K_CALLOC, HT_K_REALLOC, HT_K_REALLOCARRAY, HT_K_FREE,
+    HT_K_POSIX_MEMALIGN, HT_K_ALIGNED_ALLOC, HT_K_MEMALIGN, HT_K_VALLOC, HT_K_PVALLOC,
+    HT_K_THREAD_CREATE = 13, HT_K_THREAD_DESTROY = 14
+};
+#define HT_KIND_MASK 0x1fu
+#define HT_FAILED 0x80u
+
+/* Per-thread state. initial-exec TLS: one fs-relative load in the hook. */
+typedef struct ht_tls {
+    ht_ring *ring;        /* this thread's ring, NULL until its first event */
+    uint32_t busy;        /* inside the ring-write window of a hook (see hooks.c) */
+    uint32_t untraced;    /* >0: the recorder's own code runs; hooks pass through */
+    uint32_t exited;      /* thread-destroy written; later calls are not recorded */
+    uint32_t dtor_rounds; /* pthread key destructor rounds seen */
+    uint64_t parent;      /* dense id of the creating thread (set by our pthread_create) */
+} ht_tls;
+
+extern __thread ht_tls ht_t __attribute__((tls_model("initial-exec"))) HT_HIDDEN;
+
+/* ---- prim.c ---- */
+/* Timestamp source chosen at init: "tsc" (rdtsc) or "monotonic" (clock_gettime). */
+extern int ht_use_tsc HT_HIDDEN;
+static inline uint64_t ht_now(void);
+uint64_t ht_mono_ns(void) HT_HIDDEN;
+uint64_t ht_real_ns(void) HT_HIDDEN;
+int ht_tsc_invariant(void) HT_HIDDEN;
+uint32_t ht_gettid(void) HT_HIDDEN;
+void ht_futex_wake(_Atomic uint32_t *addr, int n) HT_HIDDEN;
+/* Wait while *addr == val, at most timeout_ns (0: forever). */
+void ht_futex_wait(_Atomic uint32_t *addr, uint32_t val, uint64_t timeout_ns) HT_HIDDEN;
+/* "hatrace[pid]: message\n" on stderr, formatted on the stack; at most
+ * HT_MAX_WARNINGS per process, then one "further warnings suppressed". */
+void ht_warn(const char *fmt, ...) HT_HIDDEN __attribute__((format(printf, 1, 2)));
+/* The same without the cap (fatal-to-tracing messages, verbose output). */
+void ht_say(const char *fmt, ...) HT_HIDDEN __attribute__((format(printf, 1, 2)));
+/* Read a small file (e.g. /proc/self/cmdline) into buf. @return bytes, or -1. */
+long ht_read_file(const char *path, char *buf, size_t cap) HT_HIDDEN;
+#define HT_MAX_WARNINGS 8
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <x86intrin.h>
+static inline uint64_t ht_now(void) { return ht_use_tsc ? __rdtsc() : ht_mono_ns(); }
+#else
+static inline uint64_t ht_now(void) { return ht_mono_ns(); }
+#endif
+
+/* ---- options.c ---- */
+typedef enum ht_opt_id {
+    HT_OPT_ZSTD_LEVEL, HT_OPT_RING_SIZE, HT_OPT_FLUSH_MS, HT_OPT_FOLLOW_CHILDREN,
+    HT_OPT_DROP, HT_OPT_VERBOSE, HT_OPT_COUNT_
+} ht_opt_id;
+/* Parse HATRACE_* from the environment (no allocation); invalid values warn once
+ * and keep the default. Strings: HATRACE_OUTPUT, HATRACE_CLOCK, HATRACE_REPORT. */
+void ht_options_init(void) HT_HIDDEN;
+long ht_opt(ht_opt_id id) HT_HIDDEN;
+const char *ht_opt_output(void) HT_HIDDEN;  /* output pattern */
+const char *ht_opt_clock(void) HT_HIDDEN;   /* "auto", "tsc" or "monotonic" */
+const char *ht_opt_report(void) HT_HIDDEN;  /* file to append a summary line to, or NULL */
+/* Parse a decimal number with an optional k/m/g suffix. @return 0 or -1. */
+int ht_parse_long(const char *s, long *out) HT_HIDDEN;
+/* Expand %p %e %t %% of pattern into out. @return 0, or -1 if it does not fit. */
+int ht_expand_pattern(const char *pattern, char *out, size_t cap, uint32_t pid,
+                      const char *prog, uint64_t start_s) HT_HIDDEN;
+
+/* ---- recorder.c ---- */
+enum ht_state { HT_ST_UNINIT = 0, HT_ST_INITING, HT_ST_READY, HT_ST_OFF };
+extern _Atomic int ht_state HT_HIDDEN;
+extern _Atomic uint32_t ht_poke_word HT_HIDDEN;  /* futex the flusher sleeps on */
+extern uint64_t ht_t0 HT_HIDDEN;                 /* ht_now() at start; event times are relative */
+
+void ht_init(void) HT_HIDDEN;                    /* idempotent; safe from any hook */
+/* Slow path of a hook: no ring yet, recursion, signal during a hook, full ring.
+ * pre: called after the real function ran (ts 0: take the time now). */
+void ht_record_slow(uint32_t kind, uint64_t a, uint64_t b, uint64_t c, uint64_t d) HT_HIDDEN;
+/* The ring is full: wait for the flusher, drain synchronously, or drop. @return a
+ * slot to fill (then ht_ring_publish) or NULL when the event was dropped. */
+ht_rawev *ht_ring_full(ht_ring *r) HT_HIDDEN;
+/* Wake the flusher (the ring crossed its fill mark). */
+void ht_poke(void) HT_HIDDEN;
+/* Move events queued by signal handlers into the ring. pre: busy == 0. */
+void ht_side_flush(ht_tls *t, ht_ring *r) HT_HIDDEN;
+/* Finish this process's trace (exit, exec): stop the flusher, drain, close. */
+void ht_finish(int reason) HT_HIDDEN;
+enum { HT_FINISH_EXIT = 0, HT_FINISH_EXEC = 1 };
+/* Next dense thread id for a thread created by our pthread_create wrapper's caller. */
+uint64_t ht_current_tid(void) HT_HIDDEN;
+
+/* Record one event on the fast path: the calling thread has a ring and is not
+ * already inside a hook. Everything else goes to ht_record_slow. The time is
+ * taken inside the busy window, so a signal handler that runs in the window
+ * queues its event behind this one (see ht_side_flush). */
+static inline void ht_emit(uint32_t kind, uint64_t a, uint64_t b, uint64_t c, uint64_t d)
+{
+    ht_tls *t = &ht_t;
+    ht_ring *r = t->ring;
+    if (HT_LIKELY(r != NULL && !t->busy && !t->untraced)) {
+        t->busy = 1;
+        atomic_signal_fence(memory_order_seq_cst);
+        ht_rawev *e = ht_ring_slot(r);
+        if (HT_UNLIKELY(!e)) e = ht_ring_full(r);
+        if (HT_LIKELY(e != NULL)) {
+            e->tk = (ht_now() - ht_t0) << 8 | kind;
+            e->a = a;
+            e->b = b;
+            e->c = c;
+            e->d = d;
+            if (HT_UNLIKELY(ht_ring_publish(r))) ht_poke();
+        }
+        atomic_signal_fence(memory_order_seq_cst);
+        t->busy = 0;
+        if (HT_UNLIKELY(r->side_w != r->side_r)) ht_side_flush(t, r);
+    } else {
+        ht_record_slow(kind, a, b, c, d);
+    }
+}
+/* Thread start (our pthread_create trampoline): attach a ring and record thread-create. */
+void ht_thread_begin(void) HT_HIDDEN;
+/* Before exec: finish the trace if this process owns it (not in a vfork child). */
+void ht_before_exec(void) HT_HIDDEN;
+
+/* ---- hooks.c ---- */
+#include <pthread.h>
+extern int (*ht_real_pthread_create)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *) HT_HIDDEN;
+void ht_hooks_resolve(void) HT_HIDDEN;
+
+/* ---- flusher.c ---- */
+/* Choose the clock (HATRACE_CLOCK, invariant TSC) and take the start sample. */
+void ht_clock_init(void) HT_HIDDEN;
+/* A ring for the calling thread: a free one from the registry, or a new mapping.
+ * @return NULL if memory is exhausted. */
+ht_ring *ht_ring_claim(void) HT_HIDDEN;
+/* Registry of rings (lock-free push, never unlinked; rings are reused). */
+extern _Atomic(ht_ring *) ht_rings HT_HIDDEN;
+extern _Atomic uint32_t ht_drain_seq HT_HIDDEN;   /* bumped after every flusher pass */
+extern _Atomic uint32_t ht_dead_rings HT_HIDDEN;  /* exited threads not yet reclaimed */
+int ht_flusher_start(void) HT_HIDDEN;     /* @return 0 or -1 */
+void ht_flusher_stop(void) HT_HIDDEN;     /* join; no-op if not running or on the flusher */
+int ht_flusher_running(void) HT_HIDDEN;
+/* Drain every ring into the writer (opening it on first use). Takes the writer
+ * lock. @return events written, or -1 if the trace is off. */
+long ht_drain_all(void) HT_HIDDEN;
+/* Drain only r (a producer with a full ring and no flusher). */
+long ht_drain_one(ht_ring *r) HT_HIDDEN;
+/* Close the writer (final drain done by the caller), report counters. */
+void ht_writer_finish(void) HT_HIDDEN;
+/* Fork: lock in prepare, unlock in the parent, reset in the child. */
+void ht_flusher_atfork_prepare(void) HT_HIDDEN;
+void ht_flusher_atfork_parent(void) HT_HIDDEN;
+void ht_flusher_atfork_child(void) HT_HIDDEN;
+/* Open the output of this process now (early error), or in a fork child later.
+ * @return 0, or -1 after one message (the program then runs untraced). */
+int ht_output_open(void) HT_HIDDEN;
+extern _Atomic uint64_t ht_lost HT_HIDDEN;  /* events lost outside rings (late, side overflow) */
+
+#endif /* HT_RECORDER_H */

@@ -1,0 +1,122 @@
+/* ring.h — the per-thread event ring of the recorder (single producer, single consumer).
+ *
+ * One ring per traced thread. The owning thread (producer) appends fixed-size raw
+ * events; the flusher thread (consumer) reads them in place and then releases them.
+ *
+ *   head  written by the producer only (release), read by the consumer (acquire)
+ *   tail  written by the consumer only (release), read by the producer (acquire)
+ *   head - tail = events waiting; both count up forever, slot = index & mask.
+ *
+ * The producer keeps a private copy of tail and reads the shared one only when the
+ * ring looks full, so an append touches only the producer's own cache line and the
+ * slot. Nothing here allocates, locks or makes a system call; the policy for a full
+ * ring (wait or drop) and the flusher wake-up belong to the caller (recorder.c).
+ */
+#ifndef HT_RING_H
+#define HT_RING_H
+
+#include <stdalign.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* One raw event, 40 bytes, written as-is by the hook and decoded by the flusher.
+ * tk = (timestamp - trace start) << 8 | kind (low 5 bits) | HT_FAILED.
+ * The meaning of a..d depends on the kind: see ht_kind in recorder.h. */
+typedef struct ht_rawev {
+    uint64_t tk;
+    uint64_t a, b, c, d;
+} ht_rawev;
+
+enum { HT_SIDE_CAP = 16 };  /* events a signal handler may queue while its thread is in a hook */
+
+enum ht_ring_state { HT_RING_FREE = 0, HT_RING_OWNED = 1, HT_RING_DEAD = 2 };
+
+typedef struct ht_ring {
+    /* producer's cache line */
+    alignas(64) _Atomic uint64_t head;
+    uint64_t tail_cache;         /* producer's last view of tail */
+    uint32_t mask;               /* capacity - 1 (capacity is a power of two) */
+    uint32_t mark;               /* fill level at which the producer pokes the flusher */
+    uint64_t waits;              /* times the producer found the ring full and waited */
+    uint64_t drops;              /* events the producer could not store */
+    uint32_t side_w, side_r;     /* side buffer indexes (owner thread and its handlers) */
+    /* consumer's cache line */
+    alignas(64) _Atomic uint64_t tail;
+    /* shared, rarely written */
+    alignas(64) _Atomic uint32_t state; /* ht_ring_state */
+    uint64_t tid;                /* dense thread id of the current owner (set before OWNED) */
+    struct ht_ring *next;        /* registry list; never unlinked */
+    size_t map_bytes;            /* size of the mapping holding this ring */
+    ht_rawev side[HT_SIDE_CAP];
+    alignas(64) ht_rawev ev[];
+} ht_ring;
+
+/* Bytes needed for a ring of cap events (cap a power of two). */
+static inline size_t ht_ring_bytes(uint32_t cap)
+{
+    return sizeof(ht_ring) + (size_t)cap * sizeof(ht_rawev);
+}
+
+/* Initialise a zeroed ring of cap events (power of two >= 2) in place. */
+static inline void ht_ring_init(ht_ring *r, uint32_t cap)
+{
+    atomic_store_explicit(&r->head, 0, memory_order_relaxed);
+    atomic_store_explicit(&r->tail, 0, memory_order_relaxed);
+    r->tail_cache = 0;
+    r->mask = cap - 1;
+    r->mark = cap / 2;
+    r->waits = r->drops = 0;
+    r->side_w = r->side_r = 0;
+}
+
+/* Producer: the slot for the next event, or NULL if the ring is full.
+ * Fill the slot, then ht_ring_publish(). pre: called by the owner only. */
+static inline ht_rawev *ht_ring_slot(ht_ring *r)
+{
+    uint64_t h = atomic_load_explicit(&r->head, memory_order_relaxed);
+    if (__builtin_expect(h - r->tail_cache > r->mask, 0)) {
+        r->tail_cache = atomic_load_explicit(&r->tail, memory_order_acquire);
+        if (h - r->tail_cache > r->mask) return NULL;
+    }
+    return &r->ev[h & r->mask];
+}
+
+/* Producer: make the filled slot visible. @return 1 if the fill level just
+ * reached the mark (the caller wakes the consumer), else 0. */
+static inline int ht_ring_publish(ht_ring *r)
+{
+    uint64_t h = atomic_load_explicit(&r->head, memory_order_relaxed) + 1;
+    atomic_store_explicit(&r->head, h, memory_order_release);
+    return h - r->tail_cache == r->mark;
+}
+
+/* Consumer: events ready to read as one contiguous run starting at *first
+ * (at most max). @return the count (0 if empty). */
+static inline size_t ht_ring_peek(ht_ring *r, const ht_rawev **first, size_t max)
+{
+    uint64_t t = atomic_load_explicit(&r->tail, memory_order_relaxed);
+    uint64_t h = atomic_load_explicit(&r->head, memory_order_acquire);
+    uint64_t n = h - t;
+    uint64_t to_end = (uint64_t)r->mask + 1 - (t & r->mask);
+    if (n > to_end) n = to_end;
+    if (n > max) n = max;
+    *first = &r->ev[t & r->mask];
+    return (size_t)n;
+}
+
+/* Consumer: release n events read through ht_ring_peek. */
+static inline void ht_ring_consume(ht_ring *r, size_t n)
+{
+    uint64_t t = atomic_load_explicit(&r->tail, memory_order_relaxed);
+    atomic_store_explicit(&r->tail, t + n, memory_order_release);
+}
+
+/* Either side: events waiting (a snapshot). */
+static inline uint64_t ht_ring_fill(ht_ring *r)
+{
+    return atomic_load_explicit(&r->head, memory_order_acquire) -
+           atomic_load_explicit(&r->tail, memory_order_acquire);
+}
+
+#endif /* HT_RING_H */
