@@ -44,6 +44,7 @@ typedef struct out {
     hatf1_encoder enc;
     hatf_writer *w;
     addrmap heaps;       /* heap ids seen, for copying heap names */
+    hatf_counters counters;
 } out;
 
 static int write_all(out *o)
@@ -117,7 +118,9 @@ static int start_out(out *o, hatf_source *s, int best, int plain)
         }
         if (!o->w) { cli_error_at(o->path, &err); return -1; }
         if (addrmap_init(&o->heaps)) { cli_error("out of memory"); return -1; }
-        if (r) {  /* thread names travel with the container */
+        if (r) {  /* the recorder's counters and thread names travel with the container */
+            o->counters = *hatf_reader_counters(r);
+            o->counters.events = 0;
             const uint64_t *th;
             size_t n = hatf_reader_threads(r, &th);
             for (size_t i = 0; i < n; i++) {
@@ -153,6 +156,7 @@ static int put_event(out *o, hatf_source *s, const hatf_event *ev)
             if (nm) hatf_writer_name_heap(o->w, ev->heap, nm);
         }
         rc = hatf_writer_add(o->w, ev, 1);
+        o->counters.events++;
         if (rc < 0) cli_error("%s: writing record %llu: %s", o->path,
                               (unsigned long long)hatf_source_record(s), hatf_strerror(rc));
         return rc;
@@ -176,7 +180,7 @@ static int finish_out(out *o, int ok)
     if (o->fmt == HATF_FMT_CONTAINER) {
         if (o->w) {
             hatf_err err = { 0 };
-            if (hatf_writer_close(o->w, NULL, &err) < 0 && ok) { cli_error_at(o->path, &err); rc = -1; }
+            if (hatf_writer_close(o->w, &o->counters, &err) < 0 && ok) { cli_error_at(o->path, &err); rc = -1; }
         }
         addrmap_free(&o->heaps);
     } else {
