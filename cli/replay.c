@@ -1,10 +1,237 @@
-/* replay.c — placeholder until the replay subcommand lands. */
+/* replay.c — hatrace replay: drive allocators from a trace and measure them. */
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "cli_util.h"
 #include "commands.h"
+#include "../replay/replay.h"
+
+static const char help[] =
+    "usage: hatrace replay [options] FILE\n"
+    "\n"
+    "Compile the trace into a plan (objects as dense slots, one op list per\n"
+    "thread) and run it against each allocator in its own process, then print\n"
+    "speed, latency, memory and fragmentation per allocator (docs/replay.md).\n"
+    "\n"
+    "  --allocator LIST   comma-separated: glibc, jemalloc, tcmalloc, mimalloc,\n"
+    "                     null (a bump allocator: the runner's own cost), or a\n"
+    "                     path to a shared object exporting malloc/free.\n"
+    "                     Default: each of the four that is installed\n"
+    "  --threads trace|1  one runner thread per trace thread (default), or the\n"
+    "                     whole trace in global order on one thread\n"
+    "  --touch none|page|all  how allocated memory is written (default page:\n"
+    "                     one write per page)\n"
+    "  --repeat N         run each allocator N times, report medians (default 1)\n"
+    "  --latency-every N  time one call in N on average (default 16; 1 = all)\n"
+    "  --json             a JSON array of objects, one per allocator\n"
+    "  --series FILE      memory over time as CSV: allocator,op,live_bytes,rss_bytes\n"
+    "  --plot FILE        draw the series with gnuplot (.png or .svg)\n"
+    "  --from FORMAT      hatrace (default, recognised by its magic), hatf1.0 or text\n"
+    "  -h, --help         this help\n";
+
+enum { O_ALLOC = 1000, O_THREADS, O_TOUCH, O_REPEAT, O_EVERY, O_JSON, O_SERIES, O_PLOT, O_FROM };
+
+static int parse_allocators(const char *list, rp_allocator **out, unsigned *n)
+{
+    unsigned cap = 8, cnt = 0;
+    rp_allocator *a = malloc(cap * sizeof *a);
+    if (!a) return CLI_FAIL;
+    if (!list) {
+        for (unsigned i = 0; i < 4; i++) {
+            if (!rp_allocator_installed(rp_known_allocators[i])) continue;
+            hatf_err e = { 0 };
+            if (rp_allocator_resolve(rp_known_allocators[i], &a[cnt], &e) == 0) cnt++;
+        }
+    } else {
+        const char *p = list;
+        while (*p) {
+            size_t len = strcspn(p, ",");
+            char name[4096];
+            if (len == 0 || len >= sizeof name) {
+                free(a);
+                return cli_usage("replay", "--allocator: empty or too long name in '%s'", list);
+            }
+            memcpy(name, p, len);
+            name[len] = 0;
+            if (cnt == cap) {
+                rp_allocator *b = realloc(a, 2 * cap * sizeof *a);
+                if (!b) { free(a); return CLI_FAIL; }
+                a = b;
+                cap *= 2;
+            }
+            hatf_err e = { 0 };
+            if (rp_allocator_resolve(name, &a[cnt], &e)) {
+                cli_error("replay: %s", e.msg);
+                free(a);
+                return CLI_FAIL;
+            }
+            cnt++;
+            p += len + (p[len] == ',');
+        }
+    }
+    *out = a;
+    *n = cnt;
+    return 0;
+}
 
 int cmd_replay(int argc, char **argv)
 {
-    (void)argc; (void)argv;
-    fprintf(stderr, "hatrace: 'replay' is not built yet\n");
-    return 2;
+    if (argc > 1 && strcmp(argv[1], "--child") == 0) return rp_child_main(argc - 2, argv + 2);
+    static const struct option opts[] = {
+        { "allocator", required_argument, NULL, O_ALLOC },
+        { "threads", required_argument, NULL, O_THREADS },
+        { "touch", required_argument, NULL, O_TOUCH },
+        { "repeat", required_argument, NULL, O_REPEAT },
+        { "latency-every", required_argument, NULL, O_EVERY },
+        { "json", no_argument, NULL, O_JSON },
+        { "series", required_argument, NULL, O_SERIES },
+        { "plot", required_argument, NULL, O_PLOT },
+        { "from", required_argument, NULL, O_FROM },
+        { "help", no_argument, NULL, 'h' },
+        { 0 },
+    };
+    const char *alloc_list = NULL, *series = NULL, *plot = NULL;
+    int single = 0, json = 0, touch = RP_TOUCH_PAGE, c, rc;
+    uint64_t repeat = 1, every = 16;
+    hatf_format fmt = HATF_FMT_AUTO;
+    cli_getopt_begin();
+    while ((c = getopt_long(argc, argv, "+:h", opts, NULL)) != -1) {
+        switch (c) {
+        case O_ALLOC: alloc_list = optarg; break;
+        case O_THREADS:
+            if (strcmp(optarg, "trace") == 0) single = 0;
+            else if (strcmp(optarg, "1") == 0) single = 1;
+            else return cli_usage("replay", "--threads must be 'trace' or '1', not '%s'", optarg);
+            break;
+        case O_TOUCH:
+            if (strcmp(optarg, "none") == 0) touch = RP_TOUCH_NONE;
+            else if (strcmp(optarg, "page") == 0) touch = RP_TOUCH_PAGE;
+            else if (strcmp(optarg, "all") == 0) touch = RP_TOUCH_ALL;
+            else return cli_usage("replay", "--touch must be none, page or all, not '%s'", optarg);
+            break;
+        case O_REPEAT:
+            if ((rc = cli_parse_u64("replay", "--repeat", optarg, &repeat))) return rc;
+            if (repeat < 1 || repeat > 1000) return cli_usage("replay", "--repeat must be 1 to 1000");
+            break;
+        case O_EVERY:
+            if ((rc = cli_parse_u64("replay", "--latency-every", optarg, &every))) return rc;
+            if (every < 1 || every > 1000000) return cli_usage("replay", "--latency-every must be 1 to 1000000");
+            break;
+        case O_JSON: json = 1; break;
+        case O_SERIES: series = optarg; break;
+        case O_PLOT: plot = optarg; break;
+        case O_FROM: if ((rc = cli_parse_format("replay", "--from", optarg, &fmt))) return rc; break;
+        case 'h': return cli_help(help);
+        default: return cli_bad_option("replay", c, argv);
+        }
+    }
+    const char *path;
+    if ((rc = cli_one_file("replay", argc, argv, &path))) return rc;
+    if (plot) {
+        const char *dot = strrchr(plot, '.');
+        if (!dot || (strcmp(dot, ".png") && strcmp(dot, ".svg")))
+            return cli_usage("replay", "--plot %s: the name must end in .png or .svg", plot);
+    }
+
+    rp_allocator *allocs = NULL;
+    unsigned nalloc = 0;
+    if ((rc = parse_allocators(alloc_list, &allocs, &nalloc))) return rc;
+    if (!nalloc) {
+        free(allocs);
+        cli_error("replay: no allocator to run (install libjemalloc2, libtcmalloc-minimal4 or libmimalloc2.0, "
+                  "or name one with --allocator)");
+        return CLI_FAIL;
+    }
+
+    hatf_source *src = cli_open_source(path, fmt);
+    if (!src) {
+        free(allocs);
+        return CLI_FAIL;
+    }
+    rp_plan plan;
+    hatf_err err = { 0 };
+    rc = rp_compile_source(src, single, &plan, &err);
+    hatf_source_close(src);
+    if (rc) {
+        cli_error_at(path, &err);
+        free(allocs);
+        return CLI_FAIL;
+    }
+
+    char self[PATH_MAX];
+    ssize_t sl = readlink("/proc/self/exe", self, sizeof self - 1);
+    int pfd = memfd_create("hatrace-plan", MFD_CLOEXEC);
+    rp_result *runs = calloc(repeat, sizeof *runs);
+    rp_report *rep = calloc(nalloc, sizeof *rep);
+    rc = CLI_FAIL;
+    if (sl <= 0 || pfd < 0 || !runs || !rep) {
+        cli_error("replay: cannot set up the child processes");
+        goto out;
+    }
+    self[sl] = 0;
+    if (rp_plan_save(&plan, pfd)) {
+        cli_error("replay: cannot write the plan");
+        goto out;
+    }
+    rp_launch l = { .self = self, .plan_fd = pfd,
+                    .run = { .touch = touch, .latency_every = (unsigned)every } };
+    for (unsigned i = 0; i < nalloc; i++) {
+        for (unsigned k = 0; k < repeat; k++) {
+            char label[128];
+            snprintf(label, sizeof label, "replay %s %u/%u", allocs[i].name, k + 1, (unsigned)repeat);
+            l.run.progress = label;
+            hatf_err e = { 0 };
+            if (rp_launch_run(&l, &allocs[i], &runs[k], &e)) {
+                cli_error("replay: %s", e.msg);
+                goto out;
+            }
+        }
+        rep[i].allocator = allocs[i].name;
+        rp_figures_median(runs, (unsigned)repeat, &rep[i].r);
+    }
+    rp_report_ctx ctx = { .trace = path, .threads = single ? "1" : "trace",
+                          .touch = rp_touch_names[touch], .repeat = (unsigned)repeat,
+                          .latency_every = (unsigned)every, .st = &plan.st, .nthreads = plan.nthreads };
+    if (json) rp_print_json(stdout, &ctx, rep, nalloc);
+    else rp_print_table(stdout, &ctx, rep, nalloc);
+    rc = cli_finish_stdout(CLI_OK);
+
+    char tmpcsv[64] = "";
+    const char *csv = series;
+    if (plot && !csv) {
+        int tfd;
+        snprintf(tmpcsv, sizeof tmpcsv, "/tmp/hatrace-series-XXXXXX");
+        if ((tfd = mkstemp(tmpcsv)) < 0) {
+            cli_error("replay: cannot create a temporary file for the plot");
+            rc = CLI_FAIL;
+            goto out;
+        }
+        close(tfd);
+        csv = tmpcsv;
+    }
+    if (csv && rp_write_series(csv, rep, nalloc, &err)) {
+        cli_error("replay: %s", err.msg);
+        rc = CLI_FAIL;
+    } else if (plot) {
+        char title[512];
+        snprintf(title, sizeof title, "%s: allocator resident memory and live bytes (touch %s, threads %s)",
+                 path, rp_touch_names[touch], single ? "1" : "trace");
+        if (rp_plot(plot, csv, rep, nalloc, title, &err)) {
+            cli_error("replay: %s", err.msg);
+            rc = CLI_FAIL;
+        }
+    }
+    if (tmpcsv[0]) unlink(tmpcsv);
+
+out:
+    if (pfd >= 0) close(pfd);
+    free(runs);
+    free(rep);
+    free(allocs);
+    rp_plan_free(&plan);
+    return rc;
 }

@@ -1,0 +1,582 @@
+/* compile.c — the replay compiler: events in global time order -> plan.
+ *
+ * Objects become dense slot numbers. A slot freed by thread T goes back to T's
+ * own free list, so a slot is only ever reused by the thread that emptied it,
+ * after it emptied it in its own program order: reuse never needs a wait.
+ *
+ * Cross-thread objects. When thread T consumes (frees, reallocs) an object made
+ * by thread U, the op that made it is flagged PUBLISH and T gets a WAIT op
+ * before its consuming op: the runner on U bumps ready[slot] with a release
+ * store after storing the pointer, the runner on T spins until ready[slot]
+ * equals the generation the compiler counted (acquire). Every ownership change
+ * of a slot passes through such a wait, so the publishing thread always sees
+ * the slot's latest generation and generations per slot rise one by one.
+ *
+ * Inversions. Per-thread timestamps let the merged order show an address
+ * handed out again while it still looks live (a moving realloc is stamped once
+ * for both halves; its free half may sort after another thread's allocation of
+ * the address it released). The new object then displaces the old one, which
+ * stays findable under the same address. The next consumer of that address
+ * takes the displaced (older) object when the current one was made by another
+ * thread — the late record must be the old object's, since the thread that
+ * made the current object cannot be inside the call that freed the old one —
+ * and the current object otherwise. Anything consumed that is not live at all
+ * is an error naming the record.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "replay.h"
+
+#define NONE UINT32_MAX
+
+typedef struct obj {
+    uint64_t addr, size;
+    uint64_t create_op;    /* index in the making thread's ops */
+    uint32_t slot;
+    uint32_t thread;       /* plan thread that made it */
+    uint32_t older;        /* displaced object under the same address */
+    uint32_t heap;         /* index in heaps[] */
+    uint32_t hprev, hnext; /* live objects of the same heap */
+} obj;
+
+/* Open addressing, linear probing, backward-shift deletion; key 0 = empty. */
+typedef struct u64map {
+    uint64_t *keys;
+    uint32_t *vals;
+    size_t cap, n;         /* cap: power of two */
+} u64map;
+
+typedef struct heap_rec {
+    uint64_t id;
+    uint32_t head;         /* newest live object, or NONE */
+} heap_rec;
+
+typedef struct thread_rec {
+    uint32_t *free_slots;
+    size_t nfree, capfree;
+} thread_rec;
+
+struct rp_compiler {
+    int single;
+    rp_plan plan;
+    obj *objs;
+    size_t nobjs, capobjs;
+    uint32_t free_obj;     /* free list of obj records through .older */
+    u64map addrs;          /* address -> current object */
+    u64map thread_ids;     /* trace thread + 1 -> plan thread */
+    u64map heap_ids;       /* heap + 1 -> heaps[] index */
+    heap_rec *heaps;
+    size_t nheaps, capheaps;
+    thread_rec *threads;
+    uint32_t nthr;         /* entries in threads (outlives the plan moved out) */
+    uint32_t *pub;         /* per slot: publications so far */
+    size_t cappub;
+    uint64_t live_bytes, live_objects, calls;
+    uint32_t peak_thread;
+    uint64_t peak_op;
+    int have_peak;
+};
+
+/* ---- small containers ------------------------------------------------------ */
+
+static inline size_t hash64(uint64_t k, size_t mask)
+{
+    k ^= k >> 33;
+    k *= 0xff51afd7ed558ccdull;
+    k ^= k >> 33;
+    return (size_t)k & mask;
+}
+
+static int map_grow(u64map *m)
+{
+    size_t cap = m->cap ? 2 * m->cap : 1024;
+    uint64_t *keys = calloc(cap, sizeof *keys);
+    uint32_t *vals = malloc(cap * sizeof *vals);
+    if (!keys || !vals) {
+        free(keys);
+        free(vals);
+        return -1;
+    }
+    for (size_t i = 0; i < m->cap; i++) {
+        if (!m->keys[i]) continue;
+        size_t j = hash64(m->keys[i], cap - 1);
+        while (keys[j]) j = (j + 1) & (cap - 1);
+        keys[j] = m->keys[i];
+        vals[j] = m->vals[i];
+    }
+    free(m->keys);
+    free(m->vals);
+    m->keys = keys;
+    m->vals = vals;
+    m->cap = cap;
+    return 0;
+}
+
+/* @return the slot index holding k, or SIZE_MAX. */
+static size_t map_find(const u64map *m, uint64_t k)
+{
+    if (!m->cap) return SIZE_MAX;
+    for (size_t i = hash64(k, m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
+        if (m->keys[i] == k) return i;
+        if (!m->keys[i]) return SIZE_MAX;
+    }
+}
+
+static int map_put(u64map *m, uint64_t k, uint32_t v)
+{
+    size_t i = map_find(m, k);
+    if (i != SIZE_MAX) {
+        m->vals[i] = v;
+        return 0;
+    }
+    if (4 * (m->n + 1) > 3 * m->cap && map_grow(m)) return -1;
+    for (i = hash64(k, m->cap - 1); m->keys[i]; i = (i + 1) & (m->cap - 1)) {}
+    m->keys[i] = k;
+    m->vals[i] = v;
+    m->n++;
+    return 0;
+}
+
+static void map_del_at(u64map *m, size_t i)
+{
+    size_t mask = m->cap - 1;
+    for (size_t j = (i + 1) & mask; m->keys[j]; j = (j + 1) & mask) {
+        size_t home = hash64(m->keys[j], mask);
+        /* move j back into the hole at i unless its home lies in (i, j] */
+        if (((j - home) & mask) >= ((j - i) & mask)) {
+            m->keys[i] = m->keys[j];
+            m->vals[i] = m->vals[j];
+            i = j;
+        }
+    }
+    m->keys[i] = 0;
+    m->n--;
+}
+
+static void map_free(u64map *m) { free(m->keys); free(m->vals); }
+
+#define GROW(arr, n, cap) \
+    ((n) < (cap) ? 0 : grow_array((void **)&(arr), &(cap), sizeof *(arr)))
+
+static int grow_array(void **a, size_t *cap, size_t elem)
+{
+    size_t c = *cap ? 2 * *cap : 64;
+    void *p = realloc(*a, c * elem);
+    if (!p) return -1;
+    *a = p;
+    *cap = c;
+    return 0;
+}
+
+/* ---- compiler -------------------------------------------------------------- */
+
+rp_compiler *rp_compiler_new(int single)
+{
+    rp_compiler *c = calloc(1, sizeof *c);
+    if (!c) return NULL;
+    c->single = single;
+    c->plan.single = single;
+    c->free_obj = NONE;
+    return c;
+}
+
+void rp_compiler_free(rp_compiler *c)
+{
+    if (!c) return;
+    rp_plan_free(&c->plan);
+    free(c->objs);
+    map_free(&c->addrs);
+    map_free(&c->thread_ids);
+    map_free(&c->heap_ids);
+    free(c->heaps);
+    for (uint32_t t = 0; t < c->nthr; t++) free(c->threads[t].free_slots);
+    free(c->threads);
+    free(c->pub);
+    free(c);
+}
+
+static int nomem(hatf_err *err) { return hatf_err_set(err, HATF_E_NOMEM, 0, "replay compiler: out of memory"); }
+
+/* Plan thread for an event. @return its index, or -1 on allocation failure. */
+static int64_t plan_thread(rp_compiler *c, uint64_t trace_thread)
+{
+    uint64_t key = c->single ? 1 : trace_thread + 1;
+    if (!key) key = 1;  /* thread UINT64_MAX shares with thread 0; harmless */
+    size_t i = map_find(&c->thread_ids, key);
+    if (i != SIZE_MAX) return c->thread_ids.vals[i];
+    int64_t t = rp_plan_add_thread(&c->plan, c->single ? 0 : trace_thread);
+    if (t < 0) return -1;
+    thread_rec *tr = realloc(c->threads, c->plan.nthreads * sizeof *tr);
+    if (!tr) return -1;
+    c->threads = tr;
+    memset(&tr[t], 0, sizeof tr[t]);
+    c->nthr = c->plan.nthreads;
+    if (map_put(&c->thread_ids, key, (uint32_t)t)) return -1;
+    return t;
+}
+
+static int64_t heap_index(rp_compiler *c, uint64_t heap)
+{
+    uint64_t key = heap + 1 ? heap + 1 : 1;
+    size_t i = map_find(&c->heap_ids, key);
+    if (i != SIZE_MAX) return c->heap_ids.vals[i];
+    if (GROW(c->heaps, c->nheaps, c->capheaps)) return -1;
+    c->heaps[c->nheaps] = (heap_rec){ heap, NONE };
+    if (map_put(&c->heap_ids, key, (uint32_t)c->nheaps)) return -1;
+    return (int64_t)c->nheaps++;
+}
+
+static int64_t slot_take(rp_compiler *c, uint32_t t)
+{
+    thread_rec *tr = &c->threads[t];
+    if (tr->nfree) return tr->free_slots[--tr->nfree];
+    if (c->plan.nslots == NONE - 1) return -1;
+    uint32_t s = c->plan.nslots++;
+    if (s >= c->cappub) {
+        size_t cap = c->cappub ? 2 * c->cappub : 1024;
+        uint32_t *p = realloc(c->pub, cap * sizeof *p);
+        if (!p) return -1;
+        memset(p + c->cappub, 0, (cap - c->cappub) * sizeof *p);
+        c->pub = p;
+        c->cappub = cap;
+    }
+    return s;
+}
+
+static int slot_give(rp_compiler *c, uint32_t t, uint32_t s)
+{
+    thread_rec *tr = &c->threads[t];
+    if (GROW(tr->free_slots, tr->nfree, tr->capfree)) return -1;
+    tr->free_slots[tr->nfree++] = s;
+    return 0;
+}
+
+static void heap_link(rp_compiler *c, uint32_t o)
+{
+    heap_rec *h = &c->heaps[c->objs[o].heap];
+    c->objs[o].hprev = NONE;
+    c->objs[o].hnext = h->head;
+    if (h->head != NONE) c->objs[h->head].hprev = o;
+    h->head = o;
+}
+
+static void heap_unlink(rp_compiler *c, uint32_t o)
+{
+    obj *b = &c->objs[o];
+    if (b->hprev != NONE) c->objs[b->hprev].hnext = b->hnext;
+    else c->heaps[b->heap].head = b->hnext;
+    if (b->hnext != NONE) c->objs[b->hnext].hprev = b->hprev;
+}
+
+/* Account a finished call and mark the op where live bytes first peak. */
+static void after_call(rp_compiler *c, uint32_t t, int64_t idx)
+{
+    c->calls++;
+    rp_plan_stats *st = &c->plan.st;
+    if (c->live_objects > st->peak_live_objects) st->peak_live_objects = c->live_objects;
+    if (c->live_bytes > st->peak_live_bytes) {
+        if (c->have_peak) c->plan.threads[c->peak_thread].ops[c->peak_op].w &= ~((uint64_t)RP_F_PEAK << 8);
+        c->plan.threads[t].ops[idx].w |= (uint64_t)RP_F_PEAK << 8;
+        c->peak_thread = t;
+        c->peak_op = (uint64_t)idx;
+        c->have_peak = 1;
+        st->peak_live_bytes = c->live_bytes;
+        st->peak_live_index = c->calls;
+    }
+}
+
+/* Find the object a consumer on thread t means by addr, unlink it from the
+ * address map and its heap. @return its index, or NONE if addr is not live. */
+static uint32_t consume_obj(rp_compiler *c, uint64_t addr, uint32_t t)
+{
+    size_t i = map_find(&c->addrs, addr);
+    if (i == SIZE_MAX) return NONE;
+    uint32_t cur = c->addrs.vals[i];
+    uint32_t o;
+    if (c->objs[cur].older != NONE && c->objs[cur].thread != t) {
+        /* late consumer of the oldest displaced object */
+        uint32_t prev = cur;
+        o = c->objs[cur].older;
+        while (c->objs[o].older != NONE) { prev = o; o = c->objs[o].older; }
+        c->objs[prev].older = NONE;
+        c->plan.st.late_consumed++;
+    } else {
+        o = cur;
+        if (c->objs[cur].older != NONE) c->addrs.vals[i] = c->objs[cur].older;
+        else map_del_at(&c->addrs, i);
+    }
+    heap_unlink(c, o);
+    return o;
+}
+
+static void obj_release(rp_compiler *c, uint32_t o)
+{
+    c->objs[o].older = c->free_obj;
+    c->free_obj = o;
+}
+
+/* Cross-thread consumption: publish at the maker, wait at the consumer. */
+static int cross_thread(rp_compiler *c, uint32_t o, uint32_t t)
+{
+    obj *b = &c->objs[o];
+    if (c->single || b->thread == t) return 0;
+    c->plan.threads[b->thread].ops[b->create_op].w |= (uint64_t)RP_F_PUBLISH << 8;
+    uint32_t gen = ++c->pub[b->slot];
+    c->plan.st.waits++;
+    return rp_plan_push(&c->plan, t, (rp_op){ rp_op_pack(RP_WAIT, 0, 0), b->slot, gen }) < 0 ? -1 : 0;
+}
+
+/* New live object at addr made on thread t by op idx (filled in later). */
+static int64_t obj_new(rp_compiler *c, uint64_t addr, uint64_t size, uint64_t heap, uint32_t t)
+{
+    uint32_t o;
+    if (c->free_obj != NONE) {
+        o = c->free_obj;
+        c->free_obj = c->objs[o].older;
+    } else {
+        if (c->nobjs == NONE - 1 || GROW(c->objs, c->nobjs, c->capobjs)) return -1;
+        o = (uint32_t)c->nobjs++;
+    }
+    int64_t h = heap_index(c, heap);
+    int64_t s = slot_take(c, t);
+    if (h < 0 || s < 0) return -1;
+    c->objs[o] = (obj){ .addr = addr, .size = size, .slot = (uint32_t)s, .thread = t,
+                        .older = NONE, .heap = (uint32_t)h };
+    size_t i = map_find(&c->addrs, addr);
+    if (i != SIZE_MAX) {
+        c->objs[o].older = c->addrs.vals[i];
+        c->addrs.vals[i] = o;
+        c->plan.st.reused_live++;
+    } else if (map_put(&c->addrs, addr, o)) {
+        return -1;
+    }
+    heap_link(c, o);
+    c->live_bytes += size;
+    c->live_objects++;
+    c->plan.st.total_bytes += size;
+    return o;
+}
+
+static unsigned log2_align(uint64_t a)
+{
+    if (a < 2) return 0;
+    unsigned l = 63u - (unsigned)__builtin_clzll(a);
+    return (a & (a - 1)) ? l + 1 : l;  /* a non-power of two rounds up */
+}
+
+/* The call to replay for an allocating event, from its func attribute. */
+static unsigned alloc_kind(const hatf_attrs *a, int have, unsigned *arg)
+{
+    *arg = 0;
+    unsigned fn = have && (a->present & (1u << HATF_A_FUNC)) ? (unsigned)a->value[HATF_A_FUNC] : 0;
+    uint64_t align = have && (a->present & (1u << HATF_A_ALIGN)) ? a->value[HATF_A_ALIGN] : 0;
+    switch (fn) {
+    case HATF_FN_CALLOC: {
+        uint64_t n = have && (a->present & (1u << HATF_A_NMEMB)) ? a->value[HATF_A_NMEMB] : 1;
+        *arg = n <= UINT32_MAX ? (uint32_t)n : 1;
+        return RP_CALLOC;
+    }
+    case HATF_FN_MEMALIGN: *arg = log2_align(align ? align : 16); return RP_MEMALIGN;
+    case HATF_FN_POSIX_MEMALIGN: *arg = log2_align(align ? align : 16); return RP_POSIX_MEMALIGN;
+    case HATF_FN_ALIGNED_ALLOC: *arg = log2_align(align ? align : 16); return RP_ALIGNED_ALLOC;
+    case HATF_FN_VALLOC: return RP_VALLOC;
+    case HATF_FN_PVALLOC: return RP_PVALLOC;
+    default: return RP_MALLOC;  /* malloc, new, unknown or absent */
+    }
+}
+
+static int emit_free(rp_compiler *c, uint32_t t, uint32_t o)
+{
+    if (cross_thread(c, o, t)) return -1;
+    obj *b = &c->objs[o];
+    int64_t idx = rp_plan_push(&c->plan, t, (rp_op){ rp_op_pack(RP_FREE, 0, 0), b->slot, 0 });
+    if (idx < 0 || slot_give(c, t, b->slot)) return -1;
+    c->live_bytes -= b->size;
+    c->live_objects--;
+    obj_release(c, o);
+    after_call(c, t, idx);
+    return 0;
+}
+
+static int not_live(hatf_err *err, const hatf_event *ev, uint64_t record, uint64_t offset, uint64_t addr)
+{
+    int e = hatf_err_set(err, HATF_E_CORRUPT, offset,
+                         "record %llu: %s of 0x%llx on thread %llu, which is not live",
+                         (unsigned long long)record,
+                         hatf_op_name(ev->op), (unsigned long long)addr, (unsigned long long)ev->thread);
+    if (err) err->record = record;
+    return e;
+}
+
+static int destroy_heap(rp_compiler *c, uint32_t t, uint64_t heap)
+{
+    size_t i = map_find(&c->heap_ids, heap + 1 ? heap + 1 : 1);
+    if (i == SIZE_MAX) return 0;
+    heap_rec *h = &c->heaps[c->heap_ids.vals[i]];
+    while (h->head != NONE) {
+        uint32_t o = h->head;
+        /* unlink from the address map wherever it sits in its chain */
+        size_t a = map_find(&c->addrs, c->objs[o].addr);
+        uint32_t cur = c->addrs.vals[a];
+        if (cur == o) {
+            if (c->objs[o].older != NONE) c->addrs.vals[a] = c->objs[o].older;
+            else map_del_at(&c->addrs, a);
+        } else {
+            while (c->objs[cur].older != o) cur = c->objs[cur].older;
+            c->objs[cur].older = c->objs[o].older;
+        }
+        heap_unlink(c, o);
+        c->plan.st.heap_frees++;
+        if (emit_free(c, t, o)) return -1;
+    }
+    return 0;
+}
+
+int rp_compiler_add(rp_compiler *c, const hatf_event *ev, uint64_t record, uint64_t offset,
+                    hatf_err *err)
+{
+    rp_plan_stats *st = &c->plan.st;
+    st->events++;
+    unsigned op = ev->op;
+    if (op == HATF_OP_COMMENT || op == HATF_OP_THREAD_CREATE || op == HATF_OP_THREAD_DESTROY) return 0;
+    if (op == HATF_OP_HEAP_CREATE) {
+        st->heaps_created++;
+        return heap_index(c, ev->heap) < 0 ? nomem(err) : 0;
+    }
+    int64_t t64 = plan_thread(c, ev->thread);
+    if (t64 < 0) return nomem(err);
+    uint32_t t = (uint32_t)t64;
+    if (op == HATF_OP_HEAP_DESTROY) {
+        st->heaps_destroyed++;
+        return destroy_heap(c, t, ev->heap) ? nomem(err) : 0;
+    }
+    if (op > HATF_OP_REALLOC_FREE)
+        return hatf_err_set(err, HATF_E_CORRUPT, offset, "record %llu: unknown op %u",
+                            (unsigned long long)record, op);
+
+    st->ops++;  /* every operation record counts, replayed or skipped */
+    hatf_attrs a;
+    int have = ev->attr_is_bytes && hatf_attrs_decode(ev->data, ev->data_len, &a) == 0;
+    int failed = have && (a.present & (1u << HATF_A_FAILED)) && a.value[HATF_A_FAILED];
+    if (hatf_op_has_size(op) && ev->size >> RP_SIZE_BITS)
+        return hatf_err_set(err, HATF_E_LIMIT, offset, "record %llu: size %llu too large to replay",
+                            (unsigned long long)record,
+                            (unsigned long long)ev->size);
+    /* A moving or in-place realloc of NULL is a realloc-new in all but name. */
+    if ((op == HATF_OP_REALLOC_INPLACE || op == HATF_OP_REALLOC_MOVE) && !ev->addr) op = HATF_OP_REALLOC_NEW;
+    uint64_t made = op == HATF_OP_ALLOC ? ev->addr : ev->new_addr;
+
+    switch (op) {
+    case HATF_OP_ALLOC:
+    case HATF_OP_REALLOC_NEW: {
+        if (failed || !made) {
+            st->skipped_failed++;
+            return 0;
+        }
+        unsigned arg, kind = op == HATF_OP_ALLOC ? alloc_kind(&a, have, &arg) : (arg = 0, RP_REALLOC_NULL);
+        if (kind == RP_PVALLOC) st->pvalloc++;
+        int64_t o = obj_new(c, made, ev->size, ev->heap, t);
+        if (o < 0) return nomem(err);
+        uint32_t slot = c->objs[o].slot;
+        int64_t idx = rp_plan_push(&c->plan, t, (rp_op){ rp_op_pack(kind, 0, ev->size), slot, arg });
+        if (idx < 0) return nomem(err);
+        c->objs[o].create_op = (uint64_t)idx;
+        after_call(c, t, idx);
+        return 0;
+    }
+    case HATF_OP_FREE:
+    case HATF_OP_REALLOC_FREE: {
+        if (!ev->addr) {
+            if (op == HATF_OP_REALLOC_FREE) {  /* realloc(NULL, 0): nothing made, nothing freed */
+                st->skipped_failed++;
+                return 0;
+            }
+            int64_t idx = rp_plan_push(&c->plan, t, (rp_op){ rp_op_pack(RP_FREE_NULL, 0, 0), RP_NO_SLOT, 0 });
+            if (idx < 0) return nomem(err);
+            st->free_null++;
+            after_call(c, t, idx);
+            return 0;
+        }
+        if (failed) {
+            st->skipped_failed++;
+            return 0;
+        }
+        uint32_t o = consume_obj(c, ev->addr, t);
+        if (o == NONE) return not_live(err, ev, record, offset, ev->addr);
+        if (op == HATF_OP_REALLOC_FREE) st->realloc_free++;
+        return emit_free(c, t, o) ? nomem(err) : 0;
+    }
+    default: { /* REALLOC_INPLACE, REALLOC_MOVE */
+        if (failed || !made) {  /* the old object stays live */
+            st->skipped_failed++;
+            return 0;
+        }
+        uint32_t o = consume_obj(c, ev->addr, t);
+        if (o == NONE) return not_live(err, ev, record, offset, ev->addr);
+        if (cross_thread(c, o, t)) return nomem(err);
+        uint32_t old_slot = c->objs[o].slot;
+        c->live_bytes -= c->objs[o].size;
+        c->live_objects--;
+        obj_release(c, o);
+        if (slot_give(c, t, old_slot)) return nomem(err);
+        int64_t n = obj_new(c, made, ev->size, ev->heap, t);
+        if (n < 0) return nomem(err);
+        int64_t idx = rp_plan_push(&c->plan, t, (rp_op){ rp_op_pack(RP_REALLOC, 0, ev->size),
+                                                          old_slot, c->objs[n].slot });
+        if (idx < 0) return nomem(err);
+        c->objs[n].create_op = (uint64_t)idx;
+        after_call(c, t, idx);
+        return 0;
+    }
+    }
+}
+
+int rp_compiler_finish(rp_compiler *c, rp_plan *out, hatf_err *err)
+{
+    rp_plan_stats *st = &c->plan.st;
+    st->end_live_bytes = c->live_bytes;
+    /* displaced objects never consumed stay live to the end */
+    for (size_t i = 0; i < c->addrs.cap; i++)
+        if (c->addrs.keys[i])
+            for (uint32_t o = c->objs[c->addrs.vals[i]].older; o != NONE; o = c->objs[o].older)
+                st->left_displaced++;
+    /* the null allocator's reserve per thread: every size rounded up, plus alignment */
+    for (uint32_t t = 0; t < c->plan.nthreads; t++) {
+        rp_thread_plan *th = &c->plan.threads[t];
+        uint64_t b = 0;
+        for (uint64_t i = 0; i < th->nops; i++) {
+            const rp_op *o = &th->ops[i];
+            unsigned k = rp_op_kind(o);
+            if (k == RP_FREE || k == RP_FREE_NULL || k == RP_WAIT) continue;
+            b += (rp_op_size(o) + 15) & ~(uint64_t)15;
+            if (k == RP_MEMALIGN || k == RP_POSIX_MEMALIGN || k == RP_ALIGNED_ALLOC) b += (uint64_t)1 << o->arg;
+            if (k == RP_VALLOC || k == RP_PVALLOC) b += 2 * 4096;
+        }
+        th->bump_bytes = b;
+    }
+    (void)err;
+    *out = c->plan;
+    memset(&c->plan, 0, sizeof c->plan);
+    return 0;
+}
+
+int rp_compile_source(hatf_source *src, int single, rp_plan *out, hatf_err *err)
+{
+    rp_compiler *c = rp_compiler_new(single);
+    if (!c) return nomem(err);
+    hatf_event ev;
+    int r;
+    while ((r = hatf_source_next(src, &ev)) > 0) {
+        r = rp_compiler_add(c, &ev, hatf_source_record(src), hatf_source_offset(src), err);
+        if (r < 0) break;
+    }
+    if (r < 0 && err && !err->code) {
+        const hatf_err *se = hatf_source_error(src);
+        if (se) *err = *se;
+        else hatf_err_set(err, r, 0, "%s", hatf_strerror(r));
+    }
+    if (r == 0) r = rp_compiler_finish(c, out, err);
+    rp_compiler_free(c);
+    return r;
+}

@@ -1,0 +1,277 @@
+/* figures.c — latency quantiles, fragmentation, medians, and their output:
+ * an aligned table, JSON, a CSV series, and a gnuplot chart.
+ *
+ * Fragmentation follows Johnstone and Wilson ("The memory fragmentation
+ * problem: solved?", ISMM 1998): the allocator's memory (resident bytes over
+ * the baseline) against the program's live memory (requested bytes), taken
+ * four ways — averaged over time, at the peak of live memory, at the peak of
+ * the allocator's memory, and peak over peak. Time is measured in calls, so
+ * the average weighs each sample by the calls since the one before.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "replay.h"
+
+double rp_hist_value(unsigned b)
+{
+    if (b < 16) return b;
+    unsigned msb = b / 8 + 2, sub = b % 8;
+    double width = (double)(1ull << (msb - 3));
+    return (double)(8 + sub) * width + width / 2;
+}
+
+double rp_hist_quantile(const rp_hist *h, double q)
+{
+    uint64_t n = 0;
+    for (unsigned b = 0; b < RP_HIST_BUCKETS; b++) n += h->n[b];
+    if (!n) return 0;
+    uint64_t want = (uint64_t)(q * (double)n);
+    if (want >= n) want = n - 1;
+    uint64_t seen = 0;
+    for (unsigned b = 0; b < RP_HIST_BUCKETS; b++) {
+        seen += h->n[b];
+        if (seen > want) return rp_hist_value(b);
+    }
+    return rp_hist_value(RP_HIST_BUCKETS - 1);
+}
+
+static double ratio(uint64_t a, uint64_t b) { return b ? (double)a / (double)b : 0; }
+
+void rp_figures_frag(rp_result *r)
+{
+    double rss = 0, live = 0;
+    uint64_t prev = 0;
+    for (uint32_t i = 0; i < r->nsamples; i++) {
+        const rp_sample *s = &r->samples[i];
+        double w = (double)(s->op - prev);
+        prev = s->op;
+        rss += w * (double)s->rss;
+        live += w * (double)s->live;
+    }
+    r->frag_time_avg = live > 0 ? rss / live : 0;
+    r->frag_at_peak_live = ratio(r->rss_at_peak_live, r->peak_live_bytes);
+    r->frag_at_peak_rss = ratio(r->peak_rss_bytes, r->live_at_peak_rss);
+    r->frag_peak_over_peak = ratio(r->peak_rss_bytes, r->peak_live_bytes);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *v, unsigned n)
+{
+    qsort(v, n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+void rp_figures_median(const rp_result *runs, unsigned n, rp_result *out)
+{
+    double v[n ? n : 1];
+    /* the samples (and the figures tied to them) of the run with the median time */
+    for (unsigned i = 0; i < n; i++) v[i] = runs[i].wall_s;
+    double mid = median(v, n);
+    unsigned pick = 0;
+    for (unsigned i = 0; i < n; i++)
+        if (runs[i].wall_s <= mid && (runs[pick].wall_s > mid || runs[i].wall_s > runs[pick].wall_s)) pick = i;
+    memcpy(out, &runs[pick], sizeof *out);
+#define MED(field)                                               \
+    do {                                                         \
+        for (unsigned i = 0; i < n; i++) v[i] = (double)runs[i].field; \
+        out->field = median(v, n);                               \
+    } while (0)
+    MED(wall_s);
+    MED(ns_per_op);
+    MED(ops_per_s);
+    for (unsigned k = 0; k < RP_LAT_COUNT_; k++)
+        for (unsigned q = 0; q < 3; q++) MED(lat_ns[k][q]);
+    MED(peak_rss_bytes);
+    MED(rss_at_peak_live);
+    MED(frag_time_avg);
+    MED(frag_at_peak_live);
+    MED(frag_at_peak_rss);
+    MED(frag_peak_over_peak);
+#undef MED
+}
+
+static const char *human(uint64_t b, char *buf, size_t cap)
+{
+    static const char *const unit[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+    double v = (double)b;
+    unsigned u = 0;
+    while (v >= 1024 && u < 4) { v /= 1024; u++; }
+    snprintf(buf, cap, u ? "%.1f %s" : "%.0f %s", v, unit[u]);
+    return buf;
+}
+
+static void print_notes(FILE *f, const rp_report_ctx *c)
+{
+    const rp_plan_stats *s = c->st;
+    fprintf(f, "trace: %s   threads: %s (%u runner thread%s)   touch: %s   repeat: %u (medians)"
+               "   latency: 1 call in %u timed\n",
+            c->trace, c->threads, c->nthreads, c->nthreads == 1 ? "" : "s", c->touch, c->repeat,
+            c->latency_every);
+    fprintf(f, "plan: %llu ops (+%llu frees at destroyHeap), %llu cross-thread waits; "
+               "free(NULL) replayed: %llu; failed allocations skipped: %llu; "
+               "realloc(p,0) replayed as free: %llu\n",
+            (unsigned long long)s->ops, (unsigned long long)s->heap_frees, (unsigned long long)s->waits,
+            (unsigned long long)s->free_null, (unsigned long long)s->skipped_failed,
+            (unsigned long long)s->realloc_free);
+    fprintf(f, "inversions resolved: %llu (address reused while live; %llu old objects freed late, "
+               "%llu never freed)\n",
+            (unsigned long long)s->reused_live, (unsigned long long)s->late_consumed,
+            (unsigned long long)s->left_displaced);
+}
+
+void rp_print_table(FILE *f, const rp_report_ctx *c, const rp_report *rep, unsigned n)
+{
+    print_notes(f, c);
+    fprintf(f, "\n%-12s %10s %9s %9s %7s %11s %11s %8s %9s %8s %9s  %-20s %-20s\n", "allocator", "ops",
+            "wall_s", "Mops/s", "ns/op", "peak_live", "peak_rss", "frag_avg", "frag@live", "frag@rss",
+            "peak/peak", "malloc p50/p99/p99.9", "free p50/p99/p99.9");
+    for (unsigned i = 0; i < n; i++) {
+        const rp_result *r = &rep[i].r;
+        char a[32], b[32], ml[40], fl[40];
+        snprintf(ml, sizeof ml, "%.0f/%.0f/%.0f", r->lat_ns[RP_LAT_MALLOC][0], r->lat_ns[RP_LAT_MALLOC][1],
+                 r->lat_ns[RP_LAT_MALLOC][2]);
+        snprintf(fl, sizeof fl, "%.0f/%.0f/%.0f", r->lat_ns[RP_LAT_FREE][0], r->lat_ns[RP_LAT_FREE][1],
+                 r->lat_ns[RP_LAT_FREE][2]);
+        fprintf(f, "%-12s %10llu %9.4f %9.2f %7.1f %11s %11s %8.3f %9.3f %8.3f %9.3f  %-20s %-20s\n",
+                rep[i].allocator, (unsigned long long)r->ops, r->wall_s, r->ops_per_s / 1e6, r->ns_per_op,
+                human(r->peak_live_bytes, a, sizeof a), human(r->peak_rss_bytes, b, sizeof b),
+                r->frag_time_avg, r->frag_at_peak_live, r->frag_at_peak_rss, r->frag_peak_over_peak, ml, fl);
+        if (r->msg[0]) fprintf(f, "  %s: %s\n", rep[i].allocator, r->msg);
+    }
+}
+
+static void json_str(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (ch == '"' || ch == '\\') fprintf(f, "\\%c", ch);
+        else if (ch < 0x20) fprintf(f, "\\u%04x", ch);
+        else fputc(ch, f);
+    }
+    fputc('"', f);
+}
+
+void rp_print_json(FILE *f, const rp_report_ctx *c, const rp_report *rep, unsigned n)
+{
+    const rp_plan_stats *s = c->st;
+    fputs("[", f);
+    for (unsigned i = 0; i < n; i++) {
+        const rp_result *r = &rep[i].r;
+        fputs(i ? ",\n {" : "\n {", f);
+        fputs("\"allocator\": ", f);
+        json_str(f, rep[i].allocator);
+        fputs(", \"trace\": ", f);
+        json_str(f, c->trace);
+        fprintf(f, ", \"threads\": \"%s\", \"runner_threads\": %u, \"touch\": \"%s\", \"repeat\": %u,"
+                   " \"latency_every\": %u,\n  \"ops\": %llu, \"calls\": %llu, \"wall_s\": %.6f,"
+                   " \"ops_per_s\": %.1f, \"ns_per_op\": %.2f,\n  \"latency_ns\": {",
+                c->threads, c->nthreads, c->touch, c->repeat, c->latency_every,
+                (unsigned long long)r->ops, (unsigned long long)r->calls, r->wall_s, r->ops_per_s,
+                r->ns_per_op);
+        int first = 1;
+        for (unsigned k = 0; k < RP_LAT_COUNT_; k++) {
+            if (!r->lat_count[k]) continue;
+            fprintf(f, "%s\"%s\": {\"p50\": %.1f, \"p99\": %.1f, \"p99.9\": %.1f, \"samples\": %llu}",
+                    first ? "" : ", ", rp_lat_names[k], r->lat_ns[k][0], r->lat_ns[k][1], r->lat_ns[k][2],
+                    (unsigned long long)r->lat_count[k]);
+            first = 0;
+        }
+        fprintf(f, "},\n  \"peak_live_bytes\": %llu, \"peak_live_objects\": %llu, \"peak_rss_bytes\": %llu,"
+                   " \"rss_at_peak_live\": %llu, \"live_at_peak_rss\": %llu, \"baseline_rss_bytes\": %llu,\n"
+                   "  \"frag_time_avg\": %.4f, \"frag_at_peak_live\": %.4f, \"frag_at_peak_rss\": %.4f,"
+                   " \"frag_peak_over_peak\": %.4f,\n",
+                (unsigned long long)r->peak_live_bytes, (unsigned long long)s->peak_live_objects,
+                (unsigned long long)r->peak_rss_bytes, (unsigned long long)r->rss_at_peak_live,
+                (unsigned long long)r->live_at_peak_rss, (unsigned long long)r->baseline_rss_bytes,
+                r->frag_time_avg, r->frag_at_peak_live, r->frag_at_peak_rss, r->frag_peak_over_peak);
+        fprintf(f, "  \"plan\": {\"heap_frees\": %llu, \"waits\": %llu, \"free_null_replayed\": %llu,"
+                   " \"failed_skipped\": %llu, \"realloc_free_as_free\": %llu, \"pvalloc_as_memalign\": %llu,"
+                   " \"inversions_resolved\": %llu, \"late_frees\": %llu, \"displaced_left_live\": %llu}",
+                (unsigned long long)s->heap_frees, (unsigned long long)s->waits,
+                (unsigned long long)s->free_null, (unsigned long long)s->skipped_failed,
+                (unsigned long long)s->realloc_free, (unsigned long long)s->pvalloc,
+                (unsigned long long)s->reused_live, (unsigned long long)s->late_consumed,
+                (unsigned long long)s->left_displaced);
+        if (r->msg[0]) {
+            fputs(",\n  \"warning\": ", f);
+            json_str(f, r->msg);
+        }
+        fputs("}", f);
+    }
+    fputs("\n]\n", f);
+}
+
+int rp_write_series(const char *path, const rp_report *rep, unsigned n, hatf_err *err)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) return hatf_err_set(err, HATF_E_IO, 0, "%s: %s", path, strerror(errno));
+    fputs("allocator,op,live_bytes,rss_bytes\n", f);
+    for (unsigned i = 0; i < n; i++)
+        for (uint32_t j = 0; j < rep[i].r.nsamples; j++) {
+            const rp_sample *s = &rep[i].r.samples[j];
+            fprintf(f, "%s,%llu,%llu,%llu\n", rep[i].allocator, (unsigned long long)s->op,
+                    (unsigned long long)s->live, (unsigned long long)s->rss);
+        }
+    if (fclose(f) != 0) return hatf_err_set(err, HATF_E_IO, 0, "%s: %s", path, strerror(errno));
+    return 0;
+}
+
+/* Quote a string for a gnuplot double-quoted literal. */
+static void gp_str(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\') fputc('\\', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+int rp_plot(const char *out, const char *csv, const rp_report *rep, unsigned n, const char *title,
+            hatf_err *err)
+{
+    const char *dot = strrchr(out, '.');
+    const char *term;
+    if (dot && strcmp(dot, ".png") == 0) term = "pngcairo size 1200,700";
+    else if (dot && strcmp(dot, ".svg") == 0) term = "svg size 1200,700 dynamic";
+    else return hatf_err_set(err, HATF_E_USAGE, 0, "--plot %s: the name must end in .png or .svg", out);
+    if (system("command -v gnuplot >/dev/null 2>&1") != 0)
+        return hatf_err_set(err, HATF_E_USAGE, 0, "--plot needs gnuplot (install the Debian package gnuplot-nox)");
+    FILE *g = popen("gnuplot", "w");
+    if (!g) return hatf_err_set(err, HATF_E_IO, 0, "cannot run gnuplot: %s", strerror(errno));
+    fprintf(g, "set terminal %s\nset output ", term);
+    gp_str(g, out);
+    fputs("\nset datafile separator ','\nset key top left\nset grid\n"
+          "set xlabel 'allocator calls'\nset ylabel 'MiB'\nset title ", g);
+    gp_str(g, title);
+    fputs("\nplot ", g);
+    for (unsigned i = 0; i < n; i++) {
+        fputs(i ? ", " : "", g);
+        gp_str(g, csv);
+        fprintf(g, " every ::1 using 2:(strcol(1) eq ");
+        gp_str(g, rep[i].allocator);
+        fputs(" ? $4/1048576 : NaN) with lines lw 2 title ", g);
+        char t[96];
+        snprintf(t, sizeof t, "%s resident", rep[i].allocator);
+        gp_str(g, t);
+    }
+    if (n) {
+        fputs(", ", g);
+        gp_str(g, csv);
+        fputs(" every ::1 using 2:(strcol(1) eq ", g);
+        gp_str(g, rep[0].allocator);
+        fputs(" ? $3/1048576 : NaN) with lines lw 2 dt 2 lc 'black' title 'live (requested)'", g);
+    }
+    fputs("\n", g);
+    int st = pclose(g);
+    if (st != 0) return hatf_err_set(err, HATF_E_IO, 0, "gnuplot failed drawing %s", out);
+    return 0;
+}

@@ -1,0 +1,252 @@
+/* replay.h — the replay module: trace -> plan -> runner -> figures (libhatreplay).
+ *
+ *   compile.c    events in global time order -> rp_plan (dense slots, per-thread ops)
+ *   plan.c       the plan's memory, and its flat form shared with child processes
+ *   run.c        the runner: streams through a plan and calls the allocator
+ *   allocator.c  allocator names -> shared objects; the built-in null allocator
+ *   figures.c    latency histograms, fragmentation, table/JSON/CSV, gnuplot
+ *   launch.c     one child process per allocator run, results over a pipe
+ *
+ * docs/replay.md explains what is measured and how.
+ */
+#ifndef HATRACE_REPLAY_H
+#define HATRACE_REPLAY_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "hatf.h"
+#include "hatf_source.h"
+
+/* ---- the plan ------------------------------------------------------------ */
+
+/* What the runner calls. The aligned family keeps its own entry points. */
+typedef enum rp_kind {
+    RP_MALLOC = 0,
+    RP_CALLOC,          /* arg: nmemb (0 = 1) */
+    RP_MEMALIGN,        /* arg: log2 alignment */
+    RP_POSIX_MEMALIGN,  /* arg: log2 alignment */
+    RP_ALIGNED_ALLOC,   /* arg: log2 alignment */
+    RP_VALLOC,
+    RP_PVALLOC,         /* replayed as memalign(page, size rounded to pages) */
+    RP_REALLOC,         /* slot: old object, arg: new object */
+    RP_REALLOC_NULL,    /* realloc(NULL, size) making slot */
+    RP_FREE,            /* slot: the object */
+    RP_FREE_NULL,       /* free(NULL), replayed faithfully */
+    RP_WAIT,            /* not a call: wait until ready[slot] == arg */
+    RP_KIND_COUNT_
+} rp_kind;
+
+/* Latency classes reported per operation kind. */
+enum { RP_LAT_MALLOC, RP_LAT_CALLOC, RP_LAT_ALIGNED, RP_LAT_REALLOC, RP_LAT_FREE, RP_LAT_COUNT_ };
+extern const char *const rp_lat_names[RP_LAT_COUNT_];
+
+/* Op flags. */
+enum {
+    RP_F_PUBLISH = 1, /* another thread consumes the object made here: bump ready[] */
+    RP_F_PEAK = 2     /* live bytes reach their peak right after this op: sample RSS */
+};
+
+#define RP_SIZE_BITS 48
+#define RP_NO_SLOT UINT32_MAX
+
+/* One operation, 16 bytes: the runner streams through arrays of these. */
+typedef struct rp_op {
+    uint64_t w;     /* kind (8 bits) | flags (8) | size (48) */
+    uint32_t slot;
+    uint32_t arg;
+} rp_op;
+
+static inline unsigned rp_op_kind(const rp_op *o) { return (unsigned)(o->w & 0xff); }
+static inline unsigned rp_op_flags(const rp_op *o) { return (unsigned)((o->w >> 8) & 0xff); }
+static inline uint64_t rp_op_size(const rp_op *o) { return o->w >> 16; }
+static inline uint64_t rp_op_pack(unsigned kind, unsigned flags, uint64_t size)
+{
+    return (uint64_t)kind | (uint64_t)flags << 8 | size << 16;
+}
+
+typedef struct rp_thread_plan {
+    uint64_t trace_thread;  /* thread id in the trace (0 in single-thread plans) */
+    uint64_t nops;          /* entries in ops, waits included */
+    uint64_t calls;         /* entries that call the allocator */
+    uint64_t bump_bytes;    /* what the null allocator needs for this thread */
+    rp_op *ops;
+} rp_thread_plan;
+
+/* How the compiler met the trace; printed with the results. */
+typedef struct rp_plan_stats {
+    uint64_t events;            /* events read */
+    uint64_t ops;               /* operation records: alloc, free (incl. NULL), realloc; skipped ones too */
+    uint64_t heap_frees;        /* frees added for objects live at destroyHeap */
+    uint64_t skipped_failed;    /* failed allocations (failed=1 or NULL result): not replayed */
+    uint64_t free_null;         /* free(NULL) records: replayed */
+    uint64_t realloc_free;      /* realloc(p, 0) that freed: replayed as free(p) */
+    uint64_t pvalloc;           /* replayed as memalign(page, rounded size) */
+    uint64_t reused_live;       /* inversions: an address handed out while still live */
+    uint64_t late_consumed;     /* ... whose old object's free/realloc came later */
+    uint64_t left_displaced;    /* ... whose old object was never freed (left live) */
+    uint64_t waits;             /* cross-thread operations (each waits for its object) */
+    uint64_t heaps_created, heaps_destroyed;
+    uint64_t peak_live_bytes;   /* requested bytes, same semantics as `hatrace stats` */
+    uint64_t peak_live_objects;
+    uint64_t peak_live_index;   /* calls done when peak_live_bytes was first reached */
+    uint64_t end_live_bytes;
+    uint64_t total_bytes;       /* bytes requested by allocating calls */
+} rp_plan_stats;
+
+typedef struct rp_plan {
+    uint32_t nthreads;
+    uint32_t nslots;
+    int single;                 /* 1: one thread replays the global order */
+    rp_plan_stats st;
+    rp_thread_plan *threads;
+    /* internal: how the memory is held */
+    void *map;
+    size_t map_len;
+    uint64_t *caps;             /* built plans: capacity of each ops array */
+} rp_plan;
+
+void rp_plan_free(rp_plan *p);
+/* Write the plan to fd in its flat form. @return 0 or HATF_E_IO. */
+int rp_plan_save(const rp_plan *p, int fd);
+/* Map a flat plan from fd (read-only, prefaulted). @return 0 or a HATF_E_* code. */
+int rp_plan_load(int fd, rp_plan *p, hatf_err *err);
+/* Append an op to thread t's array (plan building). @return its index or -1. */
+int64_t rp_plan_push(rp_plan *p, uint32_t t, rp_op op);
+/* Add a thread to a plan being built. @return its index or -1. */
+int64_t rp_plan_add_thread(rp_plan *p, uint64_t trace_thread);
+
+/* ---- the compiler --------------------------------------------------------- */
+typedef struct rp_compiler rp_compiler;
+
+/* single: 1 = one thread in global order, 0 = one runner thread per trace thread. */
+rp_compiler *rp_compiler_new(int single);
+void rp_compiler_free(rp_compiler *c);
+/* Feed the next event in global time order; record/offset name it in errors.
+ * @return 0, or a negative HATF_E_* code with err set (e.g. free of an address
+ * that is not live), after which the compiler must be freed. */
+int rp_compiler_add(rp_compiler *c, const hatf_event *ev, uint64_t record, uint64_t offset,
+                    hatf_err *err);
+/* Finish and move the plan out. @return 0 or HATF_E_NOMEM. */
+int rp_compiler_finish(rp_compiler *c, rp_plan *out, hatf_err *err);
+/* Read a whole source through a compiler. */
+int rp_compile_source(hatf_source *src, int single, rp_plan *out, hatf_err *err);
+
+/* ---- allocators ----------------------------------------------------------- */
+typedef struct rp_allocator {
+    char name[64];         /* glibc, jemalloc, tcmalloc, mimalloc, null, or the path given */
+    char path[4096];       /* shared object to preload; "" for glibc and null */
+    int is_null;
+} rp_allocator;
+
+/* Resolve a name from --allocator. @return 0, or HATF_E_USAGE with a message
+ * naming the Debian package to install when a known allocator is missing. */
+int rp_allocator_resolve(const char *name, rp_allocator *a, hatf_err *err);
+/* Is the named well-known allocator installed? */
+int rp_allocator_installed(const char *name);
+extern const char *const rp_known_allocators[4];
+
+/* ---- the runner ------------------------------------------------------------ */
+enum { RP_TOUCH_NONE = 0, RP_TOUCH_PAGE = 1, RP_TOUCH_ALL = 2 };
+extern const char *const rp_touch_names[3];
+
+#define RP_HIST_BUCKETS 512   /* log2 with 8 sub-buckets: 64 octaves */
+#define RP_SERIES_MAX 4096
+
+typedef struct rp_run_opts {
+    int touch;                /* RP_TOUCH_* */
+    int null_alloc;           /* 1: the built-in bump allocator */
+    unsigned latency_every;   /* time one call in this many on average (1 = all) */
+    unsigned sample_us;       /* RSS sampling period in microseconds (0: 1000) */
+    const char *progress;     /* label for the progress bar, NULL for none */
+} rp_run_opts;
+
+typedef struct rp_sample {
+    uint64_t op;              /* calls done when sampled */
+    uint64_t live;            /* requested bytes live */
+    uint64_t rss;             /* allocator's resident bytes */
+} rp_sample;
+
+/* What one run measured. Plain data: sent whole from child to parent. */
+typedef struct rp_result {
+    uint64_t calls;           /* allocator calls made */
+    uint64_t ops;             /* trace records replayed (plan st.ops) */
+    double wall_s;            /* run time, RSS sampling excluded */
+    double ns_per_op;
+    double ops_per_s;
+    double lat_ns[RP_LAT_COUNT_][3];  /* p50, p99, p99.9; 0 when no sample */
+    uint64_t lat_count[RP_LAT_COUNT_];
+    uint64_t peak_live_bytes;
+    uint64_t peak_rss_bytes;
+    uint64_t rss_at_peak_live;
+    uint64_t live_at_peak_rss;
+    double frag_time_avg, frag_at_peak_live, frag_at_peak_rss, frag_peak_over_peak;
+    uint64_t baseline_rss_bytes;  /* runner + process before the first call */
+    uint32_t nsamples;
+    int status;               /* 0 ok, else a HATF_E_* code; msg says why */
+    char msg[192];
+    rp_sample samples[RP_SERIES_MAX];
+} rp_result;
+
+/* Run a plan in this process against whatever malloc it is linked with (or the
+ * null allocator). The runner's own memory is mmap'd and resident before the
+ * baseline is taken. @return 0, or negative with res->msg set. */
+int rp_run(const rp_plan *plan, const rp_run_opts *o, rp_result *res);
+
+/* ---- child processes -------------------------------------------------------- */
+typedef struct rp_launch {
+    const char *self;         /* path of the hatrace binary to re-exec */
+    int plan_fd;
+    rp_run_opts run;
+} rp_launch;
+
+/* Run one allocator in a child process (hatrace re-executed with LD_PRELOAD and
+ * the hidden `replay --child` form). @return 0 or negative with err set. */
+int rp_launch_run(const rp_launch *l, const rp_allocator *a, rp_result *res, hatf_err *err);
+/* The child side: argv after "--child". @return the exit code. */
+int rp_child_main(int argc, char **argv);
+
+/* ---- figures ---------------------------------------------------------------- */
+typedef struct rp_hist { uint64_t n[RP_HIST_BUCKETS]; } rp_hist;
+
+static inline unsigned rp_hist_bucket(uint64_t v)
+{
+    if (v < 8) return (unsigned)v;
+    unsigned msb = 63u - (unsigned)__builtin_clzll(v);
+    return (msb - 2) * 8 + (unsigned)((v >> (msb - 3)) & 7);
+}
+/* Midpoint of a bucket's value range. */
+double rp_hist_value(unsigned bucket);
+/* The value at quantile q (0..1), 0 when empty. */
+double rp_hist_quantile(const rp_hist *h, double q);
+
+/* Fill the fragmentation measures of res from its samples and peaks. */
+void rp_figures_frag(rp_result *res);
+
+typedef struct rp_report {
+    const char *allocator;
+    rp_result r;              /* medians over repeats (samples from the median-time run) */
+} rp_report;
+
+typedef struct rp_report_ctx {
+    const char *trace;
+    const char *threads;      /* "trace" or "1" */
+    const char *touch;
+    unsigned repeat;
+    unsigned latency_every;
+    const rp_plan_stats *st;
+    uint32_t nthreads;
+} rp_report_ctx;
+
+/* Median of each figure over n results into out (samples from the run whose wall time is the median). */
+void rp_figures_median(const rp_result *runs, unsigned n, rp_result *out);
+void rp_print_table(FILE *f, const rp_report_ctx *c, const rp_report *rep, unsigned n);
+void rp_print_json(FILE *f, const rp_report_ctx *c, const rp_report *rep, unsigned n);
+/* CSV: allocator,op,live_bytes,rss_bytes. @return 0 or HATF_E_IO. */
+int rp_write_series(const char *path, const rp_report *rep, unsigned n, hatf_err *err);
+/* Draw the series with gnuplot into a .png or .svg. @return 0 or negative with err set. */
+int rp_plot(const char *png_or_svg, const char *csv, const rp_report *rep, unsigned n,
+            const char *title, hatf_err *err);
+
+#endif /* HATRACE_REPLAY_H */

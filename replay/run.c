@@ -1,0 +1,436 @@
+/* run.c — the runner: streams through a plan and calls the allocator.
+ *
+ * One runner thread per plan thread; the calling thread samples memory and
+ * draws the progress bar meanwhile, so the runner threads' only per-op work
+ * beyond the call is a switch, a slot store and two relaxed stores of their
+ * own progress counters.
+ *
+ * The runner's memory (slot table, ready flags, thread contexts, histograms)
+ * is mmap'd and prefaulted, and the plan is mapped prefaulted, before the
+ * baseline RSS is read; the allocator's resident memory is RSS minus that
+ * baseline. So nothing of the runner's grows during the run except the
+ * runner threads' stacks, which stay a few pages.
+ *
+ * Cross-thread waits cannot deadlock. Each thread's ops are a subsequence of
+ * the global order, and a WAIT at global position p waits for the PUBLISH of
+ * an op at global position q < p. Suppose every unfinished thread were stuck;
+ * take the stuck WAIT with the smallest position p. It waits for op q < p of
+ * some thread U; U has not done q, so U's current op is at a position <= q < p,
+ * and since U is stuck too, it is a WAIT at a position below p — contradicting
+ * the choice of p. So some thread can always move, and every wait ends.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <malloc.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+#include <x86intrin.h>
+
+#include "replay.h"
+
+const char *const rp_touch_names[3] = { "none", "page", "all" };
+const char *const rp_lat_names[RP_LAT_COUNT_] = { "malloc", "calloc", "aligned", "realloc", "free" };
+
+static const uint8_t lat_class[RP_KIND_COUNT_] = {
+    [RP_MALLOC] = RP_LAT_MALLOC, [RP_CALLOC] = RP_LAT_CALLOC, [RP_MEMALIGN] = RP_LAT_ALIGNED,
+    [RP_POSIX_MEMALIGN] = RP_LAT_ALIGNED, [RP_ALIGNED_ALLOC] = RP_LAT_ALIGNED,
+    [RP_VALLOC] = RP_LAT_ALIGNED, [RP_PVALLOC] = RP_LAT_ALIGNED, [RP_REALLOC] = RP_LAT_REALLOC,
+    [RP_REALLOC_NULL] = RP_LAT_REALLOC, [RP_FREE] = RP_LAT_FREE, [RP_FREE_NULL] = RP_LAT_FREE,
+};
+
+typedef struct rp_slot {
+    char *p;
+    uint64_t size;
+} rp_slot;
+
+typedef struct run_ctx run_ctx;
+
+typedef struct runner {
+    /* written by the runner every op, read by the sampler */
+    _Alignas(64) _Atomic uint64_t done;
+    _Atomic int64_t live;
+    /* private to the runner */
+    _Alignas(64) run_ctx *ctx;
+    const rp_thread_plan *tp;
+    char *bump, *bump_end;
+    char *bump_base;
+    size_t bump_len;
+    uint64_t rng;
+    uint64_t failures;
+    struct timespec end;
+    pthread_t tid;
+    rp_hist hist[RP_LAT_COUNT_];
+} runner;
+
+struct run_ctx {
+    const rp_plan *plan;
+    const rp_run_opts *o;
+    rp_slot *slots;
+    _Atomic uint32_t *ready;
+    runner *th;
+    _Atomic int go;
+    _Atomic uint32_t finished;
+    _Atomic uint64_t rss_at_peak_live;  /* pages */
+    int statm;
+    long page;
+};
+
+static void *map_zero(size_t len, int populate)
+{
+    void *p = mmap(NULL, len ? len : 1, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | (populate ? MAP_POPULATE : MAP_NORESERVE), -1, 0);
+    return p == MAP_FAILED ? NULL : p;
+}
+
+static uint64_t statm_resident(int fd)
+{
+    char buf[128];
+    ssize_t n = pread(fd, buf, sizeof buf - 1, 0);
+    if (n <= 0) return 0;
+    buf[n] = 0;
+    char *p = strchr(buf, ' ');
+    return p ? strtoull(p + 1, NULL, 10) : 0;
+}
+
+static uint64_t vm_hwm_kb(void)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    if (!f) return 0;
+    char line[256];
+    uint64_t kb = 0;
+    while (fgets(line, sizeof line, f))
+        if (strncmp(line, "VmHWM:", 6) == 0) kb = strtoull(line + 6, NULL, 10);
+    fclose(f);
+    return kb;
+}
+
+static double ts_ns(const struct timespec *t) { return (double)t->tv_sec * 1e9 + (double)t->tv_nsec; }
+
+/* Random gaps with mean `every`, so periodic patterns in a trace do not alias. */
+static inline uint32_t next_gap(runner *r, uint32_t every)
+{
+    if (every <= 1) return 1;
+    r->rng ^= r->rng << 13;
+    r->rng ^= r->rng >> 7;
+    r->rng ^= r->rng << 17;
+    return 1 + (uint32_t)(r->rng % (2 * every - 1));
+}
+
+static inline void touch(char *p, uint64_t size, int how)
+{
+    if (how == RP_TOUCH_PAGE) {
+        if (!size) return;
+        p[0] = 1;
+        for (char *q = (char *)(((uintptr_t)p | 4095) + 1); q < p + size; q += 4096) *q = 1;
+    } else if (how == RP_TOUCH_ALL) {
+        memset(p, 0xa5, size);
+    }
+}
+
+static void wait_ready(_Atomic uint32_t *r, uint32_t gen)
+{
+    for (unsigned spins = 0; atomic_load_explicit(r, memory_order_acquire) != gen; spins++) {
+        if (spins < 256) _mm_pause();
+        else sched_yield();
+    }
+}
+
+static inline char *bump_alloc(runner *r, uint64_t size, uint64_t align)
+{
+    uintptr_t p = ((uintptr_t)r->bump + align - 1) & ~(uintptr_t)(align - 1);
+    char *end = (char *)p + ((size + 15) & ~(uint64_t)15);
+    if (end > r->bump_end) return NULL;
+    r->bump = end;
+    return (char *)p;
+}
+
+/* The loop, specialised by the compiler for the null allocator and a real one. */
+static inline __attribute__((always_inline)) void run_ops(runner *r, const int null_alloc)
+{
+    run_ctx *c = r->ctx;
+    rp_slot *slots = c->slots;
+    const rp_op *op = r->tp->ops, *end = op + r->tp->nops;
+    const int how = c->o->touch;
+    const uint32_t every = c->o->latency_every;
+    const uint64_t page = (uint64_t)c->page;
+    uint32_t gap = next_gap(r, every);
+    uint64_t done = 0;
+    int64_t live = 0;
+    for (; op < end; op++) {
+        const unsigned kind = rp_op_kind(op);
+        if (kind == RP_WAIT) {
+            wait_ready(&c->ready[op->slot], op->arg);
+            continue;
+        }
+        const uint64_t size = rp_op_size(op);
+        uint32_t dst = op->slot;
+        char *p = NULL;
+        const int timed = --gap == 0;
+        uint64_t t0 = timed ? __rdtsc() : 0;
+        switch (kind) {
+        case RP_MALLOC:
+            p = null_alloc ? bump_alloc(r, size, 16) : malloc(size);
+            break;
+        case RP_CALLOC: {
+            uint64_t n = op->arg ? op->arg : 1;
+            if (size % n) n = 1;
+            p = null_alloc ? bump_alloc(r, size, 16) : calloc(n, size / n);
+            break;
+        }
+        case RP_MEMALIGN:
+            p = null_alloc ? bump_alloc(r, size, (uint64_t)1 << op->arg) : memalign((size_t)1 << op->arg, size);
+            break;
+        case RP_POSIX_MEMALIGN: {
+            uint64_t a = (uint64_t)1 << op->arg;
+            if (a < sizeof(void *)) a = sizeof(void *);
+            if (null_alloc) p = bump_alloc(r, size, a);
+            else if (posix_memalign((void **)&p, a, size)) p = NULL;
+            break;
+        }
+        case RP_ALIGNED_ALLOC:
+            p = null_alloc ? bump_alloc(r, size, (uint64_t)1 << op->arg) : aligned_alloc((size_t)1 << op->arg, size);
+            break;
+        case RP_VALLOC:
+            p = null_alloc ? bump_alloc(r, size, page) : valloc(size);
+            break;
+        case RP_PVALLOC: {  /* not every allocator exports pvalloc */
+            uint64_t rounded = (size + page - 1) & ~(page - 1);
+            p = null_alloc ? bump_alloc(r, rounded, page) : memalign(page, rounded ? rounded : page);
+            break;
+        }
+        case RP_REALLOC: {
+            rp_slot *s = &slots[op->slot];
+            live -= (int64_t)s->size;
+            p = null_alloc ? bump_alloc(r, size, 16) : realloc(s->p, size);
+            dst = op->arg;
+            break;
+        }
+        case RP_REALLOC_NULL:
+            p = null_alloc ? bump_alloc(r, size, 16) : realloc(NULL, size);
+            break;
+        case RP_FREE: {
+            rp_slot *s = &slots[op->slot];
+            if (!null_alloc) free(s->p);
+            live -= (int64_t)s->size;
+            break;
+        }
+        case RP_FREE_NULL:
+            if (!null_alloc) free(NULL);
+            break;
+        default:
+            break;
+        }
+        if (timed) {
+            uint64_t dt = __rdtsc() - t0;
+            r->hist[lat_class[kind]].n[rp_hist_bucket(dt)]++;
+            gap = next_gap(r, every);
+        }
+        if (kind < RP_FREE) {
+            if (!p && size) r->failures++;
+            else if (p) touch(p, size, how);
+            slots[dst].p = p;
+            slots[dst].size = size;
+            live += (int64_t)size;
+            const unsigned fl = rp_op_flags(op);
+            if (fl & RP_F_PUBLISH) {
+                _Atomic uint32_t *rd = &c->ready[dst];
+                atomic_store_explicit(rd, atomic_load_explicit(rd, memory_order_relaxed) + 1,
+                                      memory_order_release);
+            }
+        }
+        if (__builtin_expect(rp_op_flags(op) & RP_F_PEAK, 0))
+            atomic_store_explicit(&c->rss_at_peak_live, statm_resident(c->statm), memory_order_relaxed);
+        atomic_store_explicit(&r->done, ++done, memory_order_relaxed);
+        atomic_store_explicit(&r->live, live, memory_order_relaxed);
+    }
+}
+
+static void *runner_main(void *arg)
+{
+    runner *r = arg;
+    run_ctx *c = r->ctx;
+    while (!atomic_load_explicit(&c->go, memory_order_acquire)) _mm_pause();
+    if (c->o->null_alloc) run_ops(r, 1);
+    else run_ops(r, 0);
+    clock_gettime(CLOCK_MONOTONIC, &r->end);
+    atomic_fetch_add_explicit(&c->finished, 1, memory_order_release);
+    return NULL;
+}
+
+static void progress(const char *label, double frac, int done)
+{
+    char bar[41];
+    int n = (int)(frac * 40);
+    for (int i = 0; i < 40; i++) bar[i] = i < n ? '#' : '.';
+    bar[40] = 0;
+    if (done) fprintf(stderr, "\r%*s\r", 60 + (int)strlen(label), "");
+    else fprintf(stderr, "\r%s [%s] %3d%%", label, bar, (int)(frac * 100));
+}
+
+static void add_sample(rp_result *res, uint64_t op, uint64_t live, uint64_t rss, unsigned *stride_us)
+{
+    if (res->nsamples == RP_SERIES_MAX) {  /* keep every other sample, sample half as often */
+        for (uint32_t i = 0; i < RP_SERIES_MAX / 2; i++) res->samples[i] = res->samples[2 * i + 1];
+        res->nsamples = RP_SERIES_MAX / 2;
+        *stride_us *= 2;
+    }
+    res->samples[res->nsamples++] = (rp_sample){ op, live, rss };
+}
+
+int rp_run(const rp_plan *plan, const rp_run_opts *o, rp_result *res)
+{
+    memset(res, 0, offsetof(rp_result, samples));
+    run_ctx c = { .plan = plan, .o = o, .page = sysconf(_SC_PAGESIZE) };
+    size_t nt = plan->nthreads;
+    size_t slots_len = (size_t)plan->nslots * sizeof(rp_slot);
+    size_t ready_len = (size_t)plan->nslots * sizeof(uint32_t);
+    size_t th_len = nt * sizeof(runner);
+    c.slots = map_zero(slots_len, 1);
+    c.ready = map_zero(ready_len, 1);
+    c.th = map_zero(th_len, 1);
+    c.statm = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+    int rc = 0;
+    if (!c.slots || !c.ready || !c.th || c.statm < 0) {
+        snprintf(res->msg, sizeof res->msg, "runner: cannot map its memory: %s", strerror(errno));
+        rc = HATF_E_NOMEM;
+        goto out;
+    }
+    uint64_t calls = 0;
+    size_t started = 0;
+    for (size_t t = 0; t < nt; t++) {
+        runner *r = &c.th[t];
+        r->ctx = &c;
+        r->tp = &plan->threads[t];
+        r->rng = 0x9e3779b97f4a7c15ull * (t + 1);
+        calls += r->tp->calls;
+        if (o->null_alloc) {
+            r->bump_len = r->tp->bump_bytes + 2 * (size_t)c.page;
+            r->bump = r->bump_base = map_zero(r->bump_len, 0);
+            if (!r->bump) {
+                snprintf(res->msg, sizeof res->msg, "null allocator: cannot reserve %llu bytes",
+                         (unsigned long long)r->tp->bump_bytes);
+                rc = HATF_E_NOMEM;
+                goto join;
+            }
+            r->bump_end = r->bump + r->bump_len;
+        }
+    }
+    for (; started < nt; started++)
+        if (pthread_create(&c.th[started].tid, NULL, runner_main, &c.th[started])) {
+            snprintf(res->msg, sizeof res->msg, "runner: cannot start thread %zu", started);
+            rc = HATF_E_NOMEM;
+            goto join;
+        }
+
+    /* Baseline: everything of the runner's is resident now. Reset the peak too. */
+    int cr = open("/proc/self/clear_refs", O_WRONLY | O_CLOEXEC);
+    int hwm_reset = cr >= 0 && write(cr, "5", 1) == 1;
+    if (cr >= 0) close(cr);
+    uint64_t base = statm_resident(c.statm);
+    res->baseline_rss_bytes = base * (uint64_t)c.page;
+
+    unsigned stride_us = o->sample_us ? o->sample_us : 1000;
+    int bar = o->progress && isatty(2);
+    struct timespec t0, now, last_bar = { 0, 0 };
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    uint64_t tsc0 = __rdtsc();
+    atomic_store_explicit(&c.go, 1, memory_order_release);
+
+    uint64_t peak_rss = 0, live_at_peak_rss = 0;
+    int shown = 0;
+    for (;;) {
+        int fin = atomic_load_explicit(&c.finished, memory_order_acquire) == nt;
+        uint64_t done = 0;
+        int64_t live = 0;
+        for (size_t t = 0; t < nt; t++) {
+            done += atomic_load_explicit(&c.th[t].done, memory_order_relaxed);
+            live += atomic_load_explicit(&c.th[t].live, memory_order_relaxed);
+        }
+        uint64_t rss = statm_resident(c.statm);
+        rss = rss > base ? (rss - base) * (uint64_t)c.page : 0;
+        if (live < 0) live = 0;
+        if (rss > peak_rss || !res->nsamples) {
+            peak_rss = rss;
+            live_at_peak_rss = (uint64_t)live;
+        }
+        add_sample(res, done, (uint64_t)live, rss, &stride_us);
+        if (fin) break;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        if (bar && ts_ns(&now) - ts_ns(&t0) > 1e9 && ts_ns(&now) - ts_ns(&last_bar) > 1e8) {
+            progress(o->progress, calls ? (double)done / (double)calls : 1, 0);
+            last_bar = now;
+            shown = 1;
+        }
+        struct timespec d = { (time_t)(stride_us / 1000000), (long)(stride_us % 1000000) * 1000 };
+        nanosleep(&d, NULL);
+    }
+    if (shown) progress(o->progress, 1, 1);
+
+join:
+    for (size_t t = 0; t < started; t++) pthread_join(c.th[t].tid, NULL);
+    if (rc) goto out;
+
+    /* wall time: from the go signal to the last runner's end */
+    double end_ns = ts_ns(&t0);
+    for (size_t t = 0; t < nt; t++)
+        if (ts_ns(&c.th[t].end) > end_ns) end_ns = ts_ns(&c.th[t].end);
+    double wall_ns = end_ns - ts_ns(&t0);
+    /* cycles per ns for the latency histograms, over at least 20 ms */
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    while (ts_ns(&now) - ts_ns(&t0) < 2e7) {
+        struct timespec d = { 0, 1000000 };
+        nanosleep(&d, NULL);
+        clock_gettime(CLOCK_MONOTONIC, &now);
+    }
+    double cyc_per_ns = (double)(__rdtsc() - tsc0) / (ts_ns(&now) - ts_ns(&t0));
+
+    res->calls = calls;
+    res->ops = plan->st.ops;
+    res->wall_s = wall_ns / 1e9;
+    res->ns_per_op = calls ? wall_ns / (double)calls : 0;
+    res->ops_per_s = wall_ns > 0 ? (double)calls / (wall_ns / 1e9) : 0;
+    uint64_t failures = 0;
+    for (unsigned k = 0; k < RP_LAT_COUNT_; k++) {
+        rp_hist h;
+        memset(&h, 0, sizeof h);
+        for (size_t t = 0; t < nt; t++)
+            for (unsigned b = 0; b < RP_HIST_BUCKETS; b++) h.n[b] += c.th[t].hist[k].n[b];
+        for (unsigned b = 0; b < RP_HIST_BUCKETS; b++) res->lat_count[k] += h.n[b];
+        static const double q[3] = { 0.5, 0.99, 0.999 };
+        for (int i = 0; i < 3; i++) res->lat_ns[k][i] = rp_hist_quantile(&h, q[i]) / cyc_per_ns;
+    }
+    for (size_t t = 0; t < nt; t++) failures += c.th[t].failures;
+    uint64_t hwm_pages = vm_hwm_kb() * 1024 / (uint64_t)c.page;
+    if (hwm_reset && hwm_pages > base && (hwm_pages - base) * (uint64_t)c.page > peak_rss) {
+        /* the peak fell between two samples; the live bytes there are unknown,
+           the nearest sampled ratio stands for it */
+        peak_rss = (hwm_pages - base) * (uint64_t)c.page;
+    }
+    res->peak_rss_bytes = peak_rss;
+    res->live_at_peak_rss = live_at_peak_rss;
+    res->peak_live_bytes = plan->st.peak_live_bytes;
+    uint64_t at_peak = atomic_load(&c.rss_at_peak_live);
+    res->rss_at_peak_live = at_peak > base ? (at_peak - base) * (uint64_t)c.page : 0;
+    rp_figures_frag(res);
+    if (failures) {
+        snprintf(res->msg, sizeof res->msg, "%llu allocation calls returned NULL",
+                 (unsigned long long)failures);
+    }
+
+out:
+    for (size_t t = 0; c.th && t < nt; t++)
+        if (c.th[t].bump_base) munmap(c.th[t].bump_base, c.th[t].bump_len);
+    if (c.slots) munmap(c.slots, slots_len ? slots_len : 1);
+    if (c.ready) munmap((void *)c.ready, ready_len ? ready_len : 1);
+    if (c.th) munmap(c.th, th_len ? th_len : 1);
+    if (c.statm >= 0) close(c.statm);
+    res->status = rc;
+    return rc;
+}
