@@ -32,9 +32,10 @@ void cli_error_at(const char *file, const hatf_err *e);
 int cli_usage(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Reset getopt for a subcommand's argv (argv[0] is the subcommand) and make it
- * quiet: errors are reported through cli_bad_option. Use a short-option string
- * starting with "+:" so options stop at the first operand and a missing
- * argument is told apart from an unknown option. */
+ * quiet: errors are reported through cli_bad_option. Start the short-option
+ * string with ":" so a missing argument is told apart from an unknown option
+ * (options may then come after the file, as in "hatrace convert IN -o OUT");
+ * a command that runs a program (record) uses "+:" so options stop at it. */
 void cli_getopt_begin(void);
 
 /* Report what getopt_long returned ('?' unknown, ':' missing argument, or an

@@ -51,6 +51,14 @@ void textout_header(hatf_source *s, hatf_buf *out)
         memmove(out->p + mark, out->p + mark + pl, out->len - mark - pl);
         out->len -= pl;
     }
+    /* a damaged file still dumps what is intact; say what is missing */
+    const char *const *lines;
+    size_t nd = hatf_reader_damage(r, &lines);
+    for (size_t i = 0; i < nd; i++) {
+        hatf_buf_append(out, "# damage: ", 10);
+        hatf_buf_append(out, lines[i], strlen(lines[i]));
+        hatf_buf_append(out, "\n", 1);
+    }
 }
 
 int cmd_dump(int argc, char **argv)
@@ -65,7 +73,7 @@ int cmd_dump(int argc, char **argv)
     uint64_t limit = UINT64_MAX;
     int c, rc;
     cli_getopt_begin();
-    while ((c = getopt_long(argc, argv, "+:h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
         switch (c) {
         case 'f': if ((rc = cli_parse_format("dump", "--from", optarg, &fmt))) return rc; break;
         case 'n': if ((rc = cli_parse_u64("dump", "--limit", optarg, &limit))) return rc; break;

@@ -38,10 +38,7 @@ static const struct {
 
 int main(int argc, char **argv)
 {
-    if (argc < 2) {
-        fputs(help, stderr);
-        return CLI_USAGE;
-    }
+    if (argc < 2) return cli_usage(NULL, "missing command");
     const char *cmd = argv[1];
     if (strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "help") == 0)
         return cli_help(help);

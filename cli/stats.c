@@ -399,7 +399,7 @@ int cmd_stats(int argc, char **argv)
     hatf_format fmt = HATF_FMT_AUTO;
     int json = 0, c, rc;
     cli_getopt_begin();
-    while ((c = getopt_long(argc, argv, "+:h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
         switch (c) {
         case 'f': if ((rc = cli_parse_format("stats", "--from", optarg, &fmt))) return rc; break;
         case 'j': json = 1; break;

@@ -308,7 +308,7 @@ int cmd_validate(int argc, char **argv)
     uint64_t max_errors = 100;
     int c, rc;
     cli_getopt_begin();
-    while ((c = getopt_long(argc, argv, "+:h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
         switch (c) {
         case 'f': if ((rc = cli_parse_format("validate", "--from", optarg, &fmt))) return rc; break;
         case 'm': if ((rc = cli_parse_u64("validate", "--max-errors", optarg, &max_errors))) return rc; break;
@@ -336,9 +336,18 @@ int cmd_validate(int argc, char **argv)
     if (r) {
         const char *const *lines;
         size_t n = hatf_reader_damage(r, &lines);
-        for (size_t i = 0; i < n; i++) problem_at(&v, 0, 0, "container damage: %s", lines[i]);
+        for (size_t i = 0; i < n; i++) {  /* damage lines name their own offset */
+            v.problems++;
+            if (!v.max_shown || v.shown < v.max_shown) { v.shown++; printf("%s: container damage: %s\n", path, lines[i]); }
+        }
         const hatf_counters *ct = hatf_reader_counters(r);
-        if (ct->dropped) problem_at(&v, 0, 0, "the recorder dropped %llu events", U(ct->dropped));
+        if (ct->dropped) {
+            v.problems++;
+            if (!v.max_shown || v.shown < v.max_shown) {
+                v.shown++;
+                printf("%s: the recorder dropped %llu events (counted in the index)\n", path, U(ct->dropped));
+            }
+        }
     }
 
     hatf_event ev;

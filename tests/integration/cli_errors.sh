@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# Bad usage exits 2; unreadable, empty, garbage and truncated inputs exit 1 with
+# exactly one line on stderr naming the file and a byte offset; nothing crashes.
+set -u
+H=${HATRACE:?}
+here=$(cd "$(dirname "$0")/.." && pwd)
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+fails=0
+
+# expect CODE PATTERN CMD...: exit status CODE, and for CODE 1 one stderr line
+# matching PATTERN; stdout is ignored.
+expect() {
+  local want=$1 pat=$2; shift 2
+  "$@" >/dev/null 2>"$tmp/err"; local got=$?
+  local lines; lines=$(wc -l < "$tmp/err")
+  if [ "$got" -ge 128 ]; then
+    echo "CRASH ($got): $*"; fails=$((fails+1)); return
+  fi
+  if [ "$got" -ne "$want" ]; then
+    echo "FAIL exit $got, want $want: $*"; cat "$tmp/err"; fails=$((fails+1)); return
+  fi
+  if [ "$want" -ne 0 ] && [ "$lines" -ne 1 ]; then
+    echo "FAIL $lines stderr lines, want 1: $*"; cat "$tmp/err"; fails=$((fails+1)); return
+  fi
+  if [ -n "$pat" ] && ! grep -qE -- "$pat" "$tmp/err"; then
+    echo "FAIL stderr does not match '$pat': $*"; cat "$tmp/err"; fails=$((fails+1)); return
+  fi
+}
+
+basic=$here/golden/inputs/basic.txt
+sed 's/#.*//' "$here/golden/inputs/basic.hatf1.hex" | xxd -r -p > "$tmp/ok.hatf1"
+"$H" convert --from text "$basic" -o "$tmp/ok.hatf" || { echo "cannot make a container"; exit 1; }
+
+# usage: exit 2
+expect 2 '' "$H"
+expect 2 'unknown command' "$H" frobnicate
+expect 2 'unknown option' "$H" --frobnicate
+for c in dump stats validate convert; do
+  expect 2 'unknown option' "$H" $c --no-such-option "$basic"
+  expect 2 'missing input file' "$H" $c
+  expect 0 '' "$H" $c --help
+done
+expect 2 'needs a value' "$H" dump "$basic" --from
+expect 2 'unknown format' "$H" dump --from pdf "$basic"
+expect 2 'non-negative' "$H" dump --limit -3 "$basic"
+expect 2 'one input file' "$H" stats "$basic" "$basic"
+expect 2 'missing -o' "$H" convert --from text "$basic"
+expect 2 '--plain applies' "$H" convert --from text --plain "$basic" -o "$tmp/x"
+expect 0 '' "$H" --version
+expect 0 '' "$H" --help
+
+# bad input: exit 1, one line naming the file and an offset
+for c in dump stats validate; do
+  expect 1 "$tmp/missing: offset 0: cannot open" "$H" $c "$tmp/missing"
+done
+: > "$tmp/empty"
+expect 1 "empty: offset 0: empty file, not a hatrace container \\(use --from hatf1.0 or --from text\\)" "$H" dump "$tmp/empty"
+expect 1 "empty: offset 0: empty file" "$H" dump --from text "$tmp/empty"
+head -c 3000 /dev/urandom > "$tmp/garbage"
+expect 1 "garbage: offset 0: not a hatrace container \\(use --from hatf1.0 or --from text\\)" "$H" stats "$tmp/garbage"
+expect 1 "garbage: offset 0: not a text trace" "$H" stats --from text "$tmp/garbage"
+expect 1 "garbage: offset [0-9]+: " "$H" stats --from hatf1.0 "$tmp/garbage"
+expect 1 "garbage: offset [0-9]+: " "$H" convert --from hatf1.0 --to text "$tmp/garbage" -o "$tmp/g.txt"
+[ -e "$tmp/g.txt" ] && { echo "FAIL convert left a partial output"; fails=$((fails+1)); }
+
+# every cut of the HATF 1.0 stream inside a record is an error with an offset
+size=$(stat -c %s "$tmp/ok.hatf1")
+for cut in 1 2 5 9 23 40 $((size - 1)); do
+  head -c $cut "$tmp/ok.hatf1" > "$tmp/cut.hatf1"
+  expect 1 "cut.hatf1: offset [0-9]+: " "$H" dump --from hatf1.0 "$tmp/cut.hatf1"
+done
+
+# a text file cut inside a line, and bad lines, name the line's offset and column
+head -c 150 "$basic" > "$tmp/cut.txt"   # ends inside "1000 1 0 alloc 24 0x1000 ..."
+printf '#hatrace-text 1\n1 1 0 alloc 24 0x10\n2 1 0 free 16\n' > "$tmp/bad.txt"
+expect 1 'bad.txt: offset 36: line 3, column 12: address must be hex' "$H" dump --from text "$tmp/bad.txt"
+printf '#hatrace-text 2\n' > "$tmp/v2.txt"
+expect 1 'v2.txt: offset 0: text form .* is newer' "$H" dump --from text "$tmp/v2.txt"
+{ printf '#hatrace-text 1\n'; head -c 140001 /dev/zero | tr '\0' ' '; } > "$tmp/long.txt"
+expect 1 'long.txt: offset 16: line 2: longer than 140000 bytes' "$H" stats --from text "$tmp/long.txt"
+"$H" dump --from text "$tmp/cut.txt" >/dev/null 2>&1; s=$?
+[ $s -ge 128 ] && { echo "CRASH on a cut text file"; fails=$((fails+1)); }
+
+# a truncated container: dump never crashes; cut inside the header it is one error line
+csize=$(stat -c %s "$tmp/ok.hatf")
+for cut in 4 8 20; do
+  head -c $cut "$tmp/ok.hatf" > "$tmp/cut.hatf"
+  expect 1 "cut.hatf: offset [0-9]+: " "$H" dump "$tmp/cut.hatf"
+done
+for cut in $((csize / 2)) $((csize - 1)); do
+  head -c $cut "$tmp/ok.hatf" > "$tmp/cut.hatf"
+  "$H" dump "$tmp/cut.hatf" >/dev/null 2>&1; s=$?
+  [ $s -ge 128 ] && { echo "CRASH dump of container cut at $cut"; fails=$((fails+1)); }
+  "$H" validate "$tmp/cut.hatf" > "$tmp/v.out" 2>&1; s=$?
+  [ $s -ne 1 ] && { echo "FAIL validate of container cut at $cut: exit $s, want 1"; cat "$tmp/v.out"; fails=$((fails+1)); }
+done
+
+[ $fails -eq 0 ] && echo "cli_errors: all passed"
+[ $fails -eq 0 ]
