@@ -1,0 +1,228 @@
+/* container_addr.c — the address model: storage and the encoder side.
+ * The coding itself is described in container_addr.h; the decoder is inline there. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "container_addr.h"
+
+#define TABLE_BITS0 8
+
+void hatf_amodel_init(hatf_amodel *m, int encoder)
+{
+    memset(m, 0, sizeof *m);
+    m->encoder = encoder;
+}
+
+void hatf_amodel_free(hatf_amodel *m)
+{
+    free(m->words);
+    free(m->sbcount);
+    free(m->seq_addr);
+    free(m->seq_size);
+    free(m->pred);
+    free(m->map);
+    memset(m, 0, sizeof *m);
+}
+
+static uint32_t words_for(uint32_t n) { return (n >> 6) + 1; }
+static uint32_t sbs_for(uint32_t n) { return (n >> HATF_SB_SHIFT) + 1; }
+
+int hatf_amodel_reset(hatf_amodel *m, uint32_t max_objects)
+{
+    if (max_objects < 64) max_objects = 64;
+    if (m->words) {
+        memset(m->words, 0, words_for(m->nseq) * sizeof *m->words);
+        memset(m->sbcount, 0, sbs_for(m->nseq) * sizeof *m->sbcount);
+    }
+    if (max_objects > m->cap) {
+        free(m->words); free(m->sbcount); free(m->seq_addr); free(m->seq_size);
+        m->words = calloc(words_for(max_objects), sizeof *m->words);
+        m->sbcount = calloc(sbs_for(max_objects), sizeof *m->sbcount);
+        m->seq_addr = malloc(max_objects * sizeof *m->seq_addr);
+        m->seq_size = malloc(max_objects * sizeof *m->seq_size);
+        m->cap = max_objects;
+        if (!m->words || !m->sbcount || !m->seq_addr || !m->seq_size) {
+            hatf_amodel_free(m);
+            return HATF_E_NOMEM;
+        }
+    }
+    if (!m->pred) {
+        m->pred_bits = TABLE_BITS0;
+        m->pred = calloc(1u << m->pred_bits, sizeof *m->pred);
+        if (!m->pred) return HATF_E_NOMEM;
+    }
+    if (m->encoder && !m->map) {
+        m->map_bits = TABLE_BITS0;
+        m->map = calloc(1u << m->map_bits, sizeof *m->map);
+        if (!m->map) return HATF_E_NOMEM;
+    }
+    /* a new generation empties both tables without touching them */
+    if (++m->gen == 0) {
+        memset(m->pred, 0, (sizeof *m->pred) << m->pred_bits);
+        if (m->map) memset(m->map, 0, (sizeof *m->map) << m->map_bits);
+        m->gen = 1;
+    }
+    m->nseq = m->live = m->pred_count = m->map_count = 0;
+    m->last_new = m->last_esc = 0;
+    return 0;
+}
+
+int hatf_amodel_grow_pred_(hatf_amodel *m)
+{
+    if (m->pred_bits >= 30) return -1;
+    unsigned bits = m->pred_bits + 1;
+    hatf_pred_slot *t = calloc(1u << bits, sizeof *t);
+    if (!t) return -1;
+    uint32_t mask = (1u << bits) - 1;
+    for (uint32_t j = 0; j < 1u << m->pred_bits; j++) {
+        const hatf_pred_slot *s = &m->pred[j];
+        if (s->gen != m->gen) continue;
+        uint32_t i = (uint32_t)hatf_hash64(s->size, bits);
+        while (t[i].gen == m->gen) i = (i + 1) & mask;
+        t[i] = *s;
+    }
+    free(m->pred);
+    m->pred = t;
+    m->pred_bits = bits;
+    return 0;
+}
+
+/* ---- encoder: live address -> allocation number ------------------------- */
+
+static int map_grow(hatf_amodel *m)
+{
+    unsigned bits = m->map_bits + 1;
+    hatf_map_slot *t = calloc(1u << bits, sizeof *t);
+    if (!t) return -1;
+    uint32_t mask = (1u << bits) - 1;
+    for (uint32_t j = 0; j < 1u << m->map_bits; j++) {
+        const hatf_map_slot *s = &m->map[j];
+        if (s->gen != m->gen) continue;
+        uint32_t i = (uint32_t)hatf_hash64(s->addr, bits);
+        while (t[i].gen == m->gen) i = (i + 1) & mask;
+        t[i] = *s;
+    }
+    free(m->map);
+    m->map = t;
+    m->map_bits = bits;
+    return 0;
+}
+
+/* @return the slot holding addr, or -1. */
+static int64_t map_find(const hatf_amodel *m, uint64_t addr)
+{
+    uint32_t mask = (1u << m->map_bits) - 1;
+    for (uint32_t i = (uint32_t)hatf_hash64(addr, m->map_bits);; i = (i + 1) & mask) {
+        if (m->map[i].gen != m->gen) return -1;
+        if (m->map[i].addr == addr) return i;
+    }
+}
+
+/* addr is now object seq (a newer object at the same address replaces an
+ * older one, which stays live in the model: the decoder cannot tell either). */
+static void map_put(hatf_amodel *m, uint64_t addr, uint32_t seq)
+{
+    if ((m->map_count + 1) * 2 > 1u << m->map_bits && map_grow(m) != 0) return;
+    uint32_t mask = (1u << m->map_bits) - 1;
+    uint32_t i = (uint32_t)hatf_hash64(addr, m->map_bits);
+    while (m->map[i].gen == m->gen && m->map[i].addr != addr) i = (i + 1) & mask;
+    if (m->map[i].gen != m->gen) m->map_count++;
+    m->map[i].addr = addr;
+    m->map[i].seq = seq;
+    m->map[i].gen = m->gen;
+}
+
+/* Linear-probing deletion that shifts later members of the run back. */
+static void map_del(hatf_amodel *m, uint32_t i)
+{
+    uint32_t mask = (1u << m->map_bits) - 1;
+    for (uint32_t j = i;;) {
+        j = (j + 1) & mask;
+        if (m->map[j].gen != m->gen) break;
+        uint32_t k = (uint32_t)hatf_hash64(m->map[j].addr, m->map_bits);
+        /* move j back to i unless its home k lies cyclically in (i, j] */
+        int stays = i <= j ? (i < k && k <= j) : (i < k || k <= j);
+        if (!stays) { m->map[i] = m->map[j]; i = j; }
+    }
+    m->map[i].gen = 0;
+    m->map_count--;
+}
+
+/* Live objects newer than seq. */
+static uint32_t rank_of(const hatf_amodel *m, uint32_t seq)
+{
+    uint32_t w = seq >> 6, b = seq & 63;
+    uint32_t r = (uint32_t)__builtin_popcountll((m->words[w] >> b) >> 1);
+    uint32_t nw = (m->nseq + 63) >> 6;
+    uint32_t sb = w >> 6, wend = (sb + 1) << 6;
+    if (wend > nw) wend = nw;
+    for (uint32_t x = w + 1; x < wend; x++) r += (uint32_t)__builtin_popcountll(m->words[x]);
+    uint32_t nsb = (m->nseq + (1u << HATF_SB_SHIFT) - 1) >> HATF_SB_SHIFT;
+    for (uint32_t s = sb + 1; s < nsb; s++) r += m->sbcount[s];
+    return r;
+}
+
+static void put_varint(hatf_buf *out, uint64_t v)
+{
+    uint8_t *p = hatf_buf_reserve(out, HATF_VARINT_MAX);
+    if (p) out->len += hatf_varint_put(p, v);
+}
+
+static void enc_freed(hatf_amodel *m, uint64_t addr, hatf_buf *out)
+{
+    if (!addr) { put_varint(out, 0); return; }
+    int64_t i = map_find(m, addr);
+    if (i >= 0) {
+        uint32_t seq = m->map[i].seq;
+        put_varint(out, 2 + (uint64_t)rank_of(m, seq));
+        map_del(m, (uint32_t)i);
+        if (hatf_amodel_kill(m, seq)) out->failed = 1;
+        return;
+    }
+    put_varint(out, 1);
+    put_varint(out, hatf_zigzag((int64_t)(addr - m->last_esc)));
+    m->last_esc = addr;
+}
+
+static void enc_new(hatf_amodel *m, uint64_t size, int has_old, uint64_t old, uint64_t addr, hatf_buf *out)
+{
+    hatf_pred_slot *s = hatf_pred_get(m, size);
+    if (s && s->valid && s->addr == addr) {
+        put_varint(out, 0);
+        s->valid = 0;
+    } else if (has_old && addr == old) {
+        put_varint(out, 1);
+    } else {
+        uint64_t zz = hatf_zigzag((int64_t)(addr - m->last_new));
+        if (zz <= UINT64_MAX - 3) {
+            put_varint(out, 3 + zz);
+        } else {
+            put_varint(out, 2);
+            put_varint(out, addr);
+        }
+    }
+    if (addr && m->nseq < m->cap) {
+        m->last_new = addr;
+        map_put(m, addr, hatf_amodel_add(m, addr, size));
+    }
+}
+
+void hatf_aenc_event(hatf_amodel *m, unsigned op, uint64_t size, uint64_t addr,
+                     uint64_t new_addr, hatf_buf *out)
+{
+    switch (op) {
+    case HATF_OP_ALLOC:
+        enc_new(m, size, 0, 0, addr, out);
+        break;
+    case HATF_OP_FREE:
+        enc_freed(m, addr, out);
+        break;
+    case HATF_OP_REALLOC_INPLACE: case HATF_OP_REALLOC_MOVE:
+    case HATF_OP_REALLOC_NEW: case HATF_OP_REALLOC_FREE:
+        enc_freed(m, addr, out);
+        enc_new(m, size, 1, addr, new_addr, out);
+        break;
+    default:
+        break;
+    }
+}

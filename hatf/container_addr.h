@@ -1,0 +1,212 @@
+/* container_addr.h — the address stream coding of a chunk group (internal).
+ *
+ * Addresses of one thread's chunk group are coded against a model of that
+ * thread's heap, rebuilt from nothing in every group so a group decodes alone
+ * (docs/format-container.md, "Address coding"). The model keeps:
+ *   - the live objects this thread allocated in this group, in allocation
+ *     order (a bitmap over allocation numbers, with a count per 4096), so a
+ *     free is coded as its object's rank among them, 0 = most recent;
+ *   - for each size, the address most recently freed with that size, the
+ *     prediction for the next allocation of that size.
+ * Codes (unsigned LEB128 varints, one per address):
+ *   freed address F:  0 = NULL, 1 = escape + zigzag(addr - last escape),
+ *                     2 + rank = the live object of that rank
+ *   new address A:    0 = the prediction for this size, 1 = same as the
+ *                     realloc's old address, 2 = escape + varint(addr),
+ *                     3 + zigzag(addr - last new address)
+ * Every op with addresses is coded in event order: alloc A(addr); free F(addr);
+ * realloc F(old addr) then A(new addr).
+ */
+#ifndef HATF_CONTAINER_ADDR_H
+#define HATF_CONTAINER_ADDR_H
+
+#include <stdint.h>
+#include "hatf.h"
+#include "bytes.h"
+
+#define HATF_SB_SHIFT 12  /* allocation numbers per superblock count: 4096 */
+
+typedef struct hatf_pred_slot { uint64_t size, addr; uint32_t gen, valid; } hatf_pred_slot;
+typedef struct hatf_map_slot { uint64_t addr; uint32_t seq, gen; } hatf_map_slot;
+
+typedef struct hatf_amodel {
+    uint64_t *words;        /* live bit per allocation number */
+    uint32_t *sbcount;      /* live objects per 4096 allocation numbers */
+    uint64_t *seq_addr, *seq_size;
+    uint32_t nseq, cap, live;
+    uint32_t gen;           /* slots of the tables below with another gen are empty */
+    hatf_pred_slot *pred;   /* size -> last freed address (linear probing, load <= 1/2) */
+    uint32_t pred_bits, pred_count;
+    hatf_map_slot *map;     /* encoder only: live address -> allocation number */
+    uint32_t map_bits, map_count;
+    int encoder;
+    uint64_t last_new, last_esc;
+} hatf_amodel;
+
+void hatf_amodel_init(hatf_amodel *m, int encoder);
+void hatf_amodel_free(hatf_amodel *m);
+/* Empty the model for a group of at most max_objects allocations.
+ * @return 0 or HATF_E_NOMEM. */
+int hatf_amodel_reset(hatf_amodel *m, uint32_t max_objects);
+
+/* Code one event's addresses (op, size, addr, new_addr used) onto out.
+ * pre: hatf_amodel_reset with room for every alloc of the group. */
+void hatf_aenc_event(hatf_amodel *m, unsigned op, uint64_t size, uint64_t addr,
+                     uint64_t new_addr, hatf_buf *out);
+
+/* ---- decoder (inline: the read path's inner loop) ------------------------ */
+
+static inline uint64_t hatf_hash64(uint64_t x, unsigned bits)
+{
+    return (x * 0x9E3779B97F4A7C15ull) >> (64 - bits);
+}
+
+/* Varint reader with a one-byte fast path. @return 0 on truncation. */
+static inline int hatf_adec_varint(const uint8_t **pp, const uint8_t *end, uint64_t *v)
+{
+    const uint8_t *p = *pp;
+    if (p < end && *p < 0x80) { *v = *p; *pp = p + 1; return 1; }
+    size_t n = hatf_varint_get(p, (size_t)(end - p), v);
+    *pp = p + n;
+    return n != 0;
+}
+
+int hatf_amodel_grow_pred_(hatf_amodel *m);
+
+/* The prediction slot of a size, or NULL when there is none. */
+static inline hatf_pred_slot *hatf_pred_get(hatf_amodel *m, uint64_t size)
+{
+    uint32_t mask = (1u << m->pred_bits) - 1;
+    for (uint32_t i = (uint32_t)hatf_hash64(size, m->pred_bits);; i = (i + 1) & mask) {
+        hatf_pred_slot *s = &m->pred[i];
+        if (s->gen != m->gen) return NULL;
+        if (s->size == size) return s;
+    }
+}
+
+/* Object number seq leaves the live set; its address becomes the prediction
+ * for its size. @return 0 or -1 (out of memory). */
+static inline int hatf_amodel_kill(hatf_amodel *m, uint32_t seq)
+{
+    m->words[seq >> 6] &= ~(1ull << (seq & 63));
+    m->sbcount[seq >> HATF_SB_SHIFT]--;
+    m->live--;
+    uint64_t size = m->seq_size[seq];
+    uint32_t mask = (1u << m->pred_bits) - 1;
+    for (uint32_t i = (uint32_t)hatf_hash64(size, m->pred_bits);; i = (i + 1) & mask) {
+        hatf_pred_slot *s = &m->pred[i];
+        if (s->gen != m->gen) {
+            if ((m->pred_count + 1) * 2 > mask + 1) {
+                if (hatf_amodel_grow_pred_(m)) return -1;
+                mask = (1u << m->pred_bits) - 1;
+                i = (uint32_t)hatf_hash64(size, m->pred_bits) - 1;  /* probe again */
+                continue;
+            }
+            m->pred_count++;
+            s->gen = m->gen;
+            s->size = size;
+        } else if (s->size != size) {
+            continue;
+        }
+        s->addr = m->seq_addr[seq];
+        s->valid = 1;
+        return 0;
+    }
+}
+
+static inline uint32_t hatf_amodel_add(hatf_amodel *m, uint64_t addr, uint64_t size)
+{
+    uint32_t seq = m->nseq++;
+    m->words[seq >> 6] |= 1ull << (seq & 63);
+    m->sbcount[seq >> HATF_SB_SHIFT]++;
+    m->live++;
+    m->seq_addr[seq] = addr;
+    m->seq_size[seq] = size;
+    return seq;
+}
+
+/* The allocation number of the live object of rank r (0 = most recent).
+ * pre: r < m->live. */
+static inline uint32_t hatf_amodel_select(const hatf_amodel *m, uint32_t r)
+{
+    uint32_t w = (m->nseq - 1) >> 6, sb = w >> 6;
+    for (;;) {
+        uint32_t lo = sb << 6;
+        for (;; w--) {
+            uint32_t c = (uint32_t)__builtin_popcountll(m->words[w]);
+            if (r < c) {
+                uint64_t x = m->words[w];
+                while (r--) x &= ~(1ull << (63 - __builtin_clzll(x)));
+                return (w << 6) + 63 - (uint32_t)__builtin_clzll(x);
+            }
+            r -= c;
+            if (w == lo) break;
+        }
+        sb--;
+        while (r >= m->sbcount[sb]) r -= m->sbcount[sb--];
+        w = (sb << 6) + 63;
+    }
+}
+
+/* A freed address. @return 0 or -1 (bad code). */
+static inline int hatf_adec_freed(hatf_amodel *m, const uint8_t **pp, const uint8_t *end, uint64_t *addr)
+{
+    uint64_t v;
+    if (!hatf_adec_varint(pp, end, &v)) return -1;
+    if (v >= 2) {
+        if (v - 2 >= m->live) return -1;
+        uint32_t seq = hatf_amodel_select(m, (uint32_t)(v - 2));
+        *addr = m->seq_addr[seq];
+        return hatf_amodel_kill(m, seq);
+    }
+    if (v == 0) { *addr = 0; return 0; }
+    if (!hatf_adec_varint(pp, end, &v)) return -1;
+    *addr = m->last_esc += (uint64_t)hatf_unzigzag(v);
+    return 0;
+}
+
+/* A new address of an object of this size (old: the realloc's old address). */
+static inline int hatf_adec_new(hatf_amodel *m, const uint8_t **pp, const uint8_t *end,
+                                uint64_t size, uint64_t old, uint64_t *addr)
+{
+    uint64_t v, a;
+    if (!hatf_adec_varint(pp, end, &v)) return -1;
+    if (v == 0) {
+        hatf_pred_slot *s = hatf_pred_get(m, size);
+        if (!s || !s->valid) return -1;
+        s->valid = 0;
+        a = s->addr;
+    } else if (v == 1) {
+        a = old;
+    } else if (v == 2) {
+        if (!hatf_adec_varint(pp, end, &a)) return -1;
+    } else {
+        a = m->last_new + (uint64_t)hatf_unzigzag(v - 3);
+    }
+    *addr = a;
+    if (a) {
+        if (m->nseq >= m->cap) return -1;
+        m->last_new = a;
+        hatf_amodel_add(m, a, size);
+    }
+    return 0;
+}
+
+/* Fill ev->addr / ev->new_addr from the stream. @return 0 or -1 (corrupt). */
+static inline int hatf_adec_event(hatf_amodel *m, hatf_event *ev, const uint8_t **pp, const uint8_t *end)
+{
+    switch (ev->op) {
+    case HATF_OP_ALLOC:
+        return hatf_adec_new(m, pp, end, ev->size, 0, &ev->addr);
+    case HATF_OP_FREE:
+        return hatf_adec_freed(m, pp, end, &ev->addr);
+    case HATF_OP_REALLOC_INPLACE: case HATF_OP_REALLOC_MOVE:
+    case HATF_OP_REALLOC_NEW: case HATF_OP_REALLOC_FREE:
+        if (hatf_adec_freed(m, pp, end, &ev->addr)) return -1;
+        return hatf_adec_new(m, pp, end, ev->size, ev->addr, &ev->new_addr);
+    default:
+        return 0;
+    }
+}
+
+#endif /* HATF_CONTAINER_ADDR_H */

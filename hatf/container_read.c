@@ -1,0 +1,633 @@
+/* container_read.c — opening a container: header, index or chunk scan,
+ * damage report, names; and the per-thread cursor that decodes chunk groups.
+ *
+ * A complete file is opened from its index (payloads are checked when read).
+ * Otherwise the chunks are scanned from the header on, each payload checked,
+ * and whatever is not intact is described in the damage lines; a damaged
+ * chunk header is skipped by looking for the next valid one.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "container_internal.h"
+
+#define HATF_API __attribute__((visibility("default")))
+#define LLU(x) ((unsigned long long)(x))
+
+static const char *kind_name(unsigned k)
+{
+    switch (k) {
+    case HATF_CK_RECORDS: return "records";
+    case HATF_CK_ADDRS: return "address";
+    case HATF_CK_TABLES: return "tables";
+    case HATF_CK_INDEX: return "index";
+    default: return "unknown";
+    }
+}
+
+void hatf_reader_add_damage_(hatf_reader *r, const char *fmt, ...)
+{
+    if (r->ndamage == r->cap_damage) {
+        size_t cap = r->cap_damage ? 2 * r->cap_damage : 8;
+        char **d = realloc(r->damage, cap * sizeof *d);
+        if (!d) return;
+        r->damage = d;
+        r->cap_damage = cap;
+    }
+    char line[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    char *s = strdup(line);
+    if (s) r->damage[r->ndamage++] = s;
+}
+
+/* pread exactly n bytes. @return 0, or -1 (short or failed). */
+static int read_at(int fd, void *p, size_t n, uint64_t off)
+{
+    uint8_t *d = p;
+    while (n) {
+        ssize_t k = pread(fd, d, n, (off_t)off);
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) return -1;
+        d += k;
+        n -= (size_t)k;
+        off += (uint64_t)k;
+    }
+    return 0;
+}
+
+/* Read, check and decode a chunk's payload into out.
+ * @return 0 or a negative code with a message in err. */
+static int load_payload(hatf_reader *r, uint64_t off, const hatf_chunk_hdr *h, hatf_buf *out, hatf_err *err)
+{
+    r->io.len = 0;
+    if (!hatf_buf_reserve(&r->io, h->stored_len) || !hatf_buf_reserve(out, h->raw_len + 1))
+        return hatf_err_set(err, HATF_E_NOMEM, off, "offset %llu: out of memory", LLU(off));
+    if (read_at(r->fd, r->io.p, h->stored_len, off + HATF_CK_HDR) != 0)
+        return hatf_err_set(err, HATF_E_TRUNCATED, off, "offset %llu: %s chunk cannot be read (%s)",
+                            LLU(off), kind_name(h->kind), errno ? strerror(errno) : "file shrank");
+    if (XXH3_64bits(r->io.p, h->stored_len) != h->payload_hash)
+        return hatf_err_set(err, HATF_E_CORRUPT, off, "offset %llu: %s chunk checksum mismatch (thread %llu, group %u)",
+                            LLU(off), kind_name(h->kind), LLU(h->thread), h->seq);
+    if (h->codec == HATF_CODEC_STORED) {
+        if (h->stored_len != h->raw_len)
+            return hatf_err_set(err, HATF_E_CORRUPT, off, "offset %llu: stored chunk with raw length %u != %u",
+                                LLU(off), h->raw_len, h->stored_len);
+        memcpy(out->p, r->io.p, h->raw_len);
+    } else if (h->codec == HATF_CODEC_ZSTD) {
+        size_t z = ZSTD_decompressDCtx(r->dctx, out->p, h->raw_len, r->io.p, h->stored_len);
+        if (ZSTD_isError(z) || z != h->raw_len)
+            return hatf_err_set(err, HATF_E_CORRUPT, off, "offset %llu: %s chunk does not decompress (%s)",
+                                LLU(off), kind_name(h->kind),
+                                ZSTD_isError(z) ? ZSTD_getErrorName(z) : "wrong length");
+    } else {
+        return hatf_err_set(err, HATF_E_CORRUPT, off, "offset %llu: unknown codec %u", LLU(off), h->codec);
+    }
+    out->len = h->raw_len;
+    return 0;
+}
+
+/* ---- header ------------------------------------------------------------- */
+
+static int get_str(const uint8_t *p, size_t end, size_t *n, char *dst, size_t cap)
+{
+    if (end - *n < 2) return -1;
+    size_t len = p[*n] | (size_t)p[*n + 1] << 8;
+    *n += 2;
+    if (len > HATF_STR_MAX || len >= cap || end - *n < len) return -1;
+    memcpy(dst, p + *n, len);
+    dst[len] = 0;
+    *n += len;
+    return 0;
+}
+
+static int read_header(hatf_reader *r, hatf_err *err)
+{
+    uint8_t fixed[16];
+    if (r->size < 16 || read_at(r->fd, fixed, 16, 0) != 0) {
+        if (r->size >= 8 && read_at(r->fd, fixed, 8, 0) == 0 && memcmp(fixed, HATF_CONTAINER_MAGIC, 8) != 0)
+            return hatf_err_set(err, HATF_E_CORRUPT, 0, "not a hatrace trace (bad magic)");
+        return hatf_err_set(err, HATF_E_TRUNCATED, 0, "offset 0: header truncated (file has %llu bytes)", LLU(r->size));
+    }
+    if (memcmp(fixed, HATF_CONTAINER_MAGIC, 8) != 0)
+        return hatf_err_set(err, HATF_E_CORRUPT, 0, "not a hatrace trace (bad magic)");
+    unsigned major = fixed[8] | fixed[9] << 8, minor = fixed[10] | fixed[11] << 8;
+    if (major > HATF_CONTAINER_VERSION_MAJOR)
+        return hatf_err_set(err, HATF_E_VERSION, 8, "version %u.%u is newer than this reader (%u.x)",
+                            major, minor, HATF_CONTAINER_VERSION_MAJOR);
+    if (major == 0)
+        return hatf_err_set(err, HATF_E_CORRUPT, 8, "offset 8: bad version %u.%u", major, minor);
+    uint32_t hlen = hatf_load_le32(fixed + 12);
+    if (hlen < HATF_HDR_FIXED + 6 + 8 || hlen > HATF_HDR_MAX)
+        return hatf_err_set(err, HATF_E_CORRUPT, 12, "offset 12: bad header length %u", hlen);
+    if (hlen > r->size)
+        return hatf_err_set(err, HATF_E_TRUNCATED, 0, "offset 0: header truncated (needs %u bytes, %llu present)",
+                            hlen, LLU(r->size));
+    uint8_t *p = malloc(hlen);
+    if (!p) return hatf_err_set(err, HATF_E_NOMEM, 0, "out of memory");
+    int rc = 0;
+    size_t n = HATF_HDR_FIXED, end = hlen - 8;
+    hatf_info *in = &r->info;
+    if (read_at(r->fd, p, hlen, 0) != 0) {
+        rc = hatf_err_set(err, HATF_E_IO, 0, "offset 0: cannot read the header");
+    } else if (hatf_load_le64(p + end) != XXH3_64bits(p, end)) {
+        rc = hatf_err_set(err, HATF_E_CORRUPT, 0, "offset 0: header checksum mismatch");
+    } else {
+        in->version_major = major;
+        in->version_minor = minor;
+        in->address_bits = p[16];
+        in->big_endian = p[17];
+        in->flags = hatf_load_le32(p + 20);
+        in->pid = hatf_load_le32(p + 24);
+        in->ppid = hatf_load_le32(p + 28);
+        in->start_realtime_ns = hatf_load_le64(p + 32);
+        in->time_unit_ns_num = hatf_load_le64(p + 40);
+        in->time_unit_ns_den = hatf_load_le64(p + 48);
+        if (get_str(p, end, &n, in->clock, sizeof in->clock) ||
+            get_str(p, end, &n, in->cmdline, sizeof in->cmdline) ||
+            get_str(p, end, &n, in->parent_trace, sizeof in->parent_trace))
+            rc = hatf_err_set(err, HATF_E_CORRUPT, n, "offset %llu: bad header string", LLU(n));
+        /* bytes after the strings belong to a newer minor version: ignored */
+    }
+    free(p);
+    r->data_start = hlen;
+    return rc;
+}
+
+/* ---- the chunk list ----------------------------------------------------- */
+
+static hatf_rthread *thread_of(hatf_reader *r, uint64_t thread)
+{
+    for (size_t i = r->nth; i-- > 0;)  /* recent threads first: chunks come in runs */
+        if (r->th[i].thread == thread) return &r->th[i];
+    if (r->nth == r->cap_th) {
+        size_t cap = r->cap_th ? 2 * r->cap_th : 8;
+        hatf_rthread *a = realloc(r->th, cap * sizeof *a);
+        if (!a) return NULL;
+        r->th = a;
+        r->cap_th = cap;
+    }
+    hatf_rthread *t = &r->th[r->nth++];
+    memset(t, 0, sizeof *t);
+    t->thread = thread;
+    return t;
+}
+
+static int add_group(hatf_reader *r, uint64_t off, const hatf_chunk_hdr *h)
+{
+    hatf_rthread *t = thread_of(r, h->thread);
+    if (!t) return HATF_E_NOMEM;
+    if (t->ng == t->cap) {
+        size_t cap = t->cap ? 2 * t->cap : 8;
+        hatf_rgroup *g = realloc(t->g, cap * sizeof *g);
+        if (!g) return HATF_E_NOMEM;
+        t->g = g;
+        t->cap = cap;
+    }
+    hatf_rgroup *g = &t->g[t->ng++];
+    memset(g, 0, sizeof *g);
+    g->roff = off;
+    g->rh = *h;
+    return 0;
+}
+
+static void pair_addrs(hatf_reader *r, uint64_t off, const hatf_chunk_hdr *h)
+{
+    for (size_t i = 0; i < r->nth; i++) {
+        hatf_rthread *t = &r->th[i];
+        if (t->thread != h->thread) continue;
+        for (size_t j = t->ng; j-- > 0;) {
+            hatf_rgroup *g = &t->g[j];
+            if (g->rh.seq == h->seq && !g->aoff && g->rh.events == h->events) {
+                g->aoff = off;
+                g->ah = *h;
+                return;
+            }
+        }
+    }
+    hatf_reader_add_damage_(r, "offset %llu: address chunk (thread %llu, group %u) has no intact records chunk",
+                            LLU(off), LLU(h->thread), h->seq);
+}
+
+static char *dup_bytes(const uint8_t *p, size_t n)
+{
+    char *s = malloc(n + 1);
+    if (s) { memcpy(s, p, n); s[n] = 0; }
+    return s;
+}
+
+static void parse_tables(hatf_reader *r, uint64_t off, const uint8_t *p, size_t n)
+{
+    size_t i = 0;
+    while (i < n) {
+        unsigned type = p[i++];
+        uint64_t id, len;
+        size_t k = hatf_varint_get(p + i, n - i, &id);
+        if (!k) break;
+        i += k;
+        k = hatf_varint_get(p + i, n - i, &len);
+        if (!k || len > HATF_STR_MAX || n - i - k < len) break;
+        i += k;
+        hatf_name **arr = type == HATF_TAB_THREAD_NAME ? &r->tnames : type == HATF_TAB_HEAP_NAME ? &r->hnames : NULL;
+        size_t *cnt = type == HATF_TAB_THREAD_NAME ? &r->ntn : &r->nhn;
+        if (arr) {
+            hatf_name *a = realloc(*arr, (*cnt + 1) * sizeof *a);
+            char *s = dup_bytes(p + i, len);
+            if (a) *arr = a;
+            if (a && s) { a[*cnt].id = id; a[*cnt].name = s; (*cnt)++; } else free(s);
+        }
+        i += len;
+    }
+    if (i != n)
+        hatf_reader_add_damage_(r, "offset %llu: tables chunk malformed at payload byte %zu; the rest is ignored",
+                                LLU(off), i);
+}
+
+/* A chunk header passed its check: does it describe something this reader can hold? */
+static const char *implausible(const hatf_chunk_hdr *h)
+{
+    if (h->stored_len > HATF_CK_STORED_MAX) return "stored length too large";
+    if (h->raw_len > HATF_CK_RAW_MAX) return "raw length too large";
+    if (h->kind != HATF_CK_INDEX && h->events > HATF_CK_EVENTS_MAX) return "too many events";
+    if ((h->kind == HATF_CK_RECORDS || h->kind == HATF_CK_ADDRS) && h->events == 0) return "no events";
+    return NULL;
+}
+
+/* Take one intact chunk (payload checked or not) into the lists. */
+static int take_chunk(hatf_reader *r, uint64_t off, const hatf_chunk_hdr *h, int payload_checked)
+{
+    switch (h->kind) {
+    case HATF_CK_RECORDS: return add_group(r, off, h);
+    case HATF_CK_ADDRS: pair_addrs(r, off, h); return 0;
+    case HATF_CK_TABLES: {
+        hatf_buf raw;
+        hatf_buf_init(&raw);
+        hatf_err e = {0};
+        (void)payload_checked;
+        if (load_payload(r, off, h, &raw, &e) == 0)
+            parse_tables(r, off, raw.p, raw.len);
+        else
+            hatf_reader_add_damage_(r, "%s; names in it are lost", e.msg);
+        hatf_buf_free(&raw);
+        return 0;
+    }
+    default: return 0;  /* a later kind: skipped */
+    }
+}
+
+/* Find the next valid chunk header at or after from. @return its offset or size. */
+static uint64_t resync(hatf_reader *r, uint64_t from)
+{
+    uint8_t buf[65536 + HATF_CK_HDR];
+    uint64_t pos = from;
+    while (pos + HATF_CK_HDR <= r->size) {
+        size_t n = (size_t)(r->size - pos < sizeof buf ? r->size - pos : sizeof buf);
+        if (read_at(r->fd, buf, n, pos) != 0) break;
+        for (size_t i = 0; i + HATF_CK_HDR <= n; i++) {
+            hatf_chunk_hdr h;
+            if (buf[i] == 'H' && hatf_ck_hdr_unpack(buf + i, &h) == 0 && !implausible(&h)) return pos + i;
+        }
+        if (n < sizeof buf) break;
+        pos += n - HATF_CK_HDR + 1;
+    }
+    return r->size;
+}
+
+static int scan(hatf_reader *r)
+{
+    uint64_t pos = r->data_start;
+    hatf_buf raw;
+    hatf_buf_init(&raw);
+    int rc = 0, saw_index = 0;
+    while (pos < r->size) {
+        uint64_t left = r->size - pos;
+        uint8_t hb[HATF_CK_HDR];
+        hatf_chunk_hdr h;
+        if (saw_index && left <= HATF_TRAILER_LEN) {
+            if (left < HATF_TRAILER_LEN)
+                hatf_reader_add_damage_(r, "offset %llu: trailer truncated (needs %d bytes, %llu present)",
+                                        LLU(pos), HATF_TRAILER_LEN, LLU(left));
+            else
+                hatf_reader_add_damage_(r, "offset %llu: trailer damaged", LLU(pos));
+            break;
+        }
+        if (left < HATF_CK_HDR) {
+            hatf_reader_add_damage_(r, "offset %llu: chunk header truncated (needs %d bytes, %llu present)",
+                                    LLU(pos), HATF_CK_HDR, LLU(left));
+            break;
+        }
+        const char *why = NULL;
+        if (read_at(r->fd, hb, HATF_CK_HDR, pos) != 0) why = "cannot be read";
+        else if (hatf_ck_hdr_unpack(hb, &h) != 0) why = "damaged (bad magic or check)";
+        else why = implausible(&h);
+        if (why) {
+            uint64_t next = resync(r, pos + 1);
+            if (next < r->size)
+                hatf_reader_add_damage_(r, "offset %llu: chunk header %s; %llu bytes skipped to the next chunk at offset %llu",
+                                        LLU(pos), why, LLU(next - pos), LLU(next));
+            else
+                hatf_reader_add_damage_(r, "offset %llu: chunk header %s; no intact chunk after it (%llu bytes lost)",
+                                        LLU(pos), why, LLU(r->size - pos));
+            pos = next;
+            continue;
+        }
+        uint64_t need = HATF_CK_HDR + (uint64_t)h.stored_len;
+        if (need > left) {
+            hatf_reader_add_damage_(r, "offset %llu: %s chunk truncated (needs %llu bytes, %llu present)",
+                                    LLU(pos), kind_name(h.kind), LLU(need), LLU(left));
+            break;
+        }
+        hatf_err e = {0};
+        if (h.kind == HATF_CK_INDEX) {
+            saw_index = 1;
+        } else if (h.kind == HATF_CK_TABLES) {
+            rc = take_chunk(r, pos, &h, 0);  /* checks its payload itself */
+        } else if (load_payload(r, pos, &h, &raw, &e) != 0) {
+            if (e.code == HATF_E_NOMEM) { rc = HATF_E_NOMEM; break; }
+            hatf_reader_add_damage_(r, "%s; chunk skipped", e.msg);
+        } else {
+            rc = take_chunk(r, pos, &h, 1);
+        }
+        if (rc) break;
+        pos += need;
+    }
+    hatf_buf_free(&raw);
+    return rc;
+}
+
+/* Open from the trailer and index. @return 1 done, 0 not possible (use scan). */
+static int open_index(hatf_reader *r)
+{
+    if (r->size < r->data_start + HATF_CK_HDR + HATF_TRAILER_LEN) return 0;
+    uint8_t tr[HATF_TRAILER_LEN];
+    uint64_t toff = r->size - HATF_TRAILER_LEN;
+    if (read_at(r->fd, tr, sizeof tr, toff) != 0) return 0;
+    if (memcmp(tr + 24, HATF_TRAILER_MAGIC, 8) != 0 || hatf_load_le32(tr + 16) != hatf_trailer_check(tr))
+        return 0;
+    uint64_t ioff = hatf_load_le64(tr), ilen = hatf_load_le64(tr + 8);
+    const char *why = NULL;
+    uint8_t hb[HATF_CK_HDR];
+    hatf_chunk_hdr h;
+    hatf_buf raw;
+    hatf_buf_init(&raw);
+    hatf_err e = {0};
+    if (ioff < r->data_start || ioff > toff || ilen != toff - ioff || ilen < HATF_CK_HDR)
+        why = "trailer points outside the file";
+    else if (read_at(r->fd, hb, sizeof hb, ioff) != 0 || hatf_ck_hdr_unpack(hb, &h) != 0 || h.kind != HATF_CK_INDEX)
+        why = "index chunk header damaged";
+    else if (implausible(&h) || HATF_CK_HDR + (uint64_t)h.stored_len != ilen)
+        why = "index chunk sizes inconsistent";
+    else if (load_payload(r, ioff, &h, &raw, &e) != 0)
+        why = e.msg;
+    uint64_t nth = 0, nck = 0;
+    if (!why) {
+        if (raw.len < 32) why = "index too short";
+        else {
+            nth = hatf_load_le32(raw.p + 24);
+            nck = hatf_load_le32(raw.p + 28);
+            if (raw.len != 32 + 16 * nth + HATF_IX_ENTRY * nck) why = "index length inconsistent";
+        }
+    }
+    uint64_t prev_end = r->data_start;
+    for (uint64_t i = 0; !why && i < nck; i++) {
+        const uint8_t *p = raw.p + 32 + 16 * nth + HATF_IX_ENTRY * i;
+        uint64_t off = hatf_load_le64(p);
+        hatf_chunk_hdr c;
+        if (hatf_ck_hdr_unpack(p + 8, &c) != 0 || implausible(&c) || c.kind == HATF_CK_INDEX)
+            why = "index entry damaged";
+        else if (off < prev_end || off + HATF_CK_HDR + (uint64_t)c.stored_len > ioff)
+            why = "index entry outside the chunk area";
+        else {
+            prev_end = off + HATF_CK_HDR + c.stored_len;
+            if (take_chunk(r, off, &c, 0) != 0) why = "out of memory";
+        }
+    }
+    if (why) {
+        hatf_reader_add_damage_(r, "offset %llu: index unusable (%s); chunks scanned instead", LLU(ioff), why);
+        /* forget what the index gave, keep the damage lines */
+        for (size_t i = 0; i < r->nth; i++) free(r->th[i].g);
+        r->nth = 0;
+        for (size_t i = 0; i < r->ntn; i++) free(r->tnames[i].name);
+        for (size_t i = 0; i < r->nhn; i++) free(r->hnames[i].name);
+        r->ntn = r->nhn = 0;
+        hatf_buf_free(&raw);
+        return 0;
+    }
+    r->counters.events = hatf_load_le64(raw.p);
+    r->counters.dropped = hatf_load_le64(raw.p + 8);
+    r->counters.ring_waits = hatf_load_le64(raw.p + 16);
+    hatf_buf_free(&raw);
+    r->complete = 1;
+    return 1;
+}
+
+/* Drop groups without an address chunk; count events; list threads. */
+static int finish(hatf_reader *r)
+{
+    r->events = 0;
+    r->thread_ids = malloc((r->nth ? r->nth : 1) * sizeof *r->thread_ids);
+    if (!r->thread_ids) return HATF_E_NOMEM;
+    size_t keep_t = 0;
+    for (size_t i = 0; i < r->nth; i++) {
+        hatf_rthread *t = &r->th[i];
+        size_t k = 0;
+        t->events = 0;
+        for (size_t j = 0; j < t->ng; j++) {
+            hatf_rgroup *g = &t->g[j];
+            if (!g->aoff) {
+                hatf_reader_add_damage_(r, "offset %llu: records chunk (thread %llu, group %u, %u events) has no intact address chunk; its events are skipped",
+                                        LLU(g->roff), LLU(t->thread), g->rh.seq, g->rh.events);
+                continue;
+            }
+            t->g[k++] = *g;
+            t->events += g->rh.events;
+        }
+        t->ng = k;
+        if (k == 0) { free(t->g); continue; }
+        r->events += t->events;
+        r->th[keep_t++] = *t;
+    }
+    r->nth = keep_t;
+    for (size_t i = 0; i < r->nth; i++) r->thread_ids[i] = r->th[i].thread;
+    if (!r->complete)
+        hatf_reader_add_damage_(r, "offset %llu: index missing: file ended without a trailer", LLU(r->size));
+    return 0;
+}
+
+HATF_API hatf_reader *hatf_reader_open(const char *path, hatf_err *err)
+{
+    hatf_reader *r = calloc(1, sizeof *r);
+    if (!r) { hatf_err_set(err, HATF_E_NOMEM, 0, "out of memory"); return NULL; }
+    r->fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (r->fd < 0) {
+        int e = errno;
+        hatf_err_set(err, HATF_E_IO, 0, "cannot open: %s", strerror(e));
+        if (err) err->sys_errno = e;
+        free(r);
+        return NULL;
+    }
+    struct stat st;
+    int rc = 0;
+    if (fstat(r->fd, &st) != 0) rc = hatf_err_set(err, HATF_E_IO, 0, "cannot stat: %s", strerror(errno));
+    r->size = (uint64_t)st.st_size;
+    r->dctx = ZSTD_createDCtx();
+    if (!rc && !r->dctx) rc = hatf_err_set(err, HATF_E_NOMEM, 0, "out of memory");
+    if (!rc) rc = read_header(r, err);
+    if (!rc && !open_index(r)) rc = scan(r);
+    if (!rc) rc = finish(r);
+    if (rc) {
+        if (rc == HATF_E_NOMEM) hatf_err_set(err, rc, 0, "out of memory");
+        hatf_reader_close(r);
+        return NULL;
+    }
+    return r;
+}
+
+HATF_API void hatf_reader_close(hatf_reader *r)
+{
+    if (!r) return;
+    if (r->fd >= 0) close(r->fd);
+    for (size_t i = 0; i < r->ndamage; i++) free(r->damage[i]);
+    free(r->damage);
+    for (size_t i = 0; i < r->nth; i++) free(r->th[i].g);
+    free(r->th);
+    free(r->thread_ids);
+    for (size_t i = 0; i < r->ntn; i++) free(r->tnames[i].name);
+    for (size_t i = 0; i < r->nhn; i++) free(r->hnames[i].name);
+    free(r->tnames);
+    free(r->hnames);
+    ZSTD_freeDCtx(r->dctx);
+    hatf_buf_free(&r->io);
+    free(r);
+}
+
+HATF_API const hatf_info *hatf_reader_info(const hatf_reader *r) { return &r->info; }
+HATF_API const hatf_counters *hatf_reader_counters(const hatf_reader *r) { return &r->counters; }
+HATF_API int hatf_reader_complete(const hatf_reader *r) { return r->complete; }
+HATF_API uint64_t hatf_reader_event_count(const hatf_reader *r) { return r->events; }
+
+HATF_API size_t hatf_reader_damage(const hatf_reader *r, const char *const **lines)
+{
+    if (lines) *lines = (const char *const *)r->damage;
+    return r->ndamage;
+}
+
+HATF_API size_t hatf_reader_threads(const hatf_reader *r, const uint64_t **threads)
+{
+    if (threads) *threads = r->thread_ids;
+    return r->nth;
+}
+
+static const char *name_of(const hatf_name *a, size_t n, uint64_t id)
+{
+    for (size_t i = n; i-- > 0;)  /* the last name given wins */
+        if (a[i].id == id) return a[i].name;
+    return NULL;
+}
+
+HATF_API const char *hatf_reader_thread_name(const hatf_reader *r, uint64_t thread)
+{
+    return name_of(r->tnames, r->ntn, thread);
+}
+
+HATF_API const char *hatf_reader_heap_name(const hatf_reader *r, uint64_t heap)
+{
+    return name_of(r->hnames, r->nhn, heap);
+}
+
+/* ---- cursor ------------------------------------------------------------- */
+
+void hatf_cursor_init(hatf_cursor *c, hatf_reader *r, const hatf_rthread *t)
+{
+    memset(c, 0, sizeof *c);
+    c->r = r;
+    c->t = t;
+    hatf_buf_init(&c->rec);
+    hatf_buf_init(&c->adr);
+    hatf_amodel_init(&c->am, 0);
+}
+
+void hatf_cursor_free(hatf_cursor *c)
+{
+    hatf_buf_free(&c->rec);
+    hatf_buf_free(&c->adr);
+    hatf_amodel_free(&c->am);
+}
+
+static int cursor_damage(hatf_cursor *c, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int cursor_damage(hatf_cursor *c, int code, const char *fmt, ...)
+{
+    char msg[192];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    memset(&c->err, 0, sizeof c->err);
+    hatf_err_set(&c->err, code, c->chunk_off, "%s", msg);
+    hatf_reader_add_damage_(c->r, "%s", msg);
+    c->left = 0;
+    c->loaded = 0;
+    return code;
+}
+
+int hatf_cursor_bad_(hatf_cursor *c, int rc)
+{
+    const hatf_rgroup *g = &c->t->g[c->gi - 1];
+    uint32_t done = g->rh.events - c->left;
+    if (rc == 0)
+        return cursor_damage(c, HATF_E_CORRUPT, "offset %llu: records chunk (thread %llu, group %u) ends after %u of %u events",
+                             LLU(c->chunk_off), LLU(c->t->thread), g->rh.seq, done, g->rh.events);
+    if (rc == HATF_E_CORRUPT && c->dec.err.code == 0)
+        return cursor_damage(c, HATF_E_CORRUPT, "offset %llu: address chunk (thread %llu, group %u) bad at event %u",
+                             LLU(g->aoff), LLU(c->t->thread), g->rh.seq, done);
+    return cursor_damage(c, rc, "offset %llu: records chunk (thread %llu, group %u), event %u: %s",
+                         LLU(c->chunk_off), LLU(c->t->thread), g->rh.seq, done, c->dec.err.msg);
+}
+
+int hatf_cursor_next_slow_(hatf_cursor *c, hatf_event *ev)
+{
+    for (;;) {
+        if (c->left) return hatf_cursor_next(c, ev);
+        if (c->loaded) {
+            /* a finished group must have used both streams exactly */
+            const hatf_rgroup *g = &c->t->g[c->gi - 1];
+            c->loaded = 0;
+            if (c->dec.pos != c->dec.len)
+                return cursor_damage(c, HATF_E_CORRUPT, "offset %llu: records chunk (thread %llu, group %u) has bytes after its %u events",
+                                     LLU(c->chunk_off), LLU(c->t->thread), g->rh.seq, g->rh.events);
+            if (c->ap != c->aend)
+                return cursor_damage(c, HATF_E_CORRUPT, "offset %llu: address chunk (thread %llu, group %u) has bytes left over",
+                                     LLU(g->aoff), LLU(c->t->thread), g->rh.seq);
+        }
+        if (c->gi >= c->t->ng) return 0;
+        const hatf_rgroup *g = &c->t->g[c->gi++];
+        c->chunk_off = g->roff;
+        memset(&c->err, 0, sizeof c->err);
+        int rc = load_payload(c->r, g->roff, &g->rh, &c->rec, &c->err);
+        if (!rc) rc = load_payload(c->r, g->aoff, &g->ah, &c->adr, &c->err);
+        if (rc) {
+            char msg[sizeof c->err.msg];
+            memcpy(msg, c->err.msg, sizeof msg);
+            return cursor_damage(c, rc, "%s; %u events of thread %llu skipped", msg, g->rh.events, LLU(c->t->thread));
+        }
+        if (g->ah.coding != HATF_ACODE_MODEL)
+            return cursor_damage(c, HATF_E_CORRUPT, "offset %llu: address chunk with unknown coding %u",
+                                 LLU(g->aoff), g->ah.coding);
+        if (hatf_amodel_reset(&c->am, g->rh.events) != 0)
+            return cursor_damage(c, HATF_E_NOMEM, "offset %llu: out of memory", LLU(g->roff));
+        hatf1_decoder_init(&c->dec, c->rec.p, c->rec.len, 0);
+        c->ap = c->adr.p;
+        c->aend = c->adr.p + c->adr.len;
+        c->left = g->rh.events;
+        c->loaded = 1;
+        memset(&c->err, 0, sizeof c->err);
+    }
+}

@@ -1,0 +1,447 @@
+/* container_write.c — the container writer: per-thread pending chunk groups,
+ * zstd, append-only output, the index and trailer at close.
+ *
+ * Each thread's events are HATF-encoded as they arrive (records stream) while
+ * their addresses wait in a small array; when the group is emitted (full, or
+ * on flush) the addresses are coded against a fresh model (container_addr.h),
+ * both streams are compressed, and the records chunk is written, then the
+ * address chunk. Nothing already written is ever rewritten.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zstd.h>
+
+#include "hatf_container.h"
+#include "container_format.h"
+#include "container_addr.h"
+
+#define HATF_API __attribute__((visibility("default")))
+
+typedef struct addr_item {
+    uint64_t size, addr, new_addr;
+    uint8_t op;
+} addr_item;
+
+typedef struct wthread {
+    uint64_t thread;
+    uint32_t seq;             /* number of the next group */
+    uint32_t events;          /* in the pending group */
+    uint64_t total;           /* events written for this thread */
+    uint64_t t_first, t_last;
+    int has_time;             /* the pending group has a timed event */
+    hatf_buf rec;
+    hatf1_encoder enc;
+    addr_item *items;
+    size_t nitems, cap_items;
+} wthread;
+
+struct hatf_writer {
+    int fd;
+    uint64_t off;
+    int failed;
+    hatf_err err;
+    size_t chunk_events;
+    int level, best;
+    wthread **th;             /* in order of first appearance */
+    size_t nth, cap_th;
+    uint32_t *thmap;          /* thread -> index+1 (linear probing) */
+    unsigned thmap_bits;
+    hatf_buf tables;          /* pending names */
+    hatf_buf zbuf, abuf;
+    hatf_buf index;           /* index entries written so far */
+    uint64_t nchunks;
+    ZSTD_CCtx *cctx;
+    hatf_amodel am;
+};
+
+/* ---- output ------------------------------------------------------------- */
+
+static int fail(hatf_writer *w, int code, const char *fmt, const char *what)
+{
+    hatf_err_set(&w->err, code, w->off, fmt, (unsigned long long)w->off, what);
+    w->failed = code;
+    return code;
+}
+
+static int write_all(hatf_writer *w, const void *p, size_t n)
+{
+    const uint8_t *s = p;
+    while (n) {
+        ssize_t k = write(w->fd, s, n);
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) {
+            int e = k < 0 ? errno : ENOSPC;
+            w->err.sys_errno = e;
+            return fail(w, HATF_E_IO, "offset %llu: write failed: %s", strerror(e));
+        }
+        s += k;
+        n -= (size_t)k;
+        w->off += (uint64_t)k;
+    }
+    return 0;
+}
+
+/* Compress src into w->zbuf and write one chunk. */
+static int write_chunk(hatf_writer *w, hatf_chunk_hdr *h, const uint8_t *src, size_t len)
+{
+    if (w->failed) return w->failed;
+    const uint8_t *payload = src;
+    size_t plen = len;
+    h->codec = HATF_CODEC_STORED;
+    if (len) {
+        size_t bound = ZSTD_compressBound(len);
+        w->zbuf.len = 0;
+        if (!hatf_buf_reserve(&w->zbuf, bound)) return fail(w, HATF_E_NOMEM, "offset %llu: %s", "out of memory");
+        size_t z = ZSTD_compress2(w->cctx, w->zbuf.p, bound, src, len);
+        if (ZSTD_isError(z)) return fail(w, HATF_E_IO, "offset %llu: zstd: %s", ZSTD_getErrorName(z));
+        if (z < len) {
+            payload = w->zbuf.p;
+            plen = z;
+            h->codec = HATF_CODEC_ZSTD;
+        }
+    }
+    h->raw_len = (uint32_t)len;
+    h->stored_len = (uint32_t)plen;
+    h->payload_hash = XXH3_64bits(payload, plen);
+    uint8_t hb[HATF_CK_HDR];
+    hatf_ck_hdr_pack(hb, h);
+    if (h->kind != HATF_CK_INDEX) {
+        uint8_t *e = hatf_buf_reserve(&w->index, HATF_IX_ENTRY);
+        if (!e) return fail(w, HATF_E_NOMEM, "offset %llu: %s", "out of memory");
+        hatf_store_le64(e, w->off);
+        memcpy(e + 8, hb, HATF_CK_HDR);
+        w->index.len += HATF_IX_ENTRY;
+        w->nchunks++;
+    }
+    int rc = write_all(w, hb, sizeof hb);
+    return rc ? rc : write_all(w, payload, plen);
+}
+
+/* ---- threads ------------------------------------------------------------ */
+
+static int thmap_grow(hatf_writer *w)
+{
+    unsigned bits = w->thmap_bits ? w->thmap_bits + 1 : 6;
+    uint32_t *t = calloc(1u << bits, sizeof *t);
+    if (!t) return -1;
+    free(w->thmap);
+    w->thmap = t;
+    w->thmap_bits = bits;
+    for (size_t j = 0; j < w->nth; j++) {
+        uint32_t i = (uint32_t)hatf_hash64(w->th[j]->thread, bits);
+        while (t[i]) i = (i + 1) & ((1u << bits) - 1);
+        t[i] = (uint32_t)j + 1;
+    }
+    return 0;
+}
+
+static void thread_start_group(hatf_writer *w, wthread *t)
+{
+    (void)w;
+    t->rec.len = 0;
+    hatf1_encoder_init(&t->enc, &t->rec, HATF1_BEST);
+    t->enc.split_addr = 1;
+    t->events = 0;
+    t->nitems = 0;
+    t->has_time = 0;
+    t->t_first = t->t_last = 0;
+}
+
+static wthread *thread_get(hatf_writer *w, uint64_t thread)
+{
+    if (w->thmap_bits) {
+        uint32_t mask = (1u << w->thmap_bits) - 1;
+        for (uint32_t i = (uint32_t)hatf_hash64(thread, w->thmap_bits); w->thmap[i]; i = (i + 1) & mask)
+            if (w->th[w->thmap[i] - 1]->thread == thread) return w->th[w->thmap[i] - 1];
+    }
+    if (w->nth == w->cap_th) {
+        size_t cap = w->cap_th ? 2 * w->cap_th : 16;
+        wthread **a = realloc(w->th, cap * sizeof *a);
+        if (!a) return NULL;
+        w->th = a;
+        w->cap_th = cap;
+    }
+    wthread *t = calloc(1, sizeof *t);
+    if (!t) return NULL;
+    t->thread = thread;
+    hatf_buf_init(&t->rec);
+    thread_start_group(w, t);
+    w->th[w->nth++] = t;
+    if ((w->nth * 2 > (1u << w->thmap_bits) && thmap_grow(w)) ) { w->nth--; free(t); return NULL; }
+    uint32_t mask = (1u << w->thmap_bits) - 1;
+    uint32_t i = (uint32_t)hatf_hash64(thread, w->thmap_bits);
+    while (w->thmap[i]) i = (i + 1) & mask;
+    w->thmap[i] = (uint32_t)w->nth;
+    return t;
+}
+
+/* Write the thread's pending group: records chunk, then address chunk. */
+static int emit_group(hatf_writer *w, wthread *t)
+{
+    if (w->failed) return w->failed;
+    if (t->events == 0) return 0;
+    if (t->rec.failed) return fail(w, HATF_E_NOMEM, "offset %llu: %s", "out of memory");
+    w->abuf.len = 0;
+    if (hatf_amodel_reset(&w->am, (uint32_t)t->nitems) != 0)
+        return fail(w, HATF_E_NOMEM, "offset %llu: %s", "out of memory");
+    for (size_t i = 0; i < t->nitems; i++) {
+        const addr_item *a = &t->items[i];
+        hatf_aenc_event(&w->am, a->op, a->size, a->addr, a->new_addr, &w->abuf);
+    }
+    if (w->abuf.failed) return fail(w, HATF_E_NOMEM, "offset %llu: %s", "out of memory");
+    hatf_chunk_hdr h = {
+        .kind = HATF_CK_RECORDS, .thread = t->thread, .seq = t->seq, .events = t->events,
+        .t_first = t->t_first, .t_last = t->t_last,
+    };
+    int rc = write_chunk(w, &h, t->rec.p, t->rec.len);
+    if (rc) return rc;
+    h.kind = HATF_CK_ADDRS;
+    h.coding = HATF_ACODE_MODEL;
+    rc = write_chunk(w, &h, w->abuf.p, w->abuf.len);
+    if (rc) return rc;
+    t->total += t->events;
+    t->seq++;
+    thread_start_group(w, t);
+    return 0;
+}
+
+/* ---- public ------------------------------------------------------------- */
+
+static void put_str(uint8_t *p, size_t *n, const char *s, size_t max)
+{
+    size_t len = strnlen(s, max);
+    if (len > HATF_STR_MAX) len = HATF_STR_MAX;
+    p[(*n)++] = (uint8_t)len;
+    p[(*n)++] = (uint8_t)(len >> 8);
+    memcpy(p + *n, s, len);
+    *n += len;
+}
+
+HATF_API hatf_writer *hatf_writer_open_fd(int fd, const hatf_info *info,
+                                          const hatf_writer_opts *opts, hatf_err *err)
+{
+    hatf_writer *w = calloc(1, sizeof *w);
+    if (!w) { hatf_err_set(err, HATF_E_NOMEM, 0, "out of memory"); close(fd); return NULL; }
+    w->fd = fd;
+    hatf_writer_opts o = opts ? *opts : (hatf_writer_opts){0};
+    w->best = o.best;
+    w->level = o.zstd_level ? o.zstd_level : (o.best ? 19 : 3);
+    w->chunk_events = o.chunk_events ? o.chunk_events : 65536;
+    if (w->chunk_events > HATF_CK_EVENTS_MAX) w->chunk_events = HATF_CK_EVENTS_MAX;
+    hatf_amodel_init(&w->am, 1);
+    w->cctx = ZSTD_createCCtx();
+    if (!w->cctx) { hatf_err_set(err, HATF_E_NOMEM, 0, "out of memory"); close(fd); free(w); return NULL; }
+    ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_compressionLevel, w->level);
+    ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_checksumFlag, 0);
+
+    /* header */
+    static const hatf_info none;
+    if (!info) info = &none;
+    uint8_t *p = malloc(HATF_HDR_FIXED + 3 * (2 + HATF_STR_MAX) + 8);
+    if (!p) {
+        hatf_err_set(err, HATF_E_NOMEM, 0, "out of memory");
+        w->failed = HATF_E_NOMEM;
+        hatf_writer_close(w, NULL, NULL);
+        return NULL;
+    }
+    memcpy(p, HATF_CONTAINER_MAGIC, 8);
+    p[8] = HATF_CONTAINER_VERSION_MAJOR; p[9] = 0;
+    p[10] = HATF_CONTAINER_VERSION_MINOR; p[11] = 0;
+    p[16] = info->address_bits ? info->address_bits : 64;
+    p[17] = info->big_endian;
+    p[18] = p[19] = 0;
+    hatf_store_le32(p + 20, info->flags);
+    hatf_store_le32(p + 24, info->pid);
+    hatf_store_le32(p + 28, info->ppid);
+    hatf_store_le64(p + 32, info->start_realtime_ns);
+    hatf_store_le64(p + 40, info->time_unit_ns_num ? info->time_unit_ns_num : 1);
+    hatf_store_le64(p + 48, info->time_unit_ns_den ? info->time_unit_ns_den : 1);
+    size_t n = HATF_HDR_FIXED;
+    put_str(p, &n, info->clock, sizeof info->clock);
+    put_str(p, &n, info->cmdline, sizeof info->cmdline);
+    put_str(p, &n, info->parent_trace, sizeof info->parent_trace);
+    hatf_store_le32(p + 12, (uint32_t)(n + 8));
+    hatf_store_le64(p + n, XXH3_64bits(p, n));
+    int rc = write_all(w, p, n + 8);
+    free(p);
+    if (rc) {
+        if (err) *err = w->err;
+        hatf_writer_close(w, NULL, NULL);
+        return NULL;
+    }
+    return w;
+}
+
+HATF_API hatf_writer *hatf_writer_create(const char *path, int overwrite, const hatf_info *info,
+                                         const hatf_writer_opts *opts, hatf_err *err)
+{
+    int fl = O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | (overwrite ? O_TRUNC : O_EXCL);
+    int fd = open(path, fl, 0600);
+    if (fd < 0) {
+        int e = errno;
+        hatf_err_set(err, HATF_E_IO, 0, "cannot create: %s%s", strerror(e),
+                     e == ELOOP ? " (a symbolic link)" : "");
+        if (err) err->sys_errno = e;
+        return NULL;
+    }
+    return hatf_writer_open_fd(fd, info, opts, err);
+}
+
+HATF_API int hatf_writer_add(hatf_writer *w, const hatf_event *ev, size_t n)
+{
+    if (w->failed) return w->failed;
+    if (n == 0) return 0;
+    /* comments carry no thread: they go with the batch's thread */
+    uint64_t thread = 0;
+    for (size_t i = 0; i < n; i++)
+        if (ev[i].op != HATF_OP_COMMENT) { thread = ev[i].thread; break; }
+    for (size_t i = 0; i < n; i++)
+        if (ev[i].op != HATF_OP_COMMENT && ev[i].thread != thread) {
+            hatf_err_set(&w->err, HATF_E_USAGE, w->off, "events of threads %llu and %llu in one batch",
+                         (unsigned long long)thread, (unsigned long long)ev[i].thread);
+            return w->failed = HATF_E_USAGE;
+        }
+    wthread *t = thread_get(w, thread);
+    if (!t) return fail(w, HATF_E_NOMEM, "offset %llu: %s", "out of memory");
+    for (size_t i = 0; i < n; i++) {
+        const hatf_event *e = &ev[i];
+        if (t->events >= w->chunk_events || t->rec.len >= HATF_CK_WRITER_RAW_CUT) {
+            int rc = emit_group(w, t);
+            if (rc) return rc;
+        }
+        int rc = hatf1_encode(&t->enc, e);
+        if (rc) {
+            hatf_err_set(&w->err, rc, w->off, "thread %llu: cannot encode a %s event: %s",
+                         (unsigned long long)thread, hatf_op_name(e->op) ? hatf_op_name(e->op) : "bad",
+                         hatf_strerror(rc));
+            return w->failed = rc;
+        }
+        if (hatf_op_has_addr(e->op)) {
+            if (t->nitems == t->cap_items) {
+                size_t cap = t->cap_items ? 2 * t->cap_items : 256;
+                addr_item *a = realloc(t->items, cap * sizeof *a);
+                if (!a) return fail(w, HATF_E_NOMEM, "offset %llu: %s", "out of memory");
+                t->items = a;
+                t->cap_items = cap;
+            }
+            t->items[t->nitems++] = (addr_item){ e->size, e->addr, e->new_addr, e->op };
+        }
+        if (e->op != HATF_OP_COMMENT) {
+            if (!t->has_time) t->t_first = e->time;
+            t->has_time = 1;
+            t->t_last = e->time;
+        }
+        t->events++;
+    }
+    return 0;
+}
+
+static int add_name(hatf_writer *w, unsigned type, uint64_t id, const char *name)
+{
+    if (w->failed) return w->failed;
+    size_t len = strnlen(name, HATF_STR_MAX + 1);
+    if (len > HATF_STR_MAX) len = HATF_STR_MAX;
+    uint8_t *p = hatf_buf_reserve(&w->tables, 1 + 2 * HATF_VARINT_MAX + len);
+    if (!p) return fail(w, HATF_E_NOMEM, "offset %llu: %s", "out of memory");
+    size_t k = 0;
+    p[k++] = (uint8_t)type;
+    k += hatf_varint_put(p + k, id);
+    k += hatf_varint_put(p + k, len);
+    memcpy(p + k, name, len);
+    w->tables.len += k + len;
+    return 0;
+}
+
+HATF_API int hatf_writer_name_thread(hatf_writer *w, uint64_t thread, const char *name)
+{
+    return add_name(w, HATF_TAB_THREAD_NAME, thread, name);
+}
+
+HATF_API int hatf_writer_name_heap(hatf_writer *w, uint64_t heap, const char *name)
+{
+    return add_name(w, HATF_TAB_HEAP_NAME, heap, name);
+}
+
+HATF_API int hatf_writer_flush(hatf_writer *w)
+{
+    if (w->failed) return w->failed;
+    for (size_t i = 0; i < w->nth; i++) {
+        int rc = emit_group(w, w->th[i]);
+        if (rc) return rc;
+    }
+    if (w->tables.len) {
+        hatf_chunk_hdr h = { .kind = HATF_CK_TABLES };
+        int rc = write_chunk(w, &h, w->tables.p, w->tables.len);
+        if (rc) return rc;
+        w->tables.len = 0;
+    }
+    return 0;
+}
+
+static int write_index(hatf_writer *w, const hatf_counters *c)
+{
+    hatf_buf ix;
+    hatf_buf_init(&ix);
+    uint8_t *p = hatf_buf_reserve(&ix, 32 + 16 * w->nth);
+    if (!p) return fail(w, HATF_E_NOMEM, "offset %llu: %s", "out of memory");
+    static const hatf_counters zero;
+    if (!c) c = &zero;
+    uint64_t total = 0;
+    hatf_store_le64(p, c->events);
+    hatf_store_le64(p + 8, c->dropped);
+    hatf_store_le64(p + 16, c->ring_waits);
+    hatf_store_le32(p + 24, (uint32_t)w->nth);
+    hatf_store_le32(p + 28, (uint32_t)w->nchunks);
+    for (size_t i = 0; i < w->nth; i++) {
+        hatf_store_le64(p + 32 + 16 * i, w->th[i]->thread);
+        hatf_store_le64(p + 40 + 16 * i, w->th[i]->total);
+        total += w->th[i]->total;
+    }
+    ix.len = 32 + 16 * w->nth;
+    hatf_buf_append(&ix, w->index.p, w->index.len);
+    if (ix.failed) { hatf_buf_free(&ix); return fail(w, HATF_E_NOMEM, "offset %llu: %s", "out of memory"); }
+    uint64_t at = w->off;
+    hatf_chunk_hdr h = { .kind = HATF_CK_INDEX, .events = (uint32_t)(total > UINT32_MAX ? UINT32_MAX : total) };
+    int rc = write_chunk(w, &h, ix.p, ix.len);
+    hatf_buf_free(&ix);
+    if (rc) return rc;
+    uint8_t tr[HATF_TRAILER_LEN];
+    hatf_store_le64(tr, at);
+    hatf_store_le64(tr + 8, w->off - at);
+    hatf_store_le32(tr + 16, hatf_trailer_check(tr));
+    hatf_store_le32(tr + 20, 0);
+    memcpy(tr + 24, HATF_TRAILER_MAGIC, 8);
+    return write_all(w, tr, sizeof tr);
+}
+
+HATF_API int hatf_writer_close(hatf_writer *w, const hatf_counters *counters, hatf_err *err)
+{
+    if (!w) return 0;
+    int rc = hatf_writer_flush(w);
+    if (!rc) rc = write_index(w, counters);
+    if (w->fd >= 0 && close(w->fd) != 0 && !rc) {
+        w->err.sys_errno = errno;
+        rc = fail(w, HATF_E_IO, "offset %llu: close failed: %s", strerror(errno));
+    }
+    if (rc && err) *err = w->err;
+    for (size_t i = 0; i < w->nth; i++) {
+        hatf_buf_free(&w->th[i]->rec);
+        free(w->th[i]->items);
+        free(w->th[i]);
+    }
+    free(w->th);
+    free(w->thmap);
+    hatf_buf_free(&w->tables);
+    hatf_buf_free(&w->zbuf);
+    hatf_buf_free(&w->abuf);
+    hatf_buf_free(&w->index);
+    hatf_amodel_free(&w->am);
+    ZSTD_freeCCtx(w->cctx);
+    free(w);
+    return rc;
+}
+
+HATF_API uint64_t hatf_writer_bytes(const hatf_writer *w) { return w->off; }
