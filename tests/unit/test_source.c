@@ -1,0 +1,212 @@
+/* test_source.c — opening each format, record numbers and offsets, errors. */
+#include <CUnit/Basic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "hatf.h"
+#include "hatf_source.h"
+#include "hatf_text.h"
+
+static char dir[] = "/tmp/test_source.XXXXXX";
+static char path[256];
+
+static const char *write_file(const char *name, const void *data, size_t len)
+{
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "wb");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    CU_ASSERT_EQUAL(fwrite(data, 1, len, f), len);
+    fclose(f);
+    return path;
+}
+
+static void test_names(void)
+{
+    CU_ASSERT_EQUAL(hatf_format_from_name("hatrace"), HATF_FMT_CONTAINER);
+    CU_ASSERT_EQUAL(hatf_format_from_name("hatf1.0"), HATF_FMT_HATF1);
+    CU_ASSERT_EQUAL(hatf_format_from_name("text"), HATF_FMT_TEXT);
+    CU_ASSERT_EQUAL(hatf_format_from_name("auto"), -1);
+    CU_ASSERT_EQUAL(hatf_format_from_name("hatf1"), -1);
+    CU_ASSERT_STRING_EQUAL(hatf_format_name(HATF_FMT_HATF1), "hatf1.0");
+}
+
+static const char text[] =
+    "#hatrace-text 1\n"                        /* 0 */
+    "\n"                                       /* 16 */
+    "# remark\n"                               /* 17 */
+    "10 1 0 alloc 8 0x10\n"                    /* 26 */
+    "  \r\n"                                   /* 46 */
+    "20 1 0 free 0x10 func=free\r\n"           /* 50 */
+    "30 1 0 free 0x0";                         /* 78, no final newline */
+
+static void test_text_positions(void)
+{
+    hatf_err err = { 0 };
+    hatf_source *s = hatf_source_open(write_file("a.txt", text, strlen(text)), HATF_FMT_TEXT, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+    CU_ASSERT_EQUAL(hatf_source_format(s), HATF_FMT_TEXT);
+    CU_ASSERT_PTR_NULL(hatf_source_container(s));
+    hatf_event ev;
+    CU_ASSERT_EQUAL(hatf_source_next(s, &ev), 1);
+    CU_ASSERT(ev.op == HATF_OP_ALLOC && ev.size == 8 && ev.addr == 0x10 && ev.time == 10);
+    CU_ASSERT_EQUAL(hatf_source_record(s), 0);
+    CU_ASSERT_EQUAL(hatf_source_offset(s), 26);
+    CU_ASSERT_EQUAL(hatf_source_next(s, &ev), 1);
+    CU_ASSERT(ev.op == HATF_OP_FREE && ev.data_len == 2 && ev.data[0] == 1 && ev.data[1] == HATF_FN_FREE);
+    CU_ASSERT_EQUAL(hatf_source_record(s), 1);
+    CU_ASSERT_EQUAL(hatf_source_offset(s), 50);
+    CU_ASSERT_EQUAL(hatf_source_next(s, &ev), 1);
+    CU_ASSERT(ev.op == HATF_OP_FREE && ev.addr == 0 && ev.time == 30);
+    CU_ASSERT_EQUAL(hatf_source_offset(s), 78);
+    CU_ASSERT_EQUAL(hatf_source_next(s, &ev), 0);
+    CU_ASSERT_EQUAL(hatf_source_next(s, &ev), 0);
+    hatf_source_close(s);
+}
+
+static void test_text_errors(void)
+{
+    hatf_err err = { 0 };
+    const char bad[] = "#hatrace-text 1\n1 1 0 alloc 8 0x10\n2 1 0 free 0x1z\n";
+    hatf_source *s = hatf_source_open(write_file("b.txt", bad, strlen(bad)), HATF_FMT_TEXT, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+    hatf_event ev;
+    CU_ASSERT_EQUAL(hatf_source_next(s, &ev), 1);
+    CU_ASSERT_EQUAL(hatf_source_next(s, &ev), HATF_E_CORRUPT);
+    const hatf_err *e = hatf_source_error(s);
+    CU_ASSERT_EQUAL(e->offset, 35);
+    CU_ASSERT_EQUAL(e->record, 1);
+    CU_ASSERT_STRING_EQUAL(e->msg, "line 3, column 15: bad hex digit in address");
+    CU_ASSERT_EQUAL(hatf_source_next(s, &ev), HATF_E_CORRUPT);  /* sticky */
+    hatf_source_close(s);
+
+    memset(&err, 0, sizeof err);
+    CU_ASSERT_PTR_NULL(hatf_source_open(write_file("c.txt", "10 1 0 free 0x1\n", 16), HATF_FMT_TEXT, &err));
+    CU_ASSERT_EQUAL(err.code, HATF_E_CORRUPT);
+    CU_ASSERT_EQUAL(err.offset, 0);
+    CU_ASSERT_STRING_EQUAL(err.msg, "not a text trace: first line must be '#hatrace-text 1'");
+
+    memset(&err, 0, sizeof err);
+    CU_ASSERT_PTR_NULL(hatf_source_open(write_file("d.txt", "#hatrace-text 2\n", 16), HATF_FMT_TEXT, &err));
+    CU_ASSERT_EQUAL(err.code, HATF_E_VERSION);
+
+    /* a line one byte over the limit, after a good one */
+    size_t n = 16 + 20 + HATF_TEXT_LINE_MAX + 1;
+    char *big = malloc(n);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(big);
+    memcpy(big, "#hatrace-text 1\n1 1 0 alloc 8 0x10\n ", 36);
+    memset(big + 36, ' ', n - 36);
+    big[n - 1] = '\n';
+    memset(&err, 0, sizeof err);
+    s = hatf_source_open(write_file("e.txt", big, n), HATF_FMT_TEXT, &err);
+    free(big);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+    CU_ASSERT_EQUAL(hatf_source_next(s, &ev), 1);
+    CU_ASSERT_EQUAL(hatf_source_next(s, &ev), HATF_E_LIMIT);
+    CU_ASSERT_EQUAL(hatf_source_error(s)->offset, 35);
+    hatf_source_close(s);
+}
+
+static void test_auto(void)
+{
+    hatf_err err = { 0 };
+    CU_ASSERT_PTR_NULL(hatf_source_open(write_file("f.txt", text, strlen(text)), HATF_FMT_AUTO, &err));
+    CU_ASSERT_EQUAL(err.offset, 0);
+    CU_ASSERT_STRING_EQUAL(err.msg, "not a hatrace container (use --from hatf1.0 or --from text)");
+    memset(&err, 0, sizeof err);
+    CU_ASSERT_PTR_NULL(hatf_source_open(write_file("g", "", 0), HATF_FMT_AUTO, &err));
+    CU_ASSERT_STRING_EQUAL(err.msg, "empty file, not a hatrace container (use --from hatf1.0 or --from text)");
+    memset(&err, 0, sizeof err);
+    snprintf(path, sizeof path, "%s/none", dir);
+    CU_ASSERT_PTR_NULL(hatf_source_open(path, HATF_FMT_TEXT, &err));
+    CU_ASSERT_EQUAL(err.code, HATF_E_IO);
+    CU_ASSERT(strstr(err.msg, "cannot open") != NULL);
+}
+
+/* Hand-made HATF 1.0: an alloc and a free with default widths (size 4, address 4). */
+static void test_hatf1(void)
+{
+    const uint8_t raw[] = {
+        0x00, 0, 0, 0, 24, 0, 0, 0x10, 0,  /* alloc 24 at 0x1000 */
+        0x01, 0, 0, 0x10, 0,               /* free 0x1000, at offset 9 */
+        0x0e,                              /* unknown tag at offset 14 */
+    };
+    hatf_err err = { 0 };
+    hatf_source *s = hatf_source_open(write_file("h.hatf1", raw, sizeof raw), HATF_FMT_HATF1, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+    hatf_event ev;
+    CU_ASSERT_EQUAL(hatf_source_next(s, &ev), 1);
+    CU_ASSERT(ev.op == HATF_OP_ALLOC && ev.size == 24 && ev.addr == 0x1000);
+    CU_ASSERT_EQUAL(hatf_source_offset(s), 0);
+    CU_ASSERT_EQUAL(hatf_source_next(s, &ev), 1);
+    CU_ASSERT(ev.op == HATF_OP_FREE && ev.addr == 0x1000);
+    CU_ASSERT_EQUAL(hatf_source_record(s), 1);
+    CU_ASSERT_EQUAL(hatf_source_offset(s), 9);
+    CU_ASSERT(hatf_source_next(s, &ev) < 0);
+    CU_ASSERT_EQUAL(hatf_source_error(s)->offset, 14);
+    CU_ASSERT_EQUAL(hatf_source_error(s)->record, 2);
+    hatf_source_close(s);
+
+    /* an empty raw stream is a valid trace of no events */
+    memset(&err, 0, sizeof err);
+    s = hatf_source_open(write_file("i.hatf1", "", 0), HATF_FMT_HATF1, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+    CU_ASSERT_EQUAL(hatf_source_next(s, &ev), 0);
+    hatf_source_close(s);
+}
+
+/* A container written here reads back in time order across threads. */
+static void test_container(void)
+{
+    snprintf(path, sizeof path, "%s/j.hatf", dir);
+    hatf_info info = { .address_bits = 64, .time_unit_ns_num = 1, .time_unit_ns_den = 1, .pid = 77 };
+    hatf_err err = { 0 };
+    hatf_writer *w = hatf_writer_create(path, 1, &info, NULL, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(w);
+    hatf_event a[2] = { { .op = HATF_OP_ALLOC, .size = 8, .addr = 0x10, .thread = 1, .time = 5 },
+                        { .op = HATF_OP_FREE, .addr = 0x10, .thread = 1, .time = 30 } };
+    hatf_event b[1] = { { .op = HATF_OP_ALLOC, .size = 9, .addr = 0x20, .thread = 2, .time = 20 } };
+    CU_ASSERT_EQUAL(hatf_writer_add(w, a, 2), 0);
+    CU_ASSERT_EQUAL(hatf_writer_add(w, b, 1), 0);
+    CU_ASSERT_EQUAL(hatf_writer_close(w, NULL, &err), 0);
+
+    hatf_source *s = hatf_source_open(path, HATF_FMT_AUTO, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+    CU_ASSERT_EQUAL(hatf_source_format(s), HATF_FMT_CONTAINER);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(hatf_source_container(s));
+    CU_ASSERT_EQUAL(hatf_reader_info(hatf_source_container(s))->pid, 77);
+    hatf_event ev;
+    uint64_t times[3];
+    int n = 0;
+    while (n < 3 && hatf_source_next(s, &ev) == 1) {
+        CU_ASSERT_EQUAL(hatf_source_record(s), (uint64_t)n);
+        CU_ASSERT(hatf_source_offset(s) > 0);  /* a chunk, after the header */
+        times[n++] = ev.time;
+    }
+    CU_ASSERT_EQUAL(n, 3);
+    CU_ASSERT(times[0] == 5 && times[1] == 20 && times[2] == 30);
+    CU_ASSERT_EQUAL(hatf_source_next(s, &ev), 0);
+    hatf_source_close(s);
+}
+
+int main(void)
+{
+    if (!mkdtemp(dir)) return 1;
+    if (CU_initialize_registry() != CUE_SUCCESS) return 1;
+    CU_pSuite s = CU_add_suite("source", NULL, NULL);
+    CU_add_test(s, "format names", test_names);
+    CU_add_test(s, "text positions", test_text_positions);
+    CU_add_test(s, "text errors", test_text_errors);
+    CU_add_test(s, "auto and open errors", test_auto);
+    CU_add_test(s, "hatf1.0", test_hatf1);
+    CU_add_test(s, "container", test_container);
+    CU_basic_set_mode(CU_BRM_VERBOSE);
+    CU_basic_run_tests();
+    unsigned fails = CU_get_number_of_failures();
+    CU_cleanup_registry();
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);
+    return fails ? 1 : 0;
+}
