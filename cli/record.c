@@ -1,10 +1,225 @@
-/* record.c — placeholder until the record subcommand lands. */
+/* record.c — hatrace record: run a program under libhatrace.so.
+ *
+ * The options become HATRACE_* environment variables (the library's only
+ * input), LD_PRELOAD gets libhatrace.so in front, and every traced process
+ * (the program, its forked children, programs it execs) appends one line to a
+ * report file when its trace is closed: path, events, bytes, dropped, waits.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli_util.h"
 #include "commands.h"
+
+static const char help[] =
+    "usage: hatrace record [OPTIONS] -- CMD [ARGS...]\n"
+    "\n"
+    "Run CMD with every heap operation recorded into a trace file (see\n"
+    "docs/recorder.md). Prints the trace path(s) and a summary at the end and exits\n"
+    "with CMD's exit code.\n"
+    "\n"
+    "  -o, --output PATTERN    trace file name; %p pid, %e program name, %t start\n"
+    "                          time (s since the epoch); default hatrace.%e.%p.hatf\n"
+    "      --level N           zstd level, -7..19 (default 3)\n"
+    "      --ring-size N       events per thread ring (default 32768; k/m suffixes)\n"
+    "      --flush-ms N        flusher interval in ms (default 100)\n"
+    "      --follow-children   trace forked children and exec'd programs (default)\n"
+    "      --no-follow-children  only CMD itself\n"
+    "      --drop              drop (and count) events when a ring is full instead\n"
+    "                          of making the thread wait\n"
+    "  -h, --help              this help\n"
+    "\n"
+    "The same settings can be given to LD_PRELOAD=libhatrace.so directly through\n"
+    "HATRACE_OUTPUT, HATRACE_ZSTD_LEVEL, HATRACE_RING_SIZE, HATRACE_FLUSH_MS,\n"
+    "HATRACE_FOLLOW_CHILDREN, HATRACE_DROP (and HATRACE_CLOCK=auto|tsc|monotonic).\n";
+
+/* libhatrace.so next to this binary (the build folder) or in ../lib. */
+static int find_library(char *out, size_t cap)
+{
+    const char *env = getenv("HATRACE_LIB");
+    if (env && *env) {
+        if (access(env, R_OK) != 0) {
+            cli_error("HATRACE_LIB=%s: %s", env, strerror(errno));
+            return -1;
+        }
+        return snprintf(out, cap, "%s", env) < (int)cap ? 0 : -1;
+    }
+    char self[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n <= 0) {
+        cli_error("cannot find the hatrace binary: %s", strerror(errno));
+        return -1;
+    }
+    self[n] = 0;
+    char *slash = strrchr(self, '/');
+    if (slash) *slash = 0;
+    static const char *const rel[] = { "libhatrace.so", "../lib/libhatrace.so" };
+    for (size_t i = 0; i < sizeof rel / sizeof *rel; i++) {
+        if (snprintf(out, cap, "%s/%s", self, rel[i]) >= (int)cap) continue;
+        if (access(out, R_OK) == 0) return 0;
+    }
+    cli_error("libhatrace.so not found next to %s or in %s/../lib (set HATRACE_LIB)", self, self);
+    return -1;
+}
+
+static int set_num(const char *cmd, const char *opt, const char *env, const char *arg, long lo, long hi)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(arg, &end, 10);
+    if (errno || end == arg || *end || v < lo || v > hi)
+        return cli_usage(cmd, "%s: '%s' is not a number in %ld..%ld", opt, arg, lo, hi);
+    setenv(env, arg, 1);
+    return 0;
+}
+
+static void human(char *out, size_t cap, double b)
+{
+    static const char *const unit[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+    int u = 0;
+    while (b >= 1024 && u < 4) b /= 1024, u++;
+    snprintf(out, cap, u ? "%.1f %s" : "%.0f %s", b, unit[u]);
+}
+
+/* Print the traces the processes reported, and one summary line. */
+static void report(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        fprintf(stderr, "hatrace: no trace was written\n");
+        return;
+    }
+    char line[PATH_MAX + 128];
+    unsigned long long ev, by, dr, wa, tev = 0, tby = 0, tdr = 0, twa = 0;
+    int files = 0;
+    while (fgets(line, sizeof line, f)) {
+        char *tab = strchr(line, '\t');
+        if (!tab) continue;
+        *tab = 0;
+        if (sscanf(tab + 1, "%llu %llu %llu %llu", &ev, &by, &dr, &wa) != 4) continue;
+        fprintf(stderr, "hatrace: trace %s\n", line);
+        files++, tev += ev, tby += by, tdr += dr, twa += wa;
+    }
+    fclose(f);
+    char size[32];
+    human(size, sizeof size, (double)tby);
+    fprintf(stderr, "hatrace: %d trace%s, %llu events, %s (%.2f bytes/event), %llu dropped, %llu ring waits\n",
+            files, files == 1 ? "" : "s", tev, size, tev ? (double)tby / (double)tev : 0.0, tdr, twa);
+}
 
 int cmd_record(int argc, char **argv)
 {
-    (void)argc; (void)argv;
-    fprintf(stderr, "hatrace: 'record' is not built yet\n");
-    return 2;
+    enum { O_LEVEL = 256, O_RING, O_FLUSH, O_FOLLOW, O_NOFOLLOW, O_DROP };
+    static const struct option opts[] = {
+        { "output", required_argument, NULL, 'o' },
+        { "level", required_argument, NULL, O_LEVEL },
+        { "ring-size", required_argument, NULL, O_RING },
+        { "flush-ms", required_argument, NULL, O_FLUSH },
+        { "follow-children", no_argument, NULL, O_FOLLOW },
+        { "no-follow-children", no_argument, NULL, O_NOFOLLOW },
+        { "drop", no_argument, NULL, O_DROP },
+        { "help", no_argument, NULL, 'h' },
+        { 0 },
+    };
+    int c, rc;
+    cli_getopt_begin();
+    while ((c = getopt_long(argc, argv, "+:o:h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'o':
+            if (!*optarg) return cli_usage("record", "-o: empty pattern");
+            if (optarg[0] != '/') {
+                /* exec'd programs may change directory: anchor the pattern here */
+                char cwd[PATH_MAX], abs[2 * PATH_MAX];
+                if (getcwd(cwd, sizeof cwd) && snprintf(abs, sizeof abs, "%s/%s", cwd, optarg) < (int)sizeof abs) {
+                    setenv("HATRACE_OUTPUT", abs, 1);
+                    break;
+                }
+            }
+            setenv("HATRACE_OUTPUT", optarg, 1);
+            break;
+        case O_LEVEL:
+            if ((rc = set_num("record", "--level", "HATRACE_ZSTD_LEVEL", optarg, -7, 19))) return rc;
+            break;
+        case O_RING:
+            if ((rc = set_num("record", "--ring-size", "HATRACE_RING_SIZE", optarg, 64, 1L << 24))) return rc;
+            break;
+        case O_FLUSH:
+            if ((rc = set_num("record", "--flush-ms", "HATRACE_FLUSH_MS", optarg, 1, 60000))) return rc;
+            break;
+        case O_FOLLOW: setenv("HATRACE_FOLLOW_CHILDREN", "1", 1); break;
+        case O_NOFOLLOW: setenv("HATRACE_FOLLOW_CHILDREN", "0", 1); break;
+        case O_DROP: setenv("HATRACE_DROP", "1", 1); break;
+        case 'h': return cli_help(help);
+        default: return cli_bad_option("record", c, argv);
+        }
+    }
+    if (optind >= argc) return cli_usage("record", "no command to run");
+    if (!getenv("HATRACE_OUTPUT")) {
+        char cwd[PATH_MAX], abs[PATH_MAX + 32];
+        if (getcwd(cwd, sizeof cwd) && snprintf(abs, sizeof abs, "%s/hatrace.%%e.%%p.hatf", cwd) < (int)sizeof abs)
+            setenv("HATRACE_OUTPUT", abs, 1);
+    }
+    char **cmd = argv + optind;
+
+    char lib[PATH_MAX];
+    if (find_library(lib, sizeof lib) < 0) return CLI_FAIL;
+    const char *old = getenv("LD_PRELOAD");
+    size_t len = strlen(lib) + (old ? strlen(old) + 1 : 0) + 1;
+    char *preload = malloc(len);
+    if (!preload) return CLI_FAIL;
+    snprintf(preload, len, "%s%s%s", lib, old && *old ? ":" : "", old && *old ? old : "");
+
+    char rep[] = "/tmp/hatrace-report.XXXXXX";
+    const char *tmp = getenv("TMPDIR");
+    char repbuf[PATH_MAX];
+    int fd = -1;
+    if (tmp && *tmp && snprintf(repbuf, sizeof repbuf, "%s/hatrace-report.XXXXXX", tmp) < (int)sizeof repbuf)
+        fd = mkstemp(repbuf);
+    const char *report_path = repbuf;
+    if (fd < 0) {
+        fd = mkstemp(rep);
+        report_path = rep;
+    }
+    if (fd < 0) {
+        cli_error("cannot create a report file: %s", strerror(errno));
+        free(preload);
+        return CLI_FAIL;
+    }
+    close(fd);
+    setenv("HATRACE_REPORT", report_path, 1);
+
+    pid_t pid = fork();
+    if (pid < 0) {
+        cli_error("fork: %s", strerror(errno));
+        unlink(report_path);
+        free(preload);
+        return CLI_FAIL;
+    }
+    if (pid == 0) {
+        setenv("LD_PRELOAD", preload, 1);
+        execvp(cmd[0], cmd);
+        fprintf(stderr, "hatrace: cannot run %s: %s\n", cmd[0], strerror(errno));
+        _exit(127);
+    }
+    free(preload);
+    /* the terminal's signals reach the program; we only wait for it */
+    signal(SIGINT, SIG_IGN);
+    signal(SIGQUIT, SIG_IGN);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0)
+        if (errno != EINTR) { status = 127 << 8; break; }
+    report(report_path);
+    unlink(report_path);
+    if (WIFSIGNALED(status)) {
+        fprintf(stderr, "hatrace: %s killed by signal %d\n", cmd[0], WTERMSIG(status));
+        return 128 + WTERMSIG(status);
+    }
+    return WEXITSTATUS(status);
 }

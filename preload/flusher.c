@@ -29,6 +29,7 @@ static int out_failed;           /* output could not be created or written: trac
 static int forked;
 static char out_path[PATH_MAX];
 static char parent_path[PATH_MAX];
+static char out_dir[PATH_MAX];   /* working directory when the first trace was opened */
 
 static pthread_t flusher;
 static _Atomic int flusher_on;
@@ -133,9 +134,9 @@ int ht_output_open(void)
     if (rel[0] == '/') {
         snprintf(out_path, sizeof out_path, "%s", rel);
     } else {
-        char cwd[PATH_MAX];
-        if (!getcwd(cwd, sizeof cwd)) snprintf(cwd, sizeof cwd, ".");
-        if (snprintf(out_path, sizeof out_path, "%s/%s", cwd, rel) >= (int)sizeof out_path) goto toolong;
+        /* fork children write next to their parent's trace even after a chdir */
+        if (!out_dir[0] && !getcwd(out_dir, sizeof out_dir)) snprintf(out_dir, sizeof out_dir, ".");
+        if (snprintf(out_path, sizeof out_path, "%s/%s", out_dir, rel) >= (int)sizeof out_path) goto toolong;
     }
     /* the same pid can trace again after exec: number the name instead of overwriting */
     size_t base = strlen(out_path);

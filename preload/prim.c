@@ -13,6 +13,7 @@
 #include "recorder.h"
 
 int ht_use_tsc;
+__thread ht_tls ht_t __attribute__((tls_model("initial-exec")));
 
 uint64_t ht_mono_ns(void)
 {

@@ -10,8 +10,6 @@
 
 #include "recorder.h"
 
-__thread ht_tls ht_t __attribute__((tls_model("initial-exec")));
-
 _Atomic int ht_state;
 _Atomic uint32_t ht_poke_word;
 uint64_t ht_t0;
