@@ -457,6 +457,10 @@ void ht_writer_finish(void)
         if (rc < 0) ht_say("closing the trace %s failed: %s", out_path, err.msg);
         struct stat sb;
         write_report(stat(out_path, &sb) == 0 ? (uint64_t)sb.st_size : 0, dropped, waits);
+        if (ht_opt(HT_OPT_VERBOSE))
+            ht_say("%llu events, %llu dropped (%llu outside rings), %llu ring waits",
+                   (unsigned long long)n_events, (unsigned long long)dropped,
+                   (unsigned long long)atomic_load(&ht_lost), (unsigned long long)waits);
         if (dropped) ht_warn("%llu events were not recorded (%s)", (unsigned long long)dropped,
                              ht_opt(HT_OPT_DROP) ? "drop mode" : "tracer limits");
     }

@@ -30,7 +30,6 @@
 static void *(*real_malloc)(size_t);
 static void *(*real_calloc)(size_t, size_t);
 static void *(*real_realloc)(void *, size_t);
-static void *(*real_reallocarray)(void *, size_t, size_t);
 static void (*real_free)(void *);
 static int (*real_posix_memalign)(void **, size_t, size_t);
 static void *(*real_aligned_alloc)(size_t, size_t);
@@ -86,7 +85,6 @@ void ht_hooks_resolve(void)
     RESOLVE(malloc);
     RESOLVE(free);
     RESOLVE(realloc);
-    RESOLVE(reallocarray);
     RESOLVE(posix_memalign);
     RESOLVE(aligned_alloc);
     RESOLVE(memalign);
@@ -100,7 +98,7 @@ void ht_hooks_resolve(void)
 #undef RESOLVE
     __typeof__(ht_real_pthread_create) pc = (__typeof__(pc))dlsym(RTLD_NEXT, "pthread_create");
     real_calloc = calloc_, real_free = free_, real_realloc = realloc_;
-    real_reallocarray = reallocarray_, real_posix_memalign = posix_memalign_;
+    real_posix_memalign = posix_memalign_;
     real_aligned_alloc = aligned_alloc_, real_memalign = memalign_, real_valloc = valloc_;
     real_pvalloc = pvalloc_, real_malloc_usable_size = malloc_usable_size_;
     real_execve = execve_, real_execv = execv_, real_execvp = execvp_, real_execvpe = execvpe_;
@@ -179,10 +177,10 @@ HT_EXPORT void *reallocarray(void *p, size_t nmemb, size_t size)
         return arena_realloc(p, total);
     }
     if (BOOTING()) return NULL;
+    /* glibc's reallocarray calls realloc through the PLT, which would record the
+     * call twice: check the product here and call the real realloc directly */
     void *q;
-    if (real_reallocarray) {
-        q = real_reallocarray(p, nmemb, size);
-    } else if (__builtin_mul_overflow(nmemb, size, &total)) {
+    if (__builtin_mul_overflow(nmemb, size, &total)) {
         errno = ENOMEM;
         q = NULL;
     } else {

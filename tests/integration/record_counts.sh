@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# 8 threads make every call of the malloc family (failures, cross-thread frees
+# included); the trace must hold exactly the calls the program counted.
+. "$(dirname "$0")/record_lib.inc"
+need_tools
+prog=$BUILD/workloads/rec_counts
+[ -x "$prog" ] || { echo "workload not built"; exit 77; }
+
+"$HATRACE" record -o "$W/c.hatf" -- "$prog" >"$W/program.txt" 2>"$W/record.err" || fail "record: $(cat "$W/record.err")"
+cat "$W/record.err"
+[ -f "$W/c.hatf" ] || fail "no trace written"
+grep -q "hatrace: 1 trace, .* 0 dropped" "$W/record.err" || fail "summary line"
+validate_all "$W/c.hatf"
+
+# by call kind and outcome, worker threads (ids 2..9): exact
+grep -E '^(func|op)\.|^failed' "$W/program.txt" >"$W/want.txt"
+count_events "$W/c.hatf" 2 >"$W/got.txt"
+compare "$W/want.txt" "$W/got.txt" || fail "counts by function/op differ"
+
+# hatrace stats --json: per worker thread allocs/frees/reallocs, threads, counters
+"$HATRACE" stats --json "$W/c.hatf" >"$W/stats.json" || fail "stats"
+python3 - "$W/stats.json" "$W/program.txt" <<'PY' || fail "stats --json differs"
+import json, sys
+st = json.load(open(sys.argv[1]))
+prog = dict(l.split() for l in open(sys.argv[2]))
+n = int(prog["threads"])
+bad = []
+workers = [t for t in st["threads"] if t["id"] >= 2]
+if len(workers) != n: bad.append(f"{len(workers)} worker threads, want {n}")
+for t in workers:
+    for k in ("allocs", "frees", "reallocs"):
+        want = int(prog["thread." + k])
+        got = t[k]
+        if got != want:
+            bad.append(f"thread {t['id']} {k} {got}, want {want}")
+if st["thread_creates"] != n + 1 or st["thread_destroys"] != n + 1:
+    bad.append(f"thread events {st['thread_creates']}/{st['thread_destroys']}, want {n+1}")
+c = st["container"]
+if not c["complete"] or c["dropped"] != 0: bad.append(f"container {c}")
+if c["events"] != st["records"]: bad.append(f"index events {c['events']} != records {st['records']}")
+for fn in ("malloc", "calloc", "realloc", "reallocarray", "posix_memalign", "aligned_alloc",
+           "memalign", "valloc", "pvalloc"):
+    if st["functions"].get(fn, 0) < int(prog["func." + fn]):
+        bad.append(f"function {fn}: {st['functions'].get(fn, 0)} < {prog['func.' + fn]}")
+print("\n".join(bad) if bad else "stats --json agrees")
+sys.exit(1 if bad else 0)
+PY
+echo "record_counts: ok"
