@@ -21,13 +21,14 @@
  *   00 00000010 00001000   alloc size 16 at 0x1000
  *   01 00001000            free 0x1000
  *
- * Speed: when metadata changes, each field's reading is folded into a few
- * constants so that every interpretation is the same branch-free expression
- *   value = add + (previous & pmask) + sign_extend((load_be64 >> shift) & rmask)
- * and each tag's fixed record length is known. A record at least 72 bytes from
- * the end of the buffer is decoded with unaligned 8-byte loads and no bounds
+ * Speed: when metadata changes, each field's width and interpretation are
+ * folded into a reader kind (constant, unsigned, base + signed, previous +
+ * signed, previous + constant) and constants, and each tag's fixed record
+ * length is known. A record at least FAST_AVAIL bytes from the end of the
+ * buffer is decoded with unaligned 8-byte big-endian loads and no bounds
  * checks; records nearer the end are copied to a zero-padded scratch first.
  */
+#include <limits.h>
 #include <string.h>
 
 #include "hatf.h"
@@ -62,38 +63,41 @@ static inline uint64_t load_be64(const uint8_t *p)
     return __builtin_bswap64(x);
 }
 
-/* Fold field f's width and interpretation into its reader constants. */
+/* Fold field f's width and interpretation into a reader kind and constants. */
 static void rebuild_field(hatf1_decoder *d, unsigned f)
 {
     unsigned w = d->width[f];
-    uint64_t all = ~(uint64_t)0;
     if (w > 8) {  /* v1/v2 attributes: read apart, the numeric reader is unused */
         d->attr_len_bytes = (uint8_t)(w - 8);
+        d->kind[f] = HATF1_K_CONST;
         d->nbytes[f] = 0;
-        d->shift[f] = 0;
-        d->add[f] = d->pmask[f] = d->rmask[f] = d->smask[f] = 0;
+        d->add[f] = 0;
         return;
     }
     if (f == HATF_F_ATTR) d->attr_len_bytes = 0;
-    uint64_t rmask = w ? all : 0;
-    uint64_t smask = (w && w < 8) ? (uint64_t)1 << (8 * w - 1) : 0;
     d->nbytes[f] = (uint8_t)w;
     d->shift[f] = (uint8_t)((64 - 8 * w) & 63);
+    /* two's complement of the width: (r ^ m) - m with m the width's sign bit */
+    d->smask[f] = (w && w < 8) ? (uint64_t)1 << (8 * w - 1) : 0;
+    d->add[f] = 0;
     switch (d->interp[f]) {
     case HATF_I_NONE:
-        d->add[f] = 0; d->pmask[f] = 0; d->rmask[f] = rmask; d->smask[f] = 0;
+        d->kind[f] = w ? HATF1_K_NONE : HATF1_K_CONST;
         break;
-    case HATF_I_DEFAULT:
-        d->add[f] = d->arg[f]; d->pmask[f] = 0; d->rmask[f] = 0; d->smask[f] = 0;
+    case HATF_I_DEFAULT:     /* stored bytes, if any, are skipped */
+        d->kind[f] = w ? HATF1_K_SKIP : HATF1_K_CONST;
+        d->add[f] = d->arg[f];
         break;
     case HATF_I_BASEOFFSET:
-        d->add[f] = d->arg[f]; d->pmask[f] = 0; d->rmask[f] = rmask; d->smask[f] = smask;
+        d->kind[f] = w ? HATF1_K_BASE : HATF1_K_CONST;
+        d->add[f] = d->arg[f];
         break;
-    case HATF_I_DELTA:
-        d->add[f] = 0; d->pmask[f] = all; d->rmask[f] = rmask; d->smask[f] = smask;
+    case HATF_I_DELTA:       /* width 0: the previous value again */
+        d->kind[f] = w ? HATF1_K_DELTA : HATF1_K_STEP;
         break;
-    default: /* HATF_I_STRIDE */
-        d->add[f] = d->stride[f]; d->pmask[f] = all; d->rmask[f] = 0; d->smask[f] = 0;
+    default:                 /* stride: previous + a4, stored bytes skipped */
+        d->kind[f] = HATF1_K_STEP;  /* (width is 0 unless set after the stride) */
+        d->add[f] = d->stride[f];
         break;
     }
 }
@@ -188,50 +192,63 @@ static int read_metadata(hatf1_decoder *d)
     return 0;
 }
 
-/* The reader of one numeric field at p + *off: see the file comment. */
+/* The reader of one numeric field at p + *off. m is ~0 when the record has
+ * the field and 0 when it does not (alloc, free and realloc share one path,
+ * so that a mix of them costs no mispredicted branches): an absent field
+ * takes no bytes, reads as 0 and leaves "previous" alone. The branches are on
+ * a kind that only metadata changes, so each call site predicts them;
+ * HATF1_K_CONST means no stored bytes. */
 static inline __attribute__((always_inline)) uint64_t
-rd(hatf1_decoder *d, const uint8_t *p, unsigned *off, unsigned f)
+rd(hatf1_decoder *restrict d, const uint8_t *restrict p, unsigned *restrict off, unsigned f, uint64_t m)
 {
-    uint64_t r = (load_be64(p + *off) >> d->shift[f]) & d->rmask[f];
-    uint64_t v = d->add[f] + (d->prev[f] & d->pmask[f]) + ((r ^ d->smask[f]) - d->smask[f]);
-    d->prev[f] = v;
-    *off += d->nbytes[f];
-    return v;
+    unsigned k = d->kind[f];
+    uint64_t v, r, sm;
+    if (LIKELY(k == HATF1_K_CONST))  /* the most common kind: no bytes */
+        return d->add[f] & m;
+    if (k == HATF1_K_NONE) {
+        v = load_be64(p + *off) >> d->shift[f];
+    } else if (k == HATF1_K_DELTA) {
+        r = load_be64(p + *off) >> d->shift[f];
+        sm = d->smask[f];
+        v = d->prev[f] + ((r ^ sm) - sm);
+        d->prev[f] = m ? v : d->prev[f];
+    } else if (k == HATF1_K_BASE) {
+        r = load_be64(p + *off) >> d->shift[f];
+        sm = d->smask[f];
+        v = d->add[f] + ((r ^ sm) - sm);
+    } else if (k == HATF1_K_STEP) {
+        v = d->prev[f] + d->add[f];
+        d->prev[f] = m ? v : d->prev[f];
+    } else {  /* HATF1_K_SKIP: a default with stored bytes to skip */
+        v = d->add[f];
+    }
+    *off += d->nbytes[f] & (unsigned)m;
+    return v & m;
 }
 
 /* Fixed part of event record `tag` at p (at least FAST_AVAIL readable bytes).
  * @return its length. */
 static inline __attribute__((always_inline)) unsigned
-read_fields(hatf1_decoder *d, const uint8_t *p, unsigned tag, hatf_event *ev)
+read_fields(hatf1_decoder *restrict d, const uint8_t *restrict p, unsigned tag, hatf_event *restrict ev)
 {
     unsigned off = 1;
     uint64_t size = 0, addr = 0, naddr = 0, thread, heap = 0;
-    switch (tag) {
-    case HATF_OP_ALLOC:
-        size = rd(d, p, &off, HATF_F_SIZE);
-        addr = rd(d, p, &off, HATF_F_ADDR);
-        thread = rd(d, p, &off, HATF_F_THREAD);
-        heap = rd(d, p, &off, HATF_F_HEAP);
-        break;
-    case HATF_OP_FREE:
-        addr = rd(d, p, &off, HATF_F_ADDR);
-        thread = rd(d, p, &off, HATF_F_THREAD);
-        heap = rd(d, p, &off, HATF_F_HEAP);
-        break;
-    case 2: case 3: case 4: case 5:
-        size = rd(d, p, &off, HATF_F_SIZE);
-        addr = rd(d, p, &off, HATF_F_ADDR);
-        naddr = rd(d, p, &off, HATF_F_ADDR);
-        thread = rd(d, p, &off, HATF_F_THREAD);
-        heap = rd(d, p, &off, HATF_F_HEAP);
-        break;
-    case HATF_OP_HEAP_CREATE: case HATF_OP_HEAP_DESTROY:
-        heap = rd(d, p, &off, HATF_F_HEAP);
-        thread = rd(d, p, &off, HATF_F_THREAD);
-        break;
-    default: /* thread create / destroy */
-        thread = rd(d, p, &off, HATF_F_THREAD);
-        break;
+    const uint64_t all = ~(uint64_t)0;
+    if (LIKELY(tag <= HATF_OP_REALLOC_FREE)) {
+        uint64_t has_size = (uint64_t)0 - (tag != HATF_OP_FREE);
+        uint64_t has_new = (uint64_t)0 - (tag >= HATF_OP_REALLOC_INPLACE);
+        /* hide the masks' origin, or the compiler splits the path per tag again */
+        __asm__("" : "+r"(has_size), "+r"(has_new));
+        size = rd(d, p, &off, HATF_F_SIZE, has_size);
+        addr = rd(d, p, &off, HATF_F_ADDR, all);
+        naddr = rd(d, p, &off, HATF_F_ADDR, has_new);
+        thread = rd(d, p, &off, HATF_F_THREAD, all);
+        heap = rd(d, p, &off, HATF_F_HEAP, all);
+    } else if (tag <= HATF_OP_HEAP_DESTROY) {
+        heap = rd(d, p, &off, HATF_F_HEAP, all);
+        thread = rd(d, p, &off, HATF_F_THREAD, all);
+    } else {
+        thread = rd(d, p, &off, HATF_F_THREAD, all);
     }
     ev->op = (uint8_t)tag;
     ev->size = size;
@@ -239,22 +256,26 @@ read_fields(hatf1_decoder *d, const uint8_t *p, unsigned tag, hatf_event *ev)
     ev->new_addr = naddr;
     ev->thread = thread;
     ev->heap = heap;
-    ev->time = rd(d, p, &off, HATF_F_TIME);
-    if (LIKELY(!d->attr_len_bytes)) ev->attr = rd(d, p, &off, HATF_F_ATTR);
-    else ev->attr = 0;
+    ev->time = rd(d, p, &off, HATF_F_TIME, all);
+    ev->attr = rd(d, p, &off, HATF_F_ATTR, all);  /* 0 under v1/v2 */
     return off;
 }
 
+static __attribute__((noinline, cold)) int attr_cut(hatf1_decoder *d, size_t rec, unsigned op, int in_len, size_t n)
+{
+    if (in_len)
+        return FAIL(d, HATF_E_TRUNCATED, rec, "hatf1: %s record cut off in its attribute length at offset %llu", hatf_op_name(op), (unsigned long long)(d->base_offset + rec));
+    return FAIL(d, HATF_E_TRUNCATED, rec, "hatf1: %s record cut off in its %zu attribute bytes at offset %llu", hatf_op_name(op), n, (unsigned long long)(d->base_offset + rec));
+}
+
 /* A byte-string attribute (v1/v2) at d->pos; rec is the record's start. */
-static int read_attr_bytes(hatf1_decoder *d, size_t rec, hatf_event *ev)
+static inline __attribute__((always_inline)) int read_attr_bytes(hatf1_decoder *restrict d, size_t rec, hatf_event *restrict ev)
 {
     size_t avail = d->len - d->pos, lb = d->attr_len_bytes;
     const uint8_t *p = d->buf + d->pos;
-    if (avail < lb)
-        return FAIL(d, HATF_E_TRUNCATED, rec, "hatf1: %s record cut off in its attribute length at offset %llu", hatf_op_name(ev->op), (unsigned long long)(d->base_offset + rec));
+    if (UNLIKELY(avail < lb)) return attr_cut(d, rec, ev->op, 1, 0);
     size_t n = lb == 1 ? p[0] : (size_t)p[0] << 8 | p[1];
-    if (avail - lb < n)
-        return FAIL(d, HATF_E_TRUNCATED, rec, "hatf1: %s record cut off in its %zu attribute bytes at offset %llu", hatf_op_name(ev->op), n, (unsigned long long)(d->base_offset + rec));
+    if (UNLIKELY(avail - lb < n)) return attr_cut(d, rec, ev->op, 0, n);
     ev->attr_is_bytes = 1;
     ev->data = p + lb;
     ev->data_len = (uint16_t)n;
@@ -281,45 +302,72 @@ static int read_comment(hatf1_decoder *d, hatf_event *ev)
     return 1;
 }
 
-HATF_API int hatf1_decode(hatf1_decoder *d, hatf_event *ev)
+/* Finish an event record whose fixed part was read from p (the buffer or the
+ * scratch copy): byte-string attributes, counters. */
+static inline __attribute__((always_inline)) int
+finish_event(hatf1_decoder *restrict d, size_t at, unsigned used, hatf_event *restrict ev)
 {
-    if (UNLIKELY(d->err.code)) return d->err.code;
+    d->pos += used;
+    ev->attr_is_bytes = 0;
+    ev->data = NULL;
+    ev->data_len = 0;
+    if (UNLIKELY(d->attr_len_bytes)) {
+        int rc = read_attr_bytes(d, at, ev);
+        if (rc) return rc;
+    }
+    d->last_record_offset = d->base_offset + at;
+    d->records++;
+    return 1;
+}
+
+/* Everything but an event record far from the end: metadata, comments,
+ * records near the end of the buffer, errors. Kept out of line so that the
+ * fast path has a small frame. */
+static __attribute__((noinline)) int decode_slow(hatf1_decoder *d, hatf_event *ev)
+{
+    if (d->err.code) return d->err.code;
     for (;;) {
-        size_t avail = d->len - d->pos;
-        if (UNLIKELY(avail == 0)) return 0;
-        const uint8_t *p = d->buf + d->pos;
+        size_t avail = d->len - d->pos, at = d->pos;
+        if (avail == 0) return 0;
+        const uint8_t *p = d->buf + at;
         unsigned tag = p[0];
-        if (LIKELY(tag < HATF_OP_COMMENT)) {
-            size_t at = d->pos;
-            unsigned used;
-            if (LIKELY(avail >= FAST_AVAIL)) {
-                used = read_fields(d, p, tag, ev);
-            } else {
-                if (avail < d->rec_len[tag])
-                    return FAIL(d, HATF_E_TRUNCATED, at, "hatf1: %s record needs %u bytes, %zu left, at offset %llu", hatf_op_name(tag), d->rec_len[tag], avail, (unsigned long long)(d->base_offset + at));
-                uint8_t tmp[FAST_AVAIL];
-                memset(tmp, 0, sizeof tmp);
-                memcpy(tmp, p, avail);
-                used = read_fields(d, tmp, tag, ev);
-            }
-            d->pos += used;
-            ev->attr_is_bytes = 0;
-            ev->data = NULL;
-            ev->data_len = 0;
-            if (UNLIKELY(d->attr_len_bytes)) {
-                int rc = read_attr_bytes(d, at, ev);
-                if (rc) return rc;
-            }
-            d->last_record_offset = d->base_offset + at;
-            d->records++;
-            return 1;
+        if (tag < HATF_OP_COMMENT) {
+            if (avail >= FAST_AVAIL) return finish_event(d, at, read_fields(d, p, tag, ev), ev);
+            if (avail < d->rec_len[tag])
+                return FAIL(d, HATF_E_TRUNCATED, at, "hatf1: %s record needs %u bytes, %zu left, at offset %llu", hatf_op_name(tag), d->rec_len[tag], avail, (unsigned long long)(d->base_offset + at));
+            uint8_t tmp[FAST_AVAIL];
+            memset(tmp, 0, sizeof tmp);
+            memcpy(tmp, p, avail);
+            return finish_event(d, at, read_fields(d, tmp, tag, ev), ev);
         }
         if (tag == HATF_OP_COMMENT) return read_comment(d, ev);
-        if (tag == HATF_TAG_METADATA) {
-            int rc = read_metadata(d);
-            if (rc) return rc;
-            continue;
-        }
-        return FAIL(d, HATF_E_CORRUPT, d->pos, "hatf1: unknown record tag %u at offset %llu", tag, (unsigned long long)(d->base_offset + d->pos));
+        if (tag != HATF_TAG_METADATA)
+            return FAIL(d, HATF_E_CORRUPT, at, "hatf1: unknown record tag %u at offset %llu", tag, (unsigned long long)(d->base_offset + at));
+        int rc = read_metadata(d);
+        if (rc) return rc;
     }
+}
+
+static inline __attribute__((always_inline)) int decode_one(hatf1_decoder *restrict d, hatf_event *restrict ev)
+{
+    if (LIKELY(d->len - d->pos >= FAST_AVAIL && !d->err.code)) {
+        const uint8_t *p = d->buf + d->pos;
+        unsigned tag = p[0];
+        if (LIKELY(tag < HATF_OP_COMMENT)) return finish_event(d, d->pos, read_fields(d, p, tag, ev), ev);
+    }
+    return decode_slow(d, ev);
+}
+
+HATF_API int hatf1_decode(hatf1_decoder *d, hatf_event *ev)
+{
+    return decode_one(d, ev);
+}
+
+HATF_API int hatf1_decode_many(hatf1_decoder *restrict d, hatf_event *restrict ev, size_t max)
+{
+    if (max > INT_MAX) max = INT_MAX;
+    size_t n = 0;
+    int rc = 0;
+    while (n < max && (rc = decode_one(d, &ev[n])) == 1) n++;
+    return n ? (int)n : rc;
 }

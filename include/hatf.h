@@ -187,6 +187,8 @@ int hatf1_set_width(hatf1_encoder *enc, unsigned field, unsigned width);
 int hatf1_set_interp(hatf1_encoder *enc, unsigned field, unsigned interp, uint64_t a3, uint64_t a4);
 
 /* ---- HATF 1.0 decoder --------------------------------------------------- */
+/* How the decoder reads a numeric field (derived from width and interpretation). */
+enum { HATF1_K_CONST, HATF1_K_NONE, HATF1_K_BASE, HATF1_K_DELTA, HATF1_K_STEP, HATF1_K_SKIP };
 typedef struct hatf1_decoder {
     const uint8_t *buf;
     size_t len, pos;
@@ -198,10 +200,11 @@ typedef struct hatf1_decoder {
     uint64_t arg[HATF_F_COUNT_];   /* a3: default value, base, or first "previous" */
     uint64_t stride[HATF_F_COUNT_];/* a4 of stride */
     uint64_t prev[HATF_F_COUNT_];
-    /* per-field readers folded from the state (private to hatf1_decode.c):
-     * value = add + (prev & pmask) + sign_extend((load_be64 >> shift) & rmask) */
-    uint64_t add[HATF_F_COUNT_], pmask[HATF_F_COUNT_], rmask[HATF_F_COUNT_], smask[HATF_F_COUNT_];
-    uint8_t shift[HATF_F_COUNT_];
+    /* per-field readers folded from the state (private to hatf1_decode.c) */
+    uint64_t add[HATF_F_COUNT_];   /* default value, base or stride */
+    uint64_t smask[HATF_F_COUNT_]; /* sign bit of the width, for signed stored values */
+    uint8_t kind[HATF_F_COUNT_];   /* HATF1_K_* */
+    uint8_t shift[HATF_F_COUNT_];  /* 64 - 8 * width, mod 64 */
     uint8_t nbytes[HATF_F_COUNT_]; /* bytes a numeric field takes */
     uint8_t attr_len_bytes;        /* 1 or 2 under v1/v2 attributes, else 0 */
     uint8_t rec_len[HATF_OP_COMMENT]; /* tag + numeric fields, per event tag */
@@ -218,6 +221,12 @@ void hatf1_decoder_init(hatf1_decoder *dec, const uint8_t *buf, size_t len, uint
  * HATF_E_* code with dec->err describing it (then every later call returns it too).
  * ev->data points into buf. */
 int hatf1_decode(hatf1_decoder *dec, hatf_event *ev);
+/* Up to max events into ev[0..max), the same as calling hatf1_decode max times
+ * but faster (one call for many records). @return the number of events stored
+ * (> 0), 0 at the clean end, or a negative HATF_E_* code when an error comes
+ * before any event; events before an error are returned first and the next
+ * call returns the error. max above INT_MAX counts as INT_MAX. */
+int hatf1_decode_many(hatf1_decoder *dec, hatf_event *ev, size_t max);
 
 /* ---- hatrace attribute bytes -------------------------------------------
  * hatrace stores its own attributes as a byte string (width v1/v2) of
