@@ -38,6 +38,7 @@ typedef struct obj {
     uint32_t older;        /* displaced object under the same address */
     uint32_t heap;         /* index in heaps[] */
     uint32_t hprev, hnext; /* live objects of the same heap */
+    uint8_t displaced;     /* another object was made at its address while it lived */
 } obj;
 
 /* Open addressing, linear probing, backward-shift deletion; key 0 = empty. */
@@ -345,6 +346,7 @@ static int64_t obj_new(rp_compiler *c, uint64_t addr, uint64_t size, uint64_t he
                         .older = NONE, .heap = (uint32_t)h };
     size_t i = map_find(&c->addrs, addr);
     if (i != SIZE_MAX) {
+        c->objs[c->addrs.vals[i]].displaced = 1;
         c->objs[o].older = c->addrs.vals[i];
         c->addrs.vals[i] = o;
         c->plan.st.reused_live++;
@@ -539,8 +541,8 @@ int rp_compiler_finish(rp_compiler *c, rp_plan *out, hatf_err *err)
     /* displaced objects never consumed stay live to the end */
     for (size_t i = 0; i < c->addrs.cap; i++)
         if (c->addrs.keys[i])
-            for (uint32_t o = c->objs[c->addrs.vals[i]].older; o != NONE; o = c->objs[o].older)
-                st->left_displaced++;
+            for (uint32_t o = c->addrs.vals[i]; o != NONE; o = c->objs[o].older)
+                st->left_displaced += c->objs[o].displaced;
     /* the null allocator's reserve per thread: every size rounded up, plus alignment */
     for (uint32_t t = 0; t < c->plan.nthreads; t++) {
         rp_thread_plan *th = &c->plan.threads[t];

@@ -76,6 +76,7 @@ struct run_ctx {
     _Atomic uint32_t *ready;
     runner *th;
     _Atomic int go;
+    _Atomic uint32_t waiting;
     _Atomic uint32_t finished;
     _Atomic uint64_t rss_at_peak_live;  /* pages */
     int statm;
@@ -89,26 +90,19 @@ static void *map_zero(size_t len, int populate)
     return p == MAP_FAILED ? NULL : p;
 }
 
+/* Anonymous resident pages: resident minus file-backed and shared ones, so
+ * code pages faulted in during the run and the plan's memfd do not count. */
 static uint64_t statm_resident(int fd)
 {
     char buf[128];
     ssize_t n = pread(fd, buf, sizeof buf - 1, 0);
     if (n <= 0) return 0;
     buf[n] = 0;
-    char *p = strchr(buf, ' ');
-    return p ? strtoull(p + 1, NULL, 10) : 0;
-}
-
-static uint64_t vm_hwm_kb(void)
-{
-    FILE *f = fopen("/proc/self/status", "r");
-    if (!f) return 0;
-    char line[256];
-    uint64_t kb = 0;
-    while (fgets(line, sizeof line, f))
-        if (strncmp(line, "VmHWM:", 6) == 0) kb = strtoull(line + 6, NULL, 10);
-    fclose(f);
-    return kb;
+    char *p;
+    strtoull(buf, &p, 10);
+    uint64_t res = strtoull(p, &p, 10);
+    uint64_t shared = strtoull(p, NULL, 10);
+    return res > shared ? res - shared : 0;
 }
 
 static double ts_ns(const struct timespec *t) { return (double)t->tv_sec * 1e9 + (double)t->tv_nsec; }
@@ -256,6 +250,7 @@ static void *runner_main(void *arg)
 {
     runner *r = arg;
     run_ctx *c = r->ctx;
+    atomic_fetch_add_explicit(&c->waiting, 1, memory_order_release);
     while (!atomic_load_explicit(&c->go, memory_order_acquire)) _mm_pause();
     if (c->o->null_alloc) run_ops(r, 1);
     else run_ops(r, 0);
@@ -329,10 +324,9 @@ int rp_run(const rp_plan *plan, const rp_run_opts *o, rp_result *res)
             goto join;
         }
 
-    /* Baseline: everything of the runner's is resident now. Reset the peak too. */
-    int cr = open("/proc/self/clear_refs", O_WRONLY | O_CLOEXEC);
-    int hwm_reset = cr >= 0 && write(cr, "5", 1) == 1;
-    if (cr >= 0) close(cr);
+    /* Baseline: everything of the runner's is resident now, the threads' stacks
+       included once they all wait for the go. */
+    while (atomic_load_explicit(&c.waiting, memory_order_acquire) != nt) sched_yield();
     uint64_t base = statm_resident(c.statm);
     res->baseline_rss_bytes = base * (uint64_t)c.page;
 
@@ -343,7 +337,6 @@ int rp_run(const rp_plan *plan, const rp_run_opts *o, rp_result *res)
     uint64_t tsc0 = __rdtsc();
     atomic_store_explicit(&c.go, 1, memory_order_release);
 
-    uint64_t peak_rss = 0, live_at_peak_rss = 0;
     int shown = 0;
     for (;;) {
         int fin = atomic_load_explicit(&c.finished, memory_order_acquire) == nt;
@@ -356,10 +349,6 @@ int rp_run(const rp_plan *plan, const rp_run_opts *o, rp_result *res)
         uint64_t rss = statm_resident(c.statm);
         rss = rss > base ? (rss - base) * (uint64_t)c.page : 0;
         if (live < 0) live = 0;
-        if (rss > peak_rss || !res->nsamples) {
-            peak_rss = rss;
-            live_at_peak_rss = (uint64_t)live;
-        }
         add_sample(res, done, (uint64_t)live, rss, &stride_us);
         if (fin) break;
         clock_gettime(CLOCK_MONOTONIC, &now);
@@ -407,17 +396,26 @@ join:
         for (int i = 0; i < 3; i++) res->lat_ns[k][i] = rp_hist_quantile(&h, q[i]) / cyc_per_ns;
     }
     for (size_t t = 0; t < nt; t++) failures += c.th[t].failures;
-    uint64_t hwm_pages = vm_hwm_kb() * 1024 / (uint64_t)c.page;
-    if (hwm_reset && hwm_pages > base && (hwm_pages - base) * (uint64_t)c.page > peak_rss) {
-        /* the peak fell between two samples; the live bytes there are unknown,
-           the nearest sampled ratio stands for it */
-        peak_rss = (hwm_pages - base) * (uint64_t)c.page;
-    }
+    /* The peak of allocator memory: the first sample within 1% of the largest,
+       so an allocator that keeps its pages to the end (live bytes 0 there) is
+       judged where it first grew that large. */
+    uint64_t peak_rss = 0, live_at_peak_rss = 0;
+    for (uint32_t i = 0; i < res->nsamples; i++)
+        if (res->samples[i].rss > peak_rss) peak_rss = res->samples[i].rss;
+    for (uint32_t i = 0; i < res->nsamples; i++)
+        if (res->samples[i].rss >= peak_rss - peak_rss / 100) {
+            live_at_peak_rss = res->samples[i].live;
+            break;
+        }
     res->peak_rss_bytes = peak_rss;
     res->live_at_peak_rss = live_at_peak_rss;
     res->peak_live_bytes = plan->st.peak_live_bytes;
     uint64_t at_peak = atomic_load(&c.rss_at_peak_live);
     res->rss_at_peak_live = at_peak > base ? (at_peak - base) * (uint64_t)c.page : 0;
+    if (res->rss_at_peak_live > res->peak_rss_bytes) {  /* taken between two samples */
+        res->peak_rss_bytes = res->rss_at_peak_live;
+        res->live_at_peak_rss = res->peak_live_bytes;
+    }
     rp_figures_frag(res);
     if (failures) {
         snprintf(res->msg, sizeof res->msg, "%llu allocation calls returned NULL",
