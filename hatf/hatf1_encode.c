@@ -6,9 +6,10 @@
  *
  *   PLAIN  fixed widths set once before the first event: size 8, address 8,
  *          time 8, thread 4, heap 4, all interpretation none; attributes v2
- *          if the first event carries attribute bytes, else width 8. A later
- *          event that does not fit (a 64-bit thread id, numeric attributes
- *          after byte ones) switches that field to none and widens it.
+ *          if the first event carries attribute bytes, 8 if it carries a
+ *          number, else left absent (default 0). A later event that does not
+ *          fit (a 64-bit thread id, attributes of another kind) switches that
+ *          field to none and widens it, once.
  *   BEST   size: none, narrowest width. Address and time: delta, narrowest
  *          signed width. Thread, heap and numeric attributes: default while
  *          the value does not change, none with the narrowest width while it
@@ -159,6 +160,7 @@ static int plain_start(hatf1_encoder *e, const hatf_event *ev)
         unsigned w = plain_width[f];
         if (f == HATF_F_ADDR && e->split_addr) w = 0;
         if (f == HATF_F_ATTR && ev->attr_is_bytes) w = HATF_W_V2;
+        else if (f == HATF_F_ATTR && ev->attr == 0) continue;  /* absent: keep default 0 */
         if (e->interp[f] != HATF_I_NONE) rc = emit_interp(e, f, HATF_I_NONE, 0, 0);
         if (!rc && e->width[f] != w) rc = emit_width(e, f, w);
     }

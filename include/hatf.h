@@ -138,7 +138,8 @@ void hatf_buf_append(hatf_buf *b, const void *src, size_t n);
 /* ---- HATF 1.0 encoder --------------------------------------------------- */
 typedef enum hatf1_mode {
     /* Plain: fixed widths set once at the start (size 8, address 8, time 8,
-     * thread 4, heap 4, attributes v2), interpretation none. The baseline. */
+     * thread 4, heap 4; attributes v2 for byte strings, 8 for numbers, absent
+     * when the first event has none), interpretation none. The baseline. */
     HATF1_PLAIN = 0,
     /* Best: the writer picks the narrowest width per field and emits metadata to
      * widen and narrow as values change; time delta-coded; thread and heap as

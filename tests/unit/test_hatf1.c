@@ -423,10 +423,16 @@ static void test_encode_plain_bytes(void)
         0x0b, 2, 2, 0, 0x0b, 1, 2, 8,  /* time none, 8 */
         0x0b, 2, 3, 0, 0x0b, 1, 3, 4,  /* thread none, 4 */
         0x0b, 2, 4, 0, 0x0b, 1, 4, 4,  /* heap none, 4 */
+                                       /* no attributes: left default 0 */
+        0x00, A8(24), A8(0x7f0000001000ull), 0, 0, 0, 1, 0, 0, 0, 0, A8(500),
+        0x01, A8(0x7f0000001000ull), 0, 0, 0, 1, 0, 0, 0, 0, A8(501));
+    hatf_event num = { .op = HATF_OP_THREAD_CREATE, .thread = 2, .time = 502, .attr = 9 };
+    b.len = 0;
+    CU_ASSERT_EQUAL(hatf1_encode(&e, &num), 0);
+    CHECK_BYTES(&b,
         0x0b, 2, 5, 0, 0x0b, 1, 5, 8,  /* numeric attributes: none, 8 */
-        0x00, A8(24), A8(0x7f0000001000ull), 0, 0, 0, 1, 0, 0, 0, 0, A8(500), A8(0),
-        0x01, A8(0x7f0000001000ull), 0, 0, 0, 1, 0, 0, 0, 0, A8(501), A8(0));
-    CU_ASSERT_EQUAL(e.records, 2);
+        0x08, 0, 0, 0, 2, A8(502), A8(9));
+    CU_ASSERT_EQUAL(e.records, 3);
     CU_ASSERT_EQUAL(e.metadata, 10);
     hatf_buf_free(&b);
 }
@@ -670,6 +676,65 @@ static void test_round_trip_extremes(void)
     }
 }
 
+/* The worked example of docs/format-hatf1.md, byte for byte. */
+static void test_doc_example(void)
+{
+    static const uint8_t s[] = {
+        0x0b, 0x01, 0x00, 0x02,
+        0x0b, 0x02, 0x02, 0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0xe8,
+        0x0b, 0x01, 0x02, 0x01,
+        0x00, 0x00, 0x20, 0x00, 0x00, 0x10, 0x00, 0x05,
+        0x01, 0x00, 0x00, 0x10, 0x00, 0x0a,
+        0x03, 0x00, 0x40, 0x00, 0x00, 0x20, 0x00, 0x00, 0x00, 0x30, 0x00, 0x14,
+        0x0a, 0x00, 0x02, 0x68, 0x69,
+    };
+    hatf_event ev[MAXEV];
+    hatf1_decoder d;
+    CU_ASSERT_EQUAL(sizeof s, 51);
+    CU_ASSERT_EQUAL_FATAL(dec_all(s, sizeof s, ev, &d), 4);
+    check_ev(&ev[0], HATF_OP_ALLOC, 32, 0x1000, 0, 0, 0, 1005, 0);
+    check_ev(&ev[1], HATF_OP_FREE, 0, 0x1000, 0, 0, 0, 1015, 0);
+    check_ev(&ev[2], HATF_OP_REALLOC_MOVE, 64, 0x2000, 0x3000, 0, 0, 1035, 0);
+    CU_ASSERT_EQUAL(ev[3].op, HATF_OP_COMMENT);
+    CU_ASSERT_EQUAL(ev[3].data_len, 2);
+    CU_ASSERT_EQUAL(memcmp(ev[3].data, "hi", 2), 0);
+    CU_ASSERT_EQUAL(d.metadata, 3);
+}
+
+/* hatf1_decode_many gives the same events as hatf1_decode, then the error. */
+static void test_decode_many(void)
+{
+    hatf_buf b;
+    hatf1_encoder e;
+    hatf_buf_init(&b);
+    hatf1_encoder_init(&e, &b, HATF1_BEST);
+    uint64_t clock = 5, addr = 0x1000;
+    rng_state = 99;
+    hatf_event src[3000];
+    for (int i = 0; i < 3000; i++) {
+        random_event(&src[i], &clock, &addr);
+        CU_ASSERT_EQUAL(hatf1_encode(&e, &src[i]), 0);
+    }
+    size_t good = b.len;
+    hatf_buf_append(&b, "\x0c", 1);  /* an unknown tag after the last record */
+    hatf1_decoder d;
+    hatf1_decoder_init(&d, b.p, b.len, 0);
+    static hatf_event got[700];
+    size_t total = 0, bad = 0;
+    int rc;
+    while ((rc = hatf1_decode_many(&d, got, 700)) > 0) {
+        for (int i = 0; i < rc; i++)
+            if (total + (size_t)i >= 3000 || !same_event(&src[total + (size_t)i], &got[i], 0)) bad++;
+        total += (size_t)rc;
+    }
+    CU_ASSERT_EQUAL(total, 3000);
+    CU_ASSERT_EQUAL(bad, 0);
+    CU_ASSERT_EQUAL(rc, HATF_E_CORRUPT);
+    CU_ASSERT_EQUAL(d.err.offset, good);
+    CU_ASSERT_EQUAL(hatf1_decode_many(&d, got, 700), HATF_E_CORRUPT);
+    hatf_buf_free(&b);
+}
+
 /* A program's mix: one thread, heap 0, sizes mostly small, LIFO-ish frees,
  * ns timestamps a few hundred apart, hatrace attribute bytes (func key). */
 static void realistic(hatf1_mode mode, size_t n, size_t *bytes)
@@ -775,6 +840,8 @@ int main(void)
     CU_add_test(s, "encode low level", test_encode_low_level);
     CU_add_test(s, "round trip random", test_round_trip_random);
     CU_add_test(s, "round trip extremes", test_round_trip_extremes);
+    CU_add_test(s, "doc example", test_doc_example);
+    CU_add_test(s, "decode many", test_decode_many);
     CU_add_test(s, "best smaller than plain", test_best_smaller);
     CU_add_test(s, "best hysteresis", test_best_hysteresis);
     CU_basic_set_mode(CU_BRM_VERBOSE);
