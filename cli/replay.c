@@ -26,7 +26,7 @@ static const char help[] =
     "  --touch none|page|all  how allocated memory is written (default page:\n"
     "                     one write per page)\n"
     "  --repeat N         run each allocator N times, report medians (default 1)\n"
-    "  --latency-every N  time one call in N on average (default 16; 1 = all)\n"
+    "  --latency-every N  time one call in N on average (default 64; 1 = all)\n"
     "  --json             a JSON array of objects, one per allocator\n"
     "  --series FILE      memory over time as CSV: allocator,op,live_bytes,rss_bytes\n"
     "  --plot FILE        draw the series with gnuplot (.png or .svg)\n"
@@ -96,7 +96,7 @@ int cmd_replay(int argc, char **argv)
     };
     const char *alloc_list = NULL, *series = NULL, *plot = NULL;
     int single = 0, json = 0, touch = RP_TOUCH_PAGE, c, rc;
-    uint64_t repeat = 1, every = 16;
+    uint64_t repeat = 1, every = 64;
     hatf_format fmt = HATF_FMT_AUTO;
     cli_getopt_begin();
     while ((c = getopt_long(argc, argv, "+:h", opts, NULL)) != -1) {

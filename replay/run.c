@@ -136,12 +136,12 @@ static void wait_ready(_Atomic uint32_t *r, uint32_t gen)
     }
 }
 
-static inline char *bump_alloc(runner *r, uint64_t size, uint64_t align)
+static inline char *bump_alloc(char **bump, char *bump_end, uint64_t size, uint64_t align)
 {
-    uintptr_t p = ((uintptr_t)r->bump + align - 1) & ~(uintptr_t)(align - 1);
+    uintptr_t p = ((uintptr_t)*bump + align - 1) & ~(uintptr_t)(align - 1);
     char *end = (char *)p + ((size + 15) & ~(uint64_t)15);
-    if (end > r->bump_end) return NULL;
-    r->bump = end;
+    if (end > bump_end) return NULL;
+    *bump = end;
     return (char *)p;
 }
 
@@ -157,6 +157,7 @@ static inline __attribute__((always_inline)) void run_ops(runner *r, const int n
     uint32_t gap = next_gap(r, every);
     uint64_t done = 0;
     int64_t live = 0;
+    char *bump = r->bump, *const bump_end = r->bump_end;  /* in registers, not in *r */
     for (; op < end; op++) {
         const unsigned kind = rp_op_kind(op);
         if (kind == RP_WAIT) {
@@ -170,44 +171,44 @@ static inline __attribute__((always_inline)) void run_ops(runner *r, const int n
         uint64_t t0 = timed ? __rdtsc() : 0;
         switch (kind) {
         case RP_MALLOC:
-            p = null_alloc ? bump_alloc(r, size, 16) : malloc(size);
+            p = null_alloc ? bump_alloc(&bump, bump_end, size, 16) : malloc(size);
             break;
         case RP_CALLOC: {
             uint64_t n = op->arg ? op->arg : 1;
             if (size % n) n = 1;
-            p = null_alloc ? bump_alloc(r, size, 16) : calloc(n, size / n);
+            p = null_alloc ? bump_alloc(&bump, bump_end, size, 16) : calloc(n, size / n);
             break;
         }
         case RP_MEMALIGN:
-            p = null_alloc ? bump_alloc(r, size, (uint64_t)1 << op->arg) : memalign((size_t)1 << op->arg, size);
+            p = null_alloc ? bump_alloc(&bump, bump_end, size, (uint64_t)1 << op->arg) : memalign((size_t)1 << op->arg, size);
             break;
         case RP_POSIX_MEMALIGN: {
             uint64_t a = (uint64_t)1 << op->arg;
             if (a < sizeof(void *)) a = sizeof(void *);
-            if (null_alloc) p = bump_alloc(r, size, a);
+            if (null_alloc) p = bump_alloc(&bump, bump_end, size, a);
             else if (posix_memalign((void **)&p, a, size)) p = NULL;
             break;
         }
         case RP_ALIGNED_ALLOC:
-            p = null_alloc ? bump_alloc(r, size, (uint64_t)1 << op->arg) : aligned_alloc((size_t)1 << op->arg, size);
+            p = null_alloc ? bump_alloc(&bump, bump_end, size, (uint64_t)1 << op->arg) : aligned_alloc((size_t)1 << op->arg, size);
             break;
         case RP_VALLOC:
-            p = null_alloc ? bump_alloc(r, size, page) : valloc(size);
+            p = null_alloc ? bump_alloc(&bump, bump_end, size, page) : valloc(size);
             break;
         case RP_PVALLOC: {  /* not every allocator exports pvalloc */
             uint64_t rounded = (size + page - 1) & ~(page - 1);
-            p = null_alloc ? bump_alloc(r, rounded, page) : memalign(page, rounded ? rounded : page);
+            p = null_alloc ? bump_alloc(&bump, bump_end, rounded, page) : memalign(page, rounded ? rounded : page);
             break;
         }
         case RP_REALLOC: {
             rp_slot *s = &slots[op->slot];
             live -= (int64_t)s->size;
-            p = null_alloc ? bump_alloc(r, size, 16) : realloc(s->p, size);
+            p = null_alloc ? bump_alloc(&bump, bump_end, size, 16) : realloc(s->p, size);
             dst = op->arg;
             break;
         }
         case RP_REALLOC_NULL:
-            p = null_alloc ? bump_alloc(r, size, 16) : realloc(NULL, size);
+            p = null_alloc ? bump_alloc(&bump, bump_end, size, 16) : realloc(NULL, size);
             break;
         case RP_FREE: {
             rp_slot *s = &slots[op->slot];
@@ -244,6 +245,7 @@ static inline __attribute__((always_inline)) void run_ops(runner *r, const int n
         atomic_store_explicit(&r->done, ++done, memory_order_relaxed);
         atomic_store_explicit(&r->live, live, memory_order_relaxed);
     }
+    r->bump = bump;
 }
 
 static void *runner_main(void *arg)
