@@ -33,20 +33,23 @@
 
 static const uint8_t plain_width[HATF_F_COUNT_] = { 8, 8, 8, 4, 4, 8 };
 
-static unsigned uwidth(uint64_t v)
+#define INLINE static inline __attribute__((always_inline))
+
+/* Width code for a number of significant bytes. */
+static const uint8_t width_for_bytes[9] = { 0, 1, 2, 4, 4, 8, 8, 8, 8 };
+
+/* Narrowest width holding v unsigned. */
+INLINE unsigned uwidth(uint64_t v)
 {
-    return v == 0 ? 0 : v <= 0xff ? 1 : v <= 0xffff ? 2 : v <= 0xffffffffu ? 4 : 8;
+    return v ? width_for_bytes[(71 - __builtin_clzll(v)) / 8] : 0;
 }
 
 /* Narrowest width holding d as a two's complement number. */
-static unsigned swidth(uint64_t d)
+INLINE unsigned swidth(uint64_t d)
 {
-    int64_t s = (int64_t)d;
-    if (s == 0) return 0;
-    if (s >= INT8_MIN && s <= INT8_MAX) return 1;
-    if (s >= INT16_MIN && s <= INT16_MAX) return 2;
-    if (s >= INT32_MIN && s <= INT32_MAX) return 4;
-    return 8;
+    if (!d) return 0;
+    uint64_t mag = d ^ (uint64_t)((int64_t)d >> 63);  /* bits below the sign */
+    return width_for_bytes[(72 - __builtin_clzll(mag | 1)) / 8];
 }
 
 static int valid_width(unsigned f, unsigned w)
@@ -125,7 +128,7 @@ HATF_API int hatf1_set_interp(hatf1_encoder *e, unsigned field, unsigned interp,
 /* Width the n values of field f (in record order) need under the current
  * interpretation, or -1 if no width can carry them (a default or stride that
  * does not match, or a byte-string width). */
-static int need_width(const hatf1_encoder *e, unsigned f, const uint64_t *v, int n)
+INLINE int need_width(const hatf1_encoder *e, unsigned f, const uint64_t *v, int n)
 {
     if (e->width[f] > 8) return -1;
     uint64_t p = e->prev[f];
@@ -182,7 +185,7 @@ static int plain_numeric(hatf1_encoder *e, unsigned f, const uint64_t *v, int n)
 /* ---- BEST -------------------------------------------------------------- */
 
 /* Widen at once; narrow when NARROW_RUN values in a row fit a narrower width. */
-static int adapt_width(hatf1_encoder *e, unsigned f, unsigned need)
+INLINE int adapt_width(hatf1_encoder *e, unsigned f, unsigned need)
 {
     unsigned w = e->width[f];
     /* the first value after a change of interpretation picks the width, unless
@@ -201,7 +204,7 @@ static int adapt_width(hatf1_encoder *e, unsigned f, unsigned need)
 }
 
 /* Size: none, narrowest width. Address and time: delta, narrowest width. */
-static int best_adaptive(hatf1_encoder *e, unsigned f, unsigned interp, const uint64_t *v, int n)
+INLINE int best_adaptive(hatf1_encoder *e, unsigned f, unsigned interp, const uint64_t *v, int n)
 {
     int rc;
     if (e->interp[f] != interp &&
@@ -211,7 +214,7 @@ static int best_adaptive(hatf1_encoder *e, unsigned f, unsigned interp, const ui
 }
 
 /* Thread, heap, numeric attributes: default while stable, else none. */
-static int best_constant(hatf1_encoder *e, unsigned f, uint64_t v)
+INLINE int best_constant(hatf1_encoder *e, unsigned f, uint64_t v)
 {
     int rc;
     if (e->interp[f] == HATF_I_DEFAULT && e->width[f] <= 8) {
@@ -239,7 +242,7 @@ static int best_constant(hatf1_encoder *e, unsigned f, uint64_t v)
 }
 
 /* Attribute bytes: none, v1, or v2 while some are longer than 255 bytes. */
-static int best_attr_bytes(hatf1_encoder *e, size_t len)
+INLINE int best_attr_bytes(hatf1_encoder *e, size_t len)
 {
     const unsigned f = HATF_F_ATTR;
     unsigned need = len > 255 ? HATF_W_V2 : HATF_W_V1;
@@ -263,7 +266,7 @@ static int split_addr_state(hatf1_encoder *e)
 }
 
 /* Emit the metadata the event needs. */
-static int prepare(hatf1_encoder *e, const hatf_event *ev)
+INLINE int prepare(hatf1_encoder *e, const hatf_event *ev)
 {
     unsigned op = ev->op;
     uint64_t addrs[2] = { ev->addr, ev->new_addr };
@@ -301,25 +304,19 @@ static int prepare(hatf1_encoder *e, const hatf_event *ev)
 }
 
 /* Store one numeric field as the current state says; @return bytes written. */
-static inline size_t put(hatf1_encoder *e, uint8_t *p, unsigned f, uint64_t v)
+INLINE size_t put(hatf1_encoder *e, uint8_t *p, unsigned f, uint64_t v)
 {
-    uint64_t s;
-    switch (e->interp[f]) {
-    case HATF_I_NONE: s = v; break;
-    case HATF_I_BASEOFFSET: s = v - e->arg[f]; break;
-    case HATF_I_DELTA: s = v - e->prev[f]; break;
-    default: s = 0; break;  /* default, stride: the bytes (if any) are not read */
-    }
-    unsigned w = e->width[f];
-    switch (w) {
-    case 0: break;
-    case 1: p[0] = (uint8_t)s; break;
-    case 2: hatf_store_be(p, s, 2); break;
-    case 4: hatf_store_be(p, s, 4); break;
-    default: hatf_store_be(p, s, 8); break;
-    }
-    /* what a decoder now holds as "previous": width 0 under none reads 0 */
-    e->prev[f] = (e->interp[f] == HATF_I_NONE && w == 0) ? 0 : v;
+    unsigned w = e->width[f], i = e->interp[f];
+    uint64_t prev = e->prev[f];
+    /* Our "previous" is the true last value: it is what a decoder holds under
+     * delta and stride, and what BEST compares against under the others. */
+    e->prev[f] = v;
+    if (!w) return 0;
+    uint64_t s = i == HATF_I_NONE ? v : i == HATF_I_DELTA ? v - prev
+               : i == HATF_I_BASEOFFSET ? v - e->arg[f] : 0;  /* default, stride: unread */
+    /* one 8-byte store; the record's reserve leaves room for it */
+    uint64_t be = __builtin_bswap64(s << ((64 - 8 * w) & 63));
+    memcpy(p, &be, 8);
     return w;
 }
 
@@ -341,7 +338,8 @@ HATF_API int hatf1_encode(hatf1_encoder *e, const hatf_event *ev)
     }
     int rc = prepare(e, ev);
     if (rc) return rc;
-    uint8_t *p = hatf_buf_reserve(e->out, 1 + 7 * 8 + 2 + (size_t)ev->data_len);
+    /* tag, 7 fields, the last field's 8-byte store, a v2 length, the bytes */
+    uint8_t *p = hatf_buf_reserve(e->out, 1 + 7 * 8 + 8 + 2 + (size_t)ev->data_len);
     if (!p) return HATF_E_NOMEM;
     size_t n = 1;
     p[0] = (uint8_t)op;
