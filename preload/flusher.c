@@ -458,9 +458,11 @@ void ht_writer_finish(void)
         struct stat sb;
         write_report(stat(out_path, &sb) == 0 ? (uint64_t)sb.st_size : 0, dropped, waits);
         if (ht_opt(HT_OPT_VERBOSE))
-            ht_say("%llu events, %llu dropped (%llu outside rings), %llu ring waits",
+            ht_say("%llu events, %llu dropped (%llu outside rings), %llu ring waits, "
+                   "%llu queued by signal handlers inside a hook",
                    (unsigned long long)n_events, (unsigned long long)dropped,
-                   (unsigned long long)atomic_load(&ht_lost), (unsigned long long)waits);
+                   (unsigned long long)atomic_load(&ht_lost), (unsigned long long)waits,
+                   (unsigned long long)atomic_load(&ht_side_events));
         if (dropped) ht_warn("%llu events were not recorded (%s)", (unsigned long long)dropped,
                              ht_opt(HT_OPT_DROP) ? "drop mode" : "tracer limits");
     }

@@ -14,6 +14,7 @@ _Atomic int ht_state;
 _Atomic uint32_t ht_poke_word;
 uint64_t ht_t0;
 _Atomic uint64_t ht_lost;
+_Atomic uint64_t ht_side_events;
 
 static _Atomic uint64_t next_tid = 2;  /* 1 is the process's main thread */
 static pthread_key_t exit_key;
@@ -132,6 +133,7 @@ static void side_push(ht_ring *r, uint32_t kind, uint64_t a, uint64_t b, uint64_
     e->a = a, e->b = b, e->c = c, e->d = d;
     atomic_signal_fence(memory_order_seq_cst);
     r->side_w++;
+    atomic_fetch_add_explicit(&ht_side_events, 1, memory_order_relaxed);
 }
 
 void ht_record_slow(uint32_t kind, uint64_t a, uint64_t b, uint64_t c, uint64_t d)
@@ -163,8 +165,12 @@ void ht_side_flush(ht_tls *t, ht_ring *r)
     t->busy = 1;
     for (;;) {
         atomic_signal_fence(memory_order_seq_cst);
-        while (r->side_r != r->side_w) {
+        while ((int32_t)(r->side_w - r->side_r) > 0) {
+            /* claim before pushing: a handler that runs while the push waits
+             * for space flushes the rest itself, never this one again */
             ht_rawev ev = r->side[r->side_r % HT_SIDE_CAP];
+            r->side_r++;
+            atomic_signal_fence(memory_order_seq_cst);
             ht_rawev *e = ht_ring_slot(r);
             if (!e) e = ht_ring_full(r);
             if (e) {
@@ -176,12 +182,11 @@ void ht_side_flush(ht_tls *t, ht_ring *r)
                 *e = ev;
                 if (ht_ring_publish(r)) ht_poke();
             }
-            r->side_r++;
         }
         atomic_signal_fence(memory_order_seq_cst);
         t->busy = 0;
         atomic_signal_fence(memory_order_seq_cst);
-        if (r->side_r == r->side_w) break;
+        if ((int32_t)(r->side_w - r->side_r) <= 0) break;
         t->busy = 1;
     }
 }
@@ -206,7 +211,13 @@ ht_rawev *ht_ring_full(ht_ring *r)
             ht_poke();
             ht_rawev *e = ht_ring_slot(r);
             if (e) return e;
+            /* no slot is held while waiting: a signal handler may record
+             * straight into the ring instead of overflowing the side buffer */
+            ht_t.busy = 0;
+            atomic_signal_fence(memory_order_seq_cst);
             ht_futex_wait(&ht_drain_seq, seq, 2000000);
+            atomic_signal_fence(memory_order_seq_cst);
+            ht_t.busy = 1;
         } else {
             ht_t.untraced++;
             long n = ht_drain_one(r);

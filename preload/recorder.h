@@ -187,6 +187,7 @@ void ht_flusher_atfork_child(void) HT_HIDDEN;
 /* Open the output of this process now (early error), or in a fork child later.
  * @return 0, or -1 after one message (the program then runs untraced). */
 int ht_output_open(void) HT_HIDDEN;
-extern _Atomic uint64_t ht_lost HT_HIDDEN;  /* events lost outside rings (late, side overflow) */
+extern _Atomic uint64_t ht_lost HT_HIDDEN;         /* events lost outside rings (late, side overflow) */
+extern _Atomic uint64_t ht_side_events HT_HIDDEN;  /* events signal handlers queued in side buffers */
 
 #endif /* HT_RECORDER_H */

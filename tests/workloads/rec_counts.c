@@ -24,6 +24,12 @@ typedef struct counts { uint64_t f[F_N], o[O_N], failed; } counts;
 static counts per[THREADS];
 static void *handoff[THREADS][ITERS];
 static pthread_barrier_t barrier;
+#ifdef REC_JEMALLOC
+/* built with -ljemalloc by record_jemalloc.sh: jemalloc's own per-thread byte
+ * count proves the blocks came from jemalloc */
+int mallctl(const char *name, void *oldp, size_t *oldlenp, void *newp, size_t newlen);
+static uint64_t je_allocated;
+#endif
 
 static void realloc_outcome(counts *c, void *old, size_t n, void *res)
 {
@@ -73,9 +79,15 @@ static void *worker(void *arg)
             m[1] = aligned_alloc(128, 256);
             m[2] = memalign(32, 48);
             m[3] = valloc(100);
+#ifdef REC_JEMALLOC  /* jemalloc has no pvalloc: glibc's would not be jemalloc's to free */
+            m[4] = valloc(100);
+            c->f[F_VALLOC]++;
+#else
             m[4] = pvalloc(100);
+            c->f[F_PVALLOC]++;
+#endif
             c->f[F_POSIX_MEMALIGN]++, c->f[F_ALIGNED_ALLOC]++, c->f[F_MEMALIGN]++;
-            c->f[F_VALLOC]++, c->f[F_PVALLOC]++, c->o[O_ALLOC] += 5;
+            c->f[F_VALLOC]++, c->o[O_ALLOC] += 5;
             if (malloc_usable_size(m[2]) < 48) abort();  /* passes through, not an event */
             for (int k = 0; k < 5; k++) free(m[k]);
             c->f[F_FREE] += 5, c->o[O_FREE] += 5;
@@ -95,6 +107,12 @@ static void *worker(void *arg)
             c->f[F_FREE]++, c->o[O_FREE]++;
         }
     }
+#ifdef REC_JEMALLOC
+    if (t == 0) {
+        size_t len = sizeof je_allocated;
+        if (mallctl("thread.allocated", &je_allocated, &len, NULL, 0)) je_allocated = 0;
+    }
+#endif
     pthread_barrier_wait(&barrier);
     int from = (t + 1) % THREADS;
     for (int i = 0; i < ITERS; i++) free(handoff[from][i]);
@@ -138,5 +156,8 @@ int main(void)
         out(key, sum.o[k]);
     }
     out("failed", sum.failed);
+#ifdef REC_JEMALLOC
+    out("jemalloc_allocated", je_allocated);
+#endif
     return 0;
 }

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# fork and exec: every process writes its own complete trace; a forked child's
+# header says so and names its parent's trace; the parent's trace holds only
+# the parent's blocks. Sizes per process: see tests/workloads/rec_fork_exec.c.
+. "$(dirname "$0")/record_lib.inc"
+need_tools
+prog=$BUILD/workloads/rec_fork_exec
+[ -x "$prog" ] || { echo "workload not built"; exit 77; }
+"$HATRACE" record -o "$W/t.%p.hatf" -- "$prog" 2>"$W/record.err" || fail "record: $(cat "$W/record.err")"
+cat "$W/record.err"
+grep -q "hatrace: 4 traces, .* 0 dropped" "$W/record.err" || fail "expected 4 traces in the summary"
+validate_all "$W"/t.*.hatf*
+
+# which process's blocks are in which file: "SIZE COUNT" per file
+declare -A seen
+parent=""
+for f in "$W"/t.*.hatf*; do
+  "$HATRACE" dump "$f" >"$W/dump.txt" || fail "dump $f"
+  sizes=$(awk '$4 == "alloc" && $5 >= 1001 && $5 <= 1004 { c[$5]++ } END { for (k in c) print k ":" c[k] }' "$W/dump.txt" | sort | tr '\n' ' ')
+  forked=$(grep -c '^# container.* forked ' "$W/dump.txt")
+  echo "$(basename "$f"): $sizes forked=$forked"
+  case "$sizes" in
+    "1001:300 ") [ "$forked" = 0 ] || fail "parent marked forked"; parent=$f; seen[p]=1;;
+    "1002:200 ") [ "$forked" = 1 ] || fail "child 1 not marked forked"; seen[c1]=$f;;
+    "1003:100 ") [ "$forked" = 1 ] || fail "child 2 not marked forked"; seen[c2]=$f;;
+    "1004:50 ") [ "$forked" = 0 ] || fail "exec'd program marked forked"; seen[x]=$f
+       grep -q 'cmdline ".* exec"' "$W/dump.txt" || fail "exec'd command line";;
+    *) fail "unexpected blocks in $f: $sizes";;
+  esac
+done
+[ -n "${seen[p]:-}" ] && [ -n "${seen[c1]:-}" ] && [ -n "${seen[c2]:-}" ] && [ -n "${seen[x]:-}" ] || fail "a process has no trace"
+# the children's headers name the parent's trace
+for c in "${seen[c1]}" "${seen[c2]}"; do
+  grep -qaF "$parent" "$c" || fail "$(basename "$c") does not name the parent trace"
+done
+echo "record_fork_exec: ok"

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# A signal handler that allocates, firing every 200 us while the main thread is
+# mostly inside malloc/free: every call of both is in the trace, exactly once.
+. "$(dirname "$0")/record_lib.inc"
+need_tools
+prog=$BUILD/workloads/rec_signal
+[ -x "$prog" ] || { echo "workload not built"; exit 77; }
+"$HATRACE" record -o "$W/g.hatf" -- "$prog" >"$W/program.txt" 2>"$W/record.err" || fail "record: $(cat "$W/record.err")"
+cat "$W/program.txt" "$W/record.err"
+grep -q " 0 dropped" "$W/record.err" || fail "events dropped"
+validate_all "$W/g.hatf"
+awk '{ print "size" $2, $3 }' "$W/program.txt" >"$W/want.txt"
+"$HATRACE" dump "$W/g.hatf" | awk '$4 == "alloc" && ($5 == 40 || $5 == 24) { c[$5]++ }
+  END { print "size40", c[40] + 0; print "size24", c[24] + 0 }' >"$W/got.txt"
+compare "$W/want.txt" "$W/got.txt" || fail "allocation counts differ"
+echo "record_signal: ok"

@@ -1,0 +1,24 @@
+// rec_cxx.cc — C++ new/delete, new[]/delete[] and a growing std::vector. The
+// operators reach malloc/free in libstdc++, so the recorder sees them as
+// malloc/free. 72-byte objects and 3000-byte arrays are this program's alone.
+#include <cstdio>
+#include <memory>
+#include <vector>
+
+struct Obj { char pad[72]; };
+
+int main()
+{
+    const int n = 5000;
+    std::vector<Obj *> v;
+    for (int i = 0; i < n; i++) v.push_back(new Obj());
+    for (Obj *o : v) delete o;
+    for (int i = 0; i < n / 10; i++) {
+        char *a = new char[3000];
+        a[0] = 1;
+        delete[] a;
+    }
+    auto u = std::make_unique<Obj>();
+    std::printf("size72 %d\nsize3000 %d\n", n + 1, n / 10);
+    return 0;
+}
