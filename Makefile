@@ -99,11 +99,11 @@ $(B)/libhatf.a: $(HATF_OBJ)
 
 $(B)/libhatreplay.a: $(REPLAY_OBJ)
 	@$(if $(Q),echo '  AR      $@')
-	$(Q)rm -f $@ && ar rcs $@ $(or $^,)
+	$(Q)rm -f $@ && $(if $^,ar rcs $@ $^,printf '!<arch>\n' > $@)
 
 $(B)/libhatpreload.a: $(PRELOAD_CORE_OBJ)
 	@$(if $(Q),echo '  AR      $@')
-	$(Q)rm -f $@ && ar rcs $@ $(or $^,)
+	$(Q)rm -f $@ && $(if $^,ar rcs $@ $^,printf '!<arch>\n' > $@)
 
 $(B)/hatrace: $(CLI_OBJ) $(B)/libhatreplay.a $(B)/libhatf.a
 	@$(if $(Q),echo '  LD      $@')

@@ -1,6 +1,6 @@
 /* hatf_text.h — the text form of a trace: one event per line, for people.
  *
- * The grammar is in docs/FORMAT.md, part 3. The text form holds the events
+ * The grammar is in docs/format-text.md. The text form holds the events
  * (not the encoding choices), so binary -> text -> binary keeps every event.
  */
 #ifndef HATF_TEXT_H
