@@ -16,15 +16,18 @@ void hatf_amodel_init(hatf_amodel *m, int encoder)
 void hatf_amodel_free(hatf_amodel *m)
 {
     free(m->words);
+    free(m->gcount);
     free(m->sbcount);
     free(m->seq_addr);
     free(m->seq_size);
+    free(m->direct);
     free(m->pred);
     free(m->map);
     memset(m, 0, sizeof *m);
 }
 
 static uint32_t words_for(uint32_t n) { return (n >> 6) + 1; }
+static uint32_t gs_for(uint32_t n) { return (n >> HATF_G_SHIFT) + 1; }
 static uint32_t sbs_for(uint32_t n) { return (n >> HATF_SB_SHIFT) + 1; }
 
 int hatf_amodel_reset(hatf_amodel *m, uint32_t max_objects)
@@ -32,19 +35,25 @@ int hatf_amodel_reset(hatf_amodel *m, uint32_t max_objects)
     if (max_objects < 64) max_objects = 64;
     if (m->words) {
         memset(m->words, 0, words_for(m->nseq) * sizeof *m->words);
+        memset(m->gcount, 0, gs_for(m->nseq) * sizeof *m->gcount);
         memset(m->sbcount, 0, sbs_for(m->nseq) * sizeof *m->sbcount);
     }
     if (max_objects > m->cap) {
-        free(m->words); free(m->sbcount); free(m->seq_addr); free(m->seq_size);
+        free(m->words); free(m->gcount); free(m->sbcount); free(m->seq_addr); free(m->seq_size);
         m->words = calloc(words_for(max_objects), sizeof *m->words);
+        m->gcount = calloc(gs_for(max_objects), sizeof *m->gcount);
         m->sbcount = calloc(sbs_for(max_objects), sizeof *m->sbcount);
         m->seq_addr = malloc(max_objects * sizeof *m->seq_addr);
         m->seq_size = malloc(max_objects * sizeof *m->seq_size);
         m->cap = max_objects;
-        if (!m->words || !m->sbcount || !m->seq_addr || !m->seq_size) {
+        if (!m->words || !m->gcount || !m->sbcount || !m->seq_addr || !m->seq_size) {
             hatf_amodel_free(m);
             return HATF_E_NOMEM;
         }
+    }
+    if (!m->direct) {
+        m->direct = calloc(HATF_PRED_DIRECT, sizeof *m->direct);
+        if (!m->direct) return HATF_E_NOMEM;
     }
     if (!m->pred) {
         m->pred_bits = TABLE_BITS0;
@@ -59,6 +68,7 @@ int hatf_amodel_reset(hatf_amodel *m, uint32_t max_objects)
     /* a new generation empties both tables without touching them */
     if (++m->gen == 0) {
         memset(m->pred, 0, (sizeof *m->pred) << m->pred_bits);
+        memset(m->direct, 0, HATF_PRED_DIRECT * sizeof *m->direct);
         if (m->map) memset(m->map, 0, (sizeof *m->map) << m->map_bits);
         m->gen = 1;
     }
@@ -148,17 +158,19 @@ static void map_del(hatf_amodel *m, uint32_t i)
     m->map_count--;
 }
 
-/* Live objects newer than seq. */
+/* Live objects newer than seq: the rest of its word, of its group, of its
+ * superblock, then the superblocks above. */
 static uint32_t rank_of(const hatf_amodel *m, uint32_t seq)
 {
-    uint32_t w = seq >> 6, b = seq & 63;
-    uint32_t r = (uint32_t)__builtin_popcountll((m->words[w] >> b) >> 1);
-    uint32_t nw = (m->nseq + 63) >> 6;
-    uint32_t sb = w >> 6, wend = (sb + 1) << 6;
-    if (wend > nw) wend = nw;
-    for (uint32_t x = w + 1; x < wend; x++) r += (uint32_t)__builtin_popcountll(m->words[x]);
-    uint32_t nsb = (m->nseq + (1u << HATF_SB_SHIFT) - 1) >> HATF_SB_SHIFT;
-    for (uint32_t s = sb + 1; s < nsb; s++) r += m->sbcount[s];
+    uint32_t w = seq >> 6, g = seq >> HATF_G_SHIFT, sb = seq >> HATF_SB_SHIFT;
+    uint32_t top = m->nseq - 1;
+    uint32_t r = hatf_popcount64((m->words[w] >> (seq & 63)) >> 1);
+    uint32_t wend = ((g + 1) << (HATF_G_SHIFT - 6)) - 1, gend = ((sb + 1) << (HATF_SB_SHIFT - HATF_G_SHIFT)) - 1;
+    if (wend > top >> 6) wend = top >> 6;
+    if (gend > top >> HATF_G_SHIFT) gend = top >> HATF_G_SHIFT;
+    for (uint32_t x = w + 1; x <= wend; x++) r += hatf_popcount64(m->words[x]);
+    for (uint32_t x = g + 1; x <= gend; x++) r += m->gcount[x];
+    for (uint32_t x = sb + 1; x <= top >> HATF_SB_SHIFT; x++) r += m->sbcount[x];
     return r;
 }
 

@@ -25,17 +25,21 @@
 #include "bytes.h"
 
 #define HATF_SB_SHIFT 12  /* allocation numbers per superblock count: 4096 */
+#define HATF_G_SHIFT 9    /* allocation numbers per group count: 512 */
+#define HATF_PRED_DIRECT 2048  /* sizes below this predict from a plain array */
 
 typedef struct hatf_pred_slot { uint64_t size, addr; uint32_t gen, valid; } hatf_pred_slot;
 typedef struct hatf_map_slot { uint64_t addr; uint32_t seq, gen; } hatf_map_slot;
 
 typedef struct hatf_amodel {
     uint64_t *words;        /* live bit per allocation number */
+    uint16_t *gcount;       /* live objects per 512 allocation numbers */
     uint32_t *sbcount;      /* live objects per 4096 allocation numbers */
     uint64_t *seq_addr, *seq_size;
     uint32_t nseq, cap, live;
     uint32_t gen;           /* slots of the tables below with another gen are empty */
-    hatf_pred_slot *pred;   /* size -> last freed address (linear probing, load <= 1/2) */
+    hatf_pred_slot *direct; /* small size -> last freed address */
+    hatf_pred_slot *pred;   /* larger size -> last freed address (linear probing, load <= 1/2) */
     uint32_t pred_bits, pred_count;
     hatf_map_slot *map;     /* encoder only: live address -> allocation number */
     uint32_t map_bits, map_count;
@@ -73,9 +77,25 @@ static inline int hatf_adec_varint(const uint8_t **pp, const uint8_t *end, uint6
 
 int hatf_amodel_grow_pred_(hatf_amodel *m);
 
+static inline uint32_t hatf_popcount64(uint64_t x)
+{
+#ifdef __POPCNT__
+    return (uint32_t)__builtin_popcountll(x);
+#else  /* not a libgcc call on baseline x86-64 */
+    x -= (x >> 1) & 0x5555555555555555ull;
+    x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+    x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;
+    return (uint32_t)((x * 0x0101010101010101ull) >> 56);
+#endif
+}
+
 /* The prediction slot of a size, or NULL when there is none. */
 static inline hatf_pred_slot *hatf_pred_get(hatf_amodel *m, uint64_t size)
 {
+    if (size < HATF_PRED_DIRECT) {
+        hatf_pred_slot *s = &m->direct[size];
+        return s->gen == m->gen ? s : NULL;
+    }
     uint32_t mask = (1u << m->pred_bits) - 1;
     for (uint32_t i = (uint32_t)hatf_hash64(size, m->pred_bits);; i = (i + 1) & mask) {
         hatf_pred_slot *s = &m->pred[i];
@@ -89,9 +109,17 @@ static inline hatf_pred_slot *hatf_pred_get(hatf_amodel *m, uint64_t size)
 static inline int hatf_amodel_kill(hatf_amodel *m, uint32_t seq)
 {
     m->words[seq >> 6] &= ~(1ull << (seq & 63));
+    m->gcount[seq >> HATF_G_SHIFT]--;
     m->sbcount[seq >> HATF_SB_SHIFT]--;
     m->live--;
     uint64_t size = m->seq_size[seq];
+    if (size < HATF_PRED_DIRECT) {
+        hatf_pred_slot *s = &m->direct[size];
+        s->gen = m->gen;
+        s->addr = m->seq_addr[seq];
+        s->valid = 1;
+        return 0;
+    }
     uint32_t mask = (1u << m->pred_bits) - 1;
     for (uint32_t i = (uint32_t)hatf_hash64(size, m->pred_bits);; i = (i + 1) & mask) {
         hatf_pred_slot *s = &m->pred[i];
@@ -118,6 +146,7 @@ static inline uint32_t hatf_amodel_add(hatf_amodel *m, uint64_t addr, uint64_t s
 {
     uint32_t seq = m->nseq++;
     m->words[seq >> 6] |= 1ull << (seq & 63);
+    m->gcount[seq >> HATF_G_SHIFT]++;
     m->sbcount[seq >> HATF_SB_SHIFT]++;
     m->live++;
     m->seq_addr[seq] = addr;
@@ -125,27 +154,24 @@ static inline uint32_t hatf_amodel_add(hatf_amodel *m, uint64_t addr, uint64_t s
     return seq;
 }
 
-/* The allocation number of the live object of rank r (0 = most recent).
+/* The allocation number of the live object of rank r (0 = most recent):
+ * down the superblock counts, then the group counts, then the words.
  * pre: r < m->live. */
 static inline uint32_t hatf_amodel_select(const hatf_amodel *m, uint32_t r)
 {
-    uint32_t w = (m->nseq - 1) >> 6, sb = w >> 6;
-    for (;;) {
-        uint32_t lo = sb << 6;
-        for (;; w--) {
-            uint32_t c = (uint32_t)__builtin_popcountll(m->words[w]);
-            if (r < c) {
-                uint64_t x = m->words[w];
-                while (r--) x &= ~(1ull << (63 - __builtin_clzll(x)));
-                return (w << 6) + 63 - (uint32_t)__builtin_clzll(x);
-            }
-            r -= c;
-            if (w == lo) break;
-        }
-        sb--;
-        while (r >= m->sbcount[sb]) r -= m->sbcount[sb--];
-        w = (sb << 6) + 63;
-    }
+    uint32_t top = m->nseq - 1;
+    uint32_t sb = top >> HATF_SB_SHIFT;
+    while (r >= m->sbcount[sb]) r -= m->sbcount[sb--];
+    uint32_t g = (sb << (HATF_SB_SHIFT - HATF_G_SHIFT)) + 7, gt = top >> HATF_G_SHIFT;
+    if (g > gt) g = gt;
+    while (r >= m->gcount[g]) r -= m->gcount[g--];
+    uint32_t w = (g << (HATF_G_SHIFT - 6)) + 7, wt = top >> 6;
+    if (w > wt) w = wt;
+    uint32_t c;
+    while (r >= (c = hatf_popcount64(m->words[w]))) { r -= c; w--; }
+    uint64_t x = m->words[w];
+    while (r--) x &= ~(1ull << (63 - __builtin_clzll(x)));
+    return (w << 6) + 63 - (uint32_t)__builtin_clzll(x);
 }
 
 /* A freed address. @return 0 or -1 (bad code). */
