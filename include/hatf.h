@@ -171,9 +171,11 @@ typedef struct hatf1_encoder {
 
 /* Start an encoder appending to out. Nothing is written until the first record. */
 void hatf1_encoder_init(hatf1_encoder *enc, hatf_buf *out, hatf1_mode mode);
-/* Append one event (with whatever metadata it needs first).
- * @return 0, or HATF_E_LIMIT (attribute or comment longer than 65535 bytes,
- * unknown op), HATF_E_NOMEM (out->failed). */
+/* Append one event (with whatever metadata it needs first). Fields the op
+ * does not carry are ignored. Comments and byte attributes always fit: their
+ * length, data_len, is 16 bits like HATF's v2 length.
+ * @return 0, or HATF_E_LIMIT (unknown op), HATF_E_USAGE (data_len > 0 with
+ * data NULL), HATF_E_NOMEM (out->failed; the stream is then incomplete). */
 int hatf1_encode(hatf1_encoder *enc, const hatf_event *ev);
 
 /* Low-level: emit metadata records directly (tests, and writers with their own

@@ -521,6 +521,13 @@ static void test_encode_low_level(void)
         0x00, A8(0x1000), 0, 0, 0, 0x20, 0, 0, 0, 13);
     hatf_event bad = { .op = 11 };
     CU_ASSERT_EQUAL(hatf1_encode(&e, &bad), HATF_E_LIMIT);
+    hatf_event nodata = { .op = HATF_OP_COMMENT, .data_len = 3 };
+    CU_ASSERT_EQUAL(hatf1_encode(&e, &nodata), HATF_E_USAGE);
+    size_t len = b.len;
+    b.failed = 1;  /* a buffer that could not grow */
+    CU_ASSERT_EQUAL(hatf1_encode(&e, &big), HATF_E_NOMEM);
+    CU_ASSERT_EQUAL(hatf1_set_width(&e, HATF_F_SIZE, 2), HATF_E_NOMEM);
+    CU_ASSERT_EQUAL(b.len, len);
     hatf_buf_free(&b);
 }
 
