@@ -334,6 +334,11 @@ static void test_errors(void)
     ERR(HATF_E_TRUNCATED, 4, "attribute length", 0x0b, 1, 5, 10, 0x08, 0x00);
     ERR(HATF_E_TRUNCATED, 4, "attribute bytes", 0x0b, 1, 5, 9, 0x08, 0x02, 0x01);
     ERR(HATF_E_TRUNCATED, 4, "attribute bytes", 0x0b, 1, 5, 10, 0x08, 0xff, 0xff, 0x01);
+    /* the same far from the end of the buffer (the decoder's fast path) */
+    uint8_t longbuf[200] = { 0x0b, 1, 5, 10, 0x08, 0x00, 0x00, 0x08, 0x01, 0x00 };
+    expect_err(longbuf, sizeof longbuf, HATF_E_TRUNCATED, 7, "256 attribute bytes");
+    uint8_t longtag[200] = { 0x01, 0, 0, 0, 0, 0x01, 0, 0, 0, 0, 0x0d };
+    expect_err(longtag, sizeof longtag, HATF_E_CORRUPT, 10, "tag 13");
 }
 
 /* Every prefix of a valid stream either decodes the records it holds and ends
