@@ -20,6 +20,7 @@ void hatf_amodel_free(hatf_amodel *m)
     free(m->sbcount);
     free(m->seq_addr);
     free(m->seq_size);
+    free(m->pnext);
     free(m->direct);
     free(m->pred);
     free(m->map);
@@ -39,14 +40,15 @@ int hatf_amodel_reset(hatf_amodel *m, uint32_t max_objects)
         memset(m->sbcount, 0, sbs_for(m->nseq) * sizeof *m->sbcount);
     }
     if (max_objects > m->cap) {
-        free(m->words); free(m->gcount); free(m->sbcount); free(m->seq_addr); free(m->seq_size);
+        free(m->words); free(m->gcount); free(m->sbcount); free(m->seq_addr); free(m->seq_size); free(m->pnext);
         m->words = calloc(words_for(max_objects), sizeof *m->words);
         m->gcount = calloc(gs_for(max_objects), sizeof *m->gcount);
         m->sbcount = calloc(sbs_for(max_objects), sizeof *m->sbcount);
         m->seq_addr = malloc(max_objects * sizeof *m->seq_addr);
         m->seq_size = malloc(max_objects * sizeof *m->seq_size);
+        m->pnext = malloc(max_objects * sizeof *m->pnext);
         m->cap = max_objects;
-        if (!m->words || !m->gcount || !m->sbcount || !m->seq_addr || !m->seq_size) {
+        if (!m->words || !m->gcount || !m->sbcount || !m->seq_addr || !m->seq_size || !m->pnext) {
             hatf_amodel_free(m);
             return HATF_E_NOMEM;
         }
@@ -73,7 +75,7 @@ int hatf_amodel_reset(hatf_amodel *m, uint32_t max_objects)
         m->gen = 1;
     }
     m->nseq = m->live = m->pred_count = m->map_count = 0;
-    m->last_new = m->last_esc = 0;
+    m->last_new = m->last_size = m->last_esc = 0;
     return 0;
 }
 
@@ -199,13 +201,13 @@ static void enc_freed(hatf_amodel *m, uint64_t addr, hatf_buf *out)
 static void enc_new(hatf_amodel *m, uint64_t size, int has_old, uint64_t old, uint64_t addr, hatf_buf *out)
 {
     hatf_pred_slot *s = hatf_pred_get(m, size);
-    if (s && s->valid && s->addr == addr) {
+    if (s && s->head && m->seq_addr[s->head - 1] == addr) {
         put_varint(out, 0);
-        s->valid = 0;
+        s->head = m->pnext[s->head - 1];
     } else if (has_old && addr == old) {
         put_varint(out, 1);
     } else {
-        uint64_t zz = hatf_zigzag((int64_t)(addr - m->last_new));
+        uint64_t zz = hatf_zigzag((int64_t)(addr - m->last_new - hatf_chunk_guess(m->last_size)));
         if (zz <= UINT64_MAX - 3) {
             put_varint(out, 3 + zz);
         } else {
@@ -215,6 +217,7 @@ static void enc_new(hatf_amodel *m, uint64_t size, int has_old, uint64_t old, ui
     }
     if (addr && m->nseq < m->cap) {
         m->last_new = addr;
+        m->last_size = size;
         map_put(m, addr, hatf_amodel_add(m, addr, size));
     }
 }

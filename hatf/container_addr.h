@@ -6,14 +6,14 @@
  *   - the live objects this thread allocated in this group, in allocation
  *     order (a bitmap over allocation numbers, with a count per 4096), so a
  *     free is coded as its object's rank among them, 0 = most recent;
- *   - for each size, the address most recently freed with that size, the
- *     prediction for the next allocation of that size.
+ *   - for each size class ((size + 23) / 16), the addresses freed with that
+ *     class, last freed first: the prediction for the next allocation.
  * Codes (unsigned LEB128 varints, one per address):
  *   freed address F:  0 = NULL, 1 = escape + zigzag(addr - last escape),
  *                     2 + rank = the live object of that rank
  *   new address A:    0 = the prediction for this size, 1 = same as the
  *                     realloc's old address, 2 = escape + varint(addr),
- *                     3 + zigzag(addr - last new address)
+ *                     3 + zigzag(addr - (last new address + hatf_chunk_guess(its size)))
  * Every op with addresses is coded in event order: alloc A(addr); free F(addr);
  * realloc F(old addr) then A(new addr).
  */
@@ -28,7 +28,13 @@
 #define HATF_G_SHIFT 9    /* allocation numbers per group count: 512 */
 #define HATF_PRED_DIRECT 2048  /* sizes below this predict from a plain array */
 
-typedef struct hatf_pred_slot { uint64_t size, addr; uint32_t gen, valid; } hatf_pred_slot;
+
+
+
+
+/* head: allocation number + 1 of the last object freed with this size, 0 none;
+ * the ones freed before it follow through pnext (a LIFO, like allocators' free lists). */
+typedef struct hatf_pred_slot { uint64_t size; uint32_t head, gen; } hatf_pred_slot;
 typedef struct hatf_map_slot { uint64_t addr; uint32_t seq, gen; } hatf_map_slot;
 
 typedef struct hatf_amodel {
@@ -36,6 +42,7 @@ typedef struct hatf_amodel {
     uint16_t *gcount;       /* live objects per 512 allocation numbers */
     uint32_t *sbcount;      /* live objects per 4096 allocation numbers */
     uint64_t *seq_addr, *seq_size;
+    uint32_t *pnext;        /* freed object -> the one freed before it with its size */
     uint32_t nseq, cap, live;
     uint32_t gen;           /* slots of the tables below with another gen are empty */
     hatf_pred_slot *direct; /* small size -> last freed address */
@@ -44,7 +51,7 @@ typedef struct hatf_amodel {
     hatf_map_slot *map;     /* encoder only: live address -> allocation number */
     uint32_t map_bits, map_count;
     int encoder;
-    uint64_t last_new, last_esc;
+    uint64_t last_new, last_size, last_esc;
 } hatf_amodel;
 
 void hatf_amodel_init(hatf_amodel *m, int encoder);
@@ -89,9 +96,23 @@ static inline uint32_t hatf_popcount64(uint64_t x)
 #endif
 }
 
+/* Where a bump allocator puts the next object after one of this size
+ * (glibc: 16-byte chunks with an 8-byte header, 32 at least). */
+static inline uint64_t hatf_chunk_guess(uint64_t size)
+{
+    if (size == 0) return 0;  /* nothing allocated yet */
+    uint64_t c = (size + 23) & ~(uint64_t)15;
+    return c < 32 ? 32 : c;
+}
+
+/* Sizes that allocators serve from one free list share a prediction: glibc's
+ * chunk classes (finer than jemalloc's, tcmalloc's and mimalloc's small classes). */
+static inline uint64_t hatf_pred_key(uint64_t size) { return (size + 23) >> 4; }
+
 /* The prediction slot of a size, or NULL when there is none. */
 static inline hatf_pred_slot *hatf_pred_get(hatf_amodel *m, uint64_t size)
 {
+    size = hatf_pred_key(size);
     if (size < HATF_PRED_DIRECT) {
         hatf_pred_slot *s = &m->direct[size];
         return s->gen == m->gen ? s : NULL;
@@ -112,12 +133,12 @@ static inline int hatf_amodel_kill(hatf_amodel *m, uint32_t seq)
     m->gcount[seq >> HATF_G_SHIFT]--;
     m->sbcount[seq >> HATF_SB_SHIFT]--;
     m->live--;
-    uint64_t size = m->seq_size[seq];
+    uint64_t size = hatf_pred_key(m->seq_size[seq]);
     if (size < HATF_PRED_DIRECT) {
         hatf_pred_slot *s = &m->direct[size];
-        s->gen = m->gen;
-        s->addr = m->seq_addr[seq];
-        s->valid = 1;
+        if (s->gen != m->gen) { s->gen = m->gen; s->head = 0; }
+        m->pnext[seq] = s->head;
+        s->head = seq + 1;
         return 0;
     }
     uint32_t mask = (1u << m->pred_bits) - 1;
@@ -133,11 +154,12 @@ static inline int hatf_amodel_kill(hatf_amodel *m, uint32_t seq)
             m->pred_count++;
             s->gen = m->gen;
             s->size = size;
+            s->head = 0;
         } else if (s->size != size) {
             continue;
         }
-        s->addr = m->seq_addr[seq];
-        s->valid = 1;
+        m->pnext[seq] = s->head;
+        s->head = seq + 1;
         return 0;
     }
 }
@@ -199,20 +221,21 @@ static inline int hatf_adec_new(hatf_amodel *m, const uint8_t **pp, const uint8_
     if (!hatf_adec_varint(pp, end, &v)) return -1;
     if (v == 0) {
         hatf_pred_slot *s = hatf_pred_get(m, size);
-        if (!s || !s->valid) return -1;
-        s->valid = 0;
-        a = s->addr;
+        if (!s || !s->head) return -1;
+        a = m->seq_addr[s->head - 1];
+        s->head = m->pnext[s->head - 1];
     } else if (v == 1) {
         a = old;
     } else if (v == 2) {
         if (!hatf_adec_varint(pp, end, &a)) return -1;
     } else {
-        a = m->last_new + (uint64_t)hatf_unzigzag(v - 3);
+        a = m->last_new + hatf_chunk_guess(m->last_size) + (uint64_t)hatf_unzigzag(v - 3);
     }
     *addr = a;
     if (a) {
         if (m->nseq >= m->cap) return -1;
         m->last_new = a;
+        m->last_size = size;
         hatf_amodel_add(m, a, size);
     }
     return 0;

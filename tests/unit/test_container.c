@@ -173,14 +173,14 @@ static void test_address_coding_bytes(void)
     hatf_amodel_init(&m, 1);
     CU_ASSERT_EQUAL_FATAL(hatf_amodel_reset(&m, 8), 0);
     hatf_aenc_event(&m, HATF_OP_ALLOC, 16, 0x1000, 0, &out);   /* 3 + zigzag(0x1000) = 0x2003 */
-    hatf_aenc_event(&m, HATF_OP_ALLOC, 16, 0x1010, 0, &out);   /* 3 + zigzag(0x10) = 0x23 */
+    hatf_aenc_event(&m, HATF_OP_ALLOC, 16, 0x1010, 0, &out);   /* 3 + zigzag(0x1010 - (0x1000 + 32)) = 0x22 */
     hatf_aenc_event(&m, HATF_OP_FREE, 0, 0x1000, 0, &out);     /* rank 1: 2 + 1 */
     hatf_aenc_event(&m, HATF_OP_ALLOC, 16, 0x1000, 0, &out);   /* the prediction for 16 */
     hatf_aenc_event(&m, HATF_OP_FREE, 0, 0x5000, 0, &out);     /* escape, zigzag(0x5000) */
     hatf_aenc_event(&m, HATF_OP_FREE, 0, 0, 0, &out);          /* NULL */
     hatf_aenc_event(&m, HATF_OP_REALLOC_INPLACE, 40, 0x1010, 0x1010, &out); /* rank 1; same as old */
     hatf_aenc_event(&m, HATF_OP_FREE, 0, 0x1010, 0, &out);     /* rank 0 */
-    static const uint8_t want[] = { 0x83, 0x40, 0x23, 0x03, 0x00, 0x01, 0x80, 0xc0, 0x02, 0x00,
+    static const uint8_t want[] = { 0x83, 0x40, 0x22, 0x03, 0x00, 0x01, 0x80, 0xc0, 0x02, 0x00,
                                     0x03, 0x01, 0x02 };
     CU_ASSERT_EQUAL_FATAL(out.len, sizeof want);
     CU_ASSERT(memcmp(out.p, want, sizeof want) == 0);
