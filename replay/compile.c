@@ -22,6 +22,18 @@
  * made the current object cannot be inside the call that freed the old one —
  * and the current object otherwise. Anything consumed that is not live at all
  * is an error naming the record.
+ *
+ * Heaps (docs/heaps.md). A createHeap takes a slot for the heap's handle and
+ * emits RP_HEAP_CREATE on its thread. While everything about the heap —
+ * create, allocations and frees of its objects, destroy — happens on that
+ * runner thread, its objects are made with heap kinds naming the handle's
+ * slot, and at destroyHeap the remaining objects get RP_HEAP_DFREE (skipped
+ * when the heap is native) before RP_HEAP_DESTROY; the create op is then
+ * flagged RP_F_NATIVE. Once another thread touches the heap, or an object
+ * leaves it, the heap stays unflagged: the runner never creates its native
+ * heap, so the heap-kind ops already emitted fall back to malloc and free,
+ * and later ops are plain. The handle's slot goes back to the creating
+ * thread, the only one that reads it.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +51,7 @@ typedef struct obj {
     uint32_t heap;         /* index in heaps[] */
     uint32_t hprev, hnext; /* live objects of the same heap */
     uint8_t displaced;     /* another object was made at its address while it lived */
+    uint8_t native;        /* made by a heap-kind op of its heap's live instance */
 } obj;
 
 /* Open addressing, linear probing, backward-shift deletion; key 0 = empty. */
@@ -51,6 +64,10 @@ typedef struct u64map {
 typedef struct heap_rec {
     uint64_t id;
     uint32_t head;         /* newest live object, or NONE */
+    uint32_t hslot;        /* slot of the live instance's handle, or NONE (not created) */
+    uint32_t owner;        /* plan thread that created the live instance */
+    uint8_t confined;      /* the live instance has only been touched on owner */
+    uint64_t create_op;    /* its RP_HEAP_CREATE in owner's ops */
 } heap_rec;
 
 typedef struct thread_rec {
@@ -223,7 +240,7 @@ static int64_t heap_index(rp_compiler *c, uint64_t heap)
     size_t i = map_find(&c->heap_ids, key);
     if (i != SIZE_MAX) return c->heap_ids.vals[i];
     if (GROW(c->heaps, c->nheaps, c->capheaps)) return -1;
-    c->heaps[c->nheaps] = (heap_rec){ heap, NONE };
+    c->heaps[c->nheaps] = (heap_rec){ .id = heap, .head = NONE, .hslot = NONE };
     if (map_put(&c->heap_ids, key, (uint32_t)c->nheaps)) return -1;
     return (int64_t)c->nheaps++;
 }
@@ -388,11 +405,29 @@ static unsigned alloc_kind(const hatf_attrs *a, int have, unsigned *arg)
     }
 }
 
-static int emit_free(rp_compiler *c, uint32_t t, uint32_t o)
+/* May thread t use heap h's native instance? Touching it from another thread
+ * ends that for good. */
+static int heap_native_use(rp_compiler *c, uint32_t h, uint32_t t)
+{
+    heap_rec *r = &c->heaps[h];
+    if (r->hslot == NONE) return 0;
+    if (r->owner != t) r->confined = 0;
+    return r->confined;
+}
+
+/* Free object o on thread t: RP_FREE, or kind (RP_HEAP_FREE, RP_HEAP_DFREE)
+ * when o is a native object of a heap still confined to t. */
+static int emit_free(rp_compiler *c, uint32_t t, uint32_t o, unsigned heap_kind)
 {
     if (cross_thread(c, o, t)) return -1;
     obj *b = &c->objs[o];
-    int64_t idx = rp_plan_push(&c->plan, t, (rp_op){ rp_op_pack(RP_FREE, 0, 0), b->slot, 0 });
+    unsigned kind = RP_FREE;
+    uint32_t arg = 0;
+    if (b->native && heap_native_use(c, b->heap, t)) {
+        kind = heap_kind;
+        arg = c->heaps[b->heap].hslot;
+    }
+    int64_t idx = rp_plan_push(&c->plan, t, (rp_op){ rp_op_pack(kind, 0, 0), b->slot, arg });
     if (idx < 0 || slot_give(c, t, b->slot)) return -1;
     c->live_bytes -= b->size;
     c->live_objects--;
@@ -411,11 +446,55 @@ static int not_live(hatf_err *err, const hatf_event *ev, uint64_t record, uint64
     return e;
 }
 
+/* A live instance ends (destroyHeap, or the end of the trace when destroyed is 0):
+ * flag its create op if it stayed confined, and give the handle's slot back. */
+static int heap_instance_end(rp_compiler *c, uint32_t hi, int destroyed)
+{
+    heap_rec *h = &c->heaps[hi];
+    if (h->hslot == NONE) return 0;
+    if (h->confined) {
+        c->plan.threads[h->owner].ops[h->create_op].w |= (uint64_t)RP_F_NATIVE << 8;
+        c->plan.st.heaps_confined++;
+        if (destroyed) {
+            int64_t idx = rp_plan_push(&c->plan, h->owner,
+                                       (rp_op){ rp_op_pack(RP_HEAP_DESTROY, 0, 0), h->hslot, 0 });
+            if (idx < 0) return -1;
+            after_call(c, h->owner, idx);
+        }
+    } else {
+        c->plan.st.heaps_shared++;
+    }
+    if (destroyed && slot_give(c, h->owner, h->hslot)) return -1;
+    h->hslot = NONE;
+    return 0;
+}
+
+static int create_heap(rp_compiler *c, uint32_t t, uint64_t heap)
+{
+    int64_t hi = heap_index(c, heap);
+    if (hi < 0) return -1;
+    heap_rec *h = &c->heaps[hi];
+    if (h->hslot != NONE) return 0;  /* created twice: the first instance goes on */
+    int64_t s = slot_take(c, t);
+    if (s < 0) return -1;
+    int64_t idx = rp_plan_push(&c->plan, t, (rp_op){ rp_op_pack(RP_HEAP_CREATE, 0, 0), (uint32_t)s, 0 });
+    if (idx < 0) return -1;
+    h = &c->heaps[hi];
+    h->hslot = (uint32_t)s;
+    h->owner = t;
+    h->confined = 1;
+    h->create_op = (uint64_t)idx;
+    after_call(c, t, idx);
+    return 0;
+}
+
 static int destroy_heap(rp_compiler *c, uint32_t t, uint64_t heap)
 {
     size_t i = map_find(&c->heap_ids, heap + 1 ? heap + 1 : 1);
     if (i == SIZE_MAX) return 0;
-    heap_rec *h = &c->heaps[c->heap_ids.vals[i]];
+    uint32_t hi = c->heap_ids.vals[i];
+    heap_rec *h = &c->heaps[hi];
+    heap_native_use(c, hi, t);
     while (h->head != NONE) {
         uint32_t o = h->head;
         /* unlink from the address map wherever it sits in its chain */
@@ -430,9 +509,9 @@ static int destroy_heap(rp_compiler *c, uint32_t t, uint64_t heap)
         }
         heap_unlink(c, o);
         c->plan.st.heap_frees++;
-        if (emit_free(c, t, o)) return -1;
+        if (emit_free(c, t, o, RP_HEAP_DFREE)) return -1;
     }
-    return 0;
+    return heap_instance_end(c, hi, 1);
 }
 
 int rp_compiler_add(rp_compiler *c, const hatf_event *ev, uint64_t record, uint64_t offset,
@@ -442,13 +521,13 @@ int rp_compiler_add(rp_compiler *c, const hatf_event *ev, uint64_t record, uint6
     st->events++;
     unsigned op = ev->op;
     if (op == HATF_OP_COMMENT || op == HATF_OP_THREAD_CREATE || op == HATF_OP_THREAD_DESTROY) return 0;
-    if (op == HATF_OP_HEAP_CREATE) {
-        st->heaps_created++;
-        return heap_index(c, ev->heap) < 0 ? nomem(err) : 0;
-    }
     int64_t t64 = plan_thread(c, ev->thread);
     if (t64 < 0) return nomem(err);
     uint32_t t = (uint32_t)t64;
+    if (op == HATF_OP_HEAP_CREATE) {
+        st->heaps_created++;
+        return create_heap(c, t, ev->heap) ? nomem(err) : 0;
+    }
     if (op == HATF_OP_HEAP_DESTROY) {
         st->heaps_destroyed++;
         return destroy_heap(c, t, ev->heap) ? nomem(err) : 0;
@@ -480,8 +559,19 @@ int rp_compiler_add(rp_compiler *c, const hatf_event *ev, uint64_t record, uint6
         if (kind == RP_PVALLOC) st->pvalloc++;
         int64_t o = obj_new(c, made, ev->size, ev->heap, t);
         if (o < 0) return nomem(err);
-        uint32_t slot = c->objs[o].slot;
-        int64_t idx = rp_plan_push(&c->plan, t, (rp_op){ rp_op_pack(kind, 0, ev->size), slot, arg });
+        uint32_t slot = c->objs[o].slot, h = c->objs[o].heap;
+        unsigned flags = 0;
+        if (heap_native_use(c, h, t)) {
+            if (kind == RP_MALLOC || kind == RP_CALLOC || kind == RP_REALLOC_NULL) {
+                flags = kind == RP_CALLOC ? RP_F_ZERO : 0;
+                kind = RP_HEAP_ALLOC;
+                arg = c->heaps[h].hslot;
+                c->objs[o].native = 1;
+            } else {
+                c->heaps[h].confined = 0;  /* no aligned calls in the heap APIs we drive */
+            }
+        }
+        int64_t idx = rp_plan_push(&c->plan, t, (rp_op){ rp_op_pack(kind, flags, ev->size), slot, arg });
         if (idx < 0) return nomem(err);
         c->objs[o].create_op = (uint64_t)idx;
         after_call(c, t, idx);
@@ -507,7 +597,7 @@ int rp_compiler_add(rp_compiler *c, const hatf_event *ev, uint64_t record, uint6
         uint32_t o = consume_obj(c, ev->addr, t);
         if (o == NONE) return not_live(err, ev, record, offset, ev->addr);
         if (op == HATF_OP_REALLOC_FREE) st->realloc_free++;
-        return emit_free(c, t, o) ? nomem(err) : 0;
+        return emit_free(c, t, o, RP_HEAP_FREE) ? nomem(err) : 0;
     }
     default: { /* REALLOC_INPLACE, REALLOC_MOVE */
         if (failed || !made) {  /* the old object stays live */
@@ -517,16 +607,25 @@ int rp_compiler_add(rp_compiler *c, const hatf_event *ev, uint64_t record, uint6
         uint32_t o = consume_obj(c, ev->addr, t);
         if (o == NONE) return not_live(err, ev, record, offset, ev->addr);
         if (cross_thread(c, o, t)) return nomem(err);
-        uint32_t old_slot = c->objs[o].slot;
+        uint32_t old_slot = c->objs[o].slot, old_heap = c->objs[o].heap;
+        int was_native = c->objs[o].native;
         c->live_bytes -= c->objs[o].size;
         c->live_objects--;
         obj_release(c, o);
         if (slot_give(c, t, old_slot)) return nomem(err);
         int64_t n = obj_new(c, made, ev->size, ev->heap, t);
         if (n < 0) return nomem(err);
-        int64_t idx = rp_plan_push(&c->plan, t, (rp_op){ rp_op_pack(RP_REALLOC, 0, ev->size),
+        unsigned kind = RP_REALLOC;
+        if (was_native && c->objs[n].heap != old_heap) c->heaps[old_heap].confined = 0;  /* it left */
+        else if (was_native && heap_native_use(c, old_heap, t)) kind = RP_HEAP_REALLOC;
+        int64_t idx = rp_plan_push(&c->plan, t, (rp_op){ rp_op_pack(kind, 0, ev->size),
                                                           old_slot, c->objs[n].slot });
         if (idx < 0) return nomem(err);
+        if (kind == RP_HEAP_REALLOC) {
+            c->objs[n].native = 1;
+            if (rp_plan_push(&c->plan, t, (rp_op){ rp_op_pack(RP_ARG, 0, 0), c->heaps[old_heap].hslot, 0 }) < 0)
+                return nomem(err);
+        }
         c->objs[n].create_op = (uint64_t)idx;
         after_call(c, t, idx);
         return 0;
@@ -538,6 +637,8 @@ int rp_compiler_finish(rp_compiler *c, rp_plan *out, hatf_err *err)
 {
     rp_plan_stats *st = &c->plan.st;
     st->end_live_bytes = c->live_bytes;
+    for (size_t h = 0; h < c->nheaps; h++)  /* heaps never destroyed */
+        if (heap_instance_end(c, (uint32_t)h, 0)) return nomem(err);
     /* displaced objects never consumed stay live to the end */
     for (size_t i = 0; i < c->addrs.cap; i++)
         if (c->addrs.keys[i])
@@ -550,14 +651,13 @@ int rp_compiler_finish(rp_compiler *c, rp_plan *out, hatf_err *err)
         for (uint64_t i = 0; i < th->nops; i++) {
             const rp_op *o = &th->ops[i];
             unsigned k = rp_op_kind(o);
-            if (k == RP_FREE || k == RP_FREE_NULL || k == RP_WAIT) continue;
+            if (k >= RP_FREE) continue;  /* nothing allocated */
             b += (rp_op_size(o) + 15) & ~(uint64_t)15;
             if (k == RP_MEMALIGN || k == RP_POSIX_MEMALIGN || k == RP_ALIGNED_ALLOC) b += (uint64_t)1 << o->arg;
             if (k == RP_VALLOC || k == RP_PVALLOC) b += 2 * 4096;
         }
         th->bump_bytes = b;
     }
-    (void)err;
     *out = c->plan;
     memset(&c->plan, 0, sizeof c->plan);
     return 0;

@@ -124,6 +124,11 @@ static void print_notes(FILE *f, const rp_report_ctx *c)
                "%llu never freed)\n",
             (unsigned long long)s->reused_live, (unsigned long long)s->late_consumed,
             (unsigned long long)s->left_displaced);
+    if (s->heaps_created)
+        fprintf(f, "heaps: %llu created, %llu destroyed; %llu on one thread (native where the allocator "
+                   "has heaps), %llu shared (free-each)\n",
+                (unsigned long long)s->heaps_created, (unsigned long long)s->heaps_destroyed,
+                (unsigned long long)s->heaps_confined, (unsigned long long)s->heaps_shared);
 }
 
 void rp_print_table(FILE *f, const rp_report_ctx *c, const rp_report *rep, unsigned n)
@@ -143,6 +148,9 @@ void rp_print_table(FILE *f, const rp_report_ctx *c, const rp_report *rep, unsig
                 rep[i].allocator, (unsigned long long)r->ops, r->wall_s, r->ops_per_s / 1e6, r->ns_per_op,
                 human(r->peak_live_bytes, a, sizeof a), human(r->peak_rss_bytes, b, sizeof b),
                 r->frag_time_avg, r->frag_at_peak_live, r->frag_at_peak_rss, r->frag_peak_over_peak, ml, fl);
+        if (c->st->heaps_created)
+            fprintf(f, "  %s: heaps %s (api %s): %llu native, %llu free-each\n", rep[i].allocator, r->heap_mode,
+                    r->heap_api, (unsigned long long)r->heaps_native, (unsigned long long)r->heaps_free_each);
         if (r->msg[0]) fprintf(f, "  %s: %s\n", rep[i].allocator, r->msg);
     }
 }
@@ -192,9 +200,16 @@ void rp_print_json(FILE *f, const rp_report_ctx *c, const rp_report *rep, unsign
                 (unsigned long long)r->peak_rss_bytes, (unsigned long long)r->rss_at_peak_live,
                 (unsigned long long)r->live_at_peak_rss, (unsigned long long)r->baseline_rss_bytes,
                 r->frag_time_avg, r->frag_at_peak_live, r->frag_at_peak_rss, r->frag_peak_over_peak);
-        fprintf(f, "  \"plan\": {\"heap_frees\": %llu, \"waits\": %llu, \"free_null_replayed\": %llu,"
+        fprintf(f, "  \"heap_mode\": \"%s\", \"heap_api\": \"%s\", \"heaps_native\": %llu,"
+                   " \"heaps_free_each\": %llu, \"skipped_calls\": %llu,\n",
+                r->heap_mode, r->heap_api, (unsigned long long)r->heaps_native,
+                (unsigned long long)r->heaps_free_each, (unsigned long long)r->skipped_calls);
+        fprintf(f, "  \"plan\": {\"heaps_created\": %llu, \"heaps_destroyed\": %llu, \"heaps_confined\": %llu,"
+                   " \"heaps_shared\": %llu, \"heap_frees\": %llu, \"waits\": %llu, \"free_null_replayed\": %llu,"
                    " \"failed_skipped\": %llu, \"realloc_free_as_free\": %llu, \"pvalloc_as_memalign\": %llu,"
                    " \"inversions_resolved\": %llu, \"late_frees\": %llu, \"displaced_left_live\": %llu}",
+                (unsigned long long)s->heaps_created, (unsigned long long)s->heaps_destroyed,
+                (unsigned long long)s->heaps_confined, (unsigned long long)s->heaps_shared,
                 (unsigned long long)s->heap_frees, (unsigned long long)s->waits,
                 (unsigned long long)s->free_null, (unsigned long long)s->skipped_failed,
                 (unsigned long long)s->realloc_free, (unsigned long long)s->pvalloc,

@@ -72,7 +72,7 @@ int64_t rp_plan_push(rp_plan *p, uint32_t t, rp_op op)
         p->caps[t] = cap;
     }
     th->ops[th->nops] = op;
-    if (rp_op_kind(&op) != RP_WAIT) th->calls++;
+    if (rp_kind_is_call(rp_op_kind(&op))) th->calls++;
     return (int64_t)th->nops++;
 }
 

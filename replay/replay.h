@@ -4,6 +4,8 @@
  *   plan.c       the plan's memory, and its flat form shared with child processes
  *   run.c        the runner: streams through a plan and calls the allocator
  *   allocator.c  allocator names -> shared objects; the built-in null allocator
+ *   heaps.c      the allocator's own heaps (mimalloc heaps, jemalloc arenas), found
+ *                with dlsym in the child
  *   figures.c    latency histograms, fragmentation, table/JSON/CSV, gnuplot
  *   launch.c     one child process per allocator run, results over a pipe
  *
@@ -21,7 +23,11 @@
 
 /* ---- the plan ------------------------------------------------------------ */
 
-/* What the runner calls. The aligned family keeps its own entry points. */
+/* What the runner calls. The aligned family keeps its own entry points.
+ * Allocating kinds come before RP_FREE (the runner stores their result).
+ * Heap kinds (docs/heaps.md): arg (or the RP_ARG op after a heap realloc)
+ * names the slot holding the heap's handle, written by its RP_HEAP_CREATE;
+ * the handle is NULL when the heap is replayed free-each. */
 typedef enum rp_kind {
     RP_MALLOC = 0,
     RP_CALLOC,          /* arg: nmemb (0 = 1) */
@@ -32,21 +38,33 @@ typedef enum rp_kind {
     RP_PVALLOC,         /* replayed as memalign(page, size rounded to pages) */
     RP_REALLOC,         /* slot: old object, arg: new object */
     RP_REALLOC_NULL,    /* realloc(NULL, size) making slot */
+    RP_HEAP_ALLOC,      /* slot: the object, arg: heap slot; flag RP_F_ZERO: zeroed */
+    RP_HEAP_REALLOC,    /* slot: old object, arg: new object; the next op (RP_ARG) holds the heap slot */
     RP_FREE,            /* slot: the object */
     RP_FREE_NULL,       /* free(NULL), replayed faithfully */
     RP_WAIT,            /* not a call: wait until ready[slot] == arg */
+    RP_HEAP_FREE,       /* free of an object of a heap: slot, arg: heap slot */
+    RP_HEAP_DFREE,      /* an object still live at destroyHeap: freed free-each, skipped native */
+    RP_HEAP_CREATE,     /* slot: heap slot; flag RP_F_NATIVE: the heap may be native */
+    RP_HEAP_DESTROY,    /* slot: heap slot */
+    RP_ARG,             /* not a call: slot is an argument of the op before it */
     RP_KIND_COUNT_
 } rp_kind;
 
 /* Latency classes reported per operation kind. */
-enum { RP_LAT_MALLOC, RP_LAT_CALLOC, RP_LAT_ALIGNED, RP_LAT_REALLOC, RP_LAT_FREE, RP_LAT_COUNT_ };
+enum { RP_LAT_MALLOC, RP_LAT_CALLOC, RP_LAT_ALIGNED, RP_LAT_REALLOC, RP_LAT_FREE, RP_LAT_HEAP, RP_LAT_COUNT_ };
 extern const char *const rp_lat_names[RP_LAT_COUNT_];
 
 /* Op flags. */
 enum {
     RP_F_PUBLISH = 1, /* another thread consumes the object made here: bump ready[] */
-    RP_F_PEAK = 2     /* live bytes reach their peak right after this op: sample RSS */
+    RP_F_PEAK = 2,    /* live bytes reach their peak right after this op: sample RSS */
+    RP_F_ZERO = 4,    /* RP_HEAP_ALLOC: zeroed memory (calloc in a heap) */
+    RP_F_NATIVE = 8   /* RP_HEAP_CREATE: create, use and destroy all on this thread */
 };
+
+/* Does an op of this kind call the allocator (or may, for the heap kinds)? */
+static inline int rp_kind_is_call(unsigned k) { return k != RP_WAIT && k != RP_ARG; }
 
 #define RP_SIZE_BITS 48
 #define RP_NO_SLOT UINT32_MAX
@@ -88,6 +106,8 @@ typedef struct rp_plan_stats {
     uint64_t left_displaced;    /* ... whose old object was never freed (left live) */
     uint64_t waits;             /* cross-thread operations (each waits for its object) */
     uint64_t heaps_created, heaps_destroyed;
+    uint64_t heaps_confined;    /* created, used and destroyed on one runner thread: may be native */
+    uint64_t heaps_shared;      /* touched by several runner threads (or an object left it): free-each */
     uint64_t peak_live_bytes;   /* requested bytes, same semantics as `hatrace stats` */
     uint64_t peak_live_objects;
     uint64_t peak_live_index;   /* calls done when peak_live_bytes was first reached */
@@ -147,6 +167,36 @@ int rp_allocator_resolve(const char *name, rp_allocator *a, hatf_err *err);
 int rp_allocator_installed(const char *name);
 extern const char *const rp_known_allocators[4];
 
+/* ---- the allocator's own heaps (heaps.c) ---------------------------------- */
+typedef enum rp_heap_kind { RP_HEAPS_NONE = 0, RP_HEAPS_MIMALLOC, RP_HEAPS_JEMALLOC } rp_heap_kind;
+
+typedef struct rp_heap_api {
+    rp_heap_kind kind;
+    void *(*mi_new)(void);
+    void *(*mi_malloc)(void *heap, size_t size);
+    void *(*mi_zalloc)(void *heap, size_t size);
+    void *(*mi_realloc)(void *heap, void *p, size_t size);
+    void (*mi_destroy)(void *heap);
+    void *(*je_mallocx)(size_t size, int flags);
+    void *(*je_rallocx)(void *p, size_t size, int flags);
+    void (*je_dallocx)(void *p, int flags);
+    int (*je_mallctl)(const char *name, void *oldp, size_t *oldlenp, void *newp, size_t newlen);
+} rp_heap_api;
+
+/* Find the heap API of the allocator that provides malloc in this process
+ * (dlsym: nothing is linked at build time). Only an API living in the same
+ * object as malloc counts. Never fails: kind NONE means free-each.
+ * disable: 1 = report NONE (the null allocator). */
+void rp_heaps_find(rp_heap_api *api, int disable);
+const char *rp_heaps_name(rp_heap_kind k);
+/* A new heap. @return its handle, or NULL (then the heap is replayed free-each). */
+void *rp_heap_new(const rp_heap_api *a);
+void *rp_heap_alloc(const rp_heap_api *a, void *heap, size_t size, int zero);
+void *rp_heap_realloc(const rp_heap_api *a, void *heap, void *p, size_t size);
+void rp_heap_free(const rp_heap_api *a, void *heap, void *p);
+/* Free every object of the heap and the heap itself. */
+void rp_heap_destroy(const rp_heap_api *a, void *heap);
+
 /* ---- the runner ------------------------------------------------------------ */
 enum { RP_TOUCH_NONE = 0, RP_TOUCH_PAGE = 1, RP_TOUCH_ALL = 2 };
 extern const char *const rp_touch_names[3];
@@ -184,6 +234,12 @@ typedef struct rp_result {
     double frag_time_avg, frag_at_peak_live, frag_at_peak_rss, frag_peak_over_peak;
     uint64_t baseline_rss_bytes;  /* runner + process before the first call */
     uint32_t nsamples;
+    uint64_t heaps_native;    /* heaps replayed as the allocator's own heaps */
+    uint64_t heaps_free_each; /* heaps replayed with malloc, each object freed at destroyHeap */
+    uint64_t skipped_calls;   /* plan calls not made (frees a native destroy did instead, heap
+                                 create/destroy without native heaps) */
+    char heap_api[16];        /* "mimalloc", "jemalloc" or "none" */
+    char heap_mode[16];       /* "native", "free-each" or "mixed" */
     int status;               /* 0 ok, else a HATF_E_* code; msg says why */
     char msg[192];
     rp_sample samples[RP_SERIES_MAX];

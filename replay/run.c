@@ -36,13 +36,15 @@
 #include "replay.h"
 
 const char *const rp_touch_names[3] = { "none", "page", "all" };
-const char *const rp_lat_names[RP_LAT_COUNT_] = { "malloc", "calloc", "aligned", "realloc", "free" };
+const char *const rp_lat_names[RP_LAT_COUNT_] = { "malloc", "calloc", "aligned", "realloc", "free", "heap" };
 
 static const uint8_t lat_class[RP_KIND_COUNT_] = {
     [RP_MALLOC] = RP_LAT_MALLOC, [RP_CALLOC] = RP_LAT_CALLOC, [RP_MEMALIGN] = RP_LAT_ALIGNED,
     [RP_POSIX_MEMALIGN] = RP_LAT_ALIGNED, [RP_ALIGNED_ALLOC] = RP_LAT_ALIGNED,
     [RP_VALLOC] = RP_LAT_ALIGNED, [RP_PVALLOC] = RP_LAT_ALIGNED, [RP_REALLOC] = RP_LAT_REALLOC,
     [RP_REALLOC_NULL] = RP_LAT_REALLOC, [RP_FREE] = RP_LAT_FREE, [RP_FREE_NULL] = RP_LAT_FREE,
+    [RP_HEAP_ALLOC] = RP_LAT_MALLOC, [RP_HEAP_REALLOC] = RP_LAT_REALLOC, [RP_HEAP_FREE] = RP_LAT_FREE,
+    [RP_HEAP_DFREE] = RP_LAT_FREE, [RP_HEAP_CREATE] = RP_LAT_HEAP, [RP_HEAP_DESTROY] = RP_LAT_HEAP,
 };
 
 typedef struct rp_slot {
@@ -64,6 +66,8 @@ typedef struct runner {
     size_t bump_len;
     uint64_t rng;
     uint64_t failures;
+    uint64_t skipped;          /* plan calls that made no call (see rp_result) */
+    uint64_t heaps_native, heaps_free_each;
     struct timespec end;
     pthread_t tid;
     rp_hist hist[RP_LAT_COUNT_];
@@ -74,6 +78,7 @@ struct run_ctx {
     const rp_run_opts *o;
     rp_slot *slots;
     _Atomic uint32_t *ready;
+    rp_heap_api heaps;
     runner *th;
     _Atomic int go;
     _Atomic uint32_t waiting;
@@ -154,6 +159,7 @@ static inline __attribute__((always_inline)) void run_ops(runner *r, const int n
     const int how = c->o->touch;
     const uint32_t every = c->o->latency_every;
     const uint64_t page = (uint64_t)c->page;
+    const rp_heap_api *api = &c->heaps;
     uint32_t gap = next_gap(r, every);
     uint64_t done = 0;
     int64_t live = 0;
@@ -165,8 +171,10 @@ static inline __attribute__((always_inline)) void run_ops(runner *r, const int n
             continue;
         }
         const uint64_t size = rp_op_size(op);
+        const unsigned fl = rp_op_flags(op);
         uint32_t dst = op->slot;
         char *p = NULL;
+        int skip = 0;  /* a heap op that made no call */
         const int timed = --gap == 0;
         uint64_t t0 = timed ? __rdtsc() : 0;
         switch (kind) {
@@ -219,30 +227,80 @@ static inline __attribute__((always_inline)) void run_ops(runner *r, const int n
         case RP_FREE_NULL:
             if (!null_alloc) free(NULL);
             break;
+        case RP_HEAP_ALLOC: {
+            void *h = slots[op->arg].p;
+            if (null_alloc) p = bump_alloc(&bump, bump_end, size, 16);
+            else if (h) p = rp_heap_alloc(api, h, size, fl & RP_F_ZERO);
+            else p = fl & RP_F_ZERO ? calloc(1, size) : malloc(size);
+            break;
+        }
+        case RP_HEAP_REALLOC: {
+            rp_slot *s = &slots[op->slot];
+            void *h = slots[op[1].slot].p;  /* the RP_ARG op after this one */
+            live -= (int64_t)s->size;
+            if (null_alloc) p = bump_alloc(&bump, bump_end, size, 16);
+            else p = h ? rp_heap_realloc(api, h, s->p, size) : realloc(s->p, size);
+            dst = op->arg;
+            op++;
+            break;
+        }
+        case RP_HEAP_FREE: {
+            rp_slot *s = &slots[op->slot];
+            void *h = slots[op->arg].p;
+            if (!null_alloc) {
+                if (h) rp_heap_free(api, h, s->p);
+                else free(s->p);
+            }
+            live -= (int64_t)s->size;
+            break;
+        }
+        case RP_HEAP_DFREE: {  /* a native destroy frees it */
+            rp_slot *s = &slots[op->slot];
+            if (slots[op->arg].p) skip = 1;
+            else if (!null_alloc) free(s->p);
+            live -= (int64_t)s->size;
+            break;
+        }
+        case RP_HEAP_CREATE: {
+            void *h = !null_alloc && (fl & RP_F_NATIVE) && api->kind ? rp_heap_new(api) : NULL;
+            slots[op->slot].p = h;
+            slots[op->slot].size = 0;
+            if (h) r->heaps_native++;
+            else { r->heaps_free_each++; skip = 1; }
+            break;
+        }
+        case RP_HEAP_DESTROY: {
+            void *h = slots[op->slot].p;
+            if (h) rp_heap_destroy(api, h);
+            else skip = 1;
+            slots[op->slot].p = NULL;
+            break;
+        }
         default:
             break;
         }
         if (timed) {
             uint64_t dt = __rdtsc() - t0;
-            r->hist[lat_class[kind]].n[rp_hist_bucket(dt)]++;
+            if (!skip) r->hist[lat_class[kind]].n[rp_hist_bucket(dt)]++;
             gap = next_gap(r, every);
         }
+        r->skipped += (uint64_t)skip;
         if (kind < RP_FREE) {
             if (!p && size) r->failures++;
             else if (p) touch(p, size, how);
             slots[dst].p = p;
             slots[dst].size = size;
             live += (int64_t)size;
-            const unsigned fl = rp_op_flags(op);
             if (fl & RP_F_PUBLISH) {
                 _Atomic uint32_t *rd = &c->ready[dst];
                 atomic_store_explicit(rd, atomic_load_explicit(rd, memory_order_relaxed) + 1,
                                       memory_order_release);
             }
         }
-        if (__builtin_expect(rp_op_flags(op) & RP_F_PEAK, 0))
+        if (__builtin_expect(fl & RP_F_PEAK, 0))
             atomic_store_explicit(&c->rss_at_peak_live, statm_resident(c->statm), memory_order_relaxed);
-        atomic_store_explicit(&r->done, ++done, memory_order_relaxed);
+        done += (uint64_t)!skip;
+        atomic_store_explicit(&r->done, done, memory_order_relaxed);
         atomic_store_explicit(&r->live, live, memory_order_relaxed);
     }
     r->bump = bump;
@@ -294,6 +352,7 @@ int rp_run(const rp_plan *plan, const rp_run_opts *o, rp_result *res)
     c.th = map_zero(th_len, 1);
     c.statm = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
     int rc = 0;
+    rp_heaps_find(&c.heaps, o->null_alloc);
     if (!c.slots || !c.ready || !c.th || c.statm < 0) {
         snprintf(res->msg, sizeof res->msg, "runner: cannot map its memory: %s", strerror(errno));
         rc = HATF_E_NOMEM;
@@ -382,11 +441,8 @@ join:
     }
     double cyc_per_ns = (double)(__rdtsc() - tsc0) / (ts_ns(&now) - ts_ns(&t0));
 
-    res->calls = calls;
     res->ops = plan->st.ops;
     res->wall_s = wall_ns / 1e9;
-    res->ns_per_op = calls ? wall_ns / (double)calls : 0;
-    res->ops_per_s = wall_ns > 0 ? (double)calls / (wall_ns / 1e9) : 0;
     uint64_t failures = 0;
     for (unsigned k = 0; k < RP_LAT_COUNT_; k++) {
         rp_hist h;
@@ -397,7 +453,19 @@ join:
         static const double q[3] = { 0.5, 0.99, 0.999 };
         for (int i = 0; i < 3; i++) res->lat_ns[k][i] = rp_hist_quantile(&h, q[i]) / cyc_per_ns;
     }
-    for (size_t t = 0; t < nt; t++) failures += c.th[t].failures;
+    for (size_t t = 0; t < nt; t++) {
+        failures += c.th[t].failures;
+        res->skipped_calls += c.th[t].skipped;
+        res->heaps_native += c.th[t].heaps_native;
+        res->heaps_free_each += c.th[t].heaps_free_each;
+    }
+    res->calls = calls - res->skipped_calls;
+    res->ns_per_op = res->calls ? wall_ns / (double)res->calls : 0;
+    res->ops_per_s = wall_ns > 0 ? (double)res->calls / (wall_ns / 1e9) : 0;
+    snprintf(res->heap_api, sizeof res->heap_api, "%s", rp_heaps_name(c.heaps.kind));
+    snprintf(res->heap_mode, sizeof res->heap_mode, "%s",
+             res->heaps_native && res->heaps_free_each ? "mixed"
+             : res->heaps_native || (!res->heaps_free_each && c.heaps.kind) ? "native" : "free-each");
     /* The peak of allocator memory: the first sample within 1% of the largest,
        so an allocator that keeps its pages to the end (live bytes 0 there) is
        judged where it first grew that large. */

@@ -228,17 +228,165 @@ static void test_heaps(void)
     CU_ASSERT_EQUAL_FATAL(compile(e, 7, 0, &p, &err), 0);
     CU_ASSERT_EQUAL(p.st.heaps_created, 1);
     CU_ASSERT_EQUAL(p.st.heaps_destroyed, 1);
+    CU_ASSERT_EQUAL(p.st.heaps_confined, 0);
+    CU_ASSERT_EQUAL(p.st.heaps_shared, 1);       /* thread 2 allocated in it */
     CU_ASSERT_EQUAL(p.st.heap_frees, 2);        /* 0x4000 and thread 2's 0x2000 */
     CU_ASSERT_EQUAL(p.st.ops, 5);
     CU_ASSERT_EQUAL(p.st.end_live_bytes, 7);    /* heap 0's object stays */
     CU_ASSERT_EQUAL(p.st.peak_live_bytes, 507); /* 200 + 7 + 300 */
     CU_ASSERT_EQUAL(p.st.waits, 1);             /* thread 2's object freed on thread 1 */
-    /* thread 1: alloc, alloc, free, alloc, free 0x4000, wait, free 0x2000 */
-    CU_ASSERT_EQUAL_FATAL(p.threads[0].nops, 7);
-    CU_ASSERT_EQUAL(K(&p, 0, 4), RP_FREE);
-    CU_ASSERT_EQUAL(K(&p, 0, 5), RP_WAIT);
-    CU_ASSERT_EQUAL(K(&p, 0, 6), RP_FREE);
-    CU_ASSERT_EQUAL(O(&p, 0, 6)->slot, O(&p, 1, 0)->slot);
+    /* thread 1: create, alloc (heap kind: the heap was still confined), alloc,
+       free, alloc, free 0x4000, wait, free 0x2000; no destroy op: never native */
+    CU_ASSERT_EQUAL_FATAL(p.threads[0].nops, 8);
+    CU_ASSERT_EQUAL(K(&p, 0, 0), RP_HEAP_CREATE);
+    CU_ASSERT_EQUAL(F(&p, 0, 0) & RP_F_NATIVE, 0);
+    CU_ASSERT_EQUAL(K(&p, 0, 1), RP_HEAP_ALLOC);
+    CU_ASSERT_EQUAL(O(&p, 0, 1)->arg, O(&p, 0, 0)->slot);
+    CU_ASSERT_EQUAL(K(&p, 0, 2), RP_MALLOC);
+    CU_ASSERT_EQUAL(K(&p, 0, 3), RP_FREE);
+    CU_ASSERT_EQUAL(K(&p, 0, 4), RP_MALLOC);
+    CU_ASSERT_EQUAL(K(&p, 0, 5), RP_FREE);
+    CU_ASSERT_EQUAL(K(&p, 0, 6), RP_WAIT);
+    CU_ASSERT_EQUAL(K(&p, 0, 7), RP_FREE);
+    CU_ASSERT_EQUAL(O(&p, 0, 7)->slot, O(&p, 1, 0)->slot);
+    CU_ASSERT_EQUAL(K(&p, 1, 0), RP_MALLOC);
+    rp_plan_free(&p);
+
+    /* the same trace on one runner thread: the heap is confined, so native */
+    CU_ASSERT_EQUAL_FATAL(compile(e, 7, 1, &p, &err), 0);
+    CU_ASSERT_EQUAL(p.st.heaps_confined, 1);
+    CU_ASSERT_EQUAL(p.st.heaps_shared, 0);
+    CU_ASSERT_EQUAL_FATAL(p.threads[0].nops, 9);
+    CU_ASSERT(F(&p, 0, 0) & RP_F_NATIVE);
+    CU_ASSERT_EQUAL(K(&p, 0, 2), RP_HEAP_ALLOC);
+    CU_ASSERT_EQUAL(K(&p, 0, 4), RP_HEAP_FREE);
+    CU_ASSERT_EQUAL(K(&p, 0, 6), RP_HEAP_DFREE);
+    CU_ASSERT_EQUAL(K(&p, 0, 7), RP_HEAP_DFREE);
+    CU_ASSERT_EQUAL(K(&p, 0, 8), RP_HEAP_DESTROY);
+    CU_ASSERT_EQUAL(O(&p, 0, 8)->slot, O(&p, 0, 0)->slot);
+    rp_plan_free(&p);
+}
+
+/* A heap confined to one thread: every heap kind, then run free-each (this
+ * process's malloc has no heap API, and the null allocator never has one). */
+static void test_heap_confined(void)
+{
+    hatf_event e[] = {
+        ev(HATF_OP_HEAP_CREATE, 1, 7, 0, 0, 0),
+        ev(HATF_OP_ALLOC, 1, 7, 100, 0x1000, 0),
+        with(ev(HATF_OP_ALLOC, 1, 7, 40, 0x2000, 0), HATF_A_FUNC, HATF_FN_CALLOC, HATF_A_NMEMB, 4),
+        ALLOC(1, 10, 0x9000),
+        ev(HATF_OP_FREE, 1, 7, 0, 0x1000, 0),
+        ev(HATF_OP_REALLOC_MOVE, 1, 7, 80, 0x2000, 0x3000),
+        ev(HATF_OP_HEAP_DESTROY, 1, 7, 0, 0, 0),
+        FREE(1, 0x9000),
+    };
+    rp_plan p;
+    hatf_err err = { 0 };
+    CU_ASSERT_EQUAL_FATAL(compile(e, 8, 0, &p, &err), 0);
+    CU_ASSERT_EQUAL(p.st.heaps_confined, 1);
+    CU_ASSERT_EQUAL(p.st.heaps_shared, 0);
+    CU_ASSERT_EQUAL(p.st.heap_frees, 1);
+    CU_ASSERT_EQUAL(p.st.peak_live_bytes, 150);
+    CU_ASSERT_EQUAL(p.st.end_live_bytes, 0);
+    CU_ASSERT_EQUAL_FATAL(p.threads[0].nops, 10);
+    CU_ASSERT_EQUAL(p.threads[0].calls, 9);  /* the RP_ARG is no call */
+    uint32_t hs = O(&p, 0, 0)->slot;
+    CU_ASSERT_EQUAL(K(&p, 0, 0), RP_HEAP_CREATE);
+    CU_ASSERT_EQUAL(F(&p, 0, 0), RP_F_NATIVE);
+    CU_ASSERT_EQUAL(K(&p, 0, 1), RP_HEAP_ALLOC);
+    CU_ASSERT_EQUAL(S(&p, 0, 1), 100);
+    CU_ASSERT_EQUAL(O(&p, 0, 1)->arg, hs);
+    CU_ASSERT_EQUAL(K(&p, 0, 2), RP_HEAP_ALLOC);
+    CU_ASSERT(F(&p, 0, 2) & RP_F_ZERO);
+    CU_ASSERT_EQUAL(K(&p, 0, 3), RP_MALLOC);
+    CU_ASSERT_EQUAL(K(&p, 0, 4), RP_HEAP_FREE);
+    CU_ASSERT_EQUAL(O(&p, 0, 4)->arg, hs);
+    CU_ASSERT_EQUAL(K(&p, 0, 5), RP_HEAP_REALLOC);
+    CU_ASSERT_EQUAL(O(&p, 0, 5)->slot, O(&p, 0, 2)->slot);
+    CU_ASSERT_EQUAL(K(&p, 0, 6), RP_ARG);
+    CU_ASSERT_EQUAL(O(&p, 0, 6)->slot, hs);
+    CU_ASSERT_EQUAL(K(&p, 0, 7), RP_HEAP_DFREE);
+    CU_ASSERT_EQUAL(O(&p, 0, 7)->slot, O(&p, 0, 5)->arg);
+    CU_ASSERT_EQUAL(K(&p, 0, 8), RP_HEAP_DESTROY);
+    CU_ASSERT_EQUAL(O(&p, 0, 8)->slot, hs);
+    CU_ASSERT_EQUAL(K(&p, 0, 9), RP_FREE);
+    CU_ASSERT(p.threads[0].bump_bytes >= 112 + 48 + 16 + 80);
+
+    static rp_result res;
+    for (int null_alloc = 1; null_alloc >= 0; null_alloc--) {
+        rp_run_opts o = { .touch = RP_TOUCH_ALL, .null_alloc = null_alloc, .latency_every = 1, .sample_us = 100 };
+        CU_ASSERT_EQUAL(rp_run(&p, &o, &res), 0);
+        CU_ASSERT_STRING_EQUAL(res.msg, "");
+        CU_ASSERT_EQUAL(res.heaps_native, 0);
+        CU_ASSERT_EQUAL(res.heaps_free_each, 1);
+        CU_ASSERT_EQUAL(res.skipped_calls, 2);  /* create and destroy: no heap API */
+        CU_ASSERT_EQUAL(res.calls, 7);
+        CU_ASSERT_STRING_EQUAL(res.heap_mode, "free-each");
+        CU_ASSERT_STRING_EQUAL(res.heap_api, "none");
+        CU_ASSERT_EQUAL(res.lat_count[RP_LAT_MALLOC], 3);
+        CU_ASSERT_EQUAL(res.lat_count[RP_LAT_REALLOC], 1);
+        CU_ASSERT_EQUAL(res.lat_count[RP_LAT_FREE], 3);
+        CU_ASSERT_EQUAL(res.lat_count[RP_LAT_HEAP], 0);
+        CU_ASSERT_EQUAL(res.samples[res.nsamples - 1].op, 7);  /* calls made */
+        CU_ASSERT_EQUAL(res.samples[res.nsamples - 1].live, 0);
+    }
+    rp_plan_free(&p);
+}
+
+/* What keeps a heap from being native: an aligned allocation in it, an
+ * object realloc'd out of it, a free on another thread. */
+static void test_heap_not_native(void)
+{
+    hatf_event aligned[] = {
+        ev(HATF_OP_HEAP_CREATE, 1, 3, 0, 0, 0),
+        with(ev(HATF_OP_ALLOC, 1, 3, 64, 0x1000, 0), HATF_A_FUNC, HATF_FN_POSIX_MEMALIGN, HATF_A_ALIGN, 64),
+        ev(HATF_OP_HEAP_DESTROY, 1, 3, 0, 0, 0),
+    };
+    hatf_event moved[] = {
+        ev(HATF_OP_HEAP_CREATE, 1, 3, 0, 0, 0),
+        ev(HATF_OP_ALLOC, 1, 3, 64, 0x1000, 0),
+        ev(HATF_OP_REALLOC_MOVE, 1, 0, 128, 0x1000, 0x2000),  /* into heap 0 */
+        ev(HATF_OP_HEAP_DESTROY, 1, 3, 0, 0, 0),
+        FREE(1, 0x2000),
+    };
+    hatf_event foreign[] = {
+        ev(HATF_OP_HEAP_CREATE, 1, 3, 0, 0, 0),
+        ev(HATF_OP_ALLOC, 1, 3, 64, 0x1000, 0),
+        ev(HATF_OP_FREE, 2, 3, 0, 0x1000, 0),
+        ev(HATF_OP_ALLOC, 1, 3, 32, 0x3000, 0),
+        /* never destroyed: judged at the end of the trace */
+    };
+    rp_plan p;
+    hatf_err err = { 0 };
+    CU_ASSERT_EQUAL_FATAL(compile(aligned, 3, 0, &p, &err), 0);
+    CU_ASSERT_EQUAL(p.st.heaps_shared, 1);
+    CU_ASSERT_EQUAL(K(&p, 0, 1), RP_POSIX_MEMALIGN);
+    CU_ASSERT_EQUAL(K(&p, 0, 2), RP_FREE);
+    CU_ASSERT_EQUAL(p.threads[0].nops, 3);  /* no destroy op */
+    rp_plan_free(&p);
+
+    CU_ASSERT_EQUAL_FATAL(compile(moved, 5, 0, &p, &err), 0);
+    CU_ASSERT_EQUAL(p.st.heaps_shared, 1);
+    CU_ASSERT_EQUAL(p.st.heap_frees, 0);
+    CU_ASSERT_EQUAL(K(&p, 0, 1), RP_HEAP_ALLOC);  /* falls back to malloc at run time */
+    CU_ASSERT_EQUAL(K(&p, 0, 2), RP_REALLOC);
+    CU_ASSERT_EQUAL(K(&p, 0, 3), RP_FREE);
+    CU_ASSERT_EQUAL(p.threads[0].nops, 4);
+    CU_ASSERT_EQUAL(F(&p, 0, 0) & RP_F_NATIVE, 0);
+    rp_plan_free(&p);
+
+    CU_ASSERT_EQUAL_FATAL(compile(foreign, 4, 0, &p, &err), 0);
+    CU_ASSERT_EQUAL(p.st.heaps_shared, 1);
+    CU_ASSERT_EQUAL(p.st.heaps_confined, 0);
+    CU_ASSERT_EQUAL(K(&p, 1, 1), RP_FREE);
+    CU_ASSERT_EQUAL(K(&p, 0, 2), RP_MALLOC);
+    rp_plan_free(&p);
+
+    /* a heap never destroyed but confined is still native */
+    CU_ASSERT_EQUAL_FATAL(compile(foreign, 2, 0, &p, &err), 0);
+    CU_ASSERT_EQUAL(p.st.heaps_confined, 1);
+    CU_ASSERT_EQUAL(F(&p, 0, 0), RP_F_NATIVE);
     rp_plan_free(&p);
 }
 
@@ -435,6 +583,8 @@ int main(void)
     CU_add_test(s, "inversions", test_inversion);
     CU_add_test(s, "realloc outcomes", test_realloc_outcomes);
     CU_add_test(s, "heaps", test_heaps);
+    CU_add_test(s, "heap confined", test_heap_confined);
+    CU_add_test(s, "heap not native", test_heap_not_native);
     CU_add_test(s, "free(NULL) and failed", test_null_and_failed);
     CU_add_test(s, "func attributes", test_func_attrs);
     CU_add_test(s, "errors", test_errors);
