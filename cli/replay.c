@@ -27,13 +27,16 @@ static const char help[] =
     "                     one write per page)\n"
     "  --repeat N         run each allocator N times, report medians (default 1)\n"
     "  --latency-every N  time one call in N on average (default 64; 1 = all)\n"
+    "  --heaps native|free-each  trace heaps as the allocator's own heaps where\n"
+    "                     it has them (mimalloc heaps, jemalloc arenas; default),\n"
+    "                     or always malloc'd and freed one by one at destroyHeap\n"
     "  --json             a JSON array of objects, one per allocator\n"
     "  --series FILE      memory over time as CSV: allocator,op,live_bytes,rss_bytes\n"
     "  --plot FILE        draw the series with gnuplot (.png or .svg)\n"
     "  --from FORMAT      hatrace (default, recognised by its magic), hatf1.0 or text\n"
     "  -h, --help         this help\n";
 
-enum { O_ALLOC = 1000, O_THREADS, O_TOUCH, O_REPEAT, O_EVERY, O_JSON, O_SERIES, O_PLOT, O_FROM };
+enum { O_ALLOC = 1000, O_THREADS, O_TOUCH, O_REPEAT, O_EVERY, O_JSON, O_SERIES, O_PLOT, O_FROM, O_HEAPS };
 
 static int parse_allocators(const char *list, rp_allocator **out, unsigned *n)
 {
@@ -91,11 +94,12 @@ int cmd_replay(int argc, char **argv)
         { "series", required_argument, NULL, O_SERIES },
         { "plot", required_argument, NULL, O_PLOT },
         { "from", required_argument, NULL, O_FROM },
+        { "heaps", required_argument, NULL, O_HEAPS },
         { "help", no_argument, NULL, 'h' },
         { 0 },
     };
     const char *alloc_list = NULL, *series = NULL, *plot = NULL;
-    int single = 0, json = 0, touch = RP_TOUCH_PAGE, c, rc;
+    int single = 0, json = 0, touch = RP_TOUCH_PAGE, free_each = 0, c, rc;
     uint64_t repeat = 1, every = 64;
     hatf_format fmt = HATF_FMT_AUTO;
     cli_getopt_begin();
@@ -125,6 +129,11 @@ int cmd_replay(int argc, char **argv)
         case O_SERIES: series = optarg; break;
         case O_PLOT: plot = optarg; break;
         case O_FROM: if ((rc = cli_parse_format("replay", "--from", optarg, &fmt))) return rc; break;
+        case O_HEAPS:
+            if (strcmp(optarg, "native") == 0) free_each = 0;
+            else if (strcmp(optarg, "free-each") == 0) free_each = 1;
+            else return cli_usage("replay", "--heaps must be native or free-each, not '%s'", optarg);
+            break;
         case 'h': return cli_help(help);
         default: return cli_bad_option("replay", c, argv);
         }
@@ -178,7 +187,7 @@ int cmd_replay(int argc, char **argv)
         goto out;
     }
     rp_launch l = { .self = self, .plan_fd = pfd,
-                    .run = { .touch = touch, .latency_every = (unsigned)every } };
+                    .run = { .touch = touch, .latency_every = (unsigned)every, .heaps_free_each = free_each } };
     for (unsigned i = 0; i < nalloc; i++) {
         for (unsigned k = 0; k < repeat; k++) {
             char label[128];

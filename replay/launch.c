@@ -1,7 +1,7 @@
 /* launch.c — one child process per allocator run.
  *
  * The parent re-executes the hatrace binary as
- *     hatrace replay --child PLAN_FD RESULT_FD TOUCH EVERY SAMPLE_US NULL LABEL
+ *     hatrace replay --child PLAN_FD RESULT_FD TOUCH EVERY SAMPLE_US NULL HEAPS LABEL
  * with LD_PRELOAD naming the allocator (unset for glibc and null). The child
  * maps the plan the parent compiled (a memfd it inherits), runs it, and writes
  * one rp_result, plain data, to the pipe. A crash in the allocator under test
@@ -37,15 +37,16 @@ int rp_launch_run(const rp_launch *l, const rp_allocator *a, rp_result *res, hat
         if (wfd < 0 || flags < 0 || fcntl(l->plan_fd, F_SETFD, flags & ~FD_CLOEXEC) < 0) _exit(126);
         if (a->path[0]) setenv("LD_PRELOAD", a->path, 1);
         else unsetenv("LD_PRELOAD");
-        char args[7][32];
+        char args[8][32];
         snprintf(args[0], sizeof args[0], "%d", l->plan_fd);
         snprintf(args[1], sizeof args[1], "%d", wfd);
         snprintf(args[2], sizeof args[2], "%d", l->run.touch);
         snprintf(args[3], sizeof args[3], "%u", l->run.latency_every);
         snprintf(args[4], sizeof args[4], "%u", l->run.sample_us);
         snprintf(args[5], sizeof args[5], "%d", a->is_null);
+        snprintf(args[6], sizeof args[6], "%d", l->run.heaps_free_each);
         char *argv[] = { (char *)l->self, "replay", "--child", args[0], args[1], args[2], args[3],
-                         args[4], args[5], (char *)(l->run.progress ? l->run.progress : ""), NULL };
+                         args[4], args[5], args[6], (char *)(l->run.progress ? l->run.progress : ""), NULL };
         execv(l->self, argv);
         _exit(127);
     }
@@ -89,11 +90,11 @@ static int check_preload(char *msg, size_t cap)
 
 int rp_child_main(int argc, char **argv)
 {
-    if (argc < 7) return 2;
+    if (argc < 8) return 2;
     int plan_fd = atoi(argv[0]), out_fd = atoi(argv[1]);
     rp_run_opts o = { .touch = atoi(argv[2]), .latency_every = (unsigned)strtoul(argv[3], NULL, 10),
                       .sample_us = (unsigned)strtoul(argv[4], NULL, 10), .null_alloc = atoi(argv[5]),
-                      .progress = argv[6][0] ? argv[6] : NULL };
+                      .heaps_free_each = atoi(argv[6]), .progress = argv[7][0] ? argv[7] : NULL };
     rp_result *res = mmap(NULL, sizeof *res, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE,
                           -1, 0);
     if (res == MAP_FAILED) return 1;

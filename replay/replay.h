@@ -210,6 +210,7 @@ typedef struct rp_run_opts {
     unsigned latency_every;   /* time one call in this many on average (1 = all) */
     unsigned sample_us;       /* RSS sampling period in microseconds (0: 1000) */
     const char *progress;     /* label for the progress bar, NULL for none */
+    int heaps_free_each;      /* 1: never use the allocator's own heaps */
 } rp_run_opts;
 
 typedef struct rp_sample {

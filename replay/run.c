@@ -352,7 +352,7 @@ int rp_run(const rp_plan *plan, const rp_run_opts *o, rp_result *res)
     c.th = map_zero(th_len, 1);
     c.statm = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
     int rc = 0;
-    rp_heaps_find(&c.heaps, o->null_alloc);
+    rp_heaps_find(&c.heaps, o->null_alloc || o->heaps_free_each);
     if (!c.slots || !c.ready || !c.th || c.statm < 0) {
         snprintf(res->msg, sizeof res->msg, "runner: cannot map its memory: %s", strerror(errno));
         rc = HATF_E_NOMEM;
