@@ -210,12 +210,17 @@ enum { BATCH = 256 };
 static hatf_event evs[BATCH];
 static uint8_t attr_bytes[BATCH][HATF_ATTRS_MAX];
 
+/* hatrace attribute bytes of "func=K" alone: key 1, then K as a one-byte varint */
+static const uint8_t func_only[HT_K_PVALLOC + 1][2] = {
+    { 0, 0 }, { 1, 1 }, { 1, 2 }, { 1, 3 }, { 1, 4 }, { 1, 5 }, { 1, 6 }, { 1, 7 }, { 1, 8 }, { 1, 9 }, { 1, 10 },
+};
+
 static void convert(const ht_rawev *r, uint64_t tid, hatf_event *e, uint8_t *ab)
 {
     unsigned kind = r->tk & HT_KIND_MASK;
     int failed = (r->tk & HT_FAILED) != 0;
     hatf_attrs at;
-    memset(&at, 0, sizeof at);
+    at.present = 0;  /* hatf_attrs_encode reads only the keys marked present */
     memset(e, 0, sizeof *e);
     e->thread = tid;
     e->time = r->tk >> 8;
@@ -289,6 +294,12 @@ static void convert(const ht_rawev *r, uint64_t tid, hatf_event *e, uint8_t *ab)
         at.present |= 1u << HATF_A_FAILED;
     }
     e->attr_is_bytes = 1;
+    if (at.present == 1u << HATF_A_FUNC) {
+        /* the common case, a function code alone: bytes from a table */
+        e->data = func_only[kind];
+        e->data_len = 2;
+        return;
+    }
     e->data = ab;
     e->data_len = (uint16_t)hatf_attrs_encode(&at, ab);
 }

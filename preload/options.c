@@ -30,6 +30,18 @@ static ht_option options[HT_OPT_COUNT_] = {
 static const char *output = "hatrace.%e.%p.hatf";
 static const char *clock_name = "auto";
 static const char *report;
+static char output_buf[4096], report_buf[4096];
+
+static int copy_str(char *dst, size_t cap, const char *src, const char *name)
+{
+    size_t n = strlen(src);
+    if (n >= cap) {
+        ht_warn("%s is longer than %zu bytes, ignored", name, cap - 1);
+        return 0;
+    }
+    memcpy(dst, src, n + 1);
+    return 1;
+}
 
 int ht_parse_long(const char *s, long *out)
 {
@@ -68,15 +80,18 @@ void ht_options_init(void)
         }
         o->value = v;
     }
+    /* copies: programs such as redis rewrite their environment block in place
+     * to change their process title */
     const char *s = getenv("HATRACE_OUTPUT");
-    if (s && *s) output = s;
+    if (s && *s && copy_str(output_buf, sizeof output_buf, s, "HATRACE_OUTPUT")) output = output_buf;
     s = getenv("HATRACE_CLOCK");
     if (s && *s) {
-        if (!strcmp(s, "tsc") || !strcmp(s, "monotonic") || !strcmp(s, "auto")) clock_name = s;
-        else ht_warn("HATRACE_CLOCK=%s is invalid (expected auto, tsc or monotonic), using auto", s);
+        if (!strcmp(s, "tsc")) clock_name = "tsc";
+        else if (!strcmp(s, "monotonic")) clock_name = "monotonic";
+        else if (strcmp(s, "auto")) ht_warn("HATRACE_CLOCK=%s is invalid (expected auto, tsc or monotonic), using auto", s);
     }
     s = getenv("HATRACE_REPORT");
-    report = s && *s ? s : NULL;
+    report = s && *s && copy_str(report_buf, sizeof report_buf, s, "HATRACE_REPORT") ? report_buf : NULL;
     if (options[HT_OPT_VERBOSE].value) {
         for (int i = 0; i < HT_OPT_COUNT_; i++)
             ht_say("option %s=%ld (%s)", options[i].env, options[i].value, options[i].what);

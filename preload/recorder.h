@@ -126,7 +126,7 @@ uint64_t ht_current_tid(void) HT_HIDDEN;
  * already inside a hook. Everything else goes to ht_record_slow. The time is
  * taken inside the busy window, so a signal handler that runs in the window
  * queues its event behind this one (see ht_side_flush). */
-static inline void ht_emit(uint32_t kind, uint64_t a, uint64_t b, uint64_t c, uint64_t d)
+static inline __attribute__((always_inline)) void ht_emit(uint32_t kind, uint64_t a, uint64_t b, uint64_t c, uint64_t d)
 {
     ht_tls *t = &ht_t;
     ht_ring *r = t->ring;
