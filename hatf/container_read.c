@@ -69,7 +69,7 @@ static int read_at(int fd, void *p, size_t n, uint64_t off)
 static int load_payload(hatf_reader *r, uint64_t off, const hatf_chunk_hdr *h, hatf_buf *out, hatf_err *err)
 {
     r->io.len = 0;
-    if (!hatf_buf_reserve(&r->io, h->stored_len) || !hatf_buf_reserve(out, h->raw_len + 1))
+    if (!hatf_buf_reserve(&r->io, (size_t)h->stored_len + 1) || !hatf_buf_reserve(out, (size_t)h->raw_len + 1))
         return hatf_err_set(err, HATF_E_NOMEM, off, "offset %llu: out of memory", LLU(off));
     if (read_at(r->fd, r->io.p, h->stored_len, off + HATF_CK_HDR) != 0)
         return hatf_err_set(err, HATF_E_TRUNCATED, off, "offset %llu: %s chunk cannot be read (%s)",

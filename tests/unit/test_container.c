@@ -415,6 +415,32 @@ static void test_global_ties(void)
     hatf_reader_close(r);
 }
 
+/* A group without any address (empty address chunk) reads back. */
+static void test_no_addresses(void)
+{
+    hatf_event a[] = {
+        { .op = HATF_OP_THREAD_CREATE, .thread = 5, .time = 1 },
+        { .op = HATF_OP_HEAP_CREATE, .thread = 5, .heap = 9, .time = 2 },
+    };
+    hatf_err err = {0};
+    unlink(path2);
+    hatf_writer *w = hatf_writer_create(path2, 0, NULL, NULL, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(w);
+    CU_ASSERT_EQUAL(hatf_writer_add(w, a, 2), 0);
+    CU_ASSERT_EQUAL(hatf_writer_close(w, NULL, &err), 0);
+    hatf_reader *r = hatf_reader_open(path2, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+    hatf_iter *it = hatf_iter_global(r);
+    hatf_event e;
+    CU_ASSERT_EQUAL(hatf_iter_next(it, &e), 1);
+    CU_ASSERT_EQUAL(e.op, HATF_OP_THREAD_CREATE);
+    CU_ASSERT_EQUAL(hatf_iter_next(it, &e), 1);
+    CU_ASSERT_EQUAL(e.heap, 9);
+    CU_ASSERT_EQUAL(hatf_iter_next(it, &e), 0);
+    hatf_iter_free(it);
+    hatf_reader_close(r);
+}
+
 static void test_version_refused(void)
 {
     build_sets();
@@ -742,6 +768,7 @@ int main(void)
     CU_add_test(s, "address ranks, many objects", test_address_ranks_large);
     CU_add_test(s, "round trip, three threads", test_round_trip);
     CU_add_test(s, "global order ties", test_global_ties);
+    CU_add_test(s, "group without addresses", test_no_addresses);
     CU_add_test(s, "newer major version refused", test_version_refused);
     CU_add_test(s, "truncation at every byte", test_truncation_every_byte);
     CU_add_test(s, "flipped byte", test_flipped_byte);
