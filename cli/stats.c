@@ -6,6 +6,11 @@
  * heap-destroy removes what is still live in that heap. Peaks are taken after
  * every event. Addresses that are not live when freed are counted, not fatal
  * (validate reports them).
+ *
+ * A heap-destroy costs O(1): each heap has a generation, bumped at destroy, and
+ * a live entry remembers its heap's generation (in b); entries of an older
+ * generation are dead. They are swept out when they outnumber the live ones.
+ * Heaps that share a name (one per request, say) are also summed per name.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -33,9 +38,13 @@ static const char help[] =
 #define FUNC_SLOTS (HATF_FN_COUNT_ + 1)  /* 0: no func attribute, last: unknown code */
 
 typedef struct counts {
-    uint64_t id;
+    uint64_t id;              /* thread or heap id; for a name: heaps with that name */
     uint64_t allocs, frees, reallocs, bytes;
     uint64_t live_objects, live_bytes, max_live_objects, max_live_bytes;
+    uint64_t destroy_frees, destroy_bytes;  /* objects ended by heap-destroy */
+    uint32_t gen;             /* heaps: bumped by each heap-destroy */
+    int32_t group;            /* heaps: index in names, or -1 */
+    const char *name;         /* names: the name (owned by the reader) */
 } counts;
 
 typedef struct table {
@@ -53,7 +62,12 @@ typedef struct stats {
     uint64_t hist[HIST_BUCKETS];
     uint64_t funcs[FUNC_SLOTS];
     table threads, heaps;
-    addrmap live;    /* address -> size, a = heap position */
+    addrmap live;    /* address -> size, a = heap position, b = heap generation */
+    uint64_t dead;   /* entries of destroyed generations still in live */
+    hatf_reader *reader;  /* names, or NULL */
+    counts *names;   /* per heap name */
+    size_t nnames, capnames;
+    addrmap name_index;   /* hash of a name -> position in names (collisions: linear search) */
 } stats;
 
 static counts *table_get(table *t, uint64_t id)
@@ -70,9 +84,52 @@ static counts *table_get(table *t, uint64_t id)
             t->cap = cap;
         }
         memset(&t->v[t->n], 0, sizeof t->v[0]);
+        t->v[t->n].group = -1;
         t->v[t->n++].id = id;
     }
     return &t->v[i];
+}
+
+static uint64_t name_hash(const char *s)
+{
+    uint64_t h = 0xcbf29ce484222325ull;  /* FNV-1a */
+    for (; *s; s++) h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+    return h;
+}
+
+/* The group of a newly seen heap, by its name in the container. @return 0, or HATF_E_NOMEM. */
+static int heap_group(stats *st, counts *h)
+{
+    const char *nm = st->reader ? hatf_reader_heap_name(st->reader, h->id) : NULL;
+    if (!nm) return 0;
+    int added;
+    addrmap_entry *e = addrmap_put(&st->name_index, name_hash(nm), &added);
+    if (!e) return HATF_E_NOMEM;
+    long g = -1;
+    if (!added && strcmp(st->names[e->a].name, nm) == 0) g = e->a;
+    for (size_t i = 0; g < 0 && !added && i < st->nnames; i++)  /* a hash collision */
+        if (strcmp(st->names[i].name, nm) == 0) g = (long)i;
+    if (g < 0) {
+        if (st->nnames == st->capnames) {
+            size_t cap = st->capnames ? 2 * st->capnames : 16;
+            counts *v = realloc(st->names, cap * sizeof *v);
+            if (!v) return HATF_E_NOMEM;
+            st->names = v;
+            st->capnames = cap;
+        }
+        g = (long)st->nnames++;
+        memset(&st->names[g], 0, sizeof st->names[g]);
+        st->names[g].name = nm;
+        if (added) e->a = (uint32_t)g;
+    }
+    st->names[g].id++;
+    h->group = (int32_t)g;
+    return 0;
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+    return strcmp(((const counts *)a)->name, ((const counts *)b)->name);
 }
 
 static int cmp_id(const void *a, const void *b)
@@ -86,6 +143,27 @@ static unsigned hist_bucket(uint64_t size)
     return size ? 64 - (unsigned)__builtin_clzll(size) : 0;
 }
 
+static inline int entry_dead(const stats *st, const addrmap_entry *e)
+{
+    return e->b != st->heaps.v[e->a].gen;
+}
+
+/* Live bytes and objects of heap h (and its name) change by n objects, bytes. */
+static void heap_live(stats *st, counts *h, int64_t n, int64_t bytes)
+{
+    h->live_objects += (uint64_t)n;
+    h->live_bytes += (uint64_t)bytes;
+    st->live_objects += (uint64_t)n;
+    st->live_bytes += (uint64_t)bytes;
+    if (h->group >= 0) {
+        counts *g = &st->names[h->group];
+        g->live_objects += (uint64_t)n;
+        g->live_bytes += (uint64_t)bytes;
+        if (g->live_objects > g->max_live_objects) g->max_live_objects = g->live_objects;
+        if (g->live_bytes > g->max_live_bytes) g->max_live_bytes = g->live_bytes;
+    }
+}
+
 /* @return 0, or HATF_E_NOMEM. */
 static int obj_add(stats *st, counts *h, uint32_t hpos, uint64_t addr, uint64_t size)
 {
@@ -93,19 +171,13 @@ static int obj_add(stats *st, counts *h, uint32_t hpos, uint64_t addr, uint64_t 
     int added;
     addrmap_entry *e = addrmap_put(&st->live, addr, &added);
     if (!e) return HATF_E_NOMEM;
-    if (!added) {  /* address already live (validate reports it): replace */
-        counts *old = &st->heaps.v[e->a];
-        old->live_objects--;
-        old->live_bytes -= e->size;
-        st->live_objects--;
-        st->live_bytes -= e->size;
-    }
+    if (!added && entry_dead(st, e)) st->dead--;
+    else if (!added)  /* address already live (validate reports it): replace */
+        heap_live(st, &st->heaps.v[e->a], -1, -(int64_t)e->size);
     e->size = size;
     e->a = hpos;
-    h->live_objects++;
-    h->live_bytes += size;
-    st->live_objects++;
-    st->live_bytes += size;
+    e->b = h->gen;
+    heap_live(st, h, 1, (int64_t)size);
     return 0;
 }
 
@@ -114,26 +186,35 @@ static int obj_remove(stats *st, uint64_t addr)
 {
     addrmap_entry *e = addrmap_find(&st->live, addr);
     if (!e) return 0;
-    counts *h = &st->heaps.v[e->a];
-    h->live_objects--;
-    h->live_bytes -= e->size;
-    st->live_objects--;
-    st->live_bytes -= e->size;
+    int dead = entry_dead(st, e);
+    if (dead) st->dead--;
+    else heap_live(st, &st->heaps.v[e->a], -1, -(int64_t)e->size);
     addrmap_remove(&st->live, e);
-    return 1;
+    return !dead;
 }
 
 static void heap_destroy(stats *st, uint32_t hpos)
 {
-    if (!st->heaps.v[hpos].live_objects) return;
-    /* removal shifts later entries back into slot i: look at it again */
+    counts *h = &st->heaps.v[hpos];
+    if (!h->live_objects) return;
+    h->destroy_frees += h->live_objects;
+    h->destroy_bytes += h->live_bytes;
+    if (h->group >= 0) {
+        st->names[h->group].destroy_frees += h->live_objects;
+        st->names[h->group].destroy_bytes += h->live_bytes;
+    }
+    st->dead += h->live_objects;
+    heap_live(st, h, -(int64_t)h->live_objects, -(int64_t)h->live_bytes);
+    h->gen++;
+    if (st->dead < 65536 || st->dead < st->live_objects) return;
+    /* sweep; a removal shifts later entries back into slot i: look at it again */
     for (size_t i = 0; i <= st->live.mask;) {
         addrmap_entry *e = addrmap_slot(&st->live, i);
-        if (e && e->a == hpos) { obj_remove(st, e->key); continue; }
+        if (e && entry_dead(st, e)) { obj_remove(st, e->key); continue; }
         i++;
     }
     addrmap_entry *z = addrmap_zero(&st->live);
-    if (z && z->a == hpos) obj_remove(st, 0);
+    if (z && entry_dead(st, z)) obj_remove(st, 0);
 }
 
 static int add_event(stats *st, const hatf_event *ev)
@@ -146,9 +227,12 @@ static int add_event(stats *st, const hatf_event *ev)
     st->timed = 1;
 
     counts *t = table_get(&st->threads, ev->thread);
+    size_t nheaps = st->heaps.n;
     counts *h = table_get(&st->heaps, ev->heap);
     if (!t || !h) return HATF_E_NOMEM;
+    if (st->heaps.n != nheaps && heap_group(st, h)) return HATF_E_NOMEM;
     uint32_t hpos = (uint32_t)(h - st->heaps.v);
+    counts *g = h->group >= 0 ? &st->names[h->group] : NULL;
 
     unsigned fn = 0;
     hatf_attrs a;
@@ -162,18 +246,21 @@ static int add_event(stats *st, const hatf_event *ev)
     case HATF_OP_ALLOC:
         st->allocs++; t->allocs++; h->allocs++;
         st->total_bytes += ev->size; t->bytes += ev->size; h->bytes += ev->size;
+        if (g) { g->allocs++; g->bytes += ev->size; }
         st->hist[hist_bucket(ev->size)]++;
         if (!ev->addr) st->failed_allocs++;
         if (obj_add(st, h, hpos, ev->addr, ev->size)) return HATF_E_NOMEM;
         break;
     case HATF_OP_FREE:
         st->frees++; t->frees++; h->frees++;
+        if (g) g->frees++;
         if (!ev->addr) st->free_null++;
         else if (!obj_remove(st, ev->addr)) st->unknown_frees++;
         break;
     case HATF_OP_REALLOC_INPLACE: case HATF_OP_REALLOC_MOVE:
     case HATF_OP_REALLOC_NEW: case HATF_OP_REALLOC_FREE:
         st->reallocs++; t->reallocs++; h->reallocs++;
+        if (g) g->reallocs++;
         if (ev->op != HATF_OP_REALLOC_NEW && ev->addr && !obj_remove(st, ev->addr)) st->unknown_frees++;
         if (ev->op != HATF_OP_REALLOC_FREE && obj_add(st, h, hpos, ev->new_addr, ev->size)) return HATF_E_NOMEM;
         break;
@@ -282,13 +369,24 @@ static void print_table(hatf_buf *o, stats *st, const char *path, hatf_source *s
         put(o, "%-10llu %-16s %12llu %12llu %12llu %16llu\n", U(c->id), nm ? nm : "-", U(c->allocs), U(c->frees),
             U(c->reallocs), U(c->bytes));
     }
-    put(o, "\n%-10s %-16s %12s %12s %12s %16s %12s %16s\n", "heap", "name", "allocs", "frees", "reallocs", "bytes",
-        "max_objects", "max_live_bytes");
+    put(o, "\n%-10s %-16s %12s %12s %12s %16s %12s %16s %14s\n", "heap", "name", "allocs", "frees", "reallocs", "bytes",
+        "max_objects", "max_live_bytes", "destroy_frees");
     for (size_t i = 0; i < st->heaps.n; i++) {
         counts *c = &st->heaps.v[i];
         const char *nm = name_of(r, 1, c->id);
-        put(o, "%-10llu %-16s %12llu %12llu %12llu %16llu %12llu %16llu\n", U(c->id), nm ? nm : "-",
-            U(c->allocs), U(c->frees), U(c->reallocs), U(c->bytes), U(c->max_live_objects), U(c->max_live_bytes));
+        put(o, "%-10llu %-16s %12llu %12llu %12llu %16llu %12llu %16llu %14llu\n", U(c->id), nm ? nm : "-",
+            U(c->allocs), U(c->frees), U(c->reallocs), U(c->bytes), U(c->max_live_objects), U(c->max_live_bytes),
+            U(c->destroy_frees));
+    }
+    if (st->nnames) {
+        put(o, "\n%-27s %8s %12s %12s %12s %16s %12s %16s %14s\n", "heap name", "heaps", "allocs", "frees", "reallocs",
+            "bytes", "max_objects", "max_live_bytes", "destroy_frees");
+        for (size_t i = 0; i < st->nnames; i++) {
+            counts *c = &st->names[i];
+            put(o, "%-27.27s %8llu %12llu %12llu %12llu %16llu %12llu %16llu %14llu\n", c->name, U(c->id),
+                U(c->allocs), U(c->frees), U(c->reallocs), U(c->bytes), U(c->max_live_objects), U(c->max_live_bytes),
+                U(c->destroy_frees));
+        }
     }
     put(o, "\n%-24s %12s\n", "alloc size", "count");
     for (unsigned b = 0; b < HIST_BUCKETS; b++) {
@@ -349,10 +447,21 @@ static void print_json(hatf_buf *o, stats *st, const char *path, hatf_source *s)
         put(o, "%s\n    {\"id\": %llu, ", i ? "," : "", U(c->id));
         if (nm) { put(o, "\"name\": "); cli_json_string(o, nm); put(o, ", "); }
         put(o, "\"allocs\": %llu, \"frees\": %llu, \"reallocs\": %llu, \"bytes\": %llu, "
-               "\"max_live_objects\": %llu, \"max_live_bytes\": %llu}",
-            U(c->allocs), U(c->frees), U(c->reallocs), U(c->bytes), U(c->max_live_objects), U(c->max_live_bytes));
+               "\"max_live_objects\": %llu, \"max_live_bytes\": %llu, \"destroy_frees\": %llu, \"destroy_bytes\": %llu}",
+            U(c->allocs), U(c->frees), U(c->reallocs), U(c->bytes), U(c->max_live_objects), U(c->max_live_bytes),
+            U(c->destroy_frees), U(c->destroy_bytes));
     }
-    put(o, "%s],\n  \"size_histogram\": [", st->heaps.n ? "\n  " : "");
+    put(o, "%s],\n  \"heap_names\": [", st->heaps.n ? "\n  " : "");
+    for (size_t i = 0; i < st->nnames; i++) {
+        counts *c = &st->names[i];
+        put(o, "%s\n    {\"name\": ", i ? "," : "");
+        cli_json_string(o, c->name);
+        put(o, ", \"heaps\": %llu, \"allocs\": %llu, \"frees\": %llu, \"reallocs\": %llu, \"bytes\": %llu, "
+               "\"max_live_objects\": %llu, \"max_live_bytes\": %llu, \"destroy_frees\": %llu, \"destroy_bytes\": %llu}",
+            U(c->id), U(c->allocs), U(c->frees), U(c->reallocs), U(c->bytes), U(c->max_live_objects),
+            U(c->max_live_bytes), U(c->destroy_frees), U(c->destroy_bytes));
+    }
+    put(o, "%s],\n  \"size_histogram\": [", st->nnames ? "\n  " : "");
     int first = 1;
     for (unsigned b = 0; b < HIST_BUCKETS; b++) {
         if (!st->hist[b]) continue;
@@ -413,10 +522,12 @@ int cmd_stats(int argc, char **argv)
     if (!s) return CLI_FAIL;
 
     stats *st = calloc(1, sizeof *st);
-    if (!st || addrmap_init(&st->live) || addrmap_init(&st->threads.index) || addrmap_init(&st->heaps.index)) {
+    if (!st || addrmap_init(&st->live) || addrmap_init(&st->threads.index) || addrmap_init(&st->heaps.index) ||
+        addrmap_init(&st->name_index)) {
         cli_error("out of memory");
         return CLI_FAIL;
     }
+    st->reader = hatf_source_container(s);
     rc = CLI_OK;
     hatf_event ev;
     int r;
@@ -431,6 +542,7 @@ int cmd_stats(int argc, char **argv)
     if (rc == CLI_OK) {
         qsort(st->threads.v, st->threads.n, sizeof(counts), cmp_id);
         qsort(st->heaps.v, st->heaps.n, sizeof(counts), cmp_id);
+        if (st->nnames) qsort(st->names, st->nnames, sizeof(counts), cmp_name);
         hatf_buf o;
         hatf_buf_init(&o);
         if (json) print_json(&o, st, path, s);
@@ -441,6 +553,8 @@ int cmd_stats(int argc, char **argv)
     addrmap_free(&st->live);
     addrmap_free(&st->threads.index);
     addrmap_free(&st->heaps.index);
+    addrmap_free(&st->name_index);
+    free(st->names);
     free(st->threads.v);
     free(st->heaps.v);
     free(st);
