@@ -13,6 +13,12 @@
  * release applies to the old object, the held allocation is applied after it,
  * and the case is counted as a resolved inversion (a note). Otherwise it is
  * reported as an allocation of a live address.
+ *
+ * Heaps. Each createHeap starts an instance of its heap id; objects name the
+ * instance they were made in. A heap-destroy marks its instance ended, which
+ * ends all its objects at once (O(1)): an object is live when it is not freed
+ * and its instance is not ended. Heap 0 and heaps used without a create get
+ * an instance on first use.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -36,7 +42,9 @@ static const char help[] =
     "thread, a free of an address never allocated or already freed, an\n"
     "allocation of an address still live, a realloc of an unknown address,\n"
     "events on a thread after its thread-destroy, a duplicate thread-create,\n"
-    "use or destroy of a heap never created, a heap created twice.\n"
+    "use or destroy of a heap never created, a heap created twice, use of a\n"
+    "heap or of its objects after its heap-destroy, a free naming another heap\n"
+    "than the object's.\n"
     "\n"
     "An address handed out again just before the realloc or free that released\n"
     "it (a harmless reordering across threads) is tolerated when the release\n"
@@ -50,15 +58,21 @@ static const char help[] =
     "exit status: 0 no problem, 1 problems found or the file cannot be read.\n";
 
 /* an object's entry: size, rec (record that made or freed it),
- * a = heap index | OBJ_FREED, b = owner thread index */
+ * a = heap instance | OBJ_FREED, b = owner thread index */
 #define OBJ_FREED 0x80000000u
 enum { TH_SEEN = 0, TH_CREATED = 1, TH_DESTROYED = 2 };
 enum { HEAP_UNKNOWN = 0, HEAP_LIVE = 1, HEAP_DESTROYED = 2 };
 
 typedef struct pending {
     uint64_t addr, size, rec, offset, time;
-    uint32_t heap, thread;  /* indexes */
+    uint32_t heap, thread;  /* instance, thread index */
 } pending;
+
+typedef struct heap_inst {
+    uint64_t id;
+    uint64_t end_rec;       /* record of its heap-destroy */
+    int ended;
+} heap_inst;
 
 typedef struct vstate {
     const char *path;
@@ -67,7 +81,9 @@ typedef struct vstate {
     double ns_per_unit;
     addrmap objs;      /* address -> object (see OBJ_FREED) */
     addrmap tidx;      /* thread id -> dense index, for objects */
-    addrmap hidx;      /* heap id -> dense index, for objects */
+    addrmap hinst;     /* heap id -> its current instance (a) */
+    heap_inst *inst;
+    size_t ninst, capinst;
     addrmap threads;   /* thread -> state (b), create/destroy record (rec), last time (size) */
     addrmap heaps;     /* heap -> state (b), create record (rec), destroy record (size) */
     pending *pend;
@@ -113,6 +129,30 @@ static void obj_new(vstate *v, uint64_t addr, uint64_t size, uint32_t heap, uint
     e->b = thread;
 }
 
+/* The current instance of heap, or a new one. @return its index, or -1 (v->oom). */
+static long cur_inst(vstate *v, uint64_t heap, int fresh)
+{
+    int added;
+    addrmap_entry *e = put(v, &v->hinst, heap, &added);
+    if (!e) return -1;
+    if (!added && !fresh) return e->a;
+    if (v->ninst == v->capinst) {
+        size_t cap = v->capinst ? 2 * v->capinst : 64;
+        heap_inst *n = cap < OBJ_FREED ? realloc(v->inst, cap * sizeof *n) : NULL;
+        if (!n) { v->oom = 1; return -1; }
+        v->inst = n;
+        v->capinst = cap;
+    }
+    v->inst[v->ninst] = (heap_inst){ .id = heap };
+    e->a = (uint32_t)v->ninst;
+    return (long)v->ninst++;
+}
+
+static inline int obj_live(const vstate *v, const addrmap_entry *e)
+{
+    return !(e->a & OBJ_FREED) && !v->inst[e->a].ended;
+}
+
 static pending *find_pending(vstate *v, uint64_t addr)
 {
     for (size_t i = 0; i < v->npend; i++)
@@ -145,7 +185,7 @@ static void allocate(vstate *v, uint64_t addr, uint64_t size, uint32_t heap, uin
 {
     if (!addr) return;  /* a failed call */
     addrmap_entry *e = addrmap_find(&v->objs, addr);
-    if (!e || (e->a & OBJ_FREED)) { obj_new(v, addr, size, heap, thread); return; }
+    if (!e || !obj_live(v, e)) { obj_new(v, addr, size, heap, thread); return; }
     if (e->b != thread && v->npend < PENDING_MAX && !find_pending(v, addr)) {
         v->pend[v->npend++] = (pending){ addr, size, v->rec, v->offset, v->time, heap, thread };
         return;
@@ -154,15 +194,31 @@ static void allocate(vstate *v, uint64_t addr, uint64_t size, uint32_t heap, uin
     obj_new(v, addr, size, heap, thread);
 }
 
-/* The end of the object at addr (free, realloc's old half). what: "free", "realloc". */
-static void release(vstate *v, uint64_t addr, uint32_t thread, const char *what)
+/* Why the object at e is not live (pre: !obj_live). */
+static void not_live(vstate *v, const addrmap_entry *e, const char *what)
+{
+    if (e->a & OBJ_FREED) {
+        problem(v, "%s of 0x%llx, already freed at record %llu", what, U(e->key), U(e->rec));
+    } else {
+        const heap_inst *h = &v->inst[e->a];
+        problem(v, "%s of 0x%llx, an object of heap %llu, after its heap-destroy at record %llu", what, U(e->key),
+                U(h->id), U(h->end_rec));
+    }
+}
+
+/* The end of the object at addr (free, realloc's old half). what: "free", "realloc".
+ * heap: the heap the record names (a free that names one must name the object's). */
+static void release(vstate *v, uint64_t addr, uint64_t heap, uint32_t thread, const char *what)
 {
     addrmap_entry *e = addrmap_find(&v->objs, addr);
     if (!e) { problem(v, "%s of 0x%llx, never allocated", what, U(addr)); return; }
-    if (e->a & OBJ_FREED) {
-        problem(v, "%s of 0x%llx, already freed at record %llu", what, U(addr), U(e->rec));
+    if (!obj_live(v, e)) {
+        not_live(v, e, what);
         return;
     }
+    if (heap && v->inst[e->a].id != heap)
+        problem(v, "%s of 0x%llx in heap %llu, but it was allocated in heap %llu at record %llu", what, U(addr),
+                U(heap), U(v->inst[e->a].id), U(e->rec));
     e->a |= OBJ_FREED;
     e->rec = v->rec;
     if (v->npend) {
@@ -191,14 +247,6 @@ static void expire_pending(vstate *v, int all)
     }
 }
 
-static void heap_destroy_objects(vstate *v, uint32_t heap)
-{
-    for (size_t i = 0; i <= v->objs.mask; i++) {
-        addrmap_entry *e = addrmap_slot(&v->objs, i);
-        if (e && e->a == heap) { e->a |= OBJ_FREED; e->rec = v->rec; }
-    }
-}
-
 static void check_heap_use(vstate *v, uint64_t heap)
 {
     if (!heap) return;
@@ -223,8 +271,9 @@ static void check(vstate *v, const hatf_event *ev)
     else
         t->size = ev->time;
     long ti = addrmap_index(&v->tidx, ev->thread, &added);
-    long hi = addrmap_index(&v->hidx, ev->heap, &added);
-    if (ti < 0 || hi < 0) { v->oom = 1; return; }
+    if (ti < 0) { v->oom = 1; return; }
+    long hi = 0;
+    if (hatf_op_has_addr(ev->op) && (hi = cur_inst(v, ev->heap, 0)) < 0) return;
 
     switch (ev->op) {
     case HATF_OP_ALLOC:
@@ -233,14 +282,14 @@ static void check(vstate *v, const hatf_event *ev)
         break;
     case HATF_OP_FREE:
         check_heap_use(v, ev->heap);
-        if (ev->addr) release(v, ev->addr, (uint32_t)ti, "free");
+        if (ev->addr) release(v, ev->addr, ev->heap, (uint32_t)ti, "free");
         break;
     case HATF_OP_REALLOC_INPLACE:
         check_heap_use(v, ev->heap);
         if (ev->addr == ev->new_addr) {
             addrmap_entry *e = addrmap_find(&v->objs, ev->addr);
             if (!e) problem(v, "realloc of 0x%llx, never allocated", U(ev->addr));
-            else if (e->a & OBJ_FREED) problem(v, "realloc of 0x%llx, already freed at record %llu", U(ev->addr), U(e->rec));
+            else if (!obj_live(v, e)) not_live(v, e, "realloc");
             else { e->size = ev->size; break; }
             obj_new(v, ev->new_addr, ev->size, (uint32_t)hi, (uint32_t)ti);
             break;
@@ -249,7 +298,7 @@ static void check(vstate *v, const hatf_event *ev)
         __attribute__((fallthrough));
     case HATF_OP_REALLOC_MOVE:
         check_heap_use(v, ev->heap);
-        release(v, ev->addr, (uint32_t)ti, "realloc");
+        release(v, ev->addr, 0, (uint32_t)ti, "realloc");
         allocate(v, ev->new_addr, ev->size, (uint32_t)hi, (uint32_t)ti);
         break;
     case HATF_OP_REALLOC_NEW:
@@ -258,16 +307,19 @@ static void check(vstate *v, const hatf_event *ev)
         break;
     case HATF_OP_REALLOC_FREE:
         check_heap_use(v, ev->heap);
-        release(v, ev->addr, (uint32_t)ti, "realloc");
+        release(v, ev->addr, 0, (uint32_t)ti, "realloc");
         break;
     case HATF_OP_HEAP_CREATE: {
         if (!ev->heap) { problem(v, "heap-create of heap 0 (the default heap always exists)"); break; }
         addrmap_entry *h = put(v, &v->heaps, ev->heap, &added);
         if (!h) break;
-        if (!added && h->a == HEAP_LIVE)
+        if (!added && h->a == HEAP_LIVE) {
             problem(v, "heap %llu created twice (first at record %llu)", U(ev->heap), U(h->rec));
+            break;
+        }
         h->a = HEAP_LIVE;
         h->rec = v->rec;
+        cur_inst(v, ev->heap, 1);
         break;
     }
     case HATF_OP_HEAP_DESTROY: {
@@ -280,7 +332,12 @@ static void check(vstate *v, const hatf_event *ev)
         }
         h->a = HEAP_DESTROYED;
         h->size = v->rec;
-        heap_destroy_objects(v, (uint32_t)hi);
+        addrmap_entry *ie = addrmap_find(&v->hinst, ev->heap);
+        if (ie) {
+            v->inst[ie->a].ended = 1;
+            v->inst[ie->a].end_rec = v->rec;
+            addrmap_remove(&v->hinst, ie);  /* later use (a problem) gets a new instance */
+        }
         break;
     }
     case HATF_OP_THREAD_CREATE:
@@ -326,7 +383,7 @@ int cmd_validate(int argc, char **argv)
     cli_time_unit(s, &num, &den);
     v.ns_per_unit = (double)num / (double)den;
     v.pend = malloc(PENDING_MAX * sizeof *v.pend);
-    if (!v.pend || addrmap_init(&v.objs) || addrmap_init(&v.tidx) || addrmap_init(&v.hidx) || addrmap_init(&v.threads) ||
+    if (!v.pend || addrmap_init(&v.objs) || addrmap_init(&v.tidx) || addrmap_init(&v.hinst) || addrmap_init(&v.threads) ||
         addrmap_init(&v.heaps)) {
         cli_error("out of memory");
         return CLI_FAIL;
@@ -385,7 +442,8 @@ int cmd_validate(int argc, char **argv)
     }
     addrmap_free(&v.objs);
     addrmap_free(&v.tidx);
-    addrmap_free(&v.hidx);
+    addrmap_free(&v.hinst);
+    free(v.inst);
     addrmap_free(&v.threads);
     addrmap_free(&v.heaps);
     free(v.pend);
