@@ -1,6 +1,9 @@
 /* synth.h — a deterministic synthetic heap trace for the format benchmarks.
  *
  * One thread, shaped like a typical C program on glibc malloc:
+ *   sites      allocations come from 256 call sites of skewed popularity (8
+ *              sites make 70 % of them), each with its own size and function,
+ *              a fifth of them with a size that varies per call (strings);
  *   sizes      skewed to small (most 8..128 bytes), a tail up to 64 KiB and a
  *              few large blocks;
  *   addresses  from a simulated allocator: 16-byte chunks with an 8-byte header
@@ -30,6 +33,12 @@
 #define SYNTH_CLASSES 4096          /* chunk sizes 16..64 KiB in 16-byte steps */
 #define SYNTH_HEAP_BASE 0x55d0c3a41000ull
 #define SYNTH_MMAP_BASE 0x7f3a20000000ull
+#define SYNTH_SITES 256
+
+typedef struct synth_site {
+    uint64_t size;   /* 0: drawn per call */
+    uint8_t fn;
+} synth_site;
 
 typedef struct synth_obj {
     uint64_t addr, size;
@@ -54,6 +63,7 @@ typedef struct synth {
     size_t target;              /* live-set size this phase tends to */
     uint64_t phase_left;
     synth_stack cls[SYNTH_CLASSES];
+    synth_site site[SYNTH_SITES];
     int failed;                 /* out of memory */
 } synth;
 
@@ -90,6 +100,20 @@ static inline void synth_init(synth *s, uint64_t seed, uint64_t limit, int with_
     s->with_attrs = with_attrs;
     s->heap_top = SYNTH_HEAP_BASE;
     s->mmap_top = SYNTH_MMAP_BASE;
+    for (unsigned i = 0; i < SYNTH_SITES; i++) {
+        uint64_t fr = synth_below(s, 100);
+        s->site[i].fn = fr < 75 ? HATF_FN_MALLOC : fr < 85 ? HATF_FN_CALLOC : HATF_FN_NEW;
+        s->site[i].size = synth_below(s, 5) == 0 ? 0 : synth_size(s);
+    }
+}
+
+/* Skewed popularity: 70 % from 8 hot sites, 25 % from 56 warm ones, the rest cold. */
+static inline const synth_site *synth_pick_site(synth *s)
+{
+    uint64_t r = synth_below(s, 100);
+    unsigned i = r < 70 ? (unsigned)synth_below(s, 8)
+               : r < 95 ? 8 + (unsigned)synth_below(s, 56) : 64 + (unsigned)synth_below(s, SYNTH_SITES - 64);
+    return &s->site[i];
 }
 
 static inline void synth_free(synth *s)
@@ -208,11 +232,11 @@ static inline int synth_next(synth *s, hatf_event *ev)
             s->caplive = cap;
         }
         synth_obj *o = &s->live[s->nlive++];
-        uint64_t fr = synth_below(s, 100);
-        o->fn = fr < 75 ? HATF_FN_MALLOC : fr < 85 ? HATF_FN_CALLOC : HATF_FN_NEW;
-        o->size = synth_size(s);
+        const synth_site *site = synth_pick_site(s);
+        o->fn = site->fn;
+        o->size = site->size ? site->size : synth_size(s);
         o->addr = synth_place(s, o->size, &o->chunk_class);
-        if (fr >= 98 && fr < 99) {     /* realloc(NULL, n) */
+        if (synth_below(s, 100) == 0) {     /* realloc(NULL, n) */
             ev->op = HATF_OP_REALLOC_NEW;
             ev->size = o->size;
             ev->new_addr = o->addr;
