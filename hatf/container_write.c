@@ -17,6 +17,7 @@
 #include "hatf_container.h"
 #include "container_format.h"
 #include "container_addr.h"
+#include "container_time.h"
 
 #define HATF_API __attribute__((visibility("default")))
 
@@ -31,6 +32,7 @@ typedef struct wthread {
     uint32_t events;          /* in the pending group */
     uint64_t total;           /* events written for this thread */
     uint64_t t_first, t_last;
+    uint64_t t_prev;          /* last stored time (time_res_ns: times never go back) */
     int has_time;             /* the pending group has a timed event */
     hatf_buf rec;
     hatf1_encoder enc;
@@ -45,6 +47,8 @@ struct hatf_writer {
     hatf_err err;
     size_t chunk_events;
     int level, best;
+    int coarse;               /* time_res_ns given: times go through tconv */
+    hatf_tconv tconv;
     wthread **th;             /* in order of first appearance */
     size_t nth, cap_th;
     uint32_t *thmap;          /* thread -> index+1 (linear probing) */
@@ -230,6 +234,16 @@ HATF_API hatf_writer *hatf_writer_open_fd(int fd, const hatf_info *info,
     w->best = o.best;
     w->level = o.zstd_level ? o.zstd_level : (o.best ? 19 : 3);
     w->chunk_events = o.chunk_events ? o.chunk_events : 65536;
+    static const hatf_info none;
+    if (!info) info = &none;
+    uint64_t unum = info->time_unit_ns_num ? info->time_unit_ns_num : 1;
+    uint64_t uden = info->time_unit_ns_den ? info->time_unit_ns_den : 1;
+    if (o.time_res_ns) {
+        w->coarse = 1;
+        hatf_tconv_init(&w->tconv, unum, uden, o.time_res_ns);
+        unum = o.time_res_ns;
+        uden = 1;
+    }
     if (w->chunk_events > HATF_CK_EVENTS_MAX) w->chunk_events = HATF_CK_EVENTS_MAX;
     hatf_amodel_init(&w->am, 1);
     w->cctx = ZSTD_createCCtx();
@@ -238,8 +252,6 @@ HATF_API hatf_writer *hatf_writer_open_fd(int fd, const hatf_info *info,
     ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_checksumFlag, 0);
 
     /* header */
-    static const hatf_info none;
-    if (!info) info = &none;
     uint8_t *p = malloc(HATF_HDR_FIXED + 3 * (2 + HATF_STR_MAX) + 8);
     if (!p) {
         hatf_err_set(err, HATF_E_NOMEM, 0, "out of memory");
@@ -257,8 +269,8 @@ HATF_API hatf_writer *hatf_writer_open_fd(int fd, const hatf_info *info,
     hatf_store_le32(p + 24, info->pid);
     hatf_store_le32(p + 28, info->ppid);
     hatf_store_le64(p + 32, info->start_realtime_ns);
-    hatf_store_le64(p + 40, info->time_unit_ns_num ? info->time_unit_ns_num : 1);
-    hatf_store_le64(p + 48, info->time_unit_ns_den ? info->time_unit_ns_den : 1);
+    hatf_store_le64(p + 40, unum);
+    hatf_store_le64(p + 48, uden);
     size_t n = HATF_HDR_FIXED;
     put_str(p, &n, info->clock, sizeof info->clock);
     put_str(p, &n, info->cmdline, sizeof info->cmdline);
@@ -308,6 +320,14 @@ HATF_API int hatf_writer_add(hatf_writer *w, const hatf_event *ev, size_t n)
     if (!t) return fail(w, HATF_E_NOMEM, "offset %llu: %s", "out of memory");
     for (size_t i = 0; i < n; i++) {
         const hatf_event *e = &ev[i];
+        hatf_event coarse;
+        if (w->coarse && e->op != HATF_OP_COMMENT) {
+            coarse = *e;
+            coarse.time = hatf_tconv_apply(&w->tconv, e->time, hatf_op_gives_memory(e->op));
+            if (coarse.time < t->t_prev) coarse.time = t->t_prev;
+            t->t_prev = coarse.time;
+            e = &coarse;
+        }
         if (t->events >= w->chunk_events || t->rec.len >= HATF_CK_WRITER_RAW_CUT) {
             int rc = emit_group(w, t);
             if (rc) return rc;

@@ -57,6 +57,9 @@ typedef struct hatf_writer_opts {
     int zstd_level;           /* default 3 when 0; negative levels allowed (fast) */
     size_t chunk_events;      /* events per records chunk, default 65536 when 0 */
     int best;                 /* 1: strongest settings (convert --best): slower */
+    uint64_t time_res_ns;     /* 0: store event times as given; R > 0: convert them
+                               * (with the info's time unit) to units of R ns, frees
+                               * rounded down, allocations up; the header's unit is then R/1 */
 } hatf_writer_opts;
 
 /* Take ownership of fd (already open for writing, positioned at 0) and write the
@@ -124,6 +127,13 @@ typedef struct hatf_iter hatf_iter;
 hatf_iter *hatf_iter_thread(hatf_reader *r, uint64_t thread);
 hatf_iter *hatf_iter_global(hatf_reader *r);
 int hatf_iter_next(hatf_iter *it, hatf_event *ev);
+/* The next events in order, without copying: *evs points at a run of them
+ * (one thread's, consecutive in the iterator's order). Mixes freely with
+ * hatf_iter_next. @return the run's length (> 0), 0 at the end, negative on
+ * a decode error (message in hatf_iter_error; called again, the iterator goes
+ * on after the damage). The events and their data are valid until the next
+ * call on the iterator. */
+int hatf_iter_next_batch(hatf_iter *it, const hatf_event **evs);
 /* Where the last event came from: file offset of its chunk, index within it. */
 uint64_t hatf_iter_chunk_offset(const hatf_iter *it);
 const hatf_err *hatf_iter_error(const hatf_iter *it);

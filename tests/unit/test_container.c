@@ -165,6 +165,51 @@ static int write_sets(const char *path, evset *sets, size_t nsets, size_t chunk_
 
 /* ---- tests -------------------------------------------------------------- */
 
+/* time_res_ns: ticks of 2.5 ns stored as 64 ns units, frees rounded down,
+ * allocations up, never backwards within a thread; the header says 64/1. */
+static void test_time_resolution(void)
+{
+    hatf_info in = test_info();
+    in.time_unit_ns_num = 5;
+    in.time_unit_ns_den = 2;
+    hatf_writer_opts o = { .time_res_ns = 64 };
+    hatf_err err = {0};
+    unlink(path1);
+    hatf_writer *w = hatf_writer_create(path1, 0, &in, &o, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(w);
+    hatf_event a[] = {
+        { .op = HATF_OP_ALLOC, .thread = 1, .size = 16, .addr = 0x1000, .time = 100 }, /* 250 ns -> 4 */
+        { .op = HATF_OP_FREE, .thread = 1, .addr = 0x1000, .time = 128 },             /* 320 ns -> 5 */
+        { .op = HATF_OP_ALLOC, .thread = 1, .size = 16, .addr = 0x1000, .time = 128 }, /* exact: 5 */
+        { .op = HATF_OP_REALLOC_MOVE, .thread = 1, .size = 32, .addr = 0x1000, .new_addr = 0x2000,
+          .time = 131 },                                                                /* 327.5 -> 6 */
+        { .op = HATF_OP_FREE, .thread = 1, .addr = 0x2000, .time = 150 },             /* 375 -> 5, kept at 6 */
+    };
+    hatf_event b = { .op = HATF_OP_ALLOC, .thread = 2, .size = 16, .addr = 0x1000, .time = 126 }; /* 315 -> 5 */
+    CU_ASSERT_EQUAL(hatf_writer_add(w, a, 5), 0);
+    CU_ASSERT_EQUAL(hatf_writer_add(w, &b, 1), 0);
+    CU_ASSERT_EQUAL(hatf_writer_close(w, NULL, &err), 0);
+    hatf_reader *r = hatf_reader_open(path1, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+    CU_ASSERT_EQUAL(hatf_reader_info(r)->time_unit_ns_num, 64);
+    CU_ASSERT_EQUAL(hatf_reader_info(r)->time_unit_ns_den, 1);
+    static const uint64_t want1[] = { 4, 5, 5, 6, 6 };
+    hatf_iter *it = hatf_iter_thread(r, 1);
+    hatf_event ev;
+    for (int i = 0; i < 5; i++) {
+        CU_ASSERT_EQUAL_FATAL(hatf_iter_next(it, &ev), 1);
+        CU_ASSERT_EQUAL(ev.time, want1[i]);
+        CU_ASSERT_EQUAL(ev.addr, a[i].addr);
+    }
+    CU_ASSERT_EQUAL(hatf_iter_next(it, &ev), 0);
+    hatf_iter_free(it);
+    it = hatf_iter_thread(r, 2);
+    CU_ASSERT_EQUAL_FATAL(hatf_iter_next(it, &ev), 1);
+    CU_ASSERT_EQUAL(ev.time, 5);
+    hatf_iter_free(it);
+    hatf_reader_close(r);
+}
+
 static void test_address_coding_bytes(void)
 {
     hatf_amodel m;
@@ -775,6 +820,7 @@ int main(void)
     CU_add_test(s, "garbage", test_garbage);
     CU_add_test(s, "create refusals", test_create_refusals);
     CU_add_test(s, "write error", test_write_error);
+    CU_add_test(s, "time resolution", test_time_resolution);
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
     unsigned failures = CU_get_number_of_failures();
