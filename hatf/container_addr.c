@@ -76,6 +76,7 @@ int hatf_amodel_reset(hatf_amodel *m, uint32_t max_objects)
     }
     m->nseq = m->live = m->pred_count = m->map_count = 0;
     m->last_new = m->last_size = m->last_esc = 0;
+    m->nfreed = 0;
     return 0;
 }
 
@@ -190,12 +191,14 @@ static void enc_freed(hatf_amodel *m, uint64_t addr, hatf_buf *out)
         uint32_t seq = m->map[i].seq;
         put_varint(out, 2 + (uint64_t)rank_of(m, seq));
         map_del(m, (uint32_t)i);
+        hatf_amodel_freed(m, addr);
         if (hatf_amodel_kill(m, seq)) out->failed = 1;
         return;
     }
     put_varint(out, 1);
     put_varint(out, hatf_zigzag((int64_t)(addr - m->last_esc)));
     m->last_esc = addr;
+    hatf_amodel_freed(m, addr);
 }
 
 static void enc_new(hatf_amodel *m, uint64_t size, int has_old, uint64_t old, uint64_t addr, hatf_buf *out)
@@ -208,12 +211,17 @@ static void enc_new(hatf_amodel *m, uint64_t size, int has_old, uint64_t old, ui
         put_varint(out, 1);
     } else {
         uint64_t zz = hatf_zigzag((int64_t)(addr - m->last_new - hatf_chunk_guess(m->last_size)));
-        if (zz <= UINT64_MAX - 3) {
-            put_varint(out, 3 + zz);
-        } else {
-            put_varint(out, 2);
-            put_varint(out, addr);
+        uint64_t code = zz <= (UINT64_MAX - 3) / 2 ? 3 + 2 * zz : 2;
+        if (code != 3) {
+            uint32_t n = m->nfreed < HATF_RECENT ? m->nfreed : HATF_RECENT;
+            for (uint32_t i = 0; i < n; i++)
+                if (m->recent[(m->nfreed - 1 - i) & (HATF_RECENT - 1)] == addr) {
+                    if (4 + 2 * (uint64_t)i < code || code == 2) code = 4 + 2 * (uint64_t)i;
+                    break;
+                }
         }
+        put_varint(out, code);
+        if (code == 2) put_varint(out, addr);
     }
     if (addr && m->nseq < m->cap) {
         m->last_new = addr;

@@ -7,13 +7,16 @@
  *     order (a bitmap over allocation numbers, with a count per 4096), so a
  *     free is coded as its object's rank among them, 0 = most recent;
  *   - for each size class ((size + 23) / 16), the addresses freed with that
- *     class, last freed first: the prediction for the next allocation.
+ *     class, last freed first: the prediction for the next allocation;
+ *   - the last 256 freed addresses of any size (allocators split and merge
+ *     free chunks, so a miss often gets an address freed with another size).
  * Codes (unsigned LEB128 varints, one per address):
  *   freed address F:  0 = NULL, 1 = escape + zigzag(addr - last escape),
  *                     2 + rank = the live object of that rank
  *   new address A:    0 = the prediction for this size, 1 = same as the
  *                     realloc's old address, 2 = escape + varint(addr),
- *                     3 + zigzag(addr - (last new address + hatf_chunk_guess(its size)))
+ *                     3 + 2 * zigzag(addr - (last new address + hatf_chunk_guess(its size))),
+ *                     4 + 2 * i = the i-th most recently freed address (i < 256)
  * Every op with addresses is coded in event order: alloc A(addr); free F(addr);
  * realloc F(old addr) then A(new addr).
  */
@@ -27,10 +30,7 @@
 #define HATF_SB_SHIFT 12  /* allocation numbers per superblock count: 4096 */
 #define HATF_G_SHIFT 9    /* allocation numbers per group count: 512 */
 #define HATF_PRED_DIRECT 2048  /* sizes below this predict from a plain array */
-
-
-
-
+#define HATF_RECENT 256        /* freed addresses a new one may name by recency */
 
 /* head: allocation number + 1 of the last object freed with this size, 0 none;
  * the ones freed before it follow through pnext (a LIFO, like allocators' free lists). */
@@ -52,6 +52,8 @@ typedef struct hatf_amodel {
     uint32_t map_bits, map_count;
     int encoder;
     uint64_t last_new, last_size, last_esc;
+    uint32_t nfreed;        /* addresses freed in the group; the last HATF_RECENT in recent */
+    uint64_t recent[HATF_RECENT];
 } hatf_amodel;
 
 void hatf_amodel_init(hatf_amodel *m, int encoder);
@@ -196,6 +198,11 @@ static inline uint32_t hatf_amodel_select(const hatf_amodel *m, uint32_t r)
     return (w << 6) + 63 - (uint32_t)__builtin_clzll(x);
 }
 
+static inline void hatf_amodel_freed(hatf_amodel *m, uint64_t addr)
+{
+    m->recent[m->nfreed++ & (HATF_RECENT - 1)] = addr;
+}
+
 /* A freed address. @return 0 or -1 (bad code). */
 static inline int hatf_adec_freed(hatf_amodel *m, const uint8_t **pp, const uint8_t *end, uint64_t *addr)
 {
@@ -205,11 +212,13 @@ static inline int hatf_adec_freed(hatf_amodel *m, const uint8_t **pp, const uint
         if (v - 2 >= m->live) return -1;
         uint32_t seq = hatf_amodel_select(m, (uint32_t)(v - 2));
         *addr = m->seq_addr[seq];
+        hatf_amodel_freed(m, *addr);
         return hatf_amodel_kill(m, seq);
     }
     if (v == 0) { *addr = 0; return 0; }
     if (!hatf_adec_varint(pp, end, &v)) return -1;
     *addr = m->last_esc += (uint64_t)hatf_unzigzag(v);
+    hatf_amodel_freed(m, *addr);
     return 0;
 }
 
@@ -228,8 +237,12 @@ static inline int hatf_adec_new(hatf_amodel *m, const uint8_t **pp, const uint8_
         a = old;
     } else if (v == 2) {
         if (!hatf_adec_varint(pp, end, &a)) return -1;
+    } else if (v & 1) {
+        a = m->last_new + hatf_chunk_guess(m->last_size) + (uint64_t)hatf_unzigzag((v - 3) >> 1);
     } else {
-        a = m->last_new + hatf_chunk_guess(m->last_size) + (uint64_t)hatf_unzigzag(v - 3);
+        uint64_t i = (v - 4) >> 1;
+        if (i >= HATF_RECENT || i >= m->nfreed) return -1;
+        a = m->recent[(m->nfreed - 1 - i) & (HATF_RECENT - 1)];
     }
     *addr = a;
     if (a) {

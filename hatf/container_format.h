@@ -52,7 +52,8 @@ enum hatf_chunk_kind {
 enum { HATF_CODEC_STORED = 0, HATF_CODEC_ZSTD = 1 };
 
 /* Address stream codings (chunk header "coding" of an address chunk). */
-enum { HATF_ACODE_MODEL = 1 };
+/* 1: the model without recent frees (hatrace before the recency codes), no longer read. */
+enum { HATF_ACODE_MODEL = 2 };
 
 /* Table entry types in a tables chunk. */
 enum { HATF_TAB_THREAD_NAME = 1, HATF_TAB_HEAP_NAME = 2 };

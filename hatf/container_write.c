@@ -233,7 +233,9 @@ HATF_API hatf_writer *hatf_writer_open_fd(int fd, const hatf_info *info,
     hatf_writer_opts o = opts ? *opts : (hatf_writer_opts){0};
     w->best = o.best;
     w->level = o.zstd_level ? o.zstd_level : (o.best ? 19 : 3);
-    w->chunk_events = o.chunk_events ? o.chunk_events : 65536;
+    /* best: one group holds up to 2^20 events, so the address model and zstd
+     * see a longer history (the raw cut still bounds a group to 8 MiB) */
+    w->chunk_events = o.chunk_events ? o.chunk_events : o.best ? HATF_CK_EVENTS_MAX : 65536;
     static const hatf_info none;
     if (!info) info = &none;
     uint64_t unum = info->time_unit_ns_num ? info->time_unit_ns_num : 1;

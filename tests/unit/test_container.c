@@ -217,16 +217,20 @@ static void test_address_coding_bytes(void)
     hatf_buf_init(&out);
     hatf_amodel_init(&m, 1);
     CU_ASSERT_EQUAL_FATAL(hatf_amodel_reset(&m, 8), 0);
-    hatf_aenc_event(&m, HATF_OP_ALLOC, 16, 0x1000, 0, &out);   /* 3 + zigzag(0x1000) = 0x2003 */
-    hatf_aenc_event(&m, HATF_OP_ALLOC, 16, 0x1010, 0, &out);   /* 3 + zigzag(0x1010 - (0x1000 + 32)) = 0x22 */
+    hatf_aenc_event(&m, HATF_OP_ALLOC, 16, 0x1000, 0, &out);   /* 3 + 2 zigzag(0x1000) = 0x4003 */
+    hatf_aenc_event(&m, HATF_OP_ALLOC, 16, 0x1010, 0, &out);   /* 3 + 2 zigzag(0x1010 - (0x1000 + 32)) = 0x41 */
     hatf_aenc_event(&m, HATF_OP_FREE, 0, 0x1000, 0, &out);     /* rank 1: 2 + 1 */
     hatf_aenc_event(&m, HATF_OP_ALLOC, 16, 0x1000, 0, &out);   /* the prediction for 16 */
     hatf_aenc_event(&m, HATF_OP_FREE, 0, 0x5000, 0, &out);     /* escape, zigzag(0x5000) */
     hatf_aenc_event(&m, HATF_OP_FREE, 0, 0, 0, &out);          /* NULL */
     hatf_aenc_event(&m, HATF_OP_REALLOC_INPLACE, 40, 0x1010, 0x1010, &out); /* rank 1; same as old */
     hatf_aenc_event(&m, HATF_OP_FREE, 0, 0x1010, 0, &out);     /* rank 0 */
-    static const uint8_t want[] = { 0x83, 0x40, 0x22, 0x03, 0x00, 0x01, 0x80, 0xc0, 0x02, 0x00,
-                                    0x03, 0x01, 0x02 };
+    /* freed so far, newest first: 0x1010, 0x1010, 0x5000, 0x1000; no prediction
+     * for 100, the bump guess 0x1010 + 48 is far: recent free 2 */
+    hatf_aenc_event(&m, HATF_OP_ALLOC, 100, 0x5000, 0, &out);  /* 4 + 2 * 2 */
+    hatf_aenc_event(&m, HATF_OP_ALLOC, 100, 0x5070, 0, &out);  /* 0x5000 + 112: bump exact, 3 */
+    static const uint8_t want[] = { 0x83, 0x80, 0x01, 0x41, 0x03, 0x00, 0x01, 0x80, 0xc0, 0x02, 0x00,
+                                    0x03, 0x01, 0x02, 0x08, 0x03 };
     CU_ASSERT_EQUAL_FATAL(out.len, sizeof want);
     CU_ASSERT(memcmp(out.p, want, sizeof want) == 0);
 
@@ -237,6 +241,7 @@ static void test_address_coding_bytes(void)
     static const struct { uint8_t op; uint64_t size, addr, new_addr; } ev[] = {
         { 0, 16, 0x1000, 0 }, { 0, 16, 0x1010, 0 }, { 1, 0, 0x1000, 0 }, { 0, 16, 0x1000, 0 },
         { 1, 0, 0x5000, 0 }, { 1, 0, 0, 0 }, { 2, 40, 0x1010, 0x1010 }, { 1, 0, 0x1010, 0 },
+        { 0, 100, 0x5000, 0 }, { 0, 100, 0x5070, 0 },
     };
     for (size_t i = 0; i < sizeof ev / sizeof ev[0]; i++) {
         hatf_event e = { .op = ev[i].op, .size = ev[i].size };
@@ -250,6 +255,11 @@ static void test_address_coding_bytes(void)
     p = bad;
     hatf_event e = { .op = HATF_OP_FREE };
     CU_ASSERT_EQUAL(hatf_adec_event(&d, &e, &p, bad + 1), -1);
+    /* so is a recent free beyond the four freed */
+    static const uint8_t bad_recent[] = { 0x0c };
+    p = bad_recent;
+    e = (hatf_event){ .op = HATF_OP_ALLOC, .size = 8 };
+    CU_ASSERT_EQUAL(hatf_adec_event(&d, &e, &p, bad_recent + 1), -1);
     hatf_amodel_free(&m);
     hatf_amodel_free(&d);
     hatf_buf_free(&out);
