@@ -125,6 +125,9 @@ $(B)/workloads/%: tests/workloads/%.c $(B)/.flags
 	@$(if $(Q),echo '  CC      $@')
 	$(Q)$(CC) -std=gnu11 -Wall -Wextra -Iinclude -O1 -g -o $@ $< -lpthread -ldl $(LDFLAGS)
 
+# heap_mimalloc calls mimalloc's heap API: link libmimalloc when its header is there
+$(B)/workloads/heap_mimalloc: LDFLAGS += $(if $(wildcard /usr/include/mimalloc.h),-lmimalloc)
+
 $(B)/examples/%: examples/%.c $(B)/.flags
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo '  CC      $@')
