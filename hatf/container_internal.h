@@ -44,41 +44,43 @@ struct hatf_reader {
     hatf_buf io;              /* stored payload being read */
 };
 
-/* One thread's events, a chunk group at a time (memory: one decoded group). */
+/* Events decoded per refill of a cursor: enough to amortise the refill, few
+ * enough that the array (72 bytes an event) stays in the L1 cache. */
+#define HATF_CURSOR_BATCH 256
+
+/* One thread's events, a chunk group at a time (memory: one decoded group).
+ * Records and addresses are decoded HATF_CURSOR_BATCH events at a time into
+ * evs; the iterators hand out evs[i..n). */
 typedef struct hatf_cursor {
     hatf_reader *r;
     const hatf_rthread *t;
     size_t gi;                /* next group to load */
-    uint32_t left;            /* events left in the loaded group */
+    uint32_t left;            /* events of the loaded group not yet decoded */
     int loaded;               /* a group is loaded and consistent so far */
     hatf_buf rec, adr;
     hatf1_decoder dec;
     const uint8_t *ap, *aend;
     hatf_amodel am;
     uint64_t chunk_off;       /* records chunk of the loaded group */
-    uint64_t key;             /* merge time: the event's, or for a comment the last one's */
-    hatf_event ev;            /* current event (global iterator) */
+    hatf_event *evs;          /* HATF_CURSOR_BATCH decoded events */
+    uint32_t i, n;            /* next event to hand out, events in evs */
+    int pend;                 /* damage found right after evs[n - 1]: its code, else 0 */
+    int pend_addr;            /* ... and it was in the address stream */
+    uint64_t key;             /* merge time of evs[i] (a comment: of the event before it) */
     hatf_err err;
 } hatf_cursor;
 
-void hatf_cursor_init(hatf_cursor *c, hatf_reader *r, const hatf_rthread *t);
+/* @return 0, or HATF_E_NOMEM (then still call hatf_cursor_free). */
+int hatf_cursor_init(hatf_cursor *c, hatf_reader *r, const hatf_rthread *t);
 void hatf_cursor_free(hatf_cursor *c);
-/* Out-of-line parts of hatf_cursor_next: load the next group, report damage. */
-int hatf_cursor_next_slow_(hatf_cursor *c, hatf_event *ev);
-int hatf_cursor_bad_(hatf_cursor *c, int rc);
-
-/* @return 1 with *ev, 0 at the end, negative on damage (message in c->err;
- * the next call goes on with the next group). */
-static inline int hatf_cursor_next(hatf_cursor *c, hatf_event *ev)
-{
-    if (__builtin_expect(c->left == 0, 0)) return hatf_cursor_next_slow_(c, ev);
-    int rc = hatf1_decode(&c->dec, ev);
-    if (__builtin_expect(rc != 1, 0)) return hatf_cursor_bad_(c, rc);
-    if (__builtin_expect(hatf_adec_event(&c->am, ev, &c->ap, c->aend) != 0, 0))
-        return hatf_cursor_bad_(c, HATF_E_CORRUPT);
-    c->left--;
-    return 1;
-}
+/* Refill evs once evs[i..n) is used up: report damage pending from the last
+ * refill, decode the next batch, loading the next group when one ends.
+ * pre: c->i == c->n.
+ * @return events now in evs[0..n) (> 0, i = 0), 0 at the end, or a negative
+ * code on damage (message in c->err, a damage line added; the next call goes
+ * on with the next group). Either way the events handed out before stay valid
+ * until the next refill, their data until a group is loaded. */
+int hatf_cursor_fill_(hatf_cursor *c);
 
 /* Append a damage line (printf-style). */
 void hatf_reader_add_damage_(hatf_reader *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

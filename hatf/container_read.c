@@ -545,7 +545,7 @@ HATF_API const char *hatf_reader_heap_name(const hatf_reader *r, uint64_t heap)
 
 /* ---- cursor ------------------------------------------------------------- */
 
-void hatf_cursor_init(hatf_cursor *c, hatf_reader *r, const hatf_rthread *t)
+int hatf_cursor_init(hatf_cursor *c, hatf_reader *r, const hatf_rthread *t)
 {
     memset(c, 0, sizeof *c);
     c->r = r;
@@ -553,6 +553,8 @@ void hatf_cursor_init(hatf_cursor *c, hatf_reader *r, const hatf_rthread *t)
     hatf_buf_init(&c->rec);
     hatf_buf_init(&c->adr);
     hatf_amodel_init(&c->am, 0);
+    c->evs = malloc(HATF_CURSOR_BATCH * sizeof *c->evs);
+    return c->evs ? 0 : HATF_E_NOMEM;
 }
 
 void hatf_cursor_free(hatf_cursor *c)
@@ -560,6 +562,7 @@ void hatf_cursor_free(hatf_cursor *c)
     hatf_buf_free(&c->rec);
     hatf_buf_free(&c->adr);
     hatf_amodel_free(&c->am);
+    free(c->evs);
 }
 
 static int cursor_damage(hatf_cursor *c, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -578,24 +581,58 @@ static int cursor_damage(hatf_cursor *c, int code, const char *fmt, ...)
     return code;
 }
 
-int hatf_cursor_bad_(hatf_cursor *c, int rc)
+/* The loaded group is bad at event (events - left): rc from the records
+ * decoder (0: the records ended early), or in the address stream. */
+static int cursor_bad(hatf_cursor *c, int rc, int in_addrs)
 {
     const hatf_rgroup *g = &c->t->g[c->gi - 1];
     uint32_t done = g->rh.events - c->left;
+    if (in_addrs)
+        return cursor_damage(c, HATF_E_CORRUPT, "offset %llu: address chunk (thread %llu, group %u) bad at event %u",
+                             LLU(g->aoff), LLU(c->t->thread), g->rh.seq, done);
     if (rc == 0)
         return cursor_damage(c, HATF_E_CORRUPT, "offset %llu: records chunk (thread %llu, group %u) ends after %u of %u events",
                              LLU(c->chunk_off), LLU(c->t->thread), g->rh.seq, done, g->rh.events);
-    if (rc == HATF_E_CORRUPT && c->dec.err.code == 0)
-        return cursor_damage(c, HATF_E_CORRUPT, "offset %llu: address chunk (thread %llu, group %u) bad at event %u",
-                             LLU(g->aoff), LLU(c->t->thread), g->rh.seq, done);
     return cursor_damage(c, rc, "offset %llu: records chunk (thread %llu, group %u), event %u: %s",
                          LLU(c->chunk_off), LLU(c->t->thread), g->rh.seq, done, c->dec.err.msg);
 }
 
-int hatf_cursor_next_slow_(hatf_cursor *c, hatf_event *ev)
+/* Decode the next batch of the loaded group: records first, then their
+ * addresses in one tight loop. Damage after some good events is kept in
+ * pend and reported once those events are handed out. */
+static int decode_batch(hatf_cursor *c)
 {
+    uint32_t want = c->left < HATF_CURSOR_BATCH ? c->left : HATF_CURSOR_BATCH;
+    int got = hatf1_decode_many(&c->dec, c->evs, want);
+    if (got <= 0) return cursor_bad(c, got, 0);
+    /* got < want: the decoder returns the error or the early end next time */
+    hatf_event *e = c->evs;
+    uint32_t n = (uint32_t)got, k = 0;
+    hatf_amodel *am = &c->am;
+    const uint8_t *ap = c->ap, *aend = c->aend;
+    while (k < n && hatf_adec_event(am, &e[k], &ap, aend) == 0) k++;
+    c->ap = ap;
+    c->left -= k;
+    if (k < n) {
+        if (k == 0) return cursor_bad(c, HATF_E_CORRUPT, 1);
+        c->pend = HATF_E_CORRUPT;
+        c->pend_addr = 1;
+    }
+    c->i = 0;
+    c->n = k;
+    return (int)k;
+}
+
+int hatf_cursor_fill_(hatf_cursor *c)
+{
+    c->i = c->n = 0;
+    if (c->pend) {
+        int rc = c->pend;
+        c->pend = 0;
+        return cursor_bad(c, rc, c->pend_addr);
+    }
     for (;;) {
-        if (c->left) return hatf_cursor_next(c, ev);
+        if (c->left) return decode_batch(c);
         if (c->loaded) {
             /* a finished group must have used both streams exactly */
             const hatf_rgroup *g = &c->t->g[c->gi - 1];

@@ -2,8 +2,14 @@
  * per-thread cursors by time with a binary heap (ties: lower thread first,
  * then stream order). Memory: one decoded chunk group per thread.
  *
- * The event a call returns stays in its cursor's buffers; that cursor is only
- * advanced on the next call, so ev->data stays valid until then.
+ * Each cursor holds a batch of decoded events. The global iterator hands out
+ * events of the heap's top cursor for as long as they sort before the head
+ * of every other cursor (the smaller of the top's two children: the limit),
+ * so the heap is touched only when the lead passes to another thread; with
+ * one thread left there is no comparison at all.
+ *
+ * A cursor is refilled lazily, on the call after its last event was handed
+ * out, so an event's data stays valid until the next call.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +17,8 @@
 #include "container_internal.h"
 
 #define HATF_API __attribute__((visibility("default")))
+#define LIKELY(x) __builtin_expect(!!(x), 1)
+#define UNLIKELY(x) __builtin_expect(!!(x), 0)
 
 struct hatf_iter {
     hatf_reader *r;
@@ -18,10 +26,12 @@ struct hatf_iter {
     size_t ncur;
     uint32_t *heap;           /* cursors holding a current event, min at [0] */
     size_t nheap;
-    size_t primed;            /* cursors given their first event so far */
-    int advance_top;          /* the top cursor's event was returned: advance it first */
+    size_t primed;            /* cursors given their first events so far */
     int single;               /* one cursor: no heap */
-    uint64_t chunk_off;
+    hatf_cursor *top;         /* the run being handed out: top->evs[top->i..stop) */
+    uint32_t stop;
+    uint64_t lim_key, lim_thread; /* head of the best cursor after the top */
+    uint64_t chunk_off;       /* of the run's events */
     hatf_err err;
 };
 
@@ -57,6 +67,27 @@ static void sift_up(hatf_iter *it, size_t i)
     it->heap[i] = x;
 }
 
+/* The top changed: the limit is the smaller of its children. */
+static void set_limit(hatf_iter *it)
+{
+    if (it->nheap < 2) return;  /* no limit: before_limit does not look */
+    const hatf_cursor *m = &it->cur[it->heap[1]];
+    if (it->nheap > 2 && less(&it->cur[it->heap[2]], m)) m = &it->cur[it->heap[2]];
+    it->lim_key = m->key;
+    it->lim_thread = m->t->thread;
+}
+
+/* May the top cursor, with head key k, go on before every other cursor? */
+static inline int before_limit(const hatf_iter *it, uint64_t k, uint64_t thread)
+{
+    return k < it->lim_key || (k == it->lim_key && thread < it->lim_thread) || it->nheap < 2;
+}
+
+static inline uint64_t key_of(const hatf_event *e, uint64_t prev)
+{
+    return e->op == HATF_OP_COMMENT ? prev : e->time;  /* a comment keeps its place */
+}
+
 static hatf_iter *iter_new(hatf_reader *r, size_t n)
 {
     hatf_iter *it = calloc(1, sizeof *it);
@@ -69,6 +100,7 @@ static hatf_iter *iter_new(hatf_reader *r, size_t n)
         return NULL;
     }
     it->ncur = n;
+    it->top = &it->cur[0];  /* stop 0: the first call chooses */
     return it;
 }
 
@@ -78,8 +110,11 @@ HATF_API hatf_iter *hatf_iter_thread(hatf_reader *r, uint64_t thread)
     for (size_t i = 0; i < r->nth; i++)
         if (r->th[i].thread == thread) {
             if (!(it = iter_new(r, 1))) return NULL;
-            hatf_cursor_init(&it->cur[0], r, &r->th[i]);
             it->single = 1;
+            if (hatf_cursor_init(&it->cur[0], r, &r->th[i]) != 0) {
+                hatf_iter_free(it);
+                return NULL;
+            }
             return it;
         }
     /* a thread without events: an empty iterator */
@@ -92,59 +127,117 @@ HATF_API hatf_iter *hatf_iter_global(hatf_reader *r)
 {
     hatf_iter *it = iter_new(r, r->nth);
     if (!it) return NULL;
-    for (size_t i = 0; i < r->nth; i++) hatf_cursor_init(&it->cur[i], r, &r->th[i]);
     it->single = r->nth <= 1;
+    int bad = 0;
+    for (size_t i = 0; i < r->nth; i++) bad |= hatf_cursor_init(&it->cur[i], r, &r->th[i]);
+    if (bad) {
+        hatf_iter_free(it);
+        return NULL;
+    }
     return it;
 }
 
-/* Advance cursor i into its own ev. @return as hatf_cursor_next. */
-static int step(hatf_iter *it, hatf_cursor *c)
+/* Refill cursor c. @return as hatf_cursor_fill_, with the error copied. */
+static int refill(hatf_iter *it, hatf_cursor *c)
 {
-    int rc = hatf_cursor_next(c, &c->ev);
-    if (rc == 1) {
-        if (c->ev.op != HATF_OP_COMMENT) c->key = c->ev.time;  /* a comment keeps its place */
-    } else if (rc < 0) {
-        it->err = c->err;
-    }
+    int rc = hatf_cursor_fill_(c);
+    if (UNLIKELY(rc < 0)) it->err = c->err;
     return rc;
 }
 
-HATF_API int hatf_iter_next(hatf_iter *it, hatf_event *ev)
+/* The run handed out so far is used up: choose the cursor whose head sorts
+ * first and clear a run of its events, evs[i..stop), that sort before every
+ * other cursor's head. @return 1, 0 at the end, or a negative code (called
+ * again, the damaged cursor goes on after the damage). */
+static __attribute__((noinline)) int next_run(hatf_iter *it)
 {
+    hatf_cursor *c = it->top;
+    it->stop = 0;
     if (it->single) {
         if (it->ncur == 0) return 0;
-        hatf_cursor *c = &it->cur[0];
-        int rc = hatf_cursor_next(c, ev);
+        if (c->i == c->n) {
+            int k = refill(it, c);
+            if (k <= 0) return k;
+        }
+        it->stop = c->n;
         it->chunk_off = c->chunk_off;
-        if (rc < 0) it->err = c->err;
-        return rc;
+        return 1;
     }
     while (it->primed < it->ncur) {
-        hatf_cursor *c = &it->cur[it->primed];
-        int rc = step(it, c);
-        if (rc < 0) return rc;  /* called again, this cursor goes on after the damage */
-        if (rc == 1) {
+        c = &it->cur[it->primed];
+        int k = refill(it, c);
+        if (k < 0) return k;
+        if (k > 0) {
+            c->key = key_of(&c->evs[0], c->key);
             it->heap[it->nheap++] = (uint32_t)it->primed;
             sift_up(it, it->nheap - 1);
         }
         it->primed++;
+        if (it->primed == it->ncur) set_limit(it);
     }
-    if (it->advance_top) {
-        hatf_cursor *c = &it->cur[it->heap[0]];
-        int rc = step(it, c);
-        if (rc < 0) return rc;
-        it->advance_top = 0;
-        if (rc == 0) {
-            it->heap[0] = it->heap[--it->nheap];
+    for (;;) {
+        if (it->nheap == 0) return 0;
+        c = &it->cur[it->heap[0]];
+        if (c->i == c->n) {
+            int k = refill(it, c);
+            if (k < 0) return k;
+            if (k == 0) {
+                it->heap[0] = it->heap[--it->nheap];
+                sift_down(it, 0);
+                set_limit(it);
+                continue;
+            }
         }
-        if (it->nheap) sift_down(it, 0);
+        /* the head's key (a cursor below the top has it already) */
+        uint64_t k = key_of(&c->evs[c->i], c->key), th = c->t->thread;
+        c->key = k;
+        if (!before_limit(it, k, th)) {
+            sift_down(it, 0);
+            set_limit(it);
+            continue;
+        }
+        uint32_t j = c->i + 1;
+        if (it->nheap < 2) {
+            j = c->n;
+        } else {
+            for (; j < c->n; j++) {
+                uint64_t kj = key_of(&c->evs[j], k);
+                if (!before_limit(it, kj, th)) break;
+                k = kj;
+            }
+            c->key = k;  /* of evs[j - 1]: what a comment at evs[j] inherits */
+        }
+        it->top = c;
+        it->stop = j;
+        it->chunk_off = c->chunk_off;
+        return 1;
     }
-    if (it->nheap == 0) return 0;
-    hatf_cursor *c = &it->cur[it->heap[0]];
-    *ev = c->ev;
-    it->chunk_off = c->chunk_off;
-    it->advance_top = 1;
+}
+
+HATF_API int hatf_iter_next(hatf_iter *it, hatf_event *ev)
+{
+    hatf_cursor *c = it->top;
+    if (UNLIKELY(c->i >= it->stop)) {
+        int rc = next_run(it);
+        if (rc <= 0) return rc;
+        c = it->top;
+    }
+    *ev = c->evs[c->i++];
     return 1;
+}
+
+HATF_API int hatf_iter_next_batch(hatf_iter *it, const hatf_event **evs)
+{
+    hatf_cursor *c = it->top;
+    if (c->i >= it->stop) {
+        int rc = next_run(it);
+        if (rc <= 0) return rc;
+        c = it->top;
+    }
+    uint32_t i = c->i;
+    *evs = &c->evs[i];
+    c->i = it->stop;
+    return (int)(it->stop - i);
 }
 
 HATF_API uint64_t hatf_iter_chunk_offset(const hatf_iter *it) { return it->chunk_off; }
