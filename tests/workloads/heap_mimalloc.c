@@ -22,7 +22,7 @@ enum { THREADS = 2, HEAPS = 4, MALLOCS = 50, ZALLOCS = 10, CALLOCS = 10, REALLOC
 enum { OBJS = MALLOCS + ZALLOCS + CALLOCS };
 
 typedef struct counts {
-    uint64_t heaps, destroyed, deleted, allocs, frees, reallocs, moved_out;
+    uint64_t heaps, destroyed, deleted, allocs, frees, reallocs, moved_out, live_at_destroy;
 } counts;
 static counts per[THREADS];
 
@@ -55,6 +55,7 @@ static void *worker(void *arg)
             c->frees++;
         }
         if (n < HEAPS - 1) {
+            for (int i = 0; i < OBJS; i++) c->live_at_destroy += objs[i] != NULL;
             mi_heap_destroy(h);
             c->destroyed++;
         } else {
@@ -87,7 +88,7 @@ int main(void)
     for (int t = 0; t < THREADS; t++) {
         s.heaps += per[t].heaps, s.destroyed += per[t].destroyed, s.deleted += per[t].deleted;
         s.allocs += per[t].allocs, s.frees += per[t].frees, s.reallocs += per[t].reallocs;
-        s.moved_out += per[t].moved_out;
+        s.moved_out += per[t].moved_out, s.live_at_destroy += per[t].live_at_destroy;
     }
     out("heaps", s.heaps);
     out("destroyed", s.destroyed);
@@ -96,6 +97,7 @@ int main(void)
     out("heap_reallocs", s.reallocs);
     out("heap_frees", s.frees);
     out("moved_out_frees", s.moved_out);
+    out("live_at_destroy", s.live_at_destroy);
     return 0;
 }
 
