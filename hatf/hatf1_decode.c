@@ -364,11 +364,61 @@ HATF_API int hatf1_decode(hatf1_decoder *d, hatf_event *ev)
     return decode_one(d, ev);
 }
 
+/* Event records at least FAST_AVAIL bytes from the end, none cut off in its
+ * attribute bytes, into ev[0..max): the hot loop of hatf1_decode_many, with
+ * the position and counters kept in registers. Stops before anything else
+ * (metadata, a comment, the end, an error), which decode_one then reads.
+ * @return events stored. */
+static inline __attribute__((always_inline)) size_t
+decode_run(hatf1_decoder *restrict d, hatf_event *restrict ev, size_t max)
+{
+    const uint8_t *buf = d->buf;
+    size_t pos = d->pos, last = pos, n = 0;
+    if (d->err.code || d->len - pos < FAST_AVAIL) return 0;
+    const size_t lim = d->len - FAST_AVAIL, len = d->len;
+    const size_t lb = d->attr_len_bytes;
+    while (n < max && pos <= lim) {
+        unsigned tag = buf[pos];
+        if (UNLIKELY(tag >= HATF_OP_COMMENT)) break;
+        hatf_event *e = &ev[n];
+        size_t at = pos;
+        size_t end = at + read_fields(d, buf + at, tag, e);
+        e->attr_is_bytes = 0;
+        e->data = NULL;
+        e->data_len = 0;
+        if (UNLIKELY(lb)) {
+            /* a cut-off attribute: left to decode_one, which reports it (the
+             * stream is then failed, so reading the fields again is harmless) */
+            if (len - end < lb) break;
+            const uint8_t *p = buf + end;
+            size_t k = lb == 1 ? p[0] : (size_t)p[0] << 8 | p[1];
+            if (len - end - lb < k) break;
+            e->attr_is_bytes = 1;
+            e->data = p + lb;
+            e->data_len = (uint16_t)k;
+            end += lb + k;
+        }
+        last = at;
+        pos = end;
+        n++;
+    }
+    if (n) {
+        d->pos = pos;
+        d->records += n;
+        d->last_record_offset = d->base_offset + last;
+    }
+    return n;
+}
+
 HATF_API int hatf1_decode_many(hatf1_decoder *restrict d, hatf_event *restrict ev, size_t max)
 {
     if (max > INT_MAX) max = INT_MAX;
     size_t n = 0;
     int rc = 0;
-    while (n < max && (rc = decode_one(d, &ev[n])) == 1) n++;
+    while (n < max) {
+        n += decode_run(d, ev + n, max - n);
+        if (n == max || (rc = decode_slow(d, &ev[n])) != 1) break;
+        n++;
+    }
     return n ? (int)n : rc;
 }
