@@ -2,8 +2,8 @@
  *
  * Each allocation hook calls the real function, then records one raw event
  * (ht_emit: a timestamp and five words into the thread's ring). A free is
- * recorded before the real free runs, so its time precedes any reuse of the
- * address by another thread. The real functions are the next definitions after
+ * stamped before the real free runs, so its time precedes any reuse of the
+ * address by another thread (ht_emit_free). The real functions are the next definitions after
  * this library (dlsym RTLD_NEXT): a program linked with jemalloc is traced on
  * top of jemalloc. C++ operator new/delete reach malloc/free through
  * libstdc++'s PLT and are recorded as malloc/free.
@@ -144,8 +144,7 @@ HT_EXPORT void free(void *p)
 {
     if (HT_UNLIKELY(in_arena(p))) return;
     if (BOOTING()) return;
-    ht_emit(HT_K_FREE, U(p), 0, 0, 0);
-    real_free(p);
+    ht_emit_free(p, real_free);
 }
 
 /* Move an arena block to the real heap (or the arena while still booting). */

@@ -150,6 +150,37 @@ static inline __attribute__((always_inline)) void ht_emit(uint32_t kind, uint64_
         ht_record_slow(kind, a, b, c, d);
     }
 }
+/* Record a free and run it: the slot is taken and the time read before the real
+ * free (causality: a reuse of the address by another thread sorts after it), the
+ * event written after it, so the clock's latency overlaps the free. The busy
+ * window spans the real free: a handler that allocates meanwhile queues behind
+ * this event. */
+static inline __attribute__((always_inline)) void ht_emit_free(void *p, void (*real)(void *))
+{
+    ht_tls *t = &ht_t;
+    ht_ring *r = t->ring;
+    if (HT_LIKELY(r != NULL && !t->busy && !t->untraced)) {
+        t->busy = 1;
+        atomic_signal_fence(memory_order_seq_cst);
+        /* the slot first: a wait for space must come before the time is taken */
+        ht_rawev *e = ht_ring_slot(r);
+        if (HT_UNLIKELY(!e)) e = ht_ring_full(r);
+        uint64_t ts = ht_now();
+        real(p);
+        if (HT_LIKELY(e != NULL)) {
+            e->tk = (ts - ht_t0) << 8 | HT_K_FREE;
+            e->a = (uint64_t)(uintptr_t)p;
+            e->b = e->c = e->d = 0;
+            if (HT_UNLIKELY(ht_ring_publish(r))) ht_poke();
+        }
+        atomic_signal_fence(memory_order_seq_cst);
+        t->busy = 0;
+        if (HT_UNLIKELY(r->side_w != r->side_r)) ht_side_flush(t, r);
+    } else {
+        ht_record_slow(HT_K_FREE, (uint64_t)(uintptr_t)p, 0, 0, 0);
+        real(p);
+    }
+}
 /* Thread start (our pthread_create trampoline): attach a ring and record thread-create. */
 void ht_thread_begin(void) HT_HIDDEN;
 /* Before exec: finish the trace if this process owns it (not in a vfork child). */
