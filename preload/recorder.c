@@ -172,7 +172,7 @@ void ht_side_flush(ht_tls *t, ht_ring *r)
             r->side_r++;
             atomic_signal_fence(memory_order_seq_cst);
             ht_rawev *e = ht_ring_slot(r);
-            if (!e) e = ht_ring_full(r);
+            if (!e) e = ht_ring_full(r, 0);  /* ev is in flight: handlers must queue */
             if (e) {
                 /* the handler may have taken its time before the interrupted
                  * event did; keep the thread's stream in time order */
@@ -197,7 +197,7 @@ void ht_poke(void)
     if (atomic_exchange(&ht_poke_word, 1) == 0) ht_futex_wake(&ht_poke_word, 1);
 }
 
-ht_rawev *ht_ring_full(ht_ring *r)
+ht_rawev *ht_ring_full(ht_ring *r, int direct)
 {
     if (ht_opt(HT_OPT_DROP)) {
         r->drops++;
@@ -213,7 +213,7 @@ ht_rawev *ht_ring_full(ht_ring *r)
             if (e) return e;
             /* no slot is held while waiting: a signal handler may record
              * straight into the ring instead of overflowing the side buffer */
-            ht_t.busy = 0;
+            if (direct) ht_t.busy = 0;
             atomic_signal_fence(memory_order_seq_cst);
             ht_futex_wait(&ht_drain_seq, seq, 2000000);
             atomic_signal_fence(memory_order_seq_cst);

@@ -110,8 +110,10 @@ void ht_init(void) HT_HIDDEN;                    /* idempotent; safe from any ho
  * pre: called after the real function ran (ts 0: take the time now). */
 void ht_record_slow(uint32_t kind, uint64_t a, uint64_t b, uint64_t c, uint64_t d) HT_HIDDEN;
 /* The ring is full: wait for the flusher, drain synchronously, or drop. @return a
- * slot to fill (then ht_ring_publish) or NULL when the event was dropped. */
-ht_rawev *ht_ring_full(ht_ring *r) HT_HIDDEN;
+ * slot to fill (then ht_ring_publish) or NULL when the event was dropped.
+ * direct: no event of this thread is in flight, so signal handlers may write
+ * straight into the ring while we wait (else they queue in the side buffer). */
+ht_rawev *ht_ring_full(ht_ring *r, int direct) HT_HIDDEN;
 /* Wake the flusher (the ring crossed its fill mark). */
 void ht_poke(void) HT_HIDDEN;
 /* Move events queued by signal handlers into the ring. pre: busy == 0. */
@@ -134,7 +136,7 @@ static inline __attribute__((always_inline)) void ht_emit(uint32_t kind, uint64_
         t->busy = 1;
         atomic_signal_fence(memory_order_seq_cst);
         ht_rawev *e = ht_ring_slot(r);
-        if (HT_UNLIKELY(!e)) e = ht_ring_full(r);
+        if (HT_UNLIKELY(!e)) e = ht_ring_full(r, 1);
         if (HT_LIKELY(e != NULL)) {
             e->tk = (ht_now() - ht_t0) << 8 | kind;
             e->a = a;
@@ -164,7 +166,7 @@ static inline __attribute__((always_inline)) void ht_emit_free(void *p, void (*r
         atomic_signal_fence(memory_order_seq_cst);
         /* the slot first: a wait for space must come before the time is taken */
         ht_rawev *e = ht_ring_slot(r);
-        if (HT_UNLIKELY(!e)) e = ht_ring_full(r);
+        if (HT_UNLIKELY(!e)) e = ht_ring_full(r, 1);
         uint64_t ts = ht_now();
         real(p);
         if (HT_LIKELY(e != NULL)) {

@@ -5,12 +5,17 @@
 need_tools
 prog=$BUILD/workloads/rec_signal
 [ -x "$prog" ] || { echo "workload not built"; exit 77; }
-"$HATRACE" record -o "$W/g.hatf" -- "$prog" >"$W/program.txt" 2>"$W/record.err" || fail "record: $(cat "$W/record.err")"
-cat "$W/program.txt" "$W/record.err"
-grep -q " 0 dropped" "$W/record.err" || fail "events dropped"
-validate_all "$W/g.hatf"
-awk '{ print "size" $2, $3 }' "$W/program.txt" >"$W/want.txt"
-"$HATRACE" dump "$W/g.hatf" | awk '$4 == "alloc" && ($5 == 40 || $5 == 24) { c[$5]++ }
-  END { print "size40", c[40] + 0; print "size24", c[24] + 0 }' >"$W/got.txt"
-compare "$W/want.txt" "$W/got.txt" || fail "allocation counts differ"
+# default ring, then a 256-event ring: the producer then waits for the flusher
+# thousands of times, with handlers running during those waits
+for ring in 32768 256; do
+  "$HATRACE" record --ring-size $ring -o "$W/g$ring.hatf" -- "$prog" >"$W/program.txt" 2>"$W/record.err" ||
+    fail "record: $(cat "$W/record.err")"
+  cat "$W/program.txt" "$W/record.err"
+  grep -q " 0 dropped" "$W/record.err" || fail "events dropped"
+  validate_all "$W/g$ring.hatf"
+  awk '{ print "size" $2, $3 }' "$W/program.txt" >"$W/want.txt"
+  "$HATRACE" dump "$W/g$ring.hatf" | awk '$4 == "alloc" && ($5 == 40 || $5 == 24) { c[$5]++ }
+    END { print "size40", c[40] + 0; print "size24", c[24] + 0 }' >"$W/got.txt"
+  compare "$W/want.txt" "$W/got.txt" || fail "allocation counts differ (ring $ring)"
+done
 echo "record_signal: ok"
