@@ -38,7 +38,8 @@ static const char help[] =
 #define FUNC_SLOTS (HATF_FN_COUNT_ + 1)  /* 0: no func attribute, last: unknown code */
 
 typedef struct counts {
-    uint64_t id;              /* thread or heap id; for a name: heaps with that name */
+    uint64_t id;              /* thread or heap id; for a name: heaps made with that name (creates,
+                                 or 1 for an id used without a create) */
     uint64_t allocs, frees, reallocs, bytes;
     uint64_t live_objects, live_bytes, max_live_objects, max_live_bytes;
     uint64_t destroy_frees, destroy_bytes;  /* objects ended by heap-destroy */
@@ -122,7 +123,6 @@ static int heap_group(stats *st, counts *h)
         st->names[g].name = nm;
         if (added) e->a = (uint32_t)g;
     }
-    st->names[g].id++;
     h->group = (int32_t)g;
     return 0;
 }
@@ -230,9 +230,11 @@ static int add_event(stats *st, const hatf_event *ev)
     size_t nheaps = st->heaps.n;
     counts *h = table_get(&st->heaps, ev->heap);
     if (!t || !h) return HATF_E_NOMEM;
-    if (st->heaps.n != nheaps && heap_group(st, h)) return HATF_E_NOMEM;
+    int first = st->heaps.n != nheaps;
+    if (first && heap_group(st, h)) return HATF_E_NOMEM;
     uint32_t hpos = (uint32_t)(h - st->heaps.v);
     counts *g = h->group >= 0 ? &st->names[h->group] : NULL;
+    if (g && (first || ev->op == HATF_OP_HEAP_CREATE)) g->id++;  /* ids can be reused (addresses) */
 
     unsigned fn = 0;
     hatf_attrs a;
