@@ -1,6 +1,7 @@
 /* merge.c — the thread iterator and the global iterator, which merges the
- * per-thread cursors by time with a binary heap (ties: lower thread first,
- * then stream order). Memory: one decoded chunk group per thread.
+ * per-thread cursors by time with a binary heap (ties: events that give
+ * memory back first, then lower thread, then stream order). Memory: one
+ * decoded chunk group per thread.
  *
  * Each cursor holds a batch of decoded events. The global iterator hands out
  * events of the heap's top cursor for as long as they sort before the head
@@ -83,9 +84,18 @@ static inline int before_limit(const hatf_iter *it, uint64_t k, uint64_t thread)
     return k < it->lim_key || (k == it->lim_key && thread < it->lim_thread) || it->nheap < 2;
 }
 
+/* Merge key: time, then events that give memory back before events that take
+ * it. Times are rounded (a free down, an allocation up), so a free and the
+ * allocation on another thread that reuses its address can share a time; this
+ * keeps them in causal order. */
 static inline uint64_t key_of(const hatf_event *e, uint64_t prev)
 {
-    return e->op == HATF_OP_COMMENT ? prev : e->time;  /* a comment keeps its place */
+    if (e->op == HATF_OP_COMMENT) return prev;  /* a comment keeps its place */
+    uint64_t t = e->time > UINT64_MAX >> 1 ? UINT64_MAX >> 1 : e->time;
+    unsigned op = e->op;
+    unsigned takes = !(op == HATF_OP_FREE || op == HATF_OP_REALLOC_FREE ||
+                       op == HATF_OP_HEAP_DESTROY || op == HATF_OP_THREAD_DESTROY);
+    return t << 1 | takes;
 }
 
 static hatf_iter *iter_new(hatf_reader *r, size_t n)

@@ -119,8 +119,9 @@ const char *hatf_reader_heap_name(const hatf_reader *r, uint64_t heap);
 uint64_t hatf_reader_event_count(const hatf_reader *r);
 
 /* Iterators. A thread iterator yields one thread's events in stream order;
- * the global iterator merges all threads by time (ties: lower thread first,
- * then stream order), like the OpenJ9 trace formatter's two views.
+ * the global iterator merges all threads by time (ties: events that give memory
+ * back first, then lower thread, then stream order), like the OpenJ9 trace
+ * formatter's two views.
  * hatf_iter_next @return 1 with *ev, 0 at the end, negative on a decode error
  * (message in hatf_iter_error). ev->data is valid until the next call. */
 typedef struct hatf_iter hatf_iter;

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "unit/merge_key.h"
 #include "hatf_container.h"
 #include "container_format.h"
 #include "container_addr.h"
@@ -328,13 +329,14 @@ static size_t merge_expected(evset *s, size_t ns, hatf_event *out)
         for (size_t t = 0; t < ns; t++) {
             if (pos[t] == s[t].n) continue;
             const hatf_event *e = &s[t].ev[pos[t]];
-            uint64_t k = e->op == HATF_OP_COMMENT ? key[t] : e->time;
-            if (best < 0 || k < (s[best].ev[pos[best]].op == HATF_OP_COMMENT ? key[best] : s[best].ev[pos[best]].time))
+            uint64_t k = e->op == HATF_OP_COMMENT ? key[t] : ref_merge_key(e);
+            const hatf_event *b = best < 0 ? NULL : &s[best].ev[pos[best]];
+            if (!b || k < (b->op == HATF_OP_COMMENT ? key[best] : ref_merge_key(b)))
                 best = (int)t;
         }
         if (best < 0) return n;
         const hatf_event *e = &s[best].ev[pos[best]++];
-        if (e->op != HATF_OP_COMMENT) key[best] = e->time;
+        if (e->op != HATF_OP_COMMENT) key[best] = ref_merge_key(e);
         out[n++] = *e;
     }
 }
@@ -429,7 +431,7 @@ static void test_round_trip(void)
     hatf_reader_close(r);
 }
 
-/* Equal times: lower thread first, then stream order. */
+/* Equal times: frees first, then lower thread, then stream order. */
 static void test_global_ties(void)
 {
     hatf_event a[] = {
@@ -456,8 +458,9 @@ static void test_global_ties(void)
     CU_ASSERT_EQUAL(hatf_reader_threads(r, &th), 2);
     CU_ASSERT_EQUAL(th[0], 2);  /* order of first appearance */
     hatf_iter *it = hatf_iter_global(r);
-    static const uint64_t want_size[] = { 3, 1, 2, 0, 0, 4, 0 };
-    static const uint8_t want_op[] = { 0, 0, 0, 1, 10, 0, 1 };
+    /* at 30, thread 2's free goes before thread 1's alloc */
+    static const uint64_t want_size[] = { 3, 1, 2, 0, 0, 0, 4 };
+    static const uint8_t want_op[] = { 0, 0, 0, 1, 10, 1, 0 };
     hatf_event e;
     size_t n = 0;
     while (hatf_iter_next(it, &e) == 1 && n < 7) {

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "unit/merge_key.h"
 #include "hatf_container.h"
 #include "container_format.h"
 #include "container_internal.h"
@@ -67,7 +68,7 @@ static size_t expected_order(hatf_event **ev, const size_t *n, size_t nt, hatf_e
         for (size_t t = 0; t < nt; t++) {
             if (pos[t] == n[t]) continue;
             const hatf_event *e = &ev[t][pos[t]];
-            uint64_t key = e->op == HATF_OP_COMMENT ? last[t] : e->time;
+            uint64_t key = e->op == HATF_OP_COMMENT ? last[t] : ref_merge_key(e);
             if (best == nt || key < bk) { best = t; bk = key; }  /* threads numbered in order */
         }
         if (best == nt) return k;
