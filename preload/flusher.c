@@ -30,6 +30,8 @@ static int forked;
 static char out_path[PATH_MAX];
 static char parent_path[PATH_MAX];
 static char out_dir[PATH_MAX];   /* working directory when the first trace was opened */
+static dev_t out_dev;            /* identity of the trace file behind out_fd */
+static ino_t out_ino;
 
 static pthread_t flusher;
 static _Atomic int flusher_on;
@@ -152,6 +154,14 @@ int ht_output_open(void)
         out_failed = 1;
         return -1;
     }
+    /* out of the way of programs that dup2 onto low descriptors */
+    int high = fcntl(out_fd, F_DUPFD_CLOEXEC, 512);
+    if (high >= 0) {
+        close(out_fd);
+        out_fd = high;
+    }
+    struct stat sb;
+    if (fstat(out_fd, &sb) == 0) out_dev = sb.st_dev, out_ino = sb.st_ino;
     if (ht_opt(HT_OPT_VERBOSE)) ht_say("tracing into %s", out_path);
     return 0;
 toolong:
@@ -355,10 +365,25 @@ static void flush_if_due(int force)
     }
 }
 
+/* A program that closes every descriptor (daemons do) may reuse the trace's
+ * number for a file of its own: never write into that. pre: wlock held. */
+static int out_fd_intact(void)
+{
+    if (out_fd < 0 || out_failed) return !out_failed;
+    struct stat sb;
+    if (fstat(out_fd, &sb) == 0 && sb.st_dev == out_dev && sb.st_ino == out_ino) return 1;
+    ht_say("the trace file %s was closed by the program; recording stops", out_path);
+    out_failed = 1;
+    writer = NULL;  /* abandoned: closing it would write into someone else's file */
+    out_fd = -1;
+    return 0;
+}
+
 long ht_drain_all(void)
 {
     ht_t.untraced++;
     pthread_mutex_lock(&wlock);
+    out_fd_intact();
     long total = 0;
     for (ht_ring *r = atomic_load(&ht_rings); r; r = r->next) total += drain_ring(r);
     flush_if_due(0);
@@ -374,6 +399,7 @@ long ht_drain_one(ht_ring *r)
 {
     ht_t.untraced++;
     pthread_mutex_lock(&wlock);
+    out_fd_intact();
     long n = drain_ring(r);
     int off = out_failed;
     pthread_mutex_unlock(&wlock);
@@ -445,7 +471,7 @@ void ht_writer_finish(void)
     ht_t.untraced++;
     pthread_mutex_lock(&wlock);
     /* the parent's file exists from the start: give it at least a header and index */
-    if (!writer && out_fd >= 0) writer_open();
+    if (out_fd_intact() && !writer && out_fd >= 0) writer_open();
     if (writer) {
         uint64_t dropped = n_drops + atomic_load(&ht_lost), waits = n_waits;
         for (ht_ring *r = atomic_load(&ht_rings); r; r = r->next) {
