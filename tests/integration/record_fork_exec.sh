@@ -33,4 +33,12 @@ done
 for c in "${seen[c1]}" "${seen[c2]}"; do
   grep -qaF "$parent" "$c" || fail "$(basename "$c") does not name the parent trace"
 done
+# --no-follow-children: one trace, the parent's
+mkdir "$W/nf"
+"$HATRACE" record --no-follow-children -o "$W/nf/t.%p.hatf" -- "$prog" 2>"$W/nf.err" || fail "record: $(cat "$W/nf.err")"
+cat "$W/nf.err"
+[ "$(ls "$W/nf" | wc -l)" = 1 ] || fail "--no-follow-children wrote $(ls "$W/nf" | wc -l) traces"
+validate_all "$W"/nf/t.*.hatf
+n=$("$HATRACE" dump "$W"/nf/t.*.hatf | awk '$4 == "alloc" && $5 >= 1001 && $5 <= 1004 { c[$5]++ } END { for (k in c) print k ":" c[k] }')
+[ "$n" = "1001:300" ] || fail "--no-follow-children trace holds $n"
 echo "record_fork_exec: ok"
