@@ -262,6 +262,7 @@ static void *tramp_main(void *v)
 HT_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn)(void *), void *arg)
 {
     if (HT_UNLIKELY(!ht_real_pthread_create)) ht_init();
+    if (!ht_real_pthread_create) return ENOSYS;
     if (atomic_load(&ht_state) != HT_ST_READY || ht_t.untraced)
         return ht_real_pthread_create(th, attr, fn, arg);
     uint64_t parent = ht_current_tid();
@@ -278,9 +279,16 @@ HT_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*
 
 /* ---- exec: finish this program's trace; the new program starts its own ----------- */
 
+static int missing(void)
+{
+    errno = ENOSYS;
+    return -1;
+}
+
 HT_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 {
     if (!real_execve) ht_init();
+    if (!real_execve) return missing();
     ht_before_exec();
     return real_execve(path, argv, envp);
 }
@@ -288,6 +296,7 @@ HT_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 HT_EXPORT int execv(const char *path, char *const argv[])
 {
     if (!real_execv) ht_init();
+    if (!real_execv) return missing();
     ht_before_exec();
     return real_execv(path, argv);
 }
@@ -295,6 +304,7 @@ HT_EXPORT int execv(const char *path, char *const argv[])
 HT_EXPORT int execvp(const char *file, char *const argv[])
 {
     if (!real_execvp) ht_init();
+    if (!real_execvp) return missing();
     ht_before_exec();
     return real_execvp(file, argv);
 }
@@ -302,6 +312,7 @@ HT_EXPORT int execvp(const char *file, char *const argv[])
 HT_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
 {
     if (!real_execvpe) ht_init();
+    if (!real_execvpe) return missing();
     ht_before_exec();
     return real_execvpe(file, argv, envp);
 }

@@ -65,7 +65,7 @@ __attribute__((constructor(101))) static void ht_ctor(void) { ht_init(); }
 /* Destructors of the program and of libraries loaded after us run before this
  * one (we are preloaded: first initialised, last finalised), so their frees are
  * in the trace; the flusher is stopped and the rest drained synchronously. */
-__attribute__((destructor(101))) static void ht_dtor(void) { ht_finish(HT_FINISH_EXIT); }
+__attribute__((destructor(101))) static void ht_dtor(void) { ht_finish(); }
 
 /* Give the calling thread a ring and record its thread-create first. */
 static ht_ring *thread_attach(ht_tls *t)
@@ -231,9 +231,8 @@ ht_rawev *ht_ring_full(ht_ring *r, int direct)
     return NULL;
 }
 
-void ht_finish(int reason)
+void ht_finish(void)
 {
-    (void)reason;
     if (atomic_load_explicit(&ht_state, memory_order_acquire) != HT_ST_READY) return;
     ht_tls *t = &ht_t;
     if (t->ring && !t->untraced) ht_emit(HT_K_THREAD_DESTROY, 0, 0, 0, 0);
@@ -250,7 +249,7 @@ void ht_before_exec(void)
 {
     /* a vfork child shares our memory: it must not touch the parent's trace */
     if (getpid() != owner_pid) return;
-    ht_finish(HT_FINISH_EXEC);
+    ht_finish();
 }
 
 static void atfork_prepare(void) { ht_flusher_atfork_prepare(); }

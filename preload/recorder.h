@@ -106,8 +106,8 @@ extern _Atomic uint32_t ht_poke_word HT_HIDDEN;  /* futex the flusher sleeps on 
 extern uint64_t ht_t0 HT_HIDDEN;                 /* ht_now() at start; event times are relative */
 
 void ht_init(void) HT_HIDDEN;                    /* idempotent; safe from any hook */
-/* Slow path of a hook: no ring yet, recursion, signal during a hook, full ring.
- * pre: called after the real function ran (ts 0: take the time now). */
+/* Slow path of a hook: no ring yet (attach one), the recorder's own calls (pass),
+ * a signal handler inside a hook (queue in the side buffer), after thread exit. */
 void ht_record_slow(uint32_t kind, uint64_t a, uint64_t b, uint64_t c, uint64_t d) HT_HIDDEN;
 /* The ring is full: wait for the flusher, drain synchronously, or drop. @return a
  * slot to fill (then ht_ring_publish) or NULL when the event was dropped.
@@ -119,9 +119,8 @@ void ht_poke(void) HT_HIDDEN;
 /* Move events queued by signal handlers into the ring. pre: busy == 0. */
 void ht_side_flush(ht_tls *t, ht_ring *r) HT_HIDDEN;
 /* Finish this process's trace (exit, exec): stop the flusher, drain, close. */
-void ht_finish(int reason) HT_HIDDEN;
-enum { HT_FINISH_EXIT = 0, HT_FINISH_EXEC = 1 };
-/* Next dense thread id for a thread created by our pthread_create wrapper's caller. */
+void ht_finish(void) HT_HIDDEN;
+/* The calling thread's dense id (attaching its ring first if needed), 0 if untraced. */
 uint64_t ht_current_tid(void) HT_HIDDEN;
 
 /* Record one event on the fast path: the calling thread has a ring and is not
