@@ -29,11 +29,18 @@
  * runner thread, its objects are made with heap kinds naming the handle's
  * slot, and at destroyHeap the remaining objects get RP_HEAP_DFREE (skipped
  * when the heap is native) before RP_HEAP_DESTROY; the create op is then
- * flagged RP_F_NATIVE. Once another thread touches the heap, or an object
- * leaves it, the heap stays unflagged: the runner never creates its native
- * heap, so the heap-kind ops already emitted fall back to malloc and free,
- * and later ops are plain. The handle's slot goes back to the creating
- * thread, the only one that reads it.
+ * flagged RP_F_NATIVE. Once another thread allocates in the heap or destroys
+ * it, or an object leaves it, the heap stays unflagged: the runner never
+ * creates its native heap, so the heap-kind ops already emitted fall back to
+ * malloc and free, and later ops are plain. The handle's slot goes back to
+ * the creating thread, the only one that writes it.
+ *
+ * Frees from other threads keep a heap native (both allocators free any
+ * block from any thread): such an RP_HEAP_FREE reads the handle (its wait for
+ * the object orders it after the create) and then adds one to ready[heap
+ * slot] (atomically: several threads may). Before the destroy, and before the
+ * slot can be reused, the owner waits until all those frees are done: a WAIT
+ * on the heap slot for their count, which only waits for earlier ops.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -67,6 +74,7 @@ typedef struct heap_rec {
     uint32_t hslot;        /* slot of the live instance's handle, or NONE (not created) */
     uint32_t owner;        /* plan thread that created the live instance */
     uint8_t confined;      /* the live instance has only been touched on owner */
+    uint32_t foreign_frees;/* RP_HEAP_FREEs on other threads that bump ready[hslot] */
     uint64_t create_op;    /* its RP_HEAP_CREATE in owner's ops */
 } heap_rec;
 
@@ -416,18 +424,28 @@ static int heap_native_use(rp_compiler *c, uint32_t h, uint32_t t)
 }
 
 /* Free object o on thread t: RP_FREE, or kind (RP_HEAP_FREE, RP_HEAP_DFREE)
- * when o is a native object of a heap still confined to t. */
+ * when o is a native object of a heap still confined (an RP_HEAP_FREE may
+ * come from another thread: it publishes on the heap slot). */
 static int emit_free(rp_compiler *c, uint32_t t, uint32_t o, unsigned heap_kind)
 {
     if (cross_thread(c, o, t)) return -1;
     obj *b = &c->objs[o];
-    unsigned kind = RP_FREE;
+    unsigned kind = RP_FREE, flags = 0;
     uint32_t arg = 0;
-    if (b->native && heap_native_use(c, b->heap, t)) {
-        kind = heap_kind;
-        arg = c->heaps[b->heap].hslot;
+    heap_rec *h = &c->heaps[b->heap];
+    if (b->native && h->hslot != NONE && h->confined) {
+        if (t == h->owner || heap_kind == RP_HEAP_FREE) {
+            kind = heap_kind;
+            arg = h->hslot;
+        }
+        if (t != h->owner && heap_kind == RP_HEAP_FREE) {
+            flags = RP_F_PUBLISH;
+            h->foreign_frees++;
+        } else if (t != h->owner) {
+            h->confined = 0;
+        }
     }
-    int64_t idx = rp_plan_push(&c->plan, t, (rp_op){ rp_op_pack(kind, 0, 0), b->slot, arg });
+    int64_t idx = rp_plan_push(&c->plan, t, (rp_op){ rp_op_pack(kind, flags, 0), b->slot, arg });
     if (idx < 0 || slot_give(c, t, b->slot)) return -1;
     c->live_bytes -= b->size;
     c->live_objects--;
@@ -452,6 +470,12 @@ static int heap_instance_end(rp_compiler *c, uint32_t hi, int destroyed)
 {
     heap_rec *h = &c->heaps[hi];
     if (h->hslot == NONE) return 0;
+    if (destroyed && h->foreign_frees) {  /* the owner waits for the other threads' frees */
+        uint32_t gen = c->pub[h->hslot] += h->foreign_frees;
+        if (rp_plan_push(&c->plan, h->owner, (rp_op){ rp_op_pack(RP_WAIT, 0, 0), h->hslot, gen }) < 0) return -1;
+        c->plan.st.waits++;
+        h->foreign_frees = 0;
+    }
     if (h->confined) {
         c->plan.threads[h->owner].ops[h->create_op].w |= (uint64_t)RP_F_NATIVE << 8;
         c->plan.st.heaps_confined++;

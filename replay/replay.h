@@ -43,7 +43,8 @@ typedef enum rp_kind {
     RP_FREE,            /* slot: the object */
     RP_FREE_NULL,       /* free(NULL), replayed faithfully */
     RP_WAIT,            /* not a call: wait until ready[slot] == arg */
-    RP_HEAP_FREE,       /* free of an object of a heap: slot, arg: heap slot */
+    RP_HEAP_FREE,       /* free of an object of a heap: slot, arg: heap slot; RP_F_PUBLISH: from
+                           another thread than the heap's, add one to ready[arg] after it */
     RP_HEAP_DFREE,      /* an object still live at destroyHeap: freed free-each, skipped native */
     RP_HEAP_CREATE,     /* slot: heap slot; flag RP_F_NATIVE: the heap may be native */
     RP_HEAP_DESTROY,    /* slot: heap slot */

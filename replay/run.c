@@ -252,6 +252,8 @@ static inline __attribute__((always_inline)) void run_ops(runner *r, const int n
                 else free(s->p);
             }
             live -= (int64_t)s->size;
+            if (fl & RP_F_PUBLISH)  /* a free from another thread: the heap's owner waits for it */
+                atomic_fetch_add_explicit(&c->ready[op->arg], 1, memory_order_release);
             break;
         }
         case RP_HEAP_DFREE: {  /* a native destroy frees it */
@@ -352,7 +354,9 @@ int rp_run(const rp_plan *plan, const rp_run_opts *o, rp_result *res)
     c.th = map_zero(th_len, 1);
     c.statm = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
     int rc = 0;
-    rp_heaps_find(&c.heaps, o->null_alloc || o->heaps_free_each);
+    rp_heaps_find(&c.heaps, o->null_alloc);
+    snprintf(res->heap_api, sizeof res->heap_api, "%s", rp_heaps_name(c.heaps.kind));
+    if (o->heaps_free_each) c.heaps.kind = RP_HEAPS_NONE;  /* named, not used */
     if (!c.slots || !c.ready || !c.th || c.statm < 0) {
         snprintf(res->msg, sizeof res->msg, "runner: cannot map its memory: %s", strerror(errno));
         rc = HATF_E_NOMEM;
@@ -462,7 +466,6 @@ join:
     res->calls = calls - res->skipped_calls;
     res->ns_per_op = res->calls ? wall_ns / (double)res->calls : 0;
     res->ops_per_s = wall_ns > 0 ? (double)res->calls / (wall_ns / 1e9) : 0;
-    snprintf(res->heap_api, sizeof res->heap_api, "%s", rp_heaps_name(c.heaps.kind));
     snprintf(res->heap_mode, sizeof res->heap_mode, "%s",
              res->heaps_native && res->heaps_free_each ? "mixed"
              : res->heaps_native || (!res->heaps_free_each && c.heaps.kind) ? "native" : "free-each");

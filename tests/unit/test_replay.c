@@ -335,7 +335,7 @@ static void test_heap_confined(void)
 }
 
 /* What keeps a heap from being native: an aligned allocation in it, an
- * object realloc'd out of it, a free on another thread. */
+ * object realloc'd out of it, an allocation on another thread. */
 static void test_heap_not_native(void)
 {
     hatf_event aligned[] = {
@@ -353,7 +353,7 @@ static void test_heap_not_native(void)
     hatf_event foreign[] = {
         ev(HATF_OP_HEAP_CREATE, 1, 3, 0, 0, 0),
         ev(HATF_OP_ALLOC, 1, 3, 64, 0x1000, 0),
-        ev(HATF_OP_FREE, 2, 3, 0, 0x1000, 0),
+        ev(HATF_OP_ALLOC, 2, 3, 16, 0x2000, 0),
         ev(HATF_OP_ALLOC, 1, 3, 32, 0x3000, 0),
         /* never destroyed: judged at the end of the trace */
     };
@@ -379,7 +379,7 @@ static void test_heap_not_native(void)
     CU_ASSERT_EQUAL_FATAL(compile(foreign, 4, 0, &p, &err), 0);
     CU_ASSERT_EQUAL(p.st.heaps_shared, 1);
     CU_ASSERT_EQUAL(p.st.heaps_confined, 0);
-    CU_ASSERT_EQUAL(K(&p, 1, 1), RP_FREE);
+    CU_ASSERT_EQUAL(K(&p, 1, 0), RP_MALLOC);
     CU_ASSERT_EQUAL(K(&p, 0, 2), RP_MALLOC);
     rp_plan_free(&p);
 
@@ -387,6 +387,54 @@ static void test_heap_not_native(void)
     CU_ASSERT_EQUAL_FATAL(compile(foreign, 2, 0, &p, &err), 0);
     CU_ASSERT_EQUAL(p.st.heaps_confined, 1);
     CU_ASSERT_EQUAL(F(&p, 0, 0), RP_F_NATIVE);
+    rp_plan_free(&p);
+}
+
+/* Frees from another thread keep a heap native: they publish on the heap's
+ * slot and the owner waits for them before the destroy. Run it too. */
+static void test_heap_foreign_free(void)
+{
+    hatf_event e[] = {
+        ev(HATF_OP_HEAP_CREATE, 1, 4, 0, 0, 0),
+        ev(HATF_OP_ALLOC, 1, 4, 64, 0x1000, 0),
+        ev(HATF_OP_ALLOC, 1, 4, 32, 0x2000, 0),
+        ev(HATF_OP_ALLOC, 1, 4, 16, 0x3000, 0),
+        ev(HATF_OP_FREE, 2, 0, 0, 0x1000, 0),   /* a free need not name the heap */
+        ev(HATF_OP_FREE, 3, 4, 0, 0x3000, 0),
+        ev(HATF_OP_HEAP_DESTROY, 1, 4, 0, 0, 0),
+    };
+    rp_plan p;
+    hatf_err err = { 0 };
+    CU_ASSERT_EQUAL_FATAL(compile(e, 7, 0, &p, &err), 0);
+    CU_ASSERT_EQUAL(p.st.heaps_confined, 1);
+    CU_ASSERT_EQUAL(p.st.heaps_shared, 0);
+    CU_ASSERT_EQUAL(p.st.waits, 3);  /* two object waits, the owner's wait for both frees */
+    CU_ASSERT_EQUAL_FATAL(p.nthreads, 3);
+    uint32_t hs = O(&p, 0, 0)->slot;
+    CU_ASSERT_EQUAL(F(&p, 0, 0), RP_F_NATIVE);
+    /* threads 2 and 3: wait for the object, free it in the heap, publish */
+    for (unsigned t = 1; t <= 2; t++) {
+        CU_ASSERT_EQUAL_FATAL(p.threads[t].nops, 2);
+        CU_ASSERT_EQUAL(K(&p, t, 0), RP_WAIT);
+        CU_ASSERT_EQUAL(K(&p, t, 1), RP_HEAP_FREE);
+        CU_ASSERT_EQUAL(F(&p, t, 1), RP_F_PUBLISH);
+        CU_ASSERT_EQUAL(O(&p, t, 1)->arg, hs);
+    }
+    /* thread 1: create, 3 allocs, the free at destroy, wait for 2 frees, destroy */
+    CU_ASSERT_EQUAL_FATAL(p.threads[0].nops, 7);
+    CU_ASSERT_EQUAL(K(&p, 0, 4), RP_HEAP_DFREE);
+    CU_ASSERT_EQUAL(K(&p, 0, 5), RP_WAIT);
+    CU_ASSERT_EQUAL(O(&p, 0, 5)->slot, hs);
+    CU_ASSERT_EQUAL(O(&p, 0, 5)->arg, 2);
+    CU_ASSERT_EQUAL(K(&p, 0, 6), RP_HEAP_DESTROY);
+    static rp_result res;
+    for (int null_alloc = 1; null_alloc >= 0; null_alloc--) {
+        rp_run_opts o = { .touch = RP_TOUCH_PAGE, .null_alloc = null_alloc, .latency_every = 1, .sample_us = 100 };
+        CU_ASSERT_EQUAL(rp_run(&p, &o, &res), 0);  /* a missed publish would hang here */
+        CU_ASSERT_STRING_EQUAL(res.msg, "");
+        CU_ASSERT_EQUAL(res.heaps_free_each, 1);
+        CU_ASSERT_EQUAL(res.samples[res.nsamples - 1].live, 0);
+    }
     rp_plan_free(&p);
 }
 
@@ -585,6 +633,7 @@ int main(void)
     CU_add_test(s, "heaps", test_heaps);
     CU_add_test(s, "heap confined", test_heap_confined);
     CU_add_test(s, "heap not native", test_heap_not_native);
+    CU_add_test(s, "heap freed from other threads", test_heap_foreign_free);
     CU_add_test(s, "free(NULL) and failed", test_null_and_failed);
     CU_add_test(s, "func attributes", test_func_attrs);
     CU_add_test(s, "errors", test_errors);
