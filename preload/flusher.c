@@ -343,6 +343,7 @@ static long drain_ring(ht_ring *r)
         else n_events += n, total += (long)n;
     }
     if (st == HT_RING_DEAD) {
+        if (writer && !out_failed && r->name[0]) hatf_writer_name_thread(writer, r->tid, r->name);
         n_drops += r->drops;
         n_waits += r->waits;
         ht_ring_init(r, r->mask + 1);
@@ -466,6 +467,22 @@ static void write_report(uint64_t bytes, uint64_t dropped, uint64_t waits)
     close(fd);
 }
 
+/* Threads still alive at the end (the main thread at least) are named from
+ * /proc; exited threads were named when their ring was reclaimed. pre: wlock. */
+static void name_live_threads(void)
+{
+    for (ht_ring *r = atomic_load(&ht_rings); r; r = r->next) {
+        if (atomic_load(&r->state) != HT_RING_OWNED || !r->ostid) continue;
+        char path[64], name[32];
+        snprintf(path, sizeof path, "/proc/self/task/%u/comm", r->ostid);
+        long n = ht_read_file(path, name, sizeof name - 1);
+        if (n <= 0) continue;
+        while (n > 0 && (name[n - 1] == '\n' || !name[n - 1])) n--;
+        name[n] = 0;
+        if (n) hatf_writer_name_thread(writer, r->tid, name);
+    }
+}
+
 void ht_writer_finish(void)
 {
     ht_t.untraced++;
@@ -485,6 +502,7 @@ void ht_writer_finish(void)
             if (a / b > 1.001 || b / a > 1.001)
                 ht_warn("TSC rate drifted %.3f%% from the start calibration", 100.0 * (b / a - 1));
         }
+        name_live_threads();
         hatf_counters c = { .events = n_events, .dropped = dropped, .ring_waits = waits };
         hatf_err err;
         memset(&err, 0, sizeof err);

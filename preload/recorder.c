@@ -6,6 +6,7 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include "recorder.h"
@@ -81,6 +82,8 @@ static ht_ring *thread_attach(ht_tls *t)
     uint32_t ostid = ht_gettid();
     /* the main thread is 1 even if another thread allocated first */
     r->tid = (pid_t)ostid == getpid() ? 1 : atomic_fetch_add(&next_tid, 1);
+    r->ostid = ostid;
+    r->name[0] = 0;
     if (have_exit_key) pthread_setspecific(exit_key, r);
     if (!ht_flusher_running() && ht_flusher_start() < 0)
         ht_warn("cannot start the flusher thread: rings are drained when full");
@@ -115,6 +118,9 @@ static void thread_exit(void *ring)
     ht_ring *r = t->ring;
     if (!r) return;
     ht_emit(HT_K_THREAD_DESTROY, 0, 0, 0, 0);
+    /* the name is the thread's last one (pthread_setname_np may have changed it) */
+    if (prctl(PR_GET_NAME, r->name) != 0) r->name[0] = 0;
+    r->name[sizeof r->name - 1] = 0;
     t->ring = NULL;
     t->exited = 1;
     atomic_store_explicit(&r->state, HT_RING_DEAD, memory_order_release);

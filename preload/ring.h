@@ -46,6 +46,8 @@ typedef struct ht_ring {
     /* shared, rarely written */
     alignas(64) _Atomic uint32_t state; /* ht_ring_state */
     uint64_t tid;                /* dense thread id of the current owner (set before OWNED) */
+    uint32_t ostid;              /* its OS thread id */
+    char name[16];               /* its name at exit (prctl PR_GET_NAME), "" until then */
     struct ht_ring *next;        /* registry list; never unlinked */
     size_t map_bytes;            /* size of the mapping holding this ring */
     ht_rawev side[HT_SIDE_CAP];

@@ -33,6 +33,8 @@ for t in workers:
         got = t[k]
         if got != want:
             bad.append(f"thread {t['id']} {k} {got}, want {want}")
+names = sorted(t.get("name", "") for t in workers)
+if names != sorted(f"worker-{i}" for i in range(n)): bad.append(f"thread names {names}")
 if st["thread_creates"] != n + 1 or st["thread_destroys"] != n + 1:
     bad.append(f"thread events {st['thread_creates']}/{st['thread_destroys']}, want {n+1}")
 c = st["container"]

@@ -2,6 +2,7 @@
  * blocks another thread allocated. Prints its own counts (worker threads only;
  * main allocates nothing of its own) for tests/integration/record_counts.sh to
  * compare with the trace. Output is written without stdio so it allocates nothing. */
+#define _GNU_SOURCE  /* pthread_setname_np */
 #pragma GCC diagnostic ignored "-Wuse-after-free"  /* old pointers are only compared */
 #include <malloc.h>
 #include <pthread.h>
@@ -43,6 +44,9 @@ static void *worker(void *arg)
 {
     int t = (int)(intptr_t)arg;
     counts *c = &per[t];
+    char name[16];
+    snprintf(name, sizeof name, "worker-%d", t);
+    pthread_setname_np(pthread_self(), name);  /* the trace names threads */
     volatile size_t huge = SIZE_MAX / 2;  /* defeats compile-time folding of failures */
     void *volatile null = NULL;          /* or realloc(NULL, n) would become malloc(n) */
     for (int i = 0; i < ITERS; i++) {
