@@ -88,7 +88,9 @@ static void human(char *out, size_t cap, double b)
     snprintf(out, cap, u ? "%.1f %s" : "%.0f %s", b, unit[u]);
 }
 
-/* Print the traces the processes reported, and one summary line. */
+/* Print the traces the processes reported (in the order they were created,
+ * flagging those never closed: the process was killed or called _exit), and one
+ * summary line. Lines: "S path" at creation, "E path events bytes dropped waits". */
 static void report(const char *path)
 {
     FILE *f = fopen(path, "r");
@@ -96,22 +98,50 @@ static void report(const char *path)
         fprintf(stderr, "hatrace: no trace was written\n");
         return;
     }
+    typedef struct trace { char *path; int closed; } trace;
+    trace *tr = NULL;
+    size_t n = 0, cap = 0;
     char line[PATH_MAX + 128];
     unsigned long long ev, by, dr, wa, tev = 0, tby = 0, tdr = 0, twa = 0;
-    int files = 0;
     while (fgets(line, sizeof line, f)) {
-        char *tab = strchr(line, '\t');
-        if (!tab) continue;
-        *tab = 0;
-        if (sscanf(tab + 1, "%llu %llu %llu %llu", &ev, &by, &dr, &wa) != 4) continue;
-        fprintf(stderr, "hatrace: trace %s\n", line);
-        files++, tev += ev, tby += by, tdr += dr, twa += wa;
+        char kind = line[0];
+        if ((kind != 'S' && kind != 'E') || line[1] != '\t') continue;
+        char *p = line + 2, *end = p + strcspn(p, "\t\n");
+        char *rest = *end == '\t' ? end + 1 : end;
+        *end = 0;
+        size_t i = 0;
+        while (i < n && strcmp(tr[i].path, p)) i++;
+        if (i == n) {
+            if (n == cap) {
+                trace *t2 = realloc(tr, (cap = cap ? 2 * cap : 16) * sizeof *tr);
+                if (!t2) break;
+                tr = t2;
+            }
+            tr[n].path = strdup(p);
+            tr[n].closed = 0;
+            if (!tr[n].path) break;
+            n++;
+        }
+        if (kind == 'E' && sscanf(rest, "%llu %llu %llu %llu", &ev, &by, &dr, &wa) == 4) {
+            tr[i].closed = 1;
+            tev += ev, tby += by, tdr += dr, twa += wa;
+        }
     }
     fclose(f);
+    int open_ones = 0;
+    for (size_t i = 0; i < n; i++) {
+        fprintf(stderr, "hatrace: trace %s%s\n", tr[i].path,
+                tr[i].closed ? "" : " (not closed: the process was killed or called _exit; no index)");
+        open_ones += !tr[i].closed;
+        free(tr[i].path);
+    }
+    free(tr);
     char size[32];
     human(size, sizeof size, (double)tby);
-    fprintf(stderr, "hatrace: %d trace%s, %llu events, %s (%.2f bytes/event), %llu dropped, %llu ring waits\n",
-            files, files == 1 ? "" : "s", tev, size, tev ? (double)tby / (double)tev : 0.0, tdr, twa);
+    fprintf(stderr, "hatrace: %zu trace%s, %llu events, %s (%.2f bytes/event), %llu dropped, %llu ring waits",
+            n, n == 1 ? "" : "s", tev, size, tev ? (double)tby / (double)tev : 0.0, tdr, twa);
+    if (open_ones) fprintf(stderr, " (counts of %d unclosed trace%s not included)", open_ones, open_ones == 1 ? "" : "s");
+    fputc('\n', stderr);
 }
 
 int cmd_record(int argc, char **argv)

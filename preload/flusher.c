@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -118,6 +119,8 @@ ht_ring *ht_ring_claim(void)
 
 /* ---- output ----------------------------------------------------------------- */
 
+static void report_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 int ht_output_open(void)
 {
     char pattern[PATH_MAX];
@@ -163,6 +166,7 @@ int ht_output_open(void)
     struct stat sb;
     if (fstat(out_fd, &sb) == 0) out_dev = sb.st_dev, out_ino = sb.st_ino;
     if (ht_opt(HT_OPT_VERBOSE)) ht_say("tracing into %s", out_path);
+    report_line("S\t%s\n", out_path);
     return 0;
 toolong:
     ht_say("trace file name from pattern '%s' is too long; the program runs untraced", pat);
@@ -451,20 +455,30 @@ void ht_flusher_stop(void)
     atomic_store(&flusher_on, 0);
 }
 
-static void write_report(uint64_t bytes, uint64_t dropped, uint64_t waits)
+/* One line per event of a trace's life for hatrace record: "S path" when the
+ * file is created, "E path events bytes dropped waits" when it is closed. One
+ * write(2) with O_APPEND each, so lines of concurrent processes do not mix. */
+static void report_line(const char *fmt, ...)
 {
     const char *rep = ht_opt_report();
     if (!rep) return;
     char line[PATH_MAX + 128];
-    int n = snprintf(line, sizeof line, "%s\t%llu\t%llu\t%llu\t%llu\n", out_path,
-                     (unsigned long long)n_events, (unsigned long long)bytes,
-                     (unsigned long long)dropped, (unsigned long long)waits);
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
     if (n <= 0 || n >= (int)sizeof line) return;
     int fd = open(rep, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
     if (fd < 0) return;
-    ssize_t w = write(fd, line, (size_t)n);  /* one write: lines of processes do not mix */
+    ssize_t w = write(fd, line, (size_t)n);
     (void)w;
     close(fd);
+}
+
+static void write_report(uint64_t bytes, uint64_t dropped, uint64_t waits)
+{
+    report_line("E\t%s\t%llu\t%llu\t%llu\t%llu\n", out_path, (unsigned long long)n_events,
+                (unsigned long long)bytes, (unsigned long long)dropped, (unsigned long long)waits);
 }
 
 /* Threads still alive at the end (the main thread at least) are named from
