@@ -324,10 +324,14 @@ static long drain_ring(ht_ring *r)
     uint32_t st = atomic_load_explicit(&r->state, memory_order_acquire);
     if (st == HT_RING_FREE) return 0;
     long total = 0;
-    for (;;) {
+    /* only what is there now: a producer faster than us must not keep us here
+     * (the other rings would starve, and the exit drain would never end) */
+    uint64_t left = ht_ring_fill(r);
+    while (left) {
         const ht_rawev *raw;
-        size_t n = ht_ring_peek(r, &raw, BATCH);
+        size_t n = ht_ring_peek(r, &raw, left < BATCH ? (size_t)left : BATCH);
         if (!n) break;
+        left -= n;
         if (!writer && writer_open() < 0) {
             ht_ring_consume(r, n);
             n_drops += n;

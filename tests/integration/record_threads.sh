@@ -21,4 +21,11 @@ printf 'creates %d\ndestroys %d\nallocs %d\n' $((threads + 1)) $((threads + 1)) 
 compare "$W/want.txt" "$W/got.txt" || fail "thread or allocation counts differ"
 # 2000 rings of 1.3 MB would be 2.6 GB; reuse keeps the peak resident size small
 [ "$hwm" -lt 65536 ] || fail "peak resident size $hwm kB"
+# exit while two threads still allocate flat out: no hang, a valid trace
+busy=$BUILD/workloads/rec_exit_busy
+if [ -x "$busy" ]; then
+  timeout 30 "$HATRACE" record -o "$W/busy.hatf" -- "$busy" 2>"$W/busy.err" || fail "exit with busy threads: $(cat "$W/busy.err")"
+  cat "$W/busy.err"
+  validate_all "$W/busy.hatf"
+fi
 echo "record_threads: ok"
