@@ -12,6 +12,9 @@
  * the paper's Table 4 figures (Chilimbi, Jones, Zorn, ISMM 2000): HATF with
  * split addresses and gzip, 1.54 bytes/record on average and 1.15 on espresso.
  *
+ * A last row writes the container again with every time set to 0: the
+ * difference to the default row is what the timestamps cost.
+ *
  * A data record is one event (metadata records are not counted).
  */
 #include <errno.h>
@@ -251,9 +254,10 @@ int main(int argc, char **argv)
     hatf1_pipe plain, best;
     pipe_init(&plain, HATF1_PLAIN, z19_max);
     pipe_init(&best, HATF1_BEST, z19_max);
-    static cont_pipe cdef, cbest;
+    static cont_pipe cdef, cbest, cnotime;
     cont_init(&cdef, &info, 0);
     cont_init(&cbest, &info, 1);
+    cont_init(&cnotime, &info, 0);
 
     double t0 = now_s();
     uint64_t n = 0;
@@ -266,12 +270,16 @@ int main(int argc, char **argv)
         pipe_add(&best, &ev);
         cont_add(&cdef, &ev, !src);
         cont_add(&cbest, &ev, !src);
+        hatf_event untimed = ev;  /* ablation: what the timestamps cost */
+        untimed.time = 0;
+        cont_add(&cnotime, &untimed, !src);
         n++;
     }
     pipe_drain(&plain, 1);
     pipe_drain(&best, 1);
     cont_close(&cdef, n);
     cont_close(&cbest, n);
+    cont_close(&cnotime, n);
     double total = now_s() - t0;
     total_records = n;
 
@@ -293,6 +301,7 @@ int main(int argc, char **argv)
     row("HATF 1.0 best + zstd -19", best.z19->out, best.z19_records, best.z19->secs);
     row("container, default (recorder)", cdef.bytes, n, cdef.secs);
     row("container, best (convert --best)", cbest.bytes, n, cbest.secs);
+    row("ablation: container default, times zeroed", cnotime.bytes, n, 0);
     double bdef = n ? (double)cdef.bytes / (double)n : 0, bbest = n ? (double)cbest.bytes / (double)n : 0;
     printf("container default vs HATF best + zstd -19: %.3fx; container best: %.3fx\n",
            bdef / ((double)best.z19->out / (double)best.z19_records),
