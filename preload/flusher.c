@@ -11,6 +11,7 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -299,8 +300,43 @@ static void convert(const ht_rawev *r, uint64_t tid, hatf_event *e, uint8_t *ab)
             at.present |= 1u << HATF_A_PARENT;
         }
         break;
-    default:
+    case HT_K_THREAD_DESTROY:
         e->op = HATF_OP_THREAD_DESTROY;
+        break;
+    case HT_K_HEAP_CREATE:
+        e->op = HATF_OP_HEAP_CREATE;
+        e->heap = r->a;
+        if (r->d) {  /* the name travelled as a copy made by hatrace_rt_heap_create */
+            if (writer && !out_failed) hatf_writer_name_heap(writer, r->a, (const char *)(uintptr_t)r->d);
+            free((void *)(uintptr_t)r->d);
+        }
+        break;
+    case HT_K_HEAP_DESTROY:
+        e->op = HATF_OP_HEAP_DESTROY;
+        e->heap = r->a;
+        break;
+    case HT_K_HEAP_ALLOC:
+        e->op = HATF_OP_ALLOC;
+        e->addr = r->a;
+        e->size = r->b;
+        e->heap = r->c;
+        break;
+    case HT_K_HEAP_FREE:
+        e->op = HATF_OP_FREE;
+        e->addr = r->a;
+        e->heap = r->c;
+        break;
+    case HT_K_HEAP_REALLOC:
+        e->addr = r->a;
+        e->size = r->b;
+        e->new_addr = r->c;
+        e->heap = r->d;
+        if (!r->a) e->op = HATF_OP_REALLOC_NEW;
+        else if (!r->c && !r->b) e->op = HATF_OP_REALLOC_FREE;
+        else e->op = r->c == r->a ? HATF_OP_REALLOC_INPLACE : HATF_OP_REALLOC_MOVE;
+        break;
+    default:
+        e->op = HATF_OP_COMMENT;  /* unreachable: every kind the hooks write is above */
         break;
     }
     if (failed) {

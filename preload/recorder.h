@@ -7,6 +7,7 @@
  *   flusher.c   the background thread: drains rings into the container writer
  *   options.c   the option table (environment variables)
  *   prim.c      host coupling: clock, futex, thread id, logging without malloc
+ *   annotate.c  the annotation API's runtime (hatrace_rt_*, include/hatrace.h)
  * Names: ht_ internal, HT_ macros and constants.
  */
 #ifndef HT_RECORDER_H
@@ -33,11 +34,18 @@
  *   ALIGNED_ALLOC, MEMALIGN
  *   THREAD_CREATE        parent   os tid   -         -
  *   THREAD_DESTROY       -        -        -         -
+ *   HEAP_CREATE          heap     -        -         name (malloc'd copy or 0; the flusher frees it)
+ *   HEAP_DESTROY         heap     -        -         -
+ *   HEAP_ALLOC           result   size     heap      -
+ *   HEAP_FREE            ptr      -        heap      -
+ *   HEAP_REALLOC         old      size     result    heap
+ * (the HEAP_ kinds come from the annotation API, include/hatrace.h)
  * HT_FAILED: the call returned NULL or an error (result is then 0). */
 enum ht_kind {
     HT_K_MALLOC = 1, HT_K_CALLOC, HT_K_REALLOC, HT_K_REALLOCARRAY, HT_K_FREE,
     HT_K_POSIX_MEMALIGN, HT_K_ALIGNED_ALLOC, HT_K_MEMALIGN, HT_K_VALLOC, HT_K_PVALLOC,
-    HT_K_THREAD_CREATE = 13, HT_K_THREAD_DESTROY = 14
+    HT_K_THREAD_CREATE = 13, HT_K_THREAD_DESTROY = 14,
+    HT_K_HEAP_CREATE = 15, HT_K_HEAP_DESTROY, HT_K_HEAP_ALLOC, HT_K_HEAP_FREE, HT_K_HEAP_REALLOC
 };
 #define HT_KIND_MASK 0x1fu
 #define HT_FAILED 0x80u

@@ -1,0 +1,72 @@
+/* annotate.c — the runtime of the annotation API (include/hatrace.h): a program
+ * or its own allocator declares heaps and the objects in them. The header holds
+ * weak references to these symbols; only libhatrace.so defines them.
+ *
+ * Every call is one raw event on the calling thread's ring, like a hook's, with
+ * the heap id in the event; the flusher turns it into the HATF record (heap
+ * field set) and gives the heap's name to the container's tables. Heap ids are
+ * 1, 2, 3, ... per process, never reused. Heap 0 is malloc's: calls naming it
+ * do nothing, so code need not check what create returned.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "recorder.h"
+
+#define HT_EXPORT __attribute__((visibility("default")))
+
+static _Atomic uint64_t next_heap = 1;
+
+#define P(x) ((uint64_t)(uintptr_t)(x))
+
+/* The name is copied with malloc (recorder's own, not recorded) and handed to
+ * the flusher inside the event, which names the heap and frees the copy. */
+HT_EXPORT uint64_t hatrace_rt_heap_create(const char *name)
+{
+    ht_init();
+    if (atomic_load(&ht_state) != HT_ST_READY) return 0;
+    uint64_t h = atomic_fetch_add(&next_heap, 1);
+    char *copy = NULL;
+    if (name) {
+        size_t n = strnlen(name, 255);
+        ht_t.untraced++;
+        copy = malloc(n + 1);
+        ht_t.untraced--;
+        if (copy) {
+            memcpy(copy, name, n);
+            copy[n] = 0;
+        }
+    }
+    ht_emit(HT_K_HEAP_CREATE, h, 0, 0, P(copy));
+    return h;
+}
+
+HT_EXPORT void hatrace_rt_heap_destroy(uint64_t heap)
+{
+    if (heap) ht_emit(HT_K_HEAP_DESTROY, heap, 0, 0, 0);
+}
+
+HT_EXPORT void hatrace_rt_heap_alloc(uint64_t heap, const void *ptr, size_t size)
+{
+    if (heap) ht_emit(HT_K_HEAP_ALLOC | (ptr ? 0 : HT_FAILED), P(ptr), size, heap, 0);
+}
+
+HT_EXPORT void hatrace_rt_heap_free(uint64_t heap, const void *ptr)
+{
+    if (heap && ptr) ht_emit(HT_K_HEAP_FREE, P(ptr), 0, heap, 0);
+}
+
+HT_EXPORT void hatrace_rt_heap_realloc(uint64_t heap, const void *old_ptr, const void *new_ptr, size_t size)
+{
+    if (heap) ht_emit(HT_K_HEAP_REALLOC, P(old_ptr), size, P(new_ptr), heap);
+}
+
+/* Nesting count on the thread's untraced counter, which the hooks already test:
+ * the recorder's own sections and the program's ignore sections add up. */
+HT_EXPORT void hatrace_rt_ignore(int delta)
+{
+    ht_tls *t = &ht_t;
+    if (delta > 0) t->untraced += (uint32_t)delta;
+    else if (t->untraced >= (uint32_t)-delta) t->untraced -= (uint32_t)-delta;
+}
