@@ -239,6 +239,7 @@ static void convert(const ht_rawev *r, uint64_t tid, hatf_event *e, uint8_t *ab)
     memset(e, 0, sizeof *e);
     e->thread = tid;
     e->time = r->tk >> 8;
+    if (r->tk & HT_HEAP) e->heap = r->d;  /* mimalloc_heaps.c */
     if (kind <= HT_K_PVALLOC) {
         at.value[HATF_A_FUNC] = kind;  /* the kinds are the hatf_func codes */
         at.present |= 1u << HATF_A_FUNC;

@@ -8,6 +8,7 @@
  *   options.c   the option table (environment variables)
  *   prim.c      host coupling: clock, futex, thread id, logging without malloc
  *   annotate.c  the annotation API's runtime (hatrace_rt_*, include/hatrace.h)
+ *   mimalloc_heaps.c  mimalloc's heap API (mi_heap_*, mi_free ...), recorded with heaps
  * Names: ht_ internal, HT_ macros and constants.
  */
 #ifndef HT_RECORDER_H
@@ -40,7 +41,9 @@
  *   HEAP_FREE            ptr      -        heap      -
  *   HEAP_REALLOC         old      size     result    heap
  * (the HEAP_ kinds come from the annotation API, include/hatrace.h)
- * HT_FAILED: the call returned NULL or an error (result is then 0). */
+ * HT_FAILED: the call returned NULL or an error (result is then 0).
+ * HT_HEAP: a malloc-family kind (not REALLOCARRAY) made in heap d, e.g. by
+ * mimalloc's heap API (mimalloc_heaps.c); without it the heap is 0. */
 enum ht_kind {
     HT_K_MALLOC = 1, HT_K_CALLOC, HT_K_REALLOC, HT_K_REALLOCARRAY, HT_K_FREE,
     HT_K_POSIX_MEMALIGN, HT_K_ALIGNED_ALLOC, HT_K_MEMALIGN, HT_K_VALLOC, HT_K_PVALLOC,
@@ -48,6 +51,7 @@ enum ht_kind {
     HT_K_HEAP_CREATE = 15, HT_K_HEAP_DESTROY, HT_K_HEAP_ALLOC, HT_K_HEAP_FREE, HT_K_HEAP_REALLOC
 };
 #define HT_KIND_MASK 0x1fu
+#define HT_HEAP 0x40u
 #define HT_FAILED 0x80u
 
 /* Per-thread state. initial-exec TLS: one fs-relative load in the hook. */
