@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Load: 64 threads calling malloc/free flat out for 3 s, then a storm of
+# 10,000 short-lived threads (100 alive at a time). Each must finish in
+# bounded time (no deadlock: a timeout fails the test), lose no event (the
+# trace's per-thread counts equal the program's own counts, nothing dropped)
+# and keep the tracer's memory bounded:
+#   flat:  peak resident size <= 64 rings (64 x 1.25 MiB, the default ring)
+#          + 128 MiB for the writer, zstd and the program;
+#   storm: resident size sampled every 1000 threads <= 128 MiB (rings of
+#          exited threads are drained and reused; without reuse the rings
+#          alone would need 12 GiB).
+# RELIABILITY_LOAD_MS and RELIABILITY_STORM override the duration and the
+# number of threads (make stress: 10 s and 50,000).
+. "$(dirname "$0")/record_lib.inc"
+need_tools
+prog=$BUILD/workloads/rel_load
+[ -x "$prog" ] || { echo "workload not built"; exit 77; }
+ms=${RELIABILITY_LOAD_MS:-3000}
+storm=${RELIABILITY_STORM:-10000}
+
+check_counts() { # name: per-thread allocs and frees of threads >= 2 == the program's
+  local name=$1
+  "$HATRACE" stats "$W/$name.hatf" >"$W/$name.stats" || fail "$name: stats"
+  grep -q '^complete  *yes$' "$W/$name.stats" || fail "$name: trace incomplete"
+  grep -q '^dropped  *0$' "$W/$name.stats" || fail "$name: events dropped"
+  awk '$1 ~ /^[0-9]+$/ && $1 >= 2 && NF >= 6 { a += $(NF-3); f += $(NF-2) }
+       END { print "mallocs", a + 0; print "frees", f + 0 }' "$W/$name.stats" >"$W/$name.got"
+  grep -E '^(mallocs|frees) ' "$W/$name.out" >"$W/$name.want"
+  compare "$W/$name.want" "$W/$name.got" || fail "$name: counts differ"
+  local threads; threads=$(awk '$1 == "threads" { print $2 }' "$W/$name.out")
+  grep -q "^thread events  *$((threads + 1)) create, $((threads + 1)) destroy$" "$W/$name.stats" ||
+    fail "$name: thread events differ from $threads threads"
+}
+
+start=$SECONDS
+timeout $((ms / 1000 + 60)) "$HATRACE" record -o "$W/flat.hatf" -- "$prog" flat 64 "$ms" \
+  >"$W/flat.out" 2>"$W/flat.err" || fail "flat: $(cat "$W/flat.err")"
+cat "$W/flat.out" "$W/flat.err"
+echo "flat: $((SECONDS - start)) s"
+check_counts flat
+hwm=$(awk '$1 == "hwm_kb" { print $2 }' "$W/flat.out")
+[ "$hwm" -le $((64 * 1280 + 131072)) ] || fail "flat: peak resident size $hwm kB"
+
+start=$SECONDS
+timeout 120 "$HATRACE" record -o "$W/storm.hatf" -- "$prog" storm "$storm" 100 \
+  >"$W/storm.out" 2>"$W/storm.err" || fail "storm: $(cat "$W/storm.err")"
+cat "$W/storm.out" "$W/storm.err"
+echo "storm: $((SECONDS - start)) s"
+check_counts storm
+rss=$(awk '$1 == "rss_max_kb" { print $2 }' "$W/storm.out")
+[ "$rss" -le 131072 ] || fail "storm: resident size reached $rss kB"
+echo "reliability_load: ok"
