@@ -78,7 +78,10 @@ BENCH_BIN := $(patsubst bench/%.c,$(B)/bench/%,$(BENCH_SRC))
 EXAMPLE_BIN := $(patsubst examples/%.c,$(B)/examples/%,$(EXAMPLE_SRC))
 
 PRELOAD_SO := $(if $(PRELOAD_SRC),$(B)/libhatrace.so)
-PRELOAD_LIBS := $(LIBS) $(if $(shell [ -f /usr/include/libunwind.h ] && echo y),-lunwind)
+# libunwind (call stacks, preload/stacks.c): optional; Debian keeps its header under the multiarch dir
+HAVE_UNWIND := $(if $(wildcard /usr/include/libunwind.h /usr/include/*/libunwind.h),y)
+PRELOAD_LIBS := $(LIBS) $(if $(HAVE_UNWIND),-lunwind)
+REQ_CFLAGS += $(if $(HAVE_UNWIND),-DHT_HAVE_LIBUNWIND)
 
 all: $(B)/libhatf.a $(B)/hatrace $(PRELOAD_SO) $(B)/hatf.pc $(EXAMPLE_BIN)
 

@@ -44,7 +44,7 @@
 enum hatf_chunk_kind {
     HATF_CK_RECORDS = 1,   /* HATF 1.0 records of one thread, addresses split off */
     HATF_CK_ADDRS = 2,     /* the addresses of the records chunk with the same thread and seq */
-    HATF_CK_TABLES = 3,    /* names of threads and heaps */
+    HATF_CK_TABLES = 3,    /* names of threads and heaps; stacks, modules, symbols */
     HATF_CK_INDEX = 4,     /* the index (last chunk of a complete file) */
     HATF_CK_KIND_MAX_ = 4  /* kinds above are skipped by this reader (room: stacks, symbols) */
 };
@@ -56,7 +56,17 @@ enum { HATF_CODEC_STORED = 0, HATF_CODEC_ZSTD = 1 };
 enum { HATF_ACODE_MODEL = 2 };
 
 /* Table entry types in a tables chunk. */
-enum { HATF_TAB_THREAD_NAME = 1, HATF_TAB_HEAP_NAME = 2 };
+enum {
+    HATF_TAB_THREAD_NAME = 1, HATF_TAB_HEAP_NAME = 2,
+    HATF_TAB_STACK = 3,    /* id: stack id; frames as varints, innermost first */
+    HATF_TAB_MODULE = 4,   /* id: module id; start, end, bias, build-id length (varints), build id, path */
+    HATF_TAB_SYMBOL = 5    /* id: frame address; module id, offset in function (varints), name */
+};
+
+/* container_write.c: append one entry to the tables stream (bytes cut at
+ * HATF_STR_MAX). @return 0 or a negative code (the writer is then failed). */
+struct hatf_writer;
+int hatf_writer_table_entry_(struct hatf_writer *w, unsigned type, uint64_t id, const void *bytes, size_t len);
 
 /* Bounds that keep a corrupt size from causing a huge allocation. The writer
  * cuts chunks well below them. */

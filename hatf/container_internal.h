@@ -40,6 +40,7 @@ struct hatf_reader {
     uint64_t events;
     hatf_name *tnames, *hnames;
     size_t ntn, nhn;
+    struct hatf_stacktab *stk; /* stacks, modules, symbols (container_tables.c), or NULL */
     ZSTD_DCtx *dctx;
     hatf_buf io;              /* stored payload being read */
 };
@@ -81,6 +82,13 @@ void hatf_cursor_free(hatf_cursor *c);
  * on with the next group). Either way the events handed out before stay valid
  * until the next refill, their data until a group is loaded. */
 int hatf_cursor_fill_(hatf_cursor *c);
+
+/* container_tables.c: the stack, module and symbol entries of the tables stream.
+ * add: @return 0, HATF_E_CORRUPT if the entry is malformed, HATF_E_NOMEM (it is lost).
+ * finish: sort for lookups, once the chunks are scanned. free: forget them all. */
+int hatf_stacktab_add_(hatf_reader *r, unsigned type, uint64_t id, const uint8_t *p, size_t n);
+void hatf_stacktab_finish_(hatf_reader *r);
+void hatf_stacktab_free_(hatf_reader *r);
 
 /* Append a damage line (printf-style). */
 void hatf_reader_add_damage_(hatf_reader *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -236,6 +236,11 @@ static void parse_tables(hatf_reader *r, uint64_t off, const uint8_t *p, size_t 
         k = hatf_varint_get(p + i, n - i, &len);
         if (!k || len > HATF_STR_MAX || n - i - k < len) break;
         i += k;
+        if (type >= HATF_TAB_STACK && type <= HATF_TAB_SYMBOL) {
+            if (hatf_stacktab_add_(r, type, id, p + i, (size_t)len) == HATF_E_CORRUPT) { i -= k; break; }
+            i += len;
+            continue;
+        }
         hatf_name **arr = type == HATF_TAB_THREAD_NAME ? &r->tnames : type == HATF_TAB_HEAP_NAME ? &r->hnames : NULL;
         size_t *cnt = type == HATF_TAB_THREAD_NAME ? &r->ntn : &r->nhn;
         if (arr) {
@@ -418,6 +423,7 @@ static int open_index(hatf_reader *r)
         for (size_t i = 0; i < r->ntn; i++) free(r->tnames[i].name);
         for (size_t i = 0; i < r->nhn; i++) free(r->hnames[i].name);
         r->ntn = r->nhn = 0;
+        hatf_stacktab_free_(r);
         hatf_buf_free(&raw);
         return 0;
     }
@@ -457,6 +463,7 @@ static int finish(hatf_reader *r)
     }
     r->nth = keep_t;
     for (size_t i = 0; i < r->nth; i++) r->thread_ids[i] = r->th[i].thread;
+    hatf_stacktab_finish_(r);
     if (!r->complete)
         hatf_reader_add_damage_(r, "offset %llu: index missing: file ended without a trailer", LLU(r->size));
     return 0;
@@ -504,6 +511,7 @@ HATF_API void hatf_reader_close(hatf_reader *r)
     for (size_t i = 0; i < r->nhn; i++) free(r->hnames[i].name);
     free(r->tnames);
     free(r->hnames);
+    hatf_stacktab_free_(r);
     ZSTD_freeDCtx(r->dctx);
     hatf_buf_free(&r->io);
     free(r);

@@ -361,10 +361,9 @@ HATF_API int hatf_writer_add(hatf_writer *w, const hatf_event *ev, size_t n)
     return 0;
 }
 
-static int add_name(hatf_writer *w, unsigned type, uint64_t id, const char *name)
+int hatf_writer_table_entry_(hatf_writer *w, unsigned type, uint64_t id, const void *bytes, size_t len)
 {
     if (w->failed) return w->failed;
-    size_t len = strnlen(name, HATF_STR_MAX + 1);
     if (len > HATF_STR_MAX) len = HATF_STR_MAX;
     uint8_t *p = hatf_buf_reserve(&w->tables, 1 + 2 * HATF_VARINT_MAX + len);
     if (!p) return fail(w, HATF_E_NOMEM, "offset %llu: %s", "out of memory");
@@ -372,9 +371,14 @@ static int add_name(hatf_writer *w, unsigned type, uint64_t id, const char *name
     p[k++] = (uint8_t)type;
     k += hatf_varint_put(p + k, id);
     k += hatf_varint_put(p + k, len);
-    memcpy(p + k, name, len);
+    memcpy(p + k, bytes, len);
     w->tables.len += k + len;
     return 0;
+}
+
+static int add_name(hatf_writer *w, unsigned type, uint64_t id, const char *name)
+{
+    return hatf_writer_table_entry_(w, type, id, name, strnlen(name, HATF_STR_MAX + 1));
 }
 
 HATF_API int hatf_writer_name_thread(hatf_writer *w, uint64_t thread, const char *name)

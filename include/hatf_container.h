@@ -80,6 +80,37 @@ int hatf_writer_add(hatf_writer *w, const hatf_event *ev, size_t n);
 int hatf_writer_name_thread(hatf_writer *w, uint64_t thread, const char *name);
 int hatf_writer_name_heap(hatf_writer *w, uint64_t heap, const char *name);
 
+/* ---- call stacks and symbols (tables stream) ------------------------------
+ * An event's HATF_A_STACK attribute names a stack: its frames (return
+ * addresses, innermost first). Modules give the load map (what was mapped
+ * where, with the ELF build id), symbols the function of each frame address,
+ * so a trace reads on another machine. Strings are copied. */
+#define HATF_STACK_MAX 256    /* frames per stack; more are cut */
+#define HATF_BUILD_ID_MAX 32
+
+typedef struct hatf_module {
+    uint64_t id;              /* dense, from 1 */
+    uint64_t start, end;      /* address range [start, end) of its mappings */
+    uint64_t bias;            /* load bias: address - bias = the ELF file's vaddr */
+    uint8_t build_id[HATF_BUILD_ID_MAX];
+    uint32_t build_id_len;    /* 0: none found */
+    const char *path;         /* "" for the main program when unknown */
+} hatf_module;
+
+typedef struct hatf_symbol {
+    uint64_t addr;            /* a frame address */
+    uint64_t module;          /* hatf_module.id, 0 if in no known module */
+    uint64_t offset;          /* addr - the function's start (0 if name is "") */
+    const char *name;         /* function name, "" when unresolved */
+} hatf_symbol;
+
+/* Store stack id (ids > 0) with n frames (cut at HATF_STACK_MAX), a module,
+ * a symbol. Each is written once per call: callers dedup. @return 0 or a
+ * negative code (then the writer is failed). */
+int hatf_writer_stack(hatf_writer *w, uint64_t id, const uint64_t *frames, size_t n);
+int hatf_writer_module(hatf_writer *w, const hatf_module *m);
+int hatf_writer_symbol(hatf_writer *w, const hatf_symbol *s);
+
 /* Write every pending chunk (the recorder calls this on its flush interval). */
 int hatf_writer_flush(hatf_writer *w);
 
@@ -115,6 +146,14 @@ size_t hatf_reader_threads(const hatf_reader *r, const uint64_t **threads);
 /* Name given to a thread/heap, or NULL. */
 const char *hatf_reader_thread_name(const hatf_reader *r, uint64_t thread);
 const char *hatf_reader_heap_name(const hatf_reader *r, uint64_t heap);
+/* Frames of stack id (innermost first). @return the count, 0 if unknown. */
+size_t hatf_reader_stack(const hatf_reader *r, uint64_t id, const uint64_t **frames);
+/* Number of stacks stored (ids need not be dense in a damaged file). */
+size_t hatf_reader_stack_count(const hatf_reader *r);
+/* The symbol stored for exactly this frame address, or NULL. */
+const hatf_symbol *hatf_reader_symbol(const hatf_reader *r, uint64_t addr);
+/* Modules of the load map, by id. @return count; *mods valid until close. */
+size_t hatf_reader_modules(const hatf_reader *r, const hatf_module **mods);
 /* Total events in intact chunks (from chunk headers, without decoding). */
 uint64_t hatf_reader_event_count(const hatf_reader *r);
 

@@ -230,7 +230,8 @@ static const uint8_t func_only[HT_K_PVALLOC + 1][2] = {
     { 0, 0 }, { 1, 1 }, { 1, 2 }, { 1, 3 }, { 1, 4 }, { 1, 5 }, { 1, 6 }, { 1, 7 }, { 1, 8 }, { 1, 9 }, { 1, 10 },
 };
 
-static void convert(const ht_rawev *r, uint64_t tid, hatf_event *e, uint8_t *ab)
+/* stack: the event's process-wide stack id, 0 for none. */
+static void convert(const ht_rawev *r, uint64_t tid, hatf_event *e, uint8_t *ab, uint64_t stack)
 {
     unsigned kind = r->tk & HT_KIND_MASK;
     int failed = (r->tk & HT_FAILED) != 0;
@@ -270,7 +271,8 @@ static void convert(const ht_rawev *r, uint64_t tid, hatf_event *e, uint8_t *ab)
         e->new_addr = r->c;
         e->size = r->b;
         if (kind == HT_K_REALLOCARRAY) {
-            e->size = __builtin_mul_overflow(r->b, r->d, &size) ? UINT64_MAX : size;
+            uint64_t elsize = (r->tk & HT_STACKED) ? (uint32_t)r->d : r->d;
+            e->size = __builtin_mul_overflow(r->b, elsize, &size) ? UINT64_MAX : size;
             at.value[HATF_A_NMEMB] = r->b;
             at.present |= 1u << HATF_A_NMEMB;
         }
@@ -344,6 +346,10 @@ static void convert(const ht_rawev *r, uint64_t tid, hatf_event *e, uint8_t *ab)
         at.value[HATF_A_FAILED] = 1;
         at.present |= 1u << HATF_A_FAILED;
     }
+    if (stack) {
+        at.value[HATF_A_STACK] = stack;
+        at.present |= 1u << HATF_A_STACK;
+    }
     e->attr_is_bytes = 1;
     if (at.present == 1u << HATF_A_FUNC) {
         /* the common case, a function code alone: bytes from a table */
@@ -375,9 +381,22 @@ static long drain_ring(ht_ring *r)
             continue;
         }
         uint64_t tid = r->tid;
-        for (size_t i = 0; i < n; i++) convert(&raw[i], tid, &evs[i], attr_bytes[i]);
+        size_t m = 0;
+        for (size_t i = 0; i < n; i++) {
+            const ht_rawev *x = &raw[i];
+            unsigned kind = x->tk & HT_KIND_MASK;
+            if (HT_UNLIKELY(kind == HT_K_STACK)) {  /* not an event: frames for the tables */
+                ht_stacks_take(out_failed ? NULL : writer, r, x);
+                continue;
+            }
+            uint64_t sid = 0;
+            if (x->tk & HT_STACKED) sid = ht_stacks_gid(r, kind == HT_K_REALLOCARRAY ? x->d >> 32 : x->d);
+            convert(x, tid, &evs[m], attr_bytes[m], sid);
+            m++;
+        }
         ht_ring_consume(r, n);
-        if (!out_failed) {
+        n = m;
+        if (!out_failed && n) {
             int rc = hatf_writer_add(writer, evs, n);
             if (rc < 0) {
                 ht_say("writing the trace %s failed (%s); recording stops", out_path, hatf_strerror(rc));
@@ -558,6 +577,7 @@ void ht_writer_finish(void)
                 ht_warn("TSC rate drifted %.3f%% from the start calibration", 100.0 * (b / a - 1));
         }
         name_live_threads();
+        ht_stacks_finish(writer);
         hatf_counters c = { .events = n_events, .dropped = dropped, .ring_waits = waits };
         hatf_err err;
         memset(&err, 0, sizeof err);
@@ -603,4 +623,5 @@ void ht_flusher_atfork_child(void)
         atomic_store(&r->state, HT_RING_FREE);
     }
     atomic_store(&ht_dead_rings, 0);
+    ht_stacks_atfork_child();
 }

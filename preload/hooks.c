@@ -119,13 +119,20 @@ static int boot(void)
 
 #define U(p) ((uint64_t)(uintptr_t)(p))
 
+/* The caller's stack id and the flag that says d carries it (stacks.c);
+ * nothing but a load and a test when stacks are off. */
+#define STACK(sid) ((sid) = HT_UNLIKELY(ht_stack_depth) ? ht_stack_here() : 0)
+#define STACKED(sid) ((sid) ? HT_STACKED : 0)
+
 /* ---- the malloc family ------------------------------------------------------ */
 
 HT_EXPORT void *malloc(size_t n)
 {
     if (BOOTING()) return arena_alloc(n, 16);
     void *p = real_malloc(n);
-    ht_emit(HT_K_MALLOC | (p ? 0 : HT_FAILED), U(p), n, 0, 0);
+    uint64_t sid;
+    STACK(sid);
+    ht_emit(HT_K_MALLOC | (p ? 0 : HT_FAILED) | STACKED(sid), U(p), n, 0, sid);
     return p;
 }
 
@@ -136,7 +143,9 @@ HT_EXPORT void *calloc(size_t nmemb, size_t size)
         return __builtin_mul_overflow(nmemb, size, &total) ? NULL : arena_alloc(total, 16);
     }
     void *p = real_calloc(nmemb, size);
-    ht_emit(HT_K_CALLOC | (p ? 0 : HT_FAILED), U(p), nmemb, size, 0);
+    uint64_t sid;
+    STACK(sid);
+    ht_emit(HT_K_CALLOC | (p ? 0 : HT_FAILED) | STACKED(sid), U(p), nmemb, size, sid);
     return p;
 }
 
@@ -164,7 +173,9 @@ HT_EXPORT void *realloc(void *p, size_t n)
     if (BOOTING()) return p ? NULL : arena_alloc(n, 16);
     void *q = real_realloc(p, n);
     int failed = !q && (n || !p);
-    ht_emit(HT_K_REALLOC | (failed ? HT_FAILED : 0), U(p), n, U(q), 0);
+    uint64_t sid;
+    STACK(sid);
+    ht_emit(HT_K_REALLOC | (failed ? HT_FAILED : 0) | STACKED(sid), U(p), n, U(q), sid);
     return q;
 }
 
@@ -186,7 +197,10 @@ HT_EXPORT void *reallocarray(void *p, size_t nmemb, size_t size)
         q = real_realloc(p, total);
     }
     int failed = !q && ((nmemb && size) || !p);
-    ht_emit(HT_K_REALLOCARRAY | (failed ? HT_FAILED : 0), U(p), nmemb, U(q), size);
+    uint64_t sid = 0;
+    if (size <= UINT32_MAX) STACK(sid);  /* d holds both: see HT_STACKED */
+    ht_emit(HT_K_REALLOCARRAY | (failed ? HT_FAILED : 0) | STACKED(sid), U(p), nmemb, U(q),
+            size | sid << 32);
     return q;
 }
 
@@ -199,7 +213,9 @@ HT_EXPORT int posix_memalign(void **out, size_t align, size_t n)
         return 0;
     }
     int rc = real_posix_memalign(out, align, n);
-    ht_emit(HT_K_POSIX_MEMALIGN | (rc ? HT_FAILED : 0), rc ? 0 : U(*out), n, align, 0);
+    uint64_t sid;
+    STACK(sid);
+    ht_emit(HT_K_POSIX_MEMALIGN | (rc ? HT_FAILED : 0) | STACKED(sid), rc ? 0 : U(*out), n, align, sid);
     return rc;
 }
 
@@ -207,7 +223,9 @@ HT_EXPORT void *aligned_alloc(size_t align, size_t n)
 {
     if (BOOTING()) return arena_alloc(n, align);
     void *p = real_aligned_alloc(align, n);
-    ht_emit(HT_K_ALIGNED_ALLOC | (p ? 0 : HT_FAILED), U(p), n, align, 0);
+    uint64_t sid;
+    STACK(sid);
+    ht_emit(HT_K_ALIGNED_ALLOC | (p ? 0 : HT_FAILED) | STACKED(sid), U(p), n, align, sid);
     return p;
 }
 
@@ -215,7 +233,9 @@ HT_EXPORT void *memalign(size_t align, size_t n)
 {
     if (BOOTING()) return arena_alloc(n, align);
     void *p = real_memalign(align, n);
-    ht_emit(HT_K_MEMALIGN | (p ? 0 : HT_FAILED), U(p), n, align, 0);
+    uint64_t sid;
+    STACK(sid);
+    ht_emit(HT_K_MEMALIGN | (p ? 0 : HT_FAILED) | STACKED(sid), U(p), n, align, sid);
     return p;
 }
 
@@ -223,7 +243,9 @@ HT_EXPORT void *valloc(size_t n)
 {
     if (BOOTING()) return arena_alloc(n, 4096);
     void *p = real_valloc(n);
-    ht_emit(HT_K_VALLOC | (p ? 0 : HT_FAILED), U(p), n, 0, 0);
+    uint64_t sid;
+    STACK(sid);
+    ht_emit(HT_K_VALLOC | (p ? 0 : HT_FAILED) | STACKED(sid), U(p), n, 0, sid);
     return p;
 }
 
@@ -231,7 +253,9 @@ HT_EXPORT void *pvalloc(size_t n)
 {
     if (BOOTING()) return arena_alloc(n, 4096);
     void *p = real_pvalloc(n);
-    ht_emit(HT_K_PVALLOC | (p ? 0 : HT_FAILED), U(p), n, 0, 0);
+    uint64_t sid;
+    STACK(sid);
+    ht_emit(HT_K_PVALLOC | (p ? 0 : HT_FAILED) | STACKED(sid), U(p), n, 0, sid);
     return p;
 }
 

@@ -25,6 +25,8 @@ static ht_option options[HT_OPT_COUNT_] = {
                       "1: drop (and count) events when a ring is full instead of waiting" },
     [HT_OPT_VERBOSE] = { "HATRACE_VERBOSE", 0, 0, 2, 0,
                          "1: print the options and the trace path at start" },
+    [HT_OPT_STACKS] = { "HATRACE_STACKS", 0, 0, 256, 0,
+                        "frames of call stack per allocation (0: off; yes: 32)" },
 };
 
 static const char *output = "hatrace.%e.%p.hatf";
@@ -71,7 +73,7 @@ void ht_options_init(void)
         const char *s = getenv(o->env);
         if (!s || !*s) continue;
         long v;
-        if (!strcmp(s, "yes") || !strcmp(s, "true")) v = 1;
+        if (!strcmp(s, "yes") || !strcmp(s, "true")) v = i == HT_OPT_STACKS ? 32 : 1;
         else if (!strcmp(s, "no") || !strcmp(s, "false")) v = 0;
         else if (ht_parse_long(s, &v) < 0 || v < o->min || v > o->max) {
             ht_warn("%s=%s is invalid (expected %ld..%ld), using %ld", o->env, s, o->min,

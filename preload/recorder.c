@@ -49,6 +49,7 @@ void ht_init(void)
     ht_t.untraced++;
     ht_hooks_resolve();
     ht_options_init();
+    ht_stacks_init();
     ht_clock_init();
     owner_pid = getpid();
     have_exit_key = pthread_key_create(&exit_key, thread_exit) == 0;
@@ -79,6 +80,7 @@ static ht_ring *thread_attach(ht_tls *t)
         ht_warn("out of memory for a thread ring: this thread is not traced");
         return NULL;
     }
+    if (ht_stack_depth) ht_stacks_attach(r);
     uint32_t ostid = ht_gettid();
     /* the main thread is 1 even if another thread allocated first */
     r->tid = (pid_t)ostid == getpid() ? 1 : atomic_fetch_add(&next_tid, 1);

@@ -8,6 +8,8 @@
  *   options.c   the option table (environment variables)
  *   prim.c      host coupling: clock, futex, thread id, logging without malloc
  *   annotate.c  the annotation API's runtime (hatrace_rt_*, include/hatrace.h)
+ *   stacks.c    call stacks: capture (libunwind), per-thread dedup, global ids
+ *   symbols.c   the load map and frame names, resolved once at the end
  *   mimalloc_heaps.c  mimalloc's heap API (mi_heap_*, mi_free ...), recorded with heaps
  * Names: ht_ internal, HT_ macros and constants.
  */
@@ -40,17 +42,24 @@
  *   HEAP_ALLOC           result   size     heap      -
  *   HEAP_FREE            ptr      -        heap      -
  *   HEAP_REALLOC         old      size     result    heap
+ *   STACK                local id frames    count     -        (frames: offset in the ring's stack pool)
  * (the HEAP_ kinds come from the annotation API, include/hatrace.h)
  * HT_FAILED: the call returned NULL or an error (result is then 0).
  * HT_HEAP: a malloc-family kind (not REALLOCARRAY) made in heap d, e.g. by
- * mimalloc's heap API (mimalloc_heaps.c); without it the heap is 0. */
+ * mimalloc's heap API (mimalloc_heaps.c); without it the heap is 0.
+ * HT_STACKED (malloc family, never with HT_HEAP): d holds the thread-local
+ * stack id of the call; for REALLOCARRAY d = elsize | id << 32 (only when
+ * elsize < 2^32). The STACK event announcing a new local id always comes
+ * before the first event that uses it. */
 enum ht_kind {
     HT_K_MALLOC = 1, HT_K_CALLOC, HT_K_REALLOC, HT_K_REALLOCARRAY, HT_K_FREE,
     HT_K_POSIX_MEMALIGN, HT_K_ALIGNED_ALLOC, HT_K_MEMALIGN, HT_K_VALLOC, HT_K_PVALLOC,
     HT_K_THREAD_CREATE = 13, HT_K_THREAD_DESTROY = 14,
-    HT_K_HEAP_CREATE = 15, HT_K_HEAP_DESTROY, HT_K_HEAP_ALLOC, HT_K_HEAP_FREE, HT_K_HEAP_REALLOC
+    HT_K_HEAP_CREATE = 15, HT_K_HEAP_DESTROY, HT_K_HEAP_ALLOC, HT_K_HEAP_FREE, HT_K_HEAP_REALLOC,
+    HT_K_STACK = 20
 };
 #define HT_KIND_MASK 0x1fu
+#define HT_STACKED 0x20u
 #define HT_HEAP 0x40u
 #define HT_FAILED 0x80u
 
@@ -96,7 +105,7 @@ static inline uint64_t ht_now(void) { return ht_mono_ns(); }
 /* ---- options.c ---- */
 typedef enum ht_opt_id {
     HT_OPT_ZSTD_LEVEL, HT_OPT_RING_SIZE, HT_OPT_FLUSH_MS, HT_OPT_FOLLOW_CHILDREN,
-    HT_OPT_DROP, HT_OPT_VERBOSE, HT_OPT_COUNT_
+    HT_OPT_DROP, HT_OPT_VERBOSE, HT_OPT_STACKS, HT_OPT_COUNT_
 } ht_opt_id;
 /* Parse HATRACE_* from the environment (no allocation); invalid values warn once
  * and keep the default. Strings: HATRACE_OUTPUT, HATRACE_CLOCK, HATRACE_REPORT. */
@@ -203,6 +212,39 @@ void ht_before_exec(void) HT_HIDDEN;
 #include <pthread.h>
 extern int (*ht_real_pthread_create)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *) HT_HIDDEN;
 void ht_hooks_resolve(void) HT_HIDDEN;
+
+/* ---- stacks.c ---- */
+/* Frames per stack (HATRACE_STACKS), 0 when stacks are off. Set at init. */
+extern int ht_stack_depth HT_HIDDEN;
+/* Read the option, set up libunwind's per-thread caching. pre: untraced. */
+void ht_stacks_init(void) HT_HIDDEN;
+/* Give ring r its dedup table (kept across reuse) and warm libunwind up on
+ * this thread, so the hot path neither allocates nor recurses.
+ * pre: untraced, stacks on. */
+void ht_stacks_attach(ht_ring *r) HT_HIDDEN;
+/* The call stack of the hook that calls this (from the hook's caller on), as
+ * a thread-local id: found in the thread's table, or added and announced to
+ * the flusher by a STACK event. @return the id, 0 when none (no ring, inside
+ * a hook, table full). No lock, no malloc after ht_stacks_attach. */
+uint64_t ht_stack_here(void) HT_HIDDEN;
+struct hatf_writer;
+/* Flusher (wlock held): take a STACK event of ring r: its frames get a
+ * process-wide id (equal stacks of all threads share one), new ones are
+ * written to the trace's tables (w may be NULL: ids only). */
+void ht_stacks_take(struct hatf_writer *w, ht_ring *r, const ht_rawev *e) HT_HIDDEN;
+/* Flusher: the process-wide id of ring r's local id, 0 if unknown. */
+uint64_t ht_stacks_gid(ht_ring *r, uint64_t local) HT_HIDDEN;
+/* At the end (wlock held): the load map and the names of every frame seen. */
+void ht_stacks_finish(struct hatf_writer *w) HT_HIDDEN;
+/* Fork child: forget every stack (the child's trace starts empty). */
+void ht_stacks_atfork_child(void) HT_HIDDEN;
+/* Allocations without a stack id because a thread's table was full. */
+extern _Atomic uint64_t ht_stacks_full HT_HIDDEN;
+
+/* ---- symbols.c ---- */
+/* Write the load map and a symbol for each of the n sorted unique frame
+ * addresses. pre: untraced (it allocates). */
+void ht_symbols_write(struct hatf_writer *w, const uint64_t *addrs, size_t n) HT_HIDDEN;
 
 /* ---- flusher.c ---- */
 /* Choose the clock (HATRACE_CLOCK, invariant TSC) and take the start sample. */

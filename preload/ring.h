@@ -50,6 +50,7 @@ typedef struct ht_ring {
     char name[16];               /* its name at exit (prctl PR_GET_NAME), "" until then */
     struct ht_ring *next;        /* registry list; never unlinked */
     size_t map_bytes;            /* size of the mapping holding this ring */
+    struct ht_stk *stk;          /* call-stack dedup table (stacks.c), kept across reuse */
     ht_rawev side[HT_SIDE_CAP];
     alignas(64) ht_rawev ev[];
 } ht_ring;

@@ -1,0 +1,228 @@
+/* container_tables.c — call stacks, the load map and symbols in the tables
+ * stream of a container (docs/format-container.md, "Tables chunk").
+ *
+ * Entries (after the common type, id, length):
+ *   3 stack   id = stack id   frames as varints, innermost first
+ *   4 module  id = module id  start, end, bias, build-id length (varints), build id, path
+ *   5 symbol  id = address    module id, offset in function (varints), name
+ * The reader keeps them in flat arrays, sorted once the file is scanned, so
+ * a lookup is a binary search. When an id comes twice the first one wins.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "container_internal.h"
+
+#define HATF_API __attribute__((visibility("default")))
+
+/* ---- writer ---------------------------------------------------------------- */
+
+HATF_API int hatf_writer_stack(hatf_writer *w, uint64_t id, const uint64_t *frames, size_t n)
+{
+    uint8_t buf[HATF_STACK_MAX * HATF_VARINT_MAX];
+    if (n > HATF_STACK_MAX) n = HATF_STACK_MAX;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) k += hatf_varint_put(buf + k, frames[i]);
+    return hatf_writer_table_entry_(w, HATF_TAB_STACK, id, buf, k);
+}
+
+HATF_API int hatf_writer_module(hatf_writer *w, const hatf_module *m)
+{
+    uint8_t buf[HATF_STR_MAX];
+    size_t k = 0;
+    uint32_t bl = m->build_id_len > HATF_BUILD_ID_MAX ? HATF_BUILD_ID_MAX : m->build_id_len;
+    k += hatf_varint_put(buf + k, m->start);
+    k += hatf_varint_put(buf + k, m->end);
+    k += hatf_varint_put(buf + k, m->bias);
+    k += hatf_varint_put(buf + k, bl);
+    memcpy(buf + k, m->build_id, bl);
+    k += bl;
+    size_t pl = m->path ? strlen(m->path) : 0;
+    if (pl > sizeof buf - k) pl = sizeof buf - k;
+    memcpy(buf + k, m->path, pl);
+    return hatf_writer_table_entry_(w, HATF_TAB_MODULE, m->id, buf, k + pl);
+}
+
+HATF_API int hatf_writer_symbol(hatf_writer *w, const hatf_symbol *s)
+{
+    uint8_t buf[HATF_STR_MAX];
+    size_t k = 0;
+    k += hatf_varint_put(buf + k, s->module);
+    k += hatf_varint_put(buf + k, s->offset);
+    size_t nl = s->name ? strlen(s->name) : 0;
+    if (nl > sizeof buf - k) nl = sizeof buf - k;
+    memcpy(buf + k, s->name, nl);
+    return hatf_writer_table_entry_(w, HATF_TAB_SYMBOL, s->addr, buf, k + nl);
+}
+
+/* ---- reader ---------------------------------------------------------------- */
+
+typedef struct stack_ent { uint64_t id; size_t off, n; } stack_ent;
+
+struct hatf_stacktab {
+    stack_ent *st;
+    size_t nst, capst;
+    uint64_t *fr;             /* frames of all stacks */
+    size_t nfr, capfr;
+    hatf_module *mod;
+    size_t nmod, capmod;
+    hatf_symbol *sym;
+    size_t nsym, capsym;
+};
+
+/* Grow *v (elements of size sz) to hold one more. @return 0 or -1. */
+static int grow(void *v, size_t *cap, size_t n, size_t sz, size_t more)
+{
+    if (n + more <= *cap) return 0;
+    size_t c = *cap ? *cap : 64;
+    while (c < n + more) c *= 2;
+    void *p = realloc(*(void **)v, c * sz);
+    if (!p) return -1;
+    *(void **)v = p;
+    *cap = c;
+    return 0;
+}
+
+static char *dup_str(const uint8_t *p, size_t n)
+{
+    char *s = malloc(n + 1);
+    if (s) { memcpy(s, p, n); s[n] = 0; }
+    return s;
+}
+
+int hatf_stacktab_add_(hatf_reader *r, unsigned type, uint64_t id, const uint8_t *p, size_t n)
+{
+    if (!r->stk && !(r->stk = calloc(1, sizeof *r->stk))) return HATF_E_NOMEM;
+    struct hatf_stacktab *t = r->stk;
+    size_t i = 0, k;
+    if (type == HATF_TAB_STACK) {
+        if (grow(&t->fr, &t->capfr, t->nfr, sizeof *t->fr, n) ||
+            grow(&t->st, &t->capst, t->nst, sizeof *t->st, 1))
+            return HATF_E_NOMEM;
+        size_t nf = 0;
+        while (i < n) {
+            if (!(k = hatf_varint_get(p + i, n - i, &t->fr[t->nfr + nf]))) return HATF_E_CORRUPT;
+            i += k;
+            nf++;
+        }
+        t->st[t->nst++] = (stack_ent){ id, t->nfr, nf };
+        t->nfr += nf;
+        return 0;
+    }
+    if (type == HATF_TAB_MODULE) {
+        hatf_module m;
+        uint64_t bl;
+        memset(&m, 0, sizeof m);
+        m.id = id;
+        if (!(k = hatf_varint_get(p + i, n - i, &m.start))) return HATF_E_CORRUPT;
+        i += k;
+        if (!(k = hatf_varint_get(p + i, n - i, &m.end))) return HATF_E_CORRUPT;
+        i += k;
+        if (!(k = hatf_varint_get(p + i, n - i, &m.bias))) return HATF_E_CORRUPT;
+        i += k;
+        if (!(k = hatf_varint_get(p + i, n - i, &bl)) || bl > HATF_BUILD_ID_MAX || bl > n - i - k) return HATF_E_CORRUPT;
+        i += k;
+        memcpy(m.build_id, p + i, bl);
+        m.build_id_len = (uint32_t)bl;
+        i += bl;
+        if (grow(&t->mod, &t->capmod, t->nmod, sizeof *t->mod, 1) || !(m.path = dup_str(p + i, n - i)))
+            return HATF_E_NOMEM;
+        t->mod[t->nmod++] = m;
+        return 0;
+    }
+    /* HATF_TAB_SYMBOL */
+    hatf_symbol s;
+    s.addr = id;
+    if (!(k = hatf_varint_get(p + i, n - i, &s.module))) return HATF_E_CORRUPT;
+    i += k;
+    if (!(k = hatf_varint_get(p + i, n - i, &s.offset))) return HATF_E_CORRUPT;
+    i += k;
+    if (grow(&t->sym, &t->capsym, t->nsym, sizeof *t->sym, 1) || !(s.name = dup_str(p + i, n - i)))
+        return HATF_E_NOMEM;
+    t->sym[t->nsym++] = s;
+    return 0;
+}
+
+/* Sort by key, then by order of arrival, so the first of equal keys wins. */
+static int cmp_stack(const void *a, const void *b)
+{
+    const stack_ent *x = a, *y = b;
+    if (x->id != y->id) return x->id < y->id ? -1 : 1;
+    return x->off < y->off ? -1 : x->off > y->off;
+}
+
+static int cmp_sym(const void *a, const void *b)
+{
+    const hatf_symbol *x = a, *y = b;
+    if (x->addr != y->addr) return x->addr < y->addr ? -1 : 1;
+    return x->name < y->name ? -1 : x->name > y->name;  /* arrival order is lost; any stable pick */
+}
+
+static int cmp_mod(const void *a, const void *b)
+{
+    const hatf_module *x = a, *y = b;
+    return x->id < y->id ? -1 : x->id > y->id;
+}
+
+void hatf_stacktab_finish_(hatf_reader *r)
+{
+    struct hatf_stacktab *t = r->stk;
+    if (!t) return;
+    qsort(t->st, t->nst, sizeof *t->st, cmp_stack);
+    qsort(t->sym, t->nsym, sizeof *t->sym, cmp_sym);
+    qsort(t->mod, t->nmod, sizeof *t->mod, cmp_mod);
+}
+
+void hatf_stacktab_free_(hatf_reader *r)
+{
+    struct hatf_stacktab *t = r->stk;
+    if (!t) return;
+    for (size_t i = 0; i < t->nmod; i++) free((char *)t->mod[i].path);
+    for (size_t i = 0; i < t->nsym; i++) free((char *)t->sym[i].name);
+    free(t->st);
+    free(t->fr);
+    free(t->mod);
+    free(t->sym);
+    free(t);
+    r->stk = NULL;
+}
+
+HATF_API size_t hatf_reader_stack(const hatf_reader *r, uint64_t id, const uint64_t **frames)
+{
+    const struct hatf_stacktab *t = r->stk;
+    if (!t) return 0;
+    size_t lo = 0, hi = t->nst;
+    while (lo < hi) {  /* first entry with id >= the one sought */
+        size_t mid = lo + (hi - lo) / 2;
+        if (t->st[mid].id < id) lo = mid + 1;
+        else hi = mid;
+    }
+    if (lo == t->nst || t->st[lo].id != id) return 0;
+    if (frames) *frames = t->fr + t->st[lo].off;
+    return t->st[lo].n;
+}
+
+HATF_API size_t hatf_reader_stack_count(const hatf_reader *r)
+{
+    return r->stk ? r->stk->nst : 0;
+}
+
+HATF_API const hatf_symbol *hatf_reader_symbol(const hatf_reader *r, uint64_t addr)
+{
+    const struct hatf_stacktab *t = r->stk;
+    if (!t) return NULL;
+    size_t lo = 0, hi = t->nsym;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (t->sym[mid].addr < addr) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < t->nsym && t->sym[lo].addr == addr ? &t->sym[lo] : NULL;
+}
+
+HATF_API size_t hatf_reader_modules(const hatf_reader *r, const hatf_module **mods)
+{
+    const struct hatf_stacktab *t = r->stk;
+    if (mods) *mods = t ? t->mod : NULL;
+    return t ? t->nmod : 0;
+}

@@ -1,0 +1,260 @@
+/* stacks.c — call stacks of allocations: capture with libunwind's local
+ * unwinder, dedup per thread on the hot path, ids per process on the flusher.
+ *
+ * Hot path (ht_stack_here, in the hook, on the calling thread): unw_backtrace
+ * into a stack buffer, hash the frames, probe the thread's table (open
+ * addressing, fixed size, mapped when the ring was made). A stack seen before
+ * costs the unwind, a hash and a compare; a new one is copied into the
+ * table's frame pool and announced by a STACK raw event in the ring, before
+ * the event that uses it. No lock, no malloc: the table belongs to the ring
+ * and libunwind is warmed up on the thread when its ring is attached.
+ *
+ * Flusher (ht_stacks_take, wlock held): a STACK event's frames are looked up
+ * in one process-wide table; a new stack gets the next dense id and goes to
+ * the trace's tables stream once. The global id is kept in the thread table's
+ * entry (only the flusher reads or writes it), so later events convert their
+ * local id with one load. Tables are kept when a ring is reused: their stacks
+ * stay known.
+ *
+ * At the end (ht_stacks_finish) the unique frame addresses go to symbols.c.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <xxhash.h>
+
+#include "recorder.h"
+#include "hatf_container.h"
+
+#ifdef HT_HAVE_LIBUNWIND
+#define UNW_LOCAL_ONLY
+#include <libunwind.h>
+#endif
+
+enum {
+    STK_SLOTS = 1 << 16,      /* entries per thread table (filled to 3/4) */
+    STK_POOL = 1 << 20,       /* frames per thread table */
+    STK_SKIP = 2              /* ht_stack_here and the hook itself */
+};
+
+typedef struct ht_stk_ent {
+    uint64_t hash;
+    uint32_t off, n;          /* frames in the pool; n == 0: empty slot */
+    uint64_t gid;             /* process-wide id: the flusher's, 0 until it took the stack */
+} ht_stk_ent;
+
+struct ht_stk {
+    uint32_t used, pool_used; /* producer's */
+    ht_stk_ent ent[STK_SLOTS];
+    uint64_t pool[STK_POOL];
+};
+
+int ht_stack_depth;
+_Atomic uint64_t ht_stacks_full;
+
+void ht_stacks_init(void)
+{
+    ht_stack_depth = (int)ht_opt(HT_OPT_STACKS);
+    if (ht_stack_depth > HATF_STACK_MAX) ht_stack_depth = HATF_STACK_MAX;
+#ifdef HT_HAVE_LIBUNWIND
+    /* per-thread caches: no lock shared between threads while unwinding */
+    if (ht_stack_depth) unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
+#else
+    if (ht_stack_depth) {
+        ht_warn("built without libunwind: HATRACE_STACKS is ignored");
+        ht_stack_depth = 0;
+    }
+#endif
+}
+
+void ht_stacks_attach(ht_ring *r)
+{
+    if (!r->stk) {
+        void *m = mmap(NULL, sizeof(struct ht_stk), PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        if (m == MAP_FAILED) {
+            ht_warn("out of memory for a stack table: this thread's stacks are not recorded");
+            return;
+        }
+        r->stk = m;
+    }
+#ifdef HT_HAVE_LIBUNWIND
+    /* libunwind sets up its per-thread cache on first use (it may allocate) */
+    void *b[8];
+    unw_backtrace(b, 8);
+#endif
+}
+
+/* The local id of frames[0..n), added (and announced) if new; 0 if full. */
+static uint64_t lookup(ht_ring *r, struct ht_stk *s, const uint64_t *fr, uint32_t n)
+{
+    uint64_t h = XXH3_64bits(fr, n * sizeof *fr);
+    uint32_t i = (uint32_t)h & (STK_SLOTS - 1);
+    for (;; i = (i + 1) & (STK_SLOTS - 1)) {
+        ht_stk_ent *e = &s->ent[i];
+        if (!e->n) break;
+        if (e->hash == h && e->n == n && !memcmp(s->pool + e->off, fr, n * sizeof *fr)) return i + 1;
+    }
+    if (s->used >= STK_SLOTS / 4 * 3 || s->pool_used + n > STK_POOL) {
+        atomic_fetch_add_explicit(&ht_stacks_full, 1, memory_order_relaxed);
+        return 0;
+    }
+    ht_stk_ent *e = &s->ent[i];
+    memcpy(s->pool + s->pool_used, fr, n * sizeof *fr);
+    e->hash = h;
+    e->off = s->pool_used;
+    e->n = n;
+    s->pool_used += n;
+    s->used++;
+    /* the flusher learns the frames before any event uses the id */
+    ht_rawev *ev = ht_ring_slot(r);
+    if (HT_UNLIKELY(!ev)) ev = ht_ring_full(r, 1);
+    if (ev) {
+        ev->tk = (ht_now() - ht_t0) << 8 | HT_K_STACK;
+        ev->a = i + 1;
+        ev->b = e->off;
+        ev->c = n;
+        ev->d = 0;
+        if (HT_UNLIKELY(ht_ring_publish(r))) ht_poke();
+    }
+    return i + 1;
+}
+
+__attribute__((noinline)) uint64_t ht_stack_here(void)
+{
+#ifdef HT_HAVE_LIBUNWIND
+    ht_tls *t = &ht_t;
+    if (t->busy || t->untraced) return 0;
+    ht_ring *r = t->ring;
+    if (HT_UNLIKELY(!r)) {
+        /* the thread's first event: attach now, so it has a stack too */
+        if (t->exited) return 0;
+        ht_current_tid();
+        if (!(r = t->ring)) return 0;
+    }
+    struct ht_stk *s = r->stk;
+    if (HT_UNLIKELY(!s)) return 0;
+    /* busy: a signal handler allocating meanwhile queues in the side buffer */
+    t->busy = 1;
+    atomic_signal_fence(memory_order_seq_cst);
+    void *buf[HATF_STACK_MAX + STK_SKIP];
+    int n = unw_backtrace(buf, ht_stack_depth + STK_SKIP) - STK_SKIP;
+    uint64_t id = 0;
+    if (n > 0) id = lookup(r, s, (const uint64_t *)(const void *)(buf + STK_SKIP), (uint32_t)n);
+    atomic_signal_fence(memory_order_seq_cst);
+    t->busy = 0;
+    if (HT_UNLIKELY(r->side_w != r->side_r)) ht_side_flush(t, r);
+    return id;
+#else
+    return 0;
+#endif
+}
+
+/* ---- flusher side ---------------------------------------------------------- */
+
+typedef struct gstk { uint64_t hash; size_t off; uint32_t n; } gstk;
+
+static gstk *gs;              /* gs[gid - 1] */
+static size_t ngs, capgs;
+static uint64_t *gpool;
+static size_t ngpool, capgpool;
+static uint32_t *gslot;       /* open addressing: gid or 0 */
+static size_t gmask;
+
+static int gslot_grow(void)
+{
+    size_t cap = gmask ? (gmask + 1) * 2 : 4096;
+    uint32_t *t = calloc(cap, sizeof *t);
+    if (!t) return -1;
+    for (size_t k = 0; k < ngs; k++) {
+        size_t i = gs[k].hash & (cap - 1);
+        while (t[i]) i = (i + 1) & (cap - 1);
+        t[i] = (uint32_t)(k + 1);
+    }
+    free(gslot);
+    gslot = t;
+    gmask = cap - 1;
+    return 0;
+}
+
+/* The global id of these frames, added (and written) if new; 0 out of memory. */
+static uint64_t global_id(hatf_writer *w, uint64_t h, const uint64_t *fr, uint32_t n)
+{
+    if ((ngs + 1) * 4 > gmask * 3 && gslot_grow() < 0) return 0;
+    size_t i = h & gmask;
+    for (; gslot[i]; i = (i + 1) & gmask) {
+        gstk *g = &gs[gslot[i] - 1];
+        if (g->hash == h && g->n == n && !memcmp(gpool + g->off, fr, n * sizeof *fr)) return gslot[i];
+    }
+    if (ngs == capgs) {
+        size_t c = capgs ? capgs * 2 : 1024;
+        gstk *p = realloc(gs, c * sizeof *p);
+        if (!p) return 0;
+        gs = p, capgs = c;
+    }
+    if (ngpool + n > capgpool) {
+        size_t c = capgpool ? capgpool * 2 : 16384;
+        while (c < ngpool + n) c *= 2;
+        uint64_t *p = realloc(gpool, c * sizeof *p);
+        if (!p) return 0;
+        gpool = p, capgpool = c;
+    }
+    memcpy(gpool + ngpool, fr, n * sizeof *fr);
+    gs[ngs] = (gstk){ h, ngpool, n };
+    ngpool += n;
+    gslot[i] = (uint32_t)++ngs;
+    if (w) hatf_writer_stack(w, ngs, fr, n);
+    return ngs;
+}
+
+void ht_stacks_take(hatf_writer *w, ht_ring *r, const ht_rawev *e)
+{
+    struct ht_stk *s = r->stk;
+    uint64_t id = e->a;
+    if (!s || id == 0 || id > STK_SLOTS || e->c == 0 || e->c > HATF_STACK_MAX || e->b + e->c > STK_POOL)
+        return;  /* cannot happen: the producer wrote it */
+    ht_stk_ent *ent = &s->ent[id - 1];
+    ent->gid = global_id(w, ent->hash, s->pool + e->b, (uint32_t)e->c);
+}
+
+uint64_t ht_stacks_gid(ht_ring *r, uint64_t local)
+{
+    if (!r->stk || local == 0 || local > STK_SLOTS) return 0;
+    return r->stk->ent[local - 1].gid;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+void ht_stacks_finish(hatf_writer *w)
+{
+    if (!ht_stack_depth) return;
+    uint64_t *a = malloc((ngpool ? ngpool : 1) * sizeof *a);
+    if (!a) return;
+    memcpy(a, gpool, ngpool * sizeof *a);
+    qsort(a, ngpool, sizeof *a, cmp_u64);
+    size_t n = 0;
+    for (size_t i = 0; i < ngpool; i++)
+        if (!n || a[i] != a[n - 1]) a[n++] = a[i];
+    ht_symbols_write(w, a, n);
+    free(a);
+    uint64_t full = atomic_load(&ht_stacks_full);
+    if (full) ht_warn("%llu allocations had no stack id (a thread's stack table was full)",
+                      (unsigned long long)full);
+}
+
+void ht_stacks_atfork_child(void)
+{
+    ngs = ngpool = 0;
+    if (gslot) memset(gslot, 0, (gmask + 1) * sizeof *gslot);
+    atomic_store(&ht_stacks_full, 0);
+    for (ht_ring *r = atomic_load(&ht_rings); r; r = r->next) {
+        struct ht_stk *s = r->stk;
+        if (!s) continue;
+        memset(s->ent, 0, sizeof s->ent);
+        s->used = s->pool_used = 0;
+    }
+}
