@@ -6,10 +6,11 @@
 #include "cli_util.h"
 #include "commands.h"
 #include "hatf_text.h"
+#include "sites.h"
 #include "textout.h"
 
 static const char help[] =
-    "usage: hatrace dump [--from FORMAT] [--limit N] FILE\n"
+    "usage: hatrace dump [--from FORMAT] [--limit N] [--stacks] FILE\n"
     "\n"
     "Print the events of a trace in the text form (docs/format-text.md), one per\n"
     "line, in global time order. The output is itself a text trace: it starts\n"
@@ -18,6 +19,8 @@ static const char help[] =
     "\n"
     "  --from FORMAT  hatrace (default, recognised by its magic), hatf1.0 or text\n"
     "  --limit N      stop after N events\n"
+    "  --stacks       under each record with a stack attribute, its frames by\n"
+    "                 name, one '#   at function+offset (module)' line each\n"
     "  -h, --help     this help\n";
 
 void textout_header(hatf_source *s, hatf_buf *out)
@@ -66,17 +69,19 @@ int cmd_dump(int argc, char **argv)
     static const struct option opts[] = {
         { "from", required_argument, NULL, 'f' },
         { "limit", required_argument, NULL, 'n' },
+        { "stacks", no_argument, NULL, 's' },
         { "help", no_argument, NULL, 'h' },
         { 0 },
     };
     hatf_format fmt = HATF_FMT_AUTO;
     uint64_t limit = UINT64_MAX;
-    int c, rc;
+    int c, rc, stacks = 0;
     cli_getopt_begin();
     while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
         switch (c) {
         case 'f': if ((rc = cli_parse_format("dump", "--from", optarg, &fmt))) return rc; break;
         case 'n': if ((rc = cli_parse_u64("dump", "--limit", optarg, &limit))) return rc; break;
+        case 's': stacks = 1; break;
         case 'h': return cli_help(help);
         default: return cli_bad_option("dump", c, argv);
         }
@@ -96,6 +101,17 @@ int cmd_dump(int argc, char **argv)
         if (r == 0) break;
         if (r < 0) { rc = cli_source_failed(path, s); break; }
         if (hatf_text_format(&ev, &out) < 0) { cli_error("%s: out of memory", path); rc = CLI_FAIL; break; }
+        uint64_t sid = stacks ? sites_event_stack(&ev) : 0;
+        if (sid) {  /* as comment lines: the output stays a text trace */
+            const uint64_t *fr;
+            size_t nf = hatf_reader_stack(hatf_source_container(s), sid, &fr);
+            char name[1024], line[1100];
+            for (size_t k = 0; k < nf; k++) {
+                sites_frame_name(hatf_source_container(s), fr[k], name, sizeof name);
+                int len = snprintf(line, sizeof line, "#   at %s\n", name);
+                hatf_buf_append(&out, line, len > 0 && (size_t)len < sizeof line ? (size_t)len : 0);
+            }
+        }
         if (out.len >= 1 << 16) {
             fwrite(out.p, 1, out.len, stdout);
             out.len = 0;

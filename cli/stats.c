@@ -20,9 +20,11 @@
 #include "addrmap.h"
 #include "cli_util.h"
 #include "commands.h"
+#include "sites.h"
 
 static const char help[] =
     "usage: hatrace stats [--json] [--from FORMAT] FILE\n"
+    "       hatrace stats --sites [--sort count|bytes|peak] [--top N] [--json] FILE\n"
     "\n"
     "Count what a trace did, in global time order: alloc, free and realloc\n"
     "records, bytes allocated, the peak number and size of live objects, the\n"
@@ -32,6 +34,12 @@ static const char help[] =
     "\n"
     "  --json         print one JSON object instead of a table\n"
     "  --from FORMAT  hatrace (default, recognised by its magic), hatf1.0 or text\n"
+    "  --sites        allocation sites instead (traces recorded with --stacks):\n"
+    "                 per call stack, calls, bytes, the site's peak of live objects\n"
+    "                 and bytes, objects still live at the end (leaked), and the\n"
+    "                 call chain by function name\n"
+    "  --sort KEY     sites by count (calls, default), bytes, or peak (bytes)\n"
+    "  --top N        the first N sites (default 20; 0: all)\n"
     "  -h, --help     this help\n";
 
 #define HIST_BUCKETS 65  /* size 0, then [2^k, 2^(k+1)) for k = 0..63 */
@@ -504,16 +512,28 @@ int cmd_stats(int argc, char **argv)
     static const struct option opts[] = {
         { "from", required_argument, NULL, 'f' },
         { "json", no_argument, NULL, 'j' },
+        { "sites", no_argument, NULL, 's' },
+        { "sort", required_argument, NULL, 'o' },
+        { "top", required_argument, NULL, 't' },
         { "help", no_argument, NULL, 'h' },
         { 0 },
     };
     hatf_format fmt = HATF_FMT_AUTO;
-    int json = 0, c, rc;
+    int json = 0, c, rc, by_site = 0, sort = SITES_SORT_COUNT;
+    uint64_t top = 20;
     cli_getopt_begin();
     while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
         switch (c) {
         case 'f': if ((rc = cli_parse_format("stats", "--from", optarg, &fmt))) return rc; break;
         case 'j': json = 1; break;
+        case 's': by_site = 1; break;
+        case 'o':
+            if (!strcmp(optarg, "count")) sort = SITES_SORT_COUNT;
+            else if (!strcmp(optarg, "bytes")) sort = SITES_SORT_BYTES;
+            else if (!strcmp(optarg, "peak")) sort = SITES_SORT_PEAK;
+            else return cli_usage("stats", "--sort: '%s' is not count, bytes or peak", optarg);
+            break;
+        case 't': if ((rc = cli_parse_u64("stats", "--top", optarg, &top))) return rc; break;
         case 'h': return cli_help(help);
         default: return cli_bad_option("stats", c, argv);
         }
@@ -522,6 +542,11 @@ int cmd_stats(int argc, char **argv)
     if ((rc = cli_one_file("stats", argc, argv, &path))) return rc;
     hatf_source *s = cli_open_source(path, fmt);
     if (!s) return CLI_FAIL;
+    if (by_site) {
+        rc = sites_report(s, path, json, sort, top);
+        hatf_source_close(s);
+        return cli_finish_stdout(rc);
+    }
 
     stats *st = calloc(1, sizeof *st);
     if (!st || addrmap_init(&st->live) || addrmap_init(&st->threads.index) || addrmap_init(&st->heaps.index) ||

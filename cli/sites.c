@@ -1,0 +1,253 @@
+/* sites.c — where the memory goes: hatrace stats --sites, and the frame names
+ * of hatrace dump --stacks.
+ *
+ * A site is one call stack (the HATF_A_STACK attribute of alloc and realloc
+ * records, recorded with --stacks). Events come in global time order; live
+ * objects are tracked in an address map that remembers each object's site,
+ * so a free is charged to the site that made (or last reallocated) the
+ * object. Per site: calls (alloc and realloc records), bytes requested, the
+ * site's own peak of live objects and bytes, and what is still live at the
+ * end (leaked). Records without a stack form the site "(no stack)".
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "addrmap.h"
+#include "cli_util.h"
+#include "sites.h"
+
+typedef struct site {
+    uint64_t stack;
+    uint64_t calls, bytes;
+    uint64_t live_objects, live_bytes, peak_objects, peak_bytes;
+} site;
+
+typedef struct sites {
+    addrmap index;   /* stack id -> position in v */
+    site *v;
+    size_t n, cap;
+    addrmap live;    /* address -> size, a = site position */
+    uint64_t stacked, records;
+} sites;
+
+static const char *base_name(const char *p)
+{
+    const char *s = strrchr(p, '/');
+    return s ? s + 1 : p;
+}
+
+void sites_frame_name(hatf_reader *r, uint64_t addr, char *out, size_t cap)
+{
+    const hatf_symbol *s = r ? hatf_reader_symbol(r, addr) : NULL;
+    const char *mod = "";
+    if (s && s->module) {
+        const hatf_module *m;
+        size_t n = hatf_reader_modules(r, &m);
+        for (size_t i = 0; i < n; i++)
+            if (m[i].id == s->module) { mod = base_name(m[i].path); break; }
+    }
+    if (s && s->name[0])
+        snprintf(out, cap, "%s+0x%llx (%s)", s->name, (unsigned long long)s->offset, mod);
+    else if (*mod)
+        snprintf(out, cap, "0x%llx (%s)", (unsigned long long)addr, mod);
+    else
+        snprintf(out, cap, "0x%llx", (unsigned long long)addr);
+}
+
+uint64_t sites_event_stack(const hatf_event *ev)
+{
+    hatf_attrs a;
+    if (!ev->attr_is_bytes || !ev->data_len || hatf_attrs_decode(ev->data, ev->data_len, &a) < 0) return 0;
+    return (a.present >> HATF_A_STACK & 1) ? a.value[HATF_A_STACK] : 0;
+}
+
+static site *site_of(sites *st, uint64_t stack, uint32_t *pos)
+{
+    int added;
+    long i = addrmap_index(&st->index, stack, &added);
+    if (i < 0) return NULL;
+    if (added) {
+        if (st->n == st->cap) {
+            size_t c = st->cap ? st->cap * 2 : 256;
+            site *v = realloc(st->v, c * sizeof *v);
+            if (!v) return NULL;
+            st->v = v, st->cap = c;
+        }
+        memset(&st->v[st->n], 0, sizeof *st->v);
+        st->v[st->n++].stack = stack;
+    }
+    *pos = (uint32_t)i;
+    return &st->v[i];
+}
+
+static void obj_gone(sites *st, addrmap_entry *e)
+{
+    site *s = &st->v[e->a];
+    s->live_objects--;
+    s->live_bytes -= e->size;
+    addrmap_remove(&st->live, e);
+}
+
+static int obj_new(sites *st, uint64_t addr, uint64_t size, uint32_t pos)
+{
+    int added;
+    addrmap_entry *e = addrmap_put(&st->live, addr, &added);
+    if (!e) return -1;
+    if (!added) {  /* an address reused without a free we saw: forget the old one */
+        st->v[e->a].live_objects--;
+        st->v[e->a].live_bytes -= e->size;
+    }
+    e->size = size;
+    e->a = pos;
+    site *s = &st->v[pos];
+    s->live_objects++;
+    s->live_bytes += size;
+    if (s->live_objects > s->peak_objects) s->peak_objects = s->live_objects;
+    if (s->live_bytes > s->peak_bytes) s->peak_bytes = s->live_bytes;
+    return 0;
+}
+
+static int add_event(sites *st, const hatf_event *ev)
+{
+    addrmap_entry *e;
+    uint32_t pos;
+    site *s;
+    switch (ev->op) {
+    case HATF_OP_ALLOC:
+    case HATF_OP_REALLOC_NEW:
+    case HATF_OP_REALLOC_INPLACE:
+    case HATF_OP_REALLOC_MOVE:
+    case HATF_OP_REALLOC_FREE: {
+        uint64_t stack = sites_event_stack(ev);
+        st->records++;
+        if (stack) st->stacked++;
+        if (!(s = site_of(st, stack, &pos))) return -1;
+        s->calls++;
+        if (ev->op == HATF_OP_REALLOC_FREE) {
+            if ((e = addrmap_find(&st->live, ev->addr))) obj_gone(st, e);
+            return 0;
+        }
+        s->bytes += ev->size;
+        uint64_t addr = ev->op == HATF_OP_ALLOC ? ev->addr : ev->new_addr;
+        if (ev->op != HATF_OP_ALLOC && ev->op != HATF_OP_REALLOC_NEW && (e = addrmap_find(&st->live, ev->addr)))
+            obj_gone(st, e);
+        if (ev->op == HATF_OP_ALLOC && !ev->addr) return 0;  /* a failed call */
+        return obj_new(st, addr, ev->size, pos);
+    }
+    case HATF_OP_FREE:
+        if (ev->addr && (e = addrmap_find(&st->live, ev->addr))) obj_gone(st, e);
+        return 0;
+    default:
+        return 0;
+    }
+}
+
+static int sort_key;
+static uint64_t key_of(const site *s)
+{
+    return sort_key == SITES_SORT_BYTES ? s->bytes : sort_key == SITES_SORT_PEAK ? s->peak_bytes : s->calls;
+}
+static int cmp_site(const void *a, const void *b)
+{
+    const site *x = a, *y = b;
+    uint64_t kx = key_of(x), ky = key_of(y);
+    if (kx != ky) return kx > ky ? -1 : 1;
+    return x->stack < y->stack ? -1 : x->stack > y->stack;
+}
+
+static void put(hatf_buf *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void put(hatf_buf *o, const char *fmt, ...)
+{
+    char line[8192];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    if (n > 0) hatf_buf_append(o, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
+}
+
+#define U(x) ((unsigned long long)(x))
+
+static void print_text(hatf_buf *o, const sites *st, hatf_reader *r, size_t shown)
+{
+    put(o, "sites: %zu, records with a stack: %llu of %llu alloc/realloc\n", st->n, U(st->stacked), U(st->records));
+    char name[1024];
+    for (size_t i = 0; i < shown; i++) {
+        const site *s = &st->v[i];
+        put(o, "\n#%zu stack %llu: %llu calls, %llu bytes, peak %llu objects (%llu bytes), "
+               "leaked %llu objects (%llu bytes)\n",
+            i + 1, U(s->stack), U(s->calls), U(s->bytes), U(s->peak_objects), U(s->peak_bytes),
+            U(s->live_objects), U(s->live_bytes));
+        const uint64_t *fr;
+        size_t n = s->stack ? hatf_reader_stack(r, s->stack, &fr) : 0;
+        if (!s->stack) put(o, "    (no stack)\n");
+        else if (!n) put(o, "    (stack not in the trace)\n");
+        for (size_t k = 0; k < n; k++) {
+            sites_frame_name(r, fr[k], name, sizeof name);
+            put(o, "    at %s\n", name);
+        }
+    }
+}
+
+static void print_json(hatf_buf *o, const sites *st, hatf_reader *r, const char *path, size_t shown)
+{
+    put(o, "{\"file\": ");
+    cli_json_string(o, path);
+    put(o, ", \"sites\": %zu, \"records\": %llu, \"records_with_stack\": %llu, \"top\": [",
+        st->n, U(st->records), U(st->stacked));
+    for (size_t i = 0; i < shown; i++) {
+        const site *s = &st->v[i];
+        put(o, "%s\n  {\"stack\": %llu, \"calls\": %llu, \"bytes\": %llu, \"peak_objects\": %llu, "
+               "\"peak_bytes\": %llu, \"leaked_objects\": %llu, \"leaked_bytes\": %llu, \"frames\": [",
+            i ? "," : "", U(s->stack), U(s->calls), U(s->bytes), U(s->peak_objects), U(s->peak_bytes),
+            U(s->live_objects), U(s->live_bytes));
+        const uint64_t *fr;
+        size_t n = s->stack ? hatf_reader_stack(r, s->stack, &fr) : 0;
+        for (size_t k = 0; k < n; k++) {
+            const hatf_symbol *sy = hatf_reader_symbol(r, fr[k]);
+            put(o, "%s{\"addr\": \"0x%llx\", \"function\": ", k ? ", " : "", U(fr[k]));
+            cli_json_string(o, sy ? sy->name : "");
+            put(o, ", \"offset\": %llu}", U(sy ? sy->offset : 0));
+        }
+        put(o, "]}");
+    }
+    put(o, "\n]}\n");
+}
+
+int sites_report(hatf_source *src, const char *path, int json, int sort, uint64_t top)
+{
+    sites st;
+    memset(&st, 0, sizeof st);
+    if (addrmap_init(&st.index) || addrmap_init(&st.live)) {
+        cli_error("out of memory");
+        return CLI_FAIL;
+    }
+    hatf_reader *r = hatf_source_container(src);
+    int rc = CLI_OK, k;
+    hatf_event ev;
+    while ((k = hatf_source_next(src, &ev)) > 0) {
+        if (add_event(&st, &ev) < 0) {
+            cli_error("%s: out of memory", path);
+            rc = CLI_FAIL;
+            break;
+        }
+    }
+    if (k < 0) rc = cli_source_failed(path, src);
+    if (rc == CLI_OK) {
+        sort_key = sort;
+        qsort(st.v, st.n, sizeof *st.v, cmp_site);
+        size_t shown = top && top < st.n ? (size_t)top : st.n;
+        hatf_buf o;
+        hatf_buf_init(&o);
+        if (json) print_json(&o, &st, r, path, shown);
+        else print_text(&o, &st, r, shown);
+        fwrite(o.p, 1, o.len, stdout);
+        hatf_buf_free(&o);
+    }
+    addrmap_free(&st.index);
+    addrmap_free(&st.live);
+    free(st.v);
+    return rc;
+}
