@@ -128,6 +128,14 @@ $(B)/workloads/%: tests/workloads/%.c $(B)/.flags
 	@$(if $(Q),echo '  CC      $@')
 	$(Q)$(CC) -std=gnu11 -Wall -Wextra -Iinclude -O1 -g -o $@ $< -lpthread -ldl $(LDFLAGS)
 
+# stacks_sites allocates from a shared library of its own (found next to it)
+$(B)/workloads/libstacks_lib.so: tests/workloads/lib/stacks_lib.c $(B)/.flags
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo '  CC      $@')
+	$(Q)$(CC) -std=gnu11 -Wall -Wextra -O1 -g -shared -fPIC -o $@ $<
+$(B)/workloads/stacks_sites: $(B)/workloads/libstacks_lib.so
+$(B)/workloads/stacks_sites: LDFLAGS += -L$(B)/workloads -lstacks_lib -Wl,-rpath,'$$ORIGIN'
+
 # heap_mimalloc calls mimalloc's heap API: link libmimalloc when its header is there
 $(B)/workloads/heap_mimalloc: LDFLAGS += $(if $(wildcard /usr/include/mimalloc.h),-lmimalloc)
 
