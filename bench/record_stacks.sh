@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# record_stacks.sh — the cost of call stacks, side by side in one run: native
+# vs hatrace record vs hatrace record --stacks vs heaptrack (which always
+# unwinds), on the programs of record_programs.sh (python3, redis-server).
+# Wall-time medians of RUNS, ratios to native, and the overhead of heaptrack
+# over that of hatrace --stacks (goal: >= 2x).
+#
+#   bench/record_stacks.sh [BUILD_DIR [RUNS]]      (default: build 3)
+set -eu
+cd "$(dirname "$0")/.."
+B=${1:-build}
+RUNS=${2:-3}
+HATRACE=$PWD/$B/hatrace
+[ -x "$HATRACE" ] && [ -f "$B/libhatrace.so" ] || { echo "build first: make B=$B"; exit 1; }
+W=$(mktemp -d)
+trap 'rm -rf "$W"' EXIT
+have_heaptrack=1
+command -v heaptrack >/dev/null || have_heaptrack=0
+if ! command -v redis-server >/dev/null || ! command -v redis-benchmark >/dev/null; then
+  echo "installing redis-server and redis-tools from Debian..."
+  if [ "$(id -u)" = 0 ]; then apt-get install -y -q redis-server redis-tools >/dev/null 2>&1 || true
+  else sudo -n apt-get install -y -q redis-server redis-tools >/dev/null 2>&1 || true; fi
+fi
+
+now() { date +%s%N; }
+median() { sort -n | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+ms() { awk -v a="$1" 'BEGIN { printf "%.0f", a / 1e6 }'; }
+
+# ---- python3 -----------------------------------------------------------------
+PY=$(python3 -c 'import sys; print(sys.executable)')  # the binary, not a wrapper script
+cat >"$W/alloc.py" <<'PY'
+# build and tear down many small objects: dicts, lists, strings, tuples
+d = {}
+for i in range(200000):
+    d["k%d" % i] = [i, str(i), (i, i + 1)]
+for i in range(0, 200000, 2):
+    del d["k%d" % i]
+s = sorted(d.items(), key=lambda kv: kv[1][0] % 1000)
+t = "".join(v[1] for k, v in s[:50000])
+print(len(d), len(t))
+PY
+export PYTHONMALLOC=malloc
+
+run_py() { # mode run -> ns
+  local t0 t1
+  mkdir -p "$W/py.$1.$2" && cd "$W/py.$1.$2"
+  t0=$(now)
+  case $1 in
+    native) "$PY" "$W/alloc.py" >/dev/null;;
+    hatrace) "$HATRACE" record -o "$W/py.$1.$2/t.hatf" -- "$PY" "$W/alloc.py" >/dev/null 2>"$W/py.$1.$2/rec.err";;
+    stacks) "$HATRACE" record --stacks -o "$W/py.$1.$2/t.hatf" -- "$PY" "$W/alloc.py" >/dev/null 2>"$W/py.$1.$2/rec.err";;
+    heaptrack) heaptrack "$PY" "$W/alloc.py" >/dev/null 2>&1;;
+  esac
+  t1=$(now)
+  cd - >/dev/null
+  echo $((t1 - t0))
+}
+
+# ---- redis -------------------------------------------------------------------
+REQS=${REDIS_REQUESTS:-100000}
+run_redis() { # mode run -> ns of the benchmark client
+  local port=$((17000 + RANDOM % 1000)) pid t0 t1 i
+  local dir="$W/redis.$1.$2"
+  mkdir -p "$dir" && cd "$dir"
+  local args=(--port "$port" --bind 127.0.0.1 --save "" --appendonly no --dir "$dir")
+  case $1 in
+    native) redis-server "${args[@]}" >/dev/null 2>&1 & pid=$!;;
+    hatrace) "$HATRACE" record -o "$dir/t.hatf" -- redis-server "${args[@]}" >/dev/null 2>"$dir/rec.err" & pid=$!;;
+    stacks) "$HATRACE" record --stacks -o "$dir/t.hatf" -- redis-server "${args[@]}" >/dev/null 2>"$dir/rec.err" & pid=$!;;
+    heaptrack) heaptrack redis-server "${args[@]}" >/dev/null 2>&1 & pid=$!;;
+  esac
+  for i in $(seq 200); do redis-cli -p "$port" ping 2>/dev/null | grep -q PONG && break; sleep 0.05; done
+  t0=$(now)
+  redis-benchmark -p "$port" -n "$REQS" -q -c 16 -P 16 -r 100000 -d 64 -t set,get,lpush,lpop,sadd,hset >/dev/null
+  t1=$(now)
+  redis-cli -p "$port" shutdown nosave >/dev/null 2>&1 || true
+  wait $pid || true
+  cd - >/dev/null
+  echo $((t1 - t0))
+}
+
+events_of() { awk '/hatrace: [0-9]+ trace/ { print $4 }' "$1" | tr -d ,; }
+size_of() { stat -c %s "$@" 2>/dev/null | awk '{ s += $1 } END { print s + 0 }'; }
+
+report() { # name runner
+  local name=$1 fn=$2 m r
+  declare -A t
+  for m in native hatrace stacks heaptrack; do t[$m]=""; done
+  for r in $(seq "$RUNS"); do  # interleaved: machine noise hits every mode alike
+    for m in native hatrace stacks heaptrack; do
+      [ $m = heaptrack ] && [ $have_heaptrack = 0 ] && continue
+      t[$m]+="$($fn $m $r) "
+    done
+  done
+  local nat hat stk hea
+  nat=$(echo ${t[native]} | tr ' ' '\n' | median)
+  hat=$(echo ${t[hatrace]} | tr ' ' '\n' | median)
+  stk=$(echo ${t[stacks]} | tr ' ' '\n' | median)
+  hea=$(echo ${t[heaptrack]:-0} | tr ' ' '\n' | median)
+  printf '%-6s native %6s ms | hatrace %6s ms (%sx) | --stacks %6s ms (%sx) | heaptrack %6s ms (%sx) | overhead heaptrack/--stacks %sx\n' \
+    "$name" "$(ms $nat)" "$(ms $hat)" "$(ratio $hat $nat)" "$(ms $stk)" "$(ratio $stk $nat)" "$(ms $hea)" "$(ratio $hea $nat)" \
+    "$(awk -v a="$hea" -v b="$stk" -v n="$nat" 'BEGIN { if (b > n) printf "%.1f", (a - n) / (b - n); else print "inf" }')"
+  local ev hb sb
+  ev=$(events_of "$W"/$name.stacks.1/rec.err)
+  hb=$(size_of "$W"/$name.hatrace.1/t.hatf*)
+  sb=$(size_of "$W"/$name.stacks.1/t.hatf*)
+  printf '%-6s events %s | trace %s bytes without stacks, %s with (%s B/event)\n' "" "$ev" "$hb" "$sb" \
+    "$(awk -v a="$sb" -v e="$ev" 'BEGIN { printf "%.2f", a / e }')"
+}
+
+echo "runs: $RUNS (medians), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
+report py run_py
+if command -v redis-server >/dev/null && command -v redis-benchmark >/dev/null; then
+  echo "redis-benchmark: $REQS requests x 6 tests, 16 clients, pipeline 16, 64-byte values"
+  report redis run_redis
+else
+  echo "redis: redis-server/redis-benchmark not available, skipped"
+fi
