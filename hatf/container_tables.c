@@ -168,9 +168,10 @@ void hatf_stacktab_finish_(hatf_reader *r)
 {
     struct hatf_stacktab *t = r->stk;
     if (!t) return;
-    qsort(t->st, t->nst, sizeof *t->st, cmp_stack);
-    qsort(t->sym, t->nsym, sizeof *t->sym, cmp_sym);
-    qsort(t->mod, t->nmod, sizeof *t->mod, cmp_mod);
+    /* qsort's base must not be NULL, even for 0 elements (found by fuzz_container) */
+    if (t->nst) qsort(t->st, t->nst, sizeof *t->st, cmp_stack);
+    if (t->nsym) qsort(t->sym, t->nsym, sizeof *t->sym, cmp_sym);
+    if (t->nmod) qsort(t->mod, t->nmod, sizeof *t->mod, cmp_mod);
 }
 
 void hatf_stacktab_free_(hatf_reader *r)
