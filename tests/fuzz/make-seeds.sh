@@ -7,7 +7,7 @@ cd "$(dirname "$0")/../.."
 B=${B:-build}
 make -s B="$B" "$B/libhatf.a"
 mkdir -p "$B/fuzz"
-${CC:-cc} -std=gnu11 -Wall -Wextra -O1 -g -Iinclude -Ibench -D_GNU_SOURCE \
+${CC:-cc} -std=gnu11 -Wall -Wextra -O1 -g -Iinclude -Ihatf -Ibench -D_GNU_SOURCE \
     -o "$B/fuzz/make_seeds" tests/fuzz/make_seeds.c "$B/libhatf.a" -lzstd -lxxhash -lpthread -lm
 rm -rf tests/fuzz/corpus/hatf1 tests/fuzz/corpus/text tests/fuzz/corpus/container tests/fuzz/corpus/source
 mkdir -p tests/fuzz/corpus

@@ -15,7 +15,9 @@
 #include "hatf.h"
 #include "hatf_container.h"
 #include "hatf_text.h"
+#include "container_format.h"
 #include "synth.h"
+#include <zstd.h>
 
 static const char *root;
 
@@ -186,6 +188,42 @@ static void container_seed(const char *name, const hatf_event *a, size_t na, con
     put_source(name, buf, len);
 }
 
+/* The same file with every chunk stored uncompressed (codec 0) and without the
+ * index and trailer: a valid, incomplete file whose records, addresses and
+ * tables lie bare for the fuzzer's mutations. */
+static void container_stored_seed(const char *from, const char *name)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/container/%s", root, from);
+    FILE *f = fopen(path, "rb");
+    if (!f) die(path, strerror(errno));
+    static uint8_t in[1 << 16], out[1 << 18];
+    size_t len = fread(in, 1, sizeof in, f);
+    fclose(f);
+    uint32_t hlen = hatf_load_le32(in + 12);
+    memcpy(out, in, hlen);
+    size_t off = hlen, o = hlen;
+    hatf_chunk_hdr h;
+    while (off + HATF_CK_HDR <= len && hatf_ck_hdr_unpack(in + off, &h) == 0 && h.kind != HATF_CK_INDEX) {
+        const uint8_t *payload = in + off + HATF_CK_HDR;
+        uint8_t *dst = out + o + HATF_CK_HDR;
+        if (o + HATF_CK_HDR + h.raw_len > sizeof out) die(name, "too big");
+        if (h.codec == HATF_CODEC_ZSTD) {
+            size_t n = ZSTD_decompress(dst, h.raw_len, payload, h.stored_len);
+            if (ZSTD_isError(n) || n != h.raw_len) die(name, "cannot decompress a chunk");
+        } else {
+            memcpy(dst, payload, h.stored_len);
+        }
+        off += HATF_CK_HDR + h.stored_len;
+        h.codec = HATF_CODEC_STORED;
+        h.stored_len = h.raw_len;
+        h.payload_hash = XXH3_64bits(dst, h.raw_len);
+        hatf_ck_hdr_pack(out + o, &h);
+        o += HATF_CK_HDR + h.raw_len;
+    }
+    put("container", name, out, o);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -213,5 +251,6 @@ int main(int argc, char **argv)
     container_seed("two-threads", s1, n1, s2, n2, 0, 0);
     container_seed("zoo-best", z, nz, s2, 10, 1, 0);
     container_seed("cut", s1, n1, s2, n2, 0, 1);
+    container_stored_seed("zoo-best", "zoo-stored");
     return 0;
 }
