@@ -155,8 +155,9 @@ $(B)/bench/%: bench/%.c $(B)/libhatf.a $(B)/libhatreplay.a $(B)/.flags
 	$(Q)$(CC) $(REQ_CFLAGS) $(CFLAGS) -O2 -o $@ $< $(B)/libhatreplay.a $(B)/libhatf.a $(LIBS) $(LDFLAGS)
 
 # libFuzzer targets: built with clang from the sources, not from libhatf.a, so
-# the whole library is instrumented.
-FUZZ_FLAGS := -std=gnu11 -g -O1 -Iinclude -Ihatf -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined
+# the whole library is instrumented; undefined behaviour stops the run like a crash.
+FUZZ_FLAGS := -std=gnu11 -g -O1 -Iinclude -Ihatf -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined \
+              -fno-sanitize-recover=undefined
 $(B)/fuzz/%: tests/fuzz/%.c $(HATF_SRC)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo '  FUZZ    $@')
