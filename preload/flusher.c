@@ -361,6 +361,50 @@ static void convert(const ht_rawev *r, uint64_t tid, hatf_event *e, uint8_t *ab,
     e->data_len = (uint16_t)hatf_attrs_encode(&at, ab);
 }
 
+/* pre: wlock held. The writer failed (a full disk, RLIMIT_FSIZE, an I/O
+ * error): close it now, so its memory goes and its message says why, in one
+ * line; the file keeps every complete chunk and reads back as incomplete.
+ * Later events are counted as dropped. */
+static void write_failed(void)
+{
+    hatf_err err;
+    memset(&err, 0, sizeof err);
+    hatf_writer_close(writer, NULL, &err);  /* writes nothing more: the writer is failed */
+    writer = NULL;
+    out_fd = -1;
+    out_failed = 1;
+    ht_say("writing the trace %s failed: %s; recording stops, the trace is incomplete", out_path,
+           err.msg[0] ? err.msg : "unknown error");
+}
+
+/* A write past RLIMIT_FSIZE fails with EFBIG and sends SIGXFSZ to the writing
+ * thread, whose default action kills the program. The flusher blocks every
+ * signal; a program thread that writes the trace (exit, exec, a drain without
+ * flusher) blocks SIGXFSZ meanwhile and takes back the one its write raised,
+ * so the program sees neither the signal nor a change of its mask. */
+typedef struct xfsz_guard { sigset_t old; int was_pending; } xfsz_guard;
+
+static void xfsz_hold(xfsz_guard *g)
+{
+    sigset_t s, p;
+    sigemptyset(&s);
+    sigaddset(&s, SIGXFSZ);
+    pthread_sigmask(SIG_BLOCK, &s, &g->old);
+    g->was_pending = sigpending(&p) == 0 && sigismember(&p, SIGXFSZ);
+}
+
+static void xfsz_release(xfsz_guard *g)
+{
+    sigset_t s, p;
+    if (!g->was_pending && sigpending(&p) == 0 && sigismember(&p, SIGXFSZ)) {
+        sigemptyset(&s);
+        sigaddset(&s, SIGXFSZ);
+        struct timespec zero = { 0, 0 };
+        sigtimedwait(&s, NULL, &zero);
+    }
+    pthread_sigmask(SIG_SETMASK, &g->old, NULL);
+}
+
 /* pre: wlock held. Drain one ring; reclaim it if its thread has exited. */
 static long drain_ring(ht_ring *r)
 {
@@ -397,11 +441,7 @@ static long drain_ring(ht_ring *r)
         ht_ring_consume(r, n);
         n = m;
         if (!out_failed && n) {
-            int rc = hatf_writer_add(writer, evs, n);
-            if (rc < 0) {
-                ht_say("writing the trace %s failed (%s); recording stops", out_path, hatf_strerror(rc));
-                out_failed = 1;
-            }
+            if (hatf_writer_add(writer, evs, n) < 0) write_failed();
         }
         if (out_failed) n_drops += n;
         else n_events += n, total += (long)n;
@@ -423,11 +463,7 @@ static void flush_if_due(int force)
     if (!writer || out_failed) return;
     if (!force && now - last_flush_ns < (uint64_t)ht_opt(HT_OPT_FLUSH_MS) * 1000000u) return;
     last_flush_ns = now;
-    int rc = hatf_writer_flush(writer);
-    if (rc < 0) {
-        ht_say("writing the trace %s failed (%s); recording stops", out_path, hatf_strerror(rc));
-        out_failed = 1;
-    }
+    if (hatf_writer_flush(writer) < 0) write_failed();
 }
 
 /* A program that closes every descriptor (daemons do) may reuse the trace's
@@ -447,6 +483,8 @@ static int out_fd_intact(void)
 long ht_drain_all(void)
 {
     ht_t.untraced++;
+    xfsz_guard g;
+    xfsz_hold(&g);
     pthread_mutex_lock(&wlock);
     out_fd_intact();
     long total = 0;
@@ -454,6 +492,7 @@ long ht_drain_all(void)
     flush_if_due(0);
     int off = out_failed;
     pthread_mutex_unlock(&wlock);
+    xfsz_release(&g);
     ht_t.untraced--;
     atomic_fetch_add(&ht_drain_seq, 1);
     ht_futex_wake(&ht_drain_seq, INT_MAX);
@@ -463,11 +502,14 @@ long ht_drain_all(void)
 long ht_drain_one(ht_ring *r)
 {
     ht_t.untraced++;
+    xfsz_guard g;
+    xfsz_hold(&g);
     pthread_mutex_lock(&wlock);
     out_fd_intact();
     long n = drain_ring(r);
     int off = out_failed;
     pthread_mutex_unlock(&wlock);
+    xfsz_release(&g);
     ht_t.untraced--;
     return off ? -1 : n;
 }
@@ -560,6 +602,8 @@ static void name_live_threads(void)
 void ht_writer_finish(void)
 {
     ht_t.untraced++;
+    xfsz_guard g;
+    xfsz_hold(&g);
     pthread_mutex_lock(&wlock);
     /* the parent's file exists from the start: give it at least a header and index */
     if (out_fd_intact() && !writer && out_fd >= 0) writer_open();
@@ -584,7 +628,7 @@ void ht_writer_finish(void)
         int rc = hatf_writer_close(writer, &c, &err);
         writer = NULL;
         out_fd = -1;
-        if (rc < 0) ht_say("closing the trace %s failed: %s", out_path, err.msg);
+        if (rc < 0) ht_say("writing the trace %s failed: %s; the trace is incomplete", out_path, err.msg);
         struct stat sb;
         write_report(stat(out_path, &sb) == 0 ? (uint64_t)sb.st_size : 0, dropped, waits);
         if (ht_opt(HT_OPT_VERBOSE))
@@ -597,6 +641,7 @@ void ht_writer_finish(void)
                              ht_opt(HT_OPT_DROP) ? "drop mode" : "tracer limits");
     }
     pthread_mutex_unlock(&wlock);
+    xfsz_release(&g);
     ht_t.untraced--;
 }
 

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# A full disk, made with RLIMIT_FSIZE (ulimit -f, works without root): the
+# kernel refuses writes past the limit with EFBIG and sends SIGXFSZ to the
+# writing thread, whose default action kills the process. The program must run
+# on (its SIGXFSZ stays at the default, and none is left pending), the trace
+# must read back as incomplete, and the recorder must say why in one message.
+# Two cases: the limit is reached by the flusher while the program runs, and
+# by the exiting thread (a short program whose trace is written at exit).
+. "$(dirname "$0")/record_lib.inc"
+need_tools
+prog=$BUILD/workloads/rel_fsize
+[ -x "$prog" ] || { echo "workload not built"; exit 77; }
+
+run_limited() { # name limit_kb pairs
+  local name=$1
+  (ulimit -f "$2"; HATRACE_OUTPUT="$W/$name.hatf" LD_PRELOAD=$HATRACE_LIB exec "$prog" "$3") \
+    >"$W/$name.out" 2>"$W/$name.err"
+  local s=$?
+  echo "$name: exit $s, stdout '$(cat "$W/$name.out")'"; cat "$W/$name.err"
+  [ $s -eq 0 ] || fail "$name: the program died (exit $s)"
+  [ "$(cat "$W/$name.out")" = "done $3" ] || fail "$name: the program did not finish"
+  [ "$(grep -c '^hatrace\[' "$W/$name.err")" = 1 ] || fail "$name: not exactly one message"
+  grep -q "^hatrace\[[0-9]*\]: writing the trace $W/$name.hatf failed.*File too large" "$W/$name.err" ||
+    fail "$name: the message does not say why"
+  local size; size=$(stat -c %s "$W/$name.hatf")
+  [ "$size" -le $(($2 * 1024)) ] || fail "$name: trace is $size bytes, over the limit"
+  # incomplete, and validate says where it ends
+  "$HATRACE" validate "$W/$name.hatf" >"$W/$name.val" 2>&1 && fail "$name: validate calls it complete"
+  cat "$W/$name.val"
+  grep -q "container damage: offset $size: index missing: file ended without a trailer" "$W/$name.val" ||
+    fail "$name: validate does not say the trace ends at the limit"
+  "$HATRACE" stats "$W/$name.hatf" | grep -q '^complete  *no$' || fail "$name: stats does not say incomplete"
+}
+
+# the flusher reaches 64 KiB while both threads still allocate
+run_limited running 64 300000
+# 1 KiB: nothing is written before exit; the exiting thread hits the limit
+run_limited atexit 1 2000
+echo "reliability_fullfs: ok"
