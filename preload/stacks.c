@@ -58,7 +58,11 @@ void ht_stacks_init(void)
     if (ht_stack_depth > HATF_STACK_MAX) ht_stack_depth = HATF_STACK_MAX;
 #ifdef HT_HAVE_LIBUNWIND
     /* per-thread caches: no lock shared between threads while unwinding */
-    if (ht_stack_depth) unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
+    if (ht_stack_depth) {
+        unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
+        /* the default (128 entries) thrashes on interpreters' many call sites */
+        unw_set_cache_size(unw_local_addr_space, 1024, 0);
+    }
 #else
     if (ht_stack_depth) {
         ht_warn("built without libunwind: HATRACE_STACKS is ignored");
