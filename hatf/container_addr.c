@@ -24,6 +24,7 @@ void hatf_amodel_free(hatf_amodel *m)
     free(m->direct);
     free(m->pred);
     free(m->map);
+    free(m->rmap);
     memset(m, 0, sizeof *m);
 }
 
@@ -67,11 +68,16 @@ int hatf_amodel_reset(hatf_amodel *m, uint32_t max_objects)
         m->map = calloc(1u << m->map_bits, sizeof *m->map);
         if (!m->map) return HATF_E_NOMEM;
     }
+    if (m->encoder && !m->rmap) {
+        m->rmap = calloc(1u << HATF_RECENT_BITS, sizeof *m->rmap);
+        if (!m->rmap) return HATF_E_NOMEM;
+    }
     /* a new generation empties both tables without touching them */
     if (++m->gen == 0) {
         memset(m->pred, 0, (sizeof *m->pred) << m->pred_bits);
         memset(m->direct, 0, HATF_PRED_DIRECT * sizeof *m->direct);
         if (m->map) memset(m->map, 0, (sizeof *m->map) << m->map_bits);
+        if (m->rmap) memset(m->rmap, 0, (sizeof *m->rmap) << HATF_RECENT_BITS);
         m->gen = 1;
     }
     m->nseq = m->live = m->pred_count = m->map_count = 0;
@@ -177,6 +183,57 @@ static uint32_t rank_of(const hatf_amodel *m, uint32_t seq)
     return r;
 }
 
+/* ---- encoder: recently freed address -> its free number ----------------
+ * The window of HATF_RECENT addresses as a hash table, so a new address finds
+ * its recency code in O(1) instead of by a scan of the window. An entry holds
+ * the latest free of its address and leaves when that free leaves the window. */
+
+#define RMASK ((1u << HATF_RECENT_BITS) - 1)
+
+/* @return the free number of the latest free of addr in the window, or -1. */
+static int64_t recent_find(const hatf_amodel *m, uint64_t addr)
+{
+    for (uint32_t i = (uint32_t)hatf_hash64(addr, HATF_RECENT_BITS);; i = (i + 1) & RMASK) {
+        const hatf_recent_slot *s = &m->rmap[i];
+        if (s->gen != m->gen) return -1;
+        if (s->addr == addr) return s->nr;
+    }
+}
+
+/* Linear-probing deletion that shifts later members of the run back. */
+static void recent_del(hatf_amodel *m, uint32_t i)
+{
+    for (uint32_t j = i;;) {
+        j = (j + 1) & RMASK;
+        if (m->rmap[j].gen != m->gen) break;
+        uint32_t k = (uint32_t)hatf_hash64(m->rmap[j].addr, HATF_RECENT_BITS);
+        int stays = i <= j ? (i < k && k <= j) : (i < k || k <= j);
+        if (!stays) { m->rmap[i] = m->rmap[j]; i = j; }
+    }
+    m->rmap[i].gen = 0;
+}
+
+/* hatf_amodel_freed plus the table. pre: addr != 0. */
+static void enc_note_freed(hatf_amodel *m, uint64_t addr)
+{
+    uint32_t nr = m->nfreed;
+    if (nr >= HATF_RECENT) {  /* free number nr - HATF_RECENT leaves the window */
+        uint64_t old = m->recent[nr & (HATF_RECENT - 1)];
+        for (uint32_t i = (uint32_t)hatf_hash64(old, HATF_RECENT_BITS);; i = (i + 1) & RMASK) {
+            hatf_recent_slot *s = &m->rmap[i];
+            if (s->gen != m->gen) break;
+            if (s->addr == old) {
+                if (s->nr == nr - HATF_RECENT) recent_del(m, i);
+                break;
+            }
+        }
+    }
+    uint32_t i = (uint32_t)hatf_hash64(addr, HATF_RECENT_BITS);
+    while (m->rmap[i].gen == m->gen && m->rmap[i].addr != addr) i = (i + 1) & RMASK;
+    m->rmap[i] = (hatf_recent_slot){ addr, nr, m->gen };
+    hatf_amodel_freed(m, addr);
+}
+
 static void put_varint(hatf_buf *out, uint64_t v)
 {
     uint8_t *p = hatf_buf_reserve(out, HATF_VARINT_MAX);
@@ -191,14 +248,14 @@ static void enc_freed(hatf_amodel *m, uint64_t addr, hatf_buf *out)
         uint32_t seq = m->map[i].seq;
         put_varint(out, 2 + (uint64_t)rank_of(m, seq));
         map_del(m, (uint32_t)i);
-        hatf_amodel_freed(m, addr);
+        enc_note_freed(m, addr);
         if (hatf_amodel_kill(m, seq)) out->failed = 1;
         return;
     }
     put_varint(out, 1);
     put_varint(out, hatf_zigzag((int64_t)(addr - m->last_esc)));
     m->last_esc = addr;
-    hatf_amodel_freed(m, addr);
+    enc_note_freed(m, addr);
 }
 
 static void enc_new(hatf_amodel *m, uint64_t size, int has_old, uint64_t old, uint64_t addr, hatf_buf *out)
@@ -212,13 +269,10 @@ static void enc_new(hatf_amodel *m, uint64_t size, int has_old, uint64_t old, ui
     } else {
         uint64_t zz = hatf_zigzag((int64_t)(addr - m->last_new - hatf_chunk_guess(m->last_size)));
         uint64_t code = zz <= (UINT64_MAX - 3) / 2 ? 3 + 2 * zz : 2;
-        if (code != 3) {
-            uint32_t n = m->nfreed < HATF_RECENT ? m->nfreed : HATF_RECENT;
-            for (uint32_t i = 0; i < n; i++)
-                if (m->recent[(m->nfreed - 1 - i) & (HATF_RECENT - 1)] == addr) {
-                    if (4 + 2 * (uint64_t)i < code || code == 2) code = 4 + 2 * (uint64_t)i;
-                    break;
-                }
+        int64_t nr;
+        if (code != 3 && (nr = recent_find(m, addr)) >= 0) {
+            uint64_t rc = 4 + 2 * (uint64_t)(m->nfreed - 1 - (uint32_t)nr);
+            if (rc < code || code == 2) code = rc;
         }
         put_varint(out, code);
         if (code == 2) put_varint(out, addr);

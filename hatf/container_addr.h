@@ -36,6 +36,9 @@
  * the ones freed before it follow through pnext (a LIFO, like allocators' free lists). */
 typedef struct hatf_pred_slot { uint64_t size; uint32_t head, gen; } hatf_pred_slot;
 typedef struct hatf_map_slot { uint64_t addr; uint32_t seq, gen; } hatf_map_slot;
+/* encoder: a recently freed address -> its number among the group's frees */
+typedef struct hatf_recent_slot { uint64_t addr; uint32_t nr, gen; } hatf_recent_slot;
+#define HATF_RECENT_BITS 10    /* 4 slots per address the window holds */
 
 typedef struct hatf_amodel {
     uint64_t *words;        /* live bit per allocation number */
@@ -54,6 +57,7 @@ typedef struct hatf_amodel {
     uint64_t last_new, last_size, last_esc;
     uint32_t nfreed;        /* addresses freed in the group; the last HATF_RECENT in recent */
     uint64_t recent[HATF_RECENT];
+    hatf_recent_slot *rmap; /* encoder only: recent[] indexed by address */
 } hatf_amodel;
 
 void hatf_amodel_init(hatf_amodel *m, int encoder);

@@ -1,0 +1,161 @@
+/* write_cost.c — the container writer's cost per event, the recorder's flusher
+ * path without the program: a recorded trace is read into memory, then written
+ * again through hatf_writer the way the flusher feeds it (batches of 256 events
+ * of one thread, a flush every --flush-events events), to /dev/null.
+ *
+ *   write_cost [-r RUNS] [-n MAX_EVENTS] [--level N] [--time-res NS] [--chunk N] [--flush-events N]
+ *              [--out OUT] FILE
+ *
+ * Prints the median ns per event over RUNS runs (CPU time of this thread) and
+ * the bytes per event the writer produced. -n reads only the first MAX_EVENTS
+ * events. The output goes to OUT (default /dev/null;
+ * a file lets two builds be compared byte for byte). For instruction counts run one pass
+ * under callgrind (`-r 1`, then subtract a `--read-only` run) or `perf stat`.
+ */
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "hatf.h"
+#include "hatf_container.h"
+
+#define BATCH 256
+#define MAX_RUNS 51
+
+typedef struct tstream { hatf_event *ev; size_t n, cap; } tstream;
+
+static void die(const char *what, const char *detail)
+{
+    fprintf(stderr, "write_cost: %s: %s\n", what, detail);
+    exit(1);
+}
+
+static double cpu_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+static int cmp_d(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static long arg_num(const char *s)
+{
+    char *end;
+    long v = strtol(s, &end, 10);
+    if (end == s || *end) die("not a number", s);
+    return v;
+}
+
+int main(int argc, char **argv)
+{
+    int runs = 5, read_only = 0;
+    size_t max_events = SIZE_MAX;
+    hatf_writer_opts o = { 0 };
+    long flush_events = 300000;  /* ~100 ms of a program making 3 M events/s */
+    const char *path = NULL, *out = "/dev/null";
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "-r") && i + 1 < argc) runs = (int)arg_num(argv[++i]);
+        else if (!strcmp(a, "--level") && i + 1 < argc) o.zstd_level = (int)arg_num(argv[++i]);
+        else if (!strcmp(a, "--time-res") && i + 1 < argc) o.time_res_ns = (uint64_t)arg_num(argv[++i]);
+        else if (!strcmp(a, "--chunk") && i + 1 < argc) o.chunk_events = (size_t)arg_num(argv[++i]);
+        else if (!strcmp(a, "--flush-events") && i + 1 < argc) flush_events = arg_num(argv[++i]);
+        else if (!strcmp(a, "-n") && i + 1 < argc) max_events = (size_t)arg_num(argv[++i]);
+        else if (!strcmp(a, "--read-only")) read_only = 1;
+        else if (!strcmp(a, "--out") && i + 1 < argc) out = argv[++i];
+        else if (a[0] != '-' && !path) path = a;
+        else die("usage", "write_cost [-r RUNS] [-n MAX] [--level N] [--time-res NS] [--chunk N] "
+                          "[--flush-events N] [--read-only] [--out OUT] FILE");
+    }
+    if (!path) die("usage", "a container FILE is needed");
+    if (runs < 1 || runs > MAX_RUNS) die("-r", "1..51");
+
+    hatf_err err;
+    memset(&err, 0, sizeof err);
+    hatf_reader *r = hatf_reader_open(path, &err);
+    if (!r) die(path, err.msg);
+    hatf_info info = *hatf_reader_info(r);
+    const uint64_t *threads;
+    size_t nth = hatf_reader_threads(r, &threads);
+    tstream *ts = calloc(nth, sizeof *ts);
+    size_t total = 0;
+    for (size_t i = 0; i < nth; i++) {
+        hatf_iter *it = hatf_iter_thread(r, threads[i]);
+        const hatf_event *evs;
+        int k = 0;
+        while (total + ts[i].n < max_events && (k = hatf_iter_next_batch(it, &evs)) > 0) {
+            for (int j = 0; j < k && total + ts[i].n < max_events; j++) {
+                if (ts[i].n == ts[i].cap) {
+                    ts[i].cap = ts[i].cap ? 2 * ts[i].cap : 4096;
+                    ts[i].ev = realloc(ts[i].ev, ts[i].cap * sizeof *ts[i].ev);
+                    if (!ts[i].ev) die("memory", "out of memory");
+                }
+                hatf_event e = evs[j];
+                if (e.data_len) {
+                    uint8_t *d = malloc(e.data_len);
+                    if (!d) die("memory", "out of memory");
+                    memcpy(d, e.data, e.data_len);
+                    e.data = d;
+                }
+                ts[i].ev[ts[i].n++] = e;
+            }
+        }
+        if (total + ts[i].n < max_events && k < 0) die("decode", hatf_iter_error(it)->msg);
+        hatf_iter_free(it);
+        total += ts[i].n;
+    }
+    hatf_reader_close(r);
+    if (!total) die(path, "no events");
+
+    double ns[MAX_RUNS];
+    uint64_t bytes = 0;
+    for (int run = 0; run < runs; run++) {
+        int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (fd < 0) die(out, "cannot open");
+        double t0 = cpu_s();
+        hatf_writer *w = read_only ? NULL : hatf_writer_open_fd(fd, &info, &o, &err);
+        if (!read_only && !w) die("writer", err.msg);
+        size_t done = 0, since_flush = 0;
+        size_t *pos = calloc(nth, sizeof *pos);
+        /* round robin over threads, a batch each, like a drain pass */
+        while (done < total) {
+            for (size_t i = 0; i < nth; i++) {
+                size_t n = ts[i].n - pos[i];
+                if (n > BATCH) n = BATCH;
+                if (!n) continue;
+                if (w && hatf_writer_add(w, ts[i].ev + pos[i], n) != 0) die("write", "hatf_writer_add failed");
+                pos[i] += n;
+                done += n;
+                since_flush += n;
+            }
+            if (w && since_flush >= (size_t)flush_events) {
+                if (hatf_writer_flush(w)) die("write", "hatf_writer_flush failed");
+                since_flush = 0;
+            }
+        }
+        if (w) {
+            hatf_counters c = { .events = total };
+            bytes = hatf_writer_bytes(w);
+            if (hatf_writer_close(w, &c, &err)) die("close", err.msg);
+        } else {
+            close(fd);
+        }
+        ns[run] = (cpu_s() - t0) * 1e9 / (double)total;
+        free(pos);
+    }
+    qsort(ns, (size_t)runs, sizeof *ns, cmp_d);
+    printf("%s: %zu events, %zu threads; level %d, time_res %llu ns, chunk %zu: "
+           "%.1f ns/event (median of %d, min %.1f), %.3f bytes/event\n",
+           path, total, nth, o.zstd_level, (unsigned long long)o.time_res_ns, o.chunk_events,
+           ns[runs / 2], runs, ns[0], (double)bytes / (double)total);
+    return 0;
+}
