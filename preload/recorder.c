@@ -168,34 +168,40 @@ void ht_record_slow(uint32_t kind, uint64_t a, uint64_t b, uint64_t c, uint64_t 
     ht_emit(kind, a, b, c, d);
 }
 
+void ht_side_drain(ht_tls *t, ht_ring *r)
+{
+    (void)t;
+    atomic_signal_fence(memory_order_seq_cst);
+    while ((int32_t)(r->side_w - r->side_r) > 0) {
+        /* claim before pushing: a handler that runs while the push waits
+         * for space flushes the rest itself, never this one again */
+        ht_rawev ev = r->side[r->side_r % HT_SIDE_CAP];
+        r->side_r++;
+        atomic_signal_fence(memory_order_seq_cst);
+        ht_rawev *e = ht_ring_slot(r);
+        if (!e) e = ht_ring_full(r, 0);  /* ev is in flight: handlers must queue */
+        if (e) {
+            /* the handler may have taken its time before the interrupted
+             * event did; keep the thread's stream in time order */
+            uint64_t h = atomic_load_explicit(&r->head, memory_order_relaxed);
+            uint64_t prev = r->ev[(h - 1) & r->mask].tk;
+            if (h && ev.tk >> 8 < prev >> 8) ev.tk = (prev & ~(uint64_t)0xff) | (ev.tk & 0xff);
+            *e = ev;
+            if (ht_ring_publish(r)) ht_poke();
+        }
+        atomic_signal_fence(memory_order_seq_cst);
+    }
+}
+
 void ht_side_flush(ht_tls *t, ht_ring *r)
 {
-    t->busy = 1;
     for (;;) {
-        atomic_signal_fence(memory_order_seq_cst);
-        while ((int32_t)(r->side_w - r->side_r) > 0) {
-            /* claim before pushing: a handler that runs while the push waits
-             * for space flushes the rest itself, never this one again */
-            ht_rawev ev = r->side[r->side_r % HT_SIDE_CAP];
-            r->side_r++;
-            atomic_signal_fence(memory_order_seq_cst);
-            ht_rawev *e = ht_ring_slot(r);
-            if (!e) e = ht_ring_full(r, 0);  /* ev is in flight: handlers must queue */
-            if (e) {
-                /* the handler may have taken its time before the interrupted
-                 * event did; keep the thread's stream in time order */
-                uint64_t h = atomic_load_explicit(&r->head, memory_order_relaxed);
-                uint64_t prev = r->ev[(h - 1) & r->mask].tk;
-                if (h && ev.tk >> 8 < prev >> 8) ev.tk = (prev & ~(uint64_t)0xff) | (ev.tk & 0xff);
-                *e = ev;
-                if (ht_ring_publish(r)) ht_poke();
-            }
-        }
+        t->busy = 1;
+        ht_side_drain(t, r);
         atomic_signal_fence(memory_order_seq_cst);
         t->busy = 0;
         atomic_signal_fence(memory_order_seq_cst);
         if ((int32_t)(r->side_w - r->side_r) <= 0) break;
-        t->busy = 1;
     }
 }
 

@@ -137,7 +137,13 @@ void ht_record_slow(uint32_t kind, uint64_t a, uint64_t b, uint64_t c, uint64_t 
 ht_rawev *ht_ring_full(ht_ring *r, int direct) HT_HIDDEN;
 /* Wake the flusher (the ring crossed its fill mark). */
 void ht_poke(void) HT_HIDDEN;
-/* Move events queued by signal handlers into the ring. pre: busy == 0. */
+/* Move events queued by signal handlers into the ring, inside the caller's busy
+ * window (pre: busy == 1). Every writer drains them before writing its own
+ * event, so a handler that runs just after a window closed cannot put its
+ * event ahead of older queued ones. */
+void ht_side_drain(ht_tls *t, ht_ring *r) HT_HIDDEN;
+/* The same from outside a window (pre: busy == 0; returns with busy == 0 and
+ * the side buffer empty). */
 void ht_side_flush(ht_tls *t, ht_ring *r) HT_HIDDEN;
 /* Finish this process's trace (exit, exec): stop the flusher, drain, close. */
 void ht_finish(void) HT_HIDDEN;
@@ -155,6 +161,7 @@ static inline __attribute__((always_inline)) void ht_emit(uint32_t kind, uint64_
     if (HT_LIKELY(r != NULL && !t->busy && !t->untraced)) {
         t->busy = 1;
         atomic_signal_fence(memory_order_seq_cst);
+        if (HT_UNLIKELY(r->side_w != r->side_r)) ht_side_drain(t, r);
         ht_rawev *e = ht_ring_slot(r);
         if (HT_UNLIKELY(!e)) e = ht_ring_full(r, 1);
         if (HT_LIKELY(e != NULL)) {
@@ -184,6 +191,7 @@ static inline __attribute__((always_inline)) void ht_emit_free(void *p, void (*r
     if (HT_LIKELY(r != NULL && !t->busy && !t->untraced)) {
         t->busy = 1;
         atomic_signal_fence(memory_order_seq_cst);
+        if (HT_UNLIKELY(r->side_w != r->side_r)) ht_side_drain(t, r);
         /* the slot first: a wait for space must come before the time is taken */
         ht_rawev *e = ht_ring_slot(r);
         if (HT_UNLIKELY(!e)) e = ht_ring_full(r, 1);
