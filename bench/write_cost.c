@@ -144,6 +144,7 @@ int main(int argc, char **argv)
         }
         if (w) {
             hatf_counters c = { .events = total };
+            if (hatf_writer_flush(w)) die("write", "hatf_writer_flush failed");
             bytes = hatf_writer_bytes(w);
             if (hatf_writer_close(w, &c, &err)) die("close", err.msg);
         } else {

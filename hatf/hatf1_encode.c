@@ -339,7 +339,9 @@ HATF_API int hatf1_encode(hatf1_encoder *e, const hatf_event *ev)
     int rc = prepare(e, ev);
     if (rc) return rc;
     /* tag, 7 fields, the last field's 8-byte store, a v2 length, the bytes */
-    uint8_t *p = hatf_buf_reserve(e->out, 1 + 7 * 8 + 8 + 2 + (size_t)ev->data_len);
+    hatf_buf *out = e->out;
+    size_t need = 1 + 7 * 8 + 8 + 2 + (size_t)ev->data_len;
+    uint8_t *p = out->cap - out->len >= need ? out->p + out->len : hatf_buf_reserve(out, need);
     if (!p) return HATF_E_NOMEM;
     size_t n = 1;
     p[0] = (uint8_t)op;
@@ -372,15 +374,17 @@ HATF_API int hatf1_encode(hatf1_encoder *e, const hatf_event *ev)
     }
     n += put(e, p + n, HATF_F_TIME, ev->time);
     if (ev->attr_is_bytes) {
-        unsigned lb = e->width[HATF_F_ATTR] - 8;
-        hatf_store_be(p + n, ev->data_len, lb);
-        n += lb;
-        if (ev->data_len) memcpy(p + n, ev->data, ev->data_len);
-        n += ev->data_len;
+        size_t len = ev->data_len;
+        if (e->width[HATF_F_ATTR] == HATF_W_V2) p[n++] = (uint8_t)(len >> 8);
+        p[n++] = (uint8_t)len;
+        /* the recorder's attributes are a few bytes: no call for them */
+        if (len <= 8) for (size_t i = 0; i < len; i++) p[n + i] = ev->data[i];
+        else memcpy(p + n, ev->data, len);
+        n += len;
     } else {
         n += put(e, p + n, HATF_F_ATTR, ev->attr);
     }
-    e->out->len += n;
+    out->len += n;
     e->records++;
     return 0;
 }
