@@ -255,10 +255,14 @@ static int add_event(stats *st, const hatf_event *ev)
     switch (ev->op) {
     case HATF_OP_ALLOC:
         st->allocs++; t->allocs++; h->allocs++;
+        if (g) g->allocs++;
+        if (!ev->addr) {  /* failed: its (often absurd) size made no object */
+            st->failed_allocs++;
+            break;
+        }
         st->total_bytes += ev->size; t->bytes += ev->size; h->bytes += ev->size;
-        if (g) { g->allocs++; g->bytes += ev->size; }
+        if (g) g->bytes += ev->size;
         st->hist[hist_bucket(ev->size)]++;
-        if (!ev->addr) st->failed_allocs++;
         if (obj_add(st, h, hpos, ev->addr, ev->size)) return HATF_E_NOMEM;
         break;
     case HATF_OP_FREE:
@@ -335,7 +339,7 @@ static void print_table(hatf_buf *o, stats *st, const char *path, hatf_source *s
     cli_time_unit(s, &num, &den);
     uint64_t dur = st->timed ? st->last_time - st->first_time : 0;
     char a[32];
-    avg(a, sizeof a, st->total_bytes, st->allocs);
+    avg(a, sizeof a, st->total_bytes, st->allocs - st->failed_allocs);
     put(o, "%-18s %s (%s)\n", "file", path, hatf_format_name(hatf_source_format(s)));
     put(o, "%-18s %llu\n", "records", U(st->records));
     put(o, "%-18s %llu\n", "allocs", U(st->allocs));
@@ -419,7 +423,7 @@ static void print_json(hatf_buf *o, stats *st, const char *path, hatf_source *s)
     cli_time_unit(s, &num, &den);
     uint64_t dur = st->timed ? st->last_time - st->first_time : 0;
     char a[32];
-    avg(a, sizeof a, st->total_bytes, st->allocs);
+    avg(a, sizeof a, st->total_bytes, st->allocs - st->failed_allocs);
     put(o, "{\n  \"file\": ");
     cli_json_string(o, path);
     put(o, ",\n  \"format\": \"%s\",\n", hatf_format_name(hatf_source_format(s)));
