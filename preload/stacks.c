@@ -141,6 +141,7 @@ __attribute__((noinline)) uint64_t ht_stack_here(void)
     /* busy: a signal handler allocating meanwhile queues in the side buffer */
     t->busy = 1;
     atomic_signal_fence(memory_order_seq_cst);
+    if (HT_UNLIKELY(r->side_w != r->side_r)) ht_side_drain(t, r);  /* older events first */
     void *buf[HATF_STACK_MAX + STK_SKIP];
     int n = unw_backtrace(buf, ht_stack_depth + STK_SKIP) - STK_SKIP;
     uint64_t id = 0;
