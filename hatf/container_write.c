@@ -358,6 +358,17 @@ HATF_API int hatf_writer_add(hatf_writer *w, const hatf_event *ev, size_t n)
         }
         t->events++;
     }
+    /* A thread that has ended gives back its buffers (a program may start
+     * millions of threads); the few words the index needs stay. */
+    if (ev[n - 1].op == HATF_OP_THREAD_DESTROY) {
+        int rc = emit_group(w, t);
+        if (rc) return rc;
+        free(t->items);
+        t->items = NULL;
+        t->cap_items = 0;
+        hatf_buf_free(&t->rec);
+        thread_start_group(w, t);
+    }
     return 0;
 }
 
