@@ -7,6 +7,9 @@
 #   make bench            build the benchmarks (run them from bench/, see bench/README.md)
 #   make install PREFIX=/usr/local DESTDIR=
 #   make SANITIZE=address,undefined test     (or thread)
+#   make check-sanitizers  the tests under ASan+UBSan, the ring tests under TSan
+#                         (in $(B)-asan and $(B)-tsan; scripts/check-sanitizers.sh)
+#   make stress           long variants of tests/integration/reliability_*.sh
 #   make V=1              show the commands
 #
 # Sources are found by folder, so a new module is a new file, not a Makefile edit:
@@ -199,8 +202,23 @@ uninstall:
 clean:
 	rm -rf $(B)
 
+# The sanitizer builds live in their own folders; the preload of recorded
+# programs comes from $(B) (scripts/check-sanitizers.sh says why).
+ASAN_B ?= $(B)-asan
+TSAN_B ?= $(B)-tsan
+check-sanitizers:
+	$(Q)ASAN_B=$(ASAN_B) REL_B=$(B) TSAN_B=$(TSAN_B) MAKE="$(MAKE)" scripts/check-sanitizers.sh
+
+# 200 kills, 10 s of 64 threads, a storm of 50,000 threads
+stress: all $(WORK_BIN)
+	$(Q)for t in tests/integration/reliability_*.sh; do \
+	    echo "== $$t"; \
+	    RELIABILITY_TRIALS=200 RELIABILITY_LOAD_MS=10000 RELIABILITY_STORM=50000 \
+	    BUILD=$(CURDIR)/$(B) HATRACE=$(CURDIR)/$(B)/hatrace HATRACE_LIB=$(CURDIR)/$(B)/libhatrace.so \
+	    bash $$t || exit 1; done
+
 FORCE:
-.PHONY: all tests check test fuzz bench install uninstall clean FORCE
+.PHONY: all tests check test fuzz bench install uninstall clean check-sanitizers stress FORCE
 .SECONDARY:
 
 -include $(shell find $(B)/obj -name '*.d' 2>/dev/null)
