@@ -36,11 +36,14 @@ static const char help[] =
     "                          of making the thread wait\n"
     "      --stacks[=DEPTH]    record the call stack of each allocation and realloc,\n"
     "                          up to DEPTH frames (default 32, at most 256)\n"
+    "      --time-res NS       store event times in units of NS ns (default 1000;\n"
+    "                          0 = the raw clock: larger trace, more flusher CPU)\n"
     "  -h, --help              this help\n"
     "\n"
     "The same settings can be given to LD_PRELOAD=libhatrace.so directly through\n"
     "HATRACE_OUTPUT, HATRACE_ZSTD_LEVEL, HATRACE_RING_SIZE, HATRACE_FLUSH_MS,\n"
-    "HATRACE_FOLLOW_CHILDREN, HATRACE_DROP, HATRACE_STACKS (and HATRACE_CLOCK=auto|tsc|monotonic).\n";
+    "HATRACE_FOLLOW_CHILDREN, HATRACE_DROP, HATRACE_STACKS, HATRACE_TIME_RES\n"
+    "(and HATRACE_CLOCK=auto|tsc|monotonic).\n";
 
 /* libhatrace.so next to this binary (the build folder) or in ../lib. */
 static int find_library(char *out, size_t cap)
@@ -148,7 +151,7 @@ static void report(const char *path)
 
 int cmd_record(int argc, char **argv)
 {
-    enum { O_LEVEL = 256, O_RING, O_FLUSH, O_FOLLOW, O_NOFOLLOW, O_DROP, O_STACKS };
+    enum { O_LEVEL = 256, O_RING, O_FLUSH, O_FOLLOW, O_NOFOLLOW, O_DROP, O_STACKS, O_TIME_RES };
     static const struct option opts[] = {
         { "output", required_argument, NULL, 'o' },
         { "level", required_argument, NULL, O_LEVEL },
@@ -158,6 +161,7 @@ int cmd_record(int argc, char **argv)
         { "no-follow-children", no_argument, NULL, O_NOFOLLOW },
         { "drop", no_argument, NULL, O_DROP },
         { "stacks", optional_argument, NULL, O_STACKS },
+        { "time-res", required_argument, NULL, O_TIME_RES },
         { "help", no_argument, NULL, 'h' },
         { 0 },
     };
@@ -191,6 +195,9 @@ int cmd_record(int argc, char **argv)
         case O_DROP: setenv("HATRACE_DROP", "1", 1); break;
         case O_STACKS:
             if ((rc = set_num("record", "--stacks", "HATRACE_STACKS", optarg ? optarg : "32", 1, 256))) return rc;
+            break;
+        case O_TIME_RES:
+            if ((rc = set_num("record", "--time-res", "HATRACE_TIME_RES", optarg, 0, 1000000000))) return rc;
             break;
         case 'h': return cli_help(help);
         default: return cli_bad_option("record", c, argv);

@@ -205,7 +205,8 @@ static int writer_open(void)
         snprintf(info.parent_trace, sizeof info.parent_trace, "%s", parent_path);
     }
     if (ht_opt(HT_OPT_DROP)) info.flags |= HATF_INFO_DROP_MODE;
-    hatf_writer_opts opts = { .zstd_level = (int)ht_opt(HT_OPT_ZSTD_LEVEL) };
+    hatf_writer_opts opts = { .zstd_level = (int)ht_opt(HT_OPT_ZSTD_LEVEL),
+                              .time_res_ns = (uint64_t)ht_opt(HT_OPT_TIME_RES) };
     if (!opts.zstd_level) opts.zstd_level = 1;
     hatf_err err;
     memset(&err, 0, sizeof err);
