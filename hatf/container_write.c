@@ -54,7 +54,7 @@ struct hatf_writer {
     uint32_t *thmap;          /* thread -> index+1 (linear probing) */
     unsigned thmap_bits;
     hatf_buf tables;          /* pending names */
-    hatf_buf zbuf, abuf;
+    hatf_buf obuf, abuf;      /* chunks not yet written (one write per group); address stream */
     hatf_buf index;           /* index entries written so far */
     uint64_t nchunks;
     ZSTD_CCtx *cctx;
@@ -88,40 +88,52 @@ static int write_all(hatf_writer *w, const void *p, size_t n)
     return 0;
 }
 
-/* Compress src into w->zbuf and write one chunk. */
+/* Write the chunks gathered in w->obuf: a group's records and address chunks
+ * go out in one write, so a killed process rarely leaves one without the other. */
+static int out_flush(hatf_writer *w)
+{
+    if (w->failed) return w->failed;
+    if (w->obuf.failed) return fail(w, HATF_E_NOMEM, "offset %llu: %s", "out of memory");
+    int rc = write_all(w, w->obuf.p, w->obuf.len);
+    w->obuf.len = 0;
+    return rc;
+}
+
+/* Compress src straight into w->obuf behind its chunk header (out_flush writes it). */
 static int write_chunk(hatf_writer *w, hatf_chunk_hdr *h, const uint8_t *src, size_t len)
 {
     if (w->failed) return w->failed;
-    const uint8_t *payload = src;
+    uint64_t at = w->off + w->obuf.len;
+    size_t bound = len ? ZSTD_compressBound(len) : 0;
+    uint8_t *hb = hatf_buf_reserve(&w->obuf, HATF_CK_HDR + (bound > len ? bound : len));
+    if (!hb) return fail(w, HATF_E_NOMEM, "offset %llu: %s", "out of memory");
+    uint8_t *payload = hb + HATF_CK_HDR;
     size_t plen = len;
     h->codec = HATF_CODEC_STORED;
     if (len) {
-        size_t bound = ZSTD_compressBound(len);
-        w->zbuf.len = 0;
-        if (!hatf_buf_reserve(&w->zbuf, bound)) return fail(w, HATF_E_NOMEM, "offset %llu: %s", "out of memory");
-        size_t z = ZSTD_compress2(w->cctx, w->zbuf.p, bound, src, len);
+        size_t z = ZSTD_compress2(w->cctx, payload, bound, src, len);
         if (ZSTD_isError(z)) return fail(w, HATF_E_IO, "offset %llu: zstd: %s", ZSTD_getErrorName(z));
         if (z < len) {
-            payload = w->zbuf.p;
             plen = z;
             h->codec = HATF_CODEC_ZSTD;
+        } else {
+            memcpy(payload, src, len);
         }
     }
     h->raw_len = (uint32_t)len;
     h->stored_len = (uint32_t)plen;
     h->payload_hash = XXH3_64bits(payload, plen);
-    uint8_t hb[HATF_CK_HDR];
     hatf_ck_hdr_pack(hb, h);
     if (h->kind != HATF_CK_INDEX) {
         uint8_t *e = hatf_buf_reserve(&w->index, HATF_IX_ENTRY);
         if (!e) return fail(w, HATF_E_NOMEM, "offset %llu: %s", "out of memory");
-        hatf_store_le64(e, w->off);
+        hatf_store_le64(e, at);
         memcpy(e + 8, hb, HATF_CK_HDR);
         w->index.len += HATF_IX_ENTRY;
         w->nchunks++;
     }
-    int rc = write_all(w, hb, sizeof hb);
-    return rc ? rc : write_all(w, payload, plen);
+    w->obuf.len += HATF_CK_HDR + plen;
+    return 0;
 }
 
 /* ---- threads ------------------------------------------------------------ */
@@ -205,6 +217,7 @@ static int emit_group(hatf_writer *w, wthread *t)
     h.kind = HATF_CK_ADDRS;
     h.coding = HATF_ACODE_MODEL;
     rc = write_chunk(w, &h, w->abuf.p, w->abuf.len);
+    if (!rc) rc = out_flush(w);
     if (rc) return rc;
     t->total += t->events;
     t->seq++;
@@ -412,6 +425,7 @@ HATF_API int hatf_writer_flush(hatf_writer *w)
     if (w->tables.len) {
         hatf_chunk_hdr h = { .kind = HATF_CK_TABLES };
         int rc = write_chunk(w, &h, w->tables.p, w->tables.len);
+        if (!rc) rc = out_flush(w);
         if (rc) return rc;
         w->tables.len = 0;
     }
@@ -440,18 +454,19 @@ static int write_index(hatf_writer *w, const hatf_counters *c)
     ix.len = 32 + 16 * w->nth;
     hatf_buf_append(&ix, w->index.p, w->index.len);
     if (ix.failed) { hatf_buf_free(&ix); return fail(w, HATF_E_NOMEM, "offset %llu: %s", "out of memory"); }
-    uint64_t at = w->off;
+    uint64_t at = w->off + w->obuf.len;
     hatf_chunk_hdr h = { .kind = HATF_CK_INDEX, .events = (uint32_t)(total > UINT32_MAX ? UINT32_MAX : total) };
     int rc = write_chunk(w, &h, ix.p, ix.len);
     hatf_buf_free(&ix);
     if (rc) return rc;
     uint8_t tr[HATF_TRAILER_LEN];
     hatf_store_le64(tr, at);
-    hatf_store_le64(tr + 8, w->off - at);
+    hatf_store_le64(tr + 8, w->off + w->obuf.len - at);
     hatf_store_le32(tr + 16, hatf_trailer_check(tr));
     hatf_store_le32(tr + 20, 0);
     memcpy(tr + 24, HATF_TRAILER_MAGIC, 8);
-    return write_all(w, tr, sizeof tr);
+    hatf_buf_append(&w->obuf, tr, sizeof tr);
+    return out_flush(w);
 }
 
 HATF_API int hatf_writer_close(hatf_writer *w, const hatf_counters *counters, hatf_err *err)
@@ -472,7 +487,7 @@ HATF_API int hatf_writer_close(hatf_writer *w, const hatf_counters *counters, ha
     free(w->th);
     free(w->thmap);
     hatf_buf_free(&w->tables);
-    hatf_buf_free(&w->zbuf);
+    hatf_buf_free(&w->obuf);
     hatf_buf_free(&w->abuf);
     hatf_buf_free(&w->index);
     hatf_amodel_free(&w->am);
