@@ -18,6 +18,7 @@
  *
  * At the end (ht_stacks_finish) the unique frame addresses go to symbols.c.
  */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -34,8 +35,17 @@
 enum {
     STK_SLOTS = 1 << 16,      /* entries per thread table (filled to 3/4) */
     STK_POOL = 1 << 20,       /* frames per thread table */
-    STK_SKIP = 2              /* ht_stack_here and the hook itself */
+    STK_SKIP = 2,             /* ht_stack_here and the hook itself */
+    STK_SITES = 16            /* hook call sites whose frame layout a thread learnt */
 };
+
+/* How to find the hook's caller from ht_stack_here's frame pointer, for one
+ * call site in a hook (learnt once with libunwind, see learn_site). */
+typedef struct ht_stk_site {
+    uintptr_t ra;             /* return address into the hook; 0: free */
+    int32_t cfa;              /* hook's CFA - hook's SP at the call */
+    int32_t rbp;              /* caller's rbp saved at hook SP + this; -1: still in rbp */
+} ht_stk_site;
 
 typedef struct ht_stk_ent {
     uint64_t hash;
@@ -45,18 +55,24 @@ typedef struct ht_stk_ent {
 
 struct ht_stk {
     uint32_t used, pool_used; /* producer's */
+    uintptr_t lo, hi;         /* the owning thread's stack (frame-pointer walk) */
+    ht_stk_site site[STK_SITES];
     ht_stk_ent ent[STK_SLOTS];
     uint64_t pool[STK_POOL];
 };
 
 int ht_stack_depth;
 _Atomic uint64_t ht_stacks_full;
+static int stk_fp;            /* HATRACE_STACKS_FP=1: walk frame pointers */
 
 void ht_stacks_init(void)
 {
     ht_stack_depth = (int)ht_opt(HT_OPT_STACKS);
     if (ht_stack_depth > HATF_STACK_MAX) ht_stack_depth = HATF_STACK_MAX;
 #ifdef HT_HAVE_LIBUNWIND
+    /* read here, not in options.c's table: a mode of HATRACE_STACKS, not a number */
+    const char *fp = getenv("HATRACE_STACKS_FP");
+    stk_fp = fp && (!strcmp(fp, "1") || !strcmp(fp, "yes") || !strcmp(fp, "true"));
     /* per-thread caches: no lock shared between threads while unwinding */
     if (ht_stack_depth) {
         unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
@@ -81,6 +97,20 @@ void ht_stacks_attach(ht_ring *r)
             return;
         }
         r->stk = m;
+    }
+    struct ht_stk *s = r->stk;
+    /* the ring may have served another thread: its stack and call sites were not ours */
+    s->lo = s->hi = 0;
+    memset(s->site, 0, sizeof s->site);
+    pthread_attr_t a;
+    if (stk_fp && !pthread_getattr_np(pthread_self(), &a)) {
+        void *lo;
+        size_t size;
+        if (!pthread_attr_getstack(&a, &lo, &size)) {
+            s->lo = (uintptr_t)lo;
+            s->hi = (uintptr_t)lo + size;
+        }
+        pthread_attr_destroy(&a);
     }
 #ifdef HT_HAVE_LIBUNWIND
     /* libunwind sets up its per-thread cache on first use (it may allocate) */
@@ -124,6 +154,67 @@ static uint64_t lookup(ht_ring *r, struct ht_stk *s, const uint64_t *fr, uint32_
     return i + 1;
 }
 
+#if defined(HT_HAVE_LIBUNWIND) && defined(__x86_64__)
+/* Learn, with one slow libunwind walk, where the hook that called
+ * ht_stack_here (frame pointer fa) keeps its caller's return address and rbp.
+ * A hook's frame at a given call is fixed, so this holds for every later call
+ * through the same return address. Checked against what libunwind found;
+ * st->cfa stays -1 (unwind with libunwind) when it does not fit. */
+__attribute__((noinline, cold)) static void learn_site(ht_stk_site *st, const uintptr_t *fa)
+{
+    st->ra = fa[1];
+    st->cfa = -1;
+    unw_context_t uc;
+    unw_cursor_t c;
+    unw_word_t ip = 0, sp, cfa, rip, v;
+    unw_save_loc_t loc;
+    if (unw_getcontext(&uc) < 0 || unw_init_local(&c, &uc) < 0) return;
+    for (int i = 0; ip != st->ra; i++)  /* learn_site, maybe fp_walk, ht_stack_here, hook */
+        if (i > 4 || unw_step(&c) <= 0 || unw_get_reg(&c, UNW_REG_IP, &ip) < 0) return;
+    if (unw_get_reg(&c, UNW_REG_SP, &sp) < 0 || sp != (uintptr_t)(fa + 2)) return;
+    if (unw_step(&c) <= 0 || unw_get_reg(&c, UNW_REG_SP, &cfa) < 0 ||
+        unw_get_reg(&c, UNW_REG_IP, &rip) < 0 || unw_get_reg(&c, UNW_X86_64_RBP, &v) < 0)
+        return;
+    if (cfa <= sp || cfa - sp > 65536 || *(const uintptr_t *)(cfa - 8) != rip) return;
+    if (!unw_get_save_loc(&c, UNW_X86_64_RBP, &loc) && loc.type == UNW_SLT_MEMORY &&
+        loc.u.addr >= sp && loc.u.addr + 8 <= cfa && *(const uintptr_t *)loc.u.addr == v)
+        st->rbp = (int32_t)(loc.u.addr - sp);
+    else if (fa[0] == v)
+        st->rbp = -1;  /* the hook left rbp alone: ht_stack_here saved it */
+    else
+        return;
+    st->cfa = (int32_t)(cfa - sp);
+}
+
+/* Frame-pointer walk from the hook's caller into out[0..max); 0 when this call
+ * site cannot be walked (then libunwind does it). Every frame pointer must lie
+ * in the thread's stack, above the last one: the walk cannot fault or loop. */
+static int fp_walk(struct ht_stk *s, const uintptr_t *fa, uint64_t *out, int max)
+{
+    ht_stk_site *st = s->site;
+    for (; st < s->site + STK_SITES && st->ra != fa[1]; st++)
+        if (!st->ra) {
+            learn_site(st, fa);
+            break;
+        }
+    if (st == s->site + STK_SITES || st->cfa < 0) return 0;
+    uintptr_t sp = (uintptr_t)(fa + 2), cfa = sp + (uint32_t)st->cfa;
+    if (sp < s->lo || cfa > s->hi) return 0;  /* an alternate signal stack */
+    uintptr_t bp = st->rbp < 0 ? fa[0] : *(const uintptr_t *)(sp + (uint32_t)st->rbp);
+    out[0] = *(const uintptr_t *)(cfa - 8);
+    int n = 1;
+    for (uintptr_t low = cfa; n < max; n++) {
+        if (bp < low || bp > s->hi - 16 || (bp & 7)) break;
+        const uintptr_t *f = (const uintptr_t *)bp;
+        if (f[1] < 4096) break;
+        out[n] = f[1];
+        low = bp + 16;
+        bp = f[0];
+    }
+    return n;
+}
+#endif
+
 __attribute__((noinline)) uint64_t ht_stack_here(void)
 {
 #ifdef HT_HAVE_LIBUNWIND
@@ -143,7 +234,13 @@ __attribute__((noinline)) uint64_t ht_stack_here(void)
     atomic_signal_fence(memory_order_seq_cst);
     if (HT_UNLIKELY(r->side_w != r->side_r)) ht_side_drain(t, r);  /* older events first */
     void *buf[HATF_STACK_MAX + STK_SKIP];
-    int n = unw_backtrace(buf, ht_stack_depth + STK_SKIP) - STK_SKIP;
+    int n = 0;
+#ifdef __x86_64__
+    if (stk_fp && s->hi)
+        n = fp_walk(s, (const uintptr_t *)__builtin_frame_address(0),
+                    (uint64_t *)(void *)(buf + STK_SKIP), ht_stack_depth);
+#endif
+    if (!n) n = unw_backtrace(buf, ht_stack_depth + STK_SKIP) - STK_SKIP;
     uint64_t id = 0;
     if (n > 0) id = lookup(r, s, (const uint64_t *)(const void *)(buf + STK_SKIP), (uint32_t)n);
     atomic_signal_fence(memory_order_seq_cst);
