@@ -237,7 +237,7 @@ int sites_report(hatf_source *src, const char *path, int json, int sort, uint64_
     if (k < 0) rc = cli_source_failed(path, src);
     if (rc == CLI_OK) {
         sort_key = sort;
-        qsort(st.v, st.n, sizeof *st.v, cmp_site);
+        if (st.n) qsort(st.v, st.n, sizeof *st.v, cmp_site);
         size_t shown = top && top < st.n ? (size_t)top : st.n;
         hatf_buf o;
         hatf_buf_init(&o);

@@ -571,8 +571,8 @@ int cmd_stats(int argc, char **argv)
     }
     if (r < 0) rc = cli_source_failed(path, s);
     if (rc == CLI_OK) {
-        qsort(st->threads.v, st->threads.n, sizeof(counts), cmp_id);
-        qsort(st->heaps.v, st->heaps.n, sizeof(counts), cmp_id);
+        if (st->threads.n) qsort(st->threads.v, st->threads.n, sizeof(counts), cmp_id);
+        if (st->heaps.n) qsort(st->heaps.v, st->heaps.n, sizeof(counts), cmp_id);
         if (st->nnames) qsort(st->names, st->nnames, sizeof(counts), cmp_name);
         hatf_buf o;
         hatf_buf_init(&o);

@@ -219,7 +219,9 @@ ht_rawev *ht_ring_full(ht_ring *r, int direct)
     }
     r->waits++;
     for (;;) {
-        if (atomic_load_explicit(&ht_state, memory_order_acquire) != HT_ST_READY) break;
+        /* The trace has ended (exit or exec is finishing it): a thread still
+         * running then is past the trace's end, not losing events from it. */
+        if (atomic_load_explicit(&ht_state, memory_order_acquire) != HT_ST_READY) return NULL;
         if (ht_flusher_running()) {
             uint32_t seq = atomic_load(&ht_drain_seq);
             ht_poke();
