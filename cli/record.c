@@ -36,14 +36,16 @@ static const char help[] =
     "                          of making the thread wait\n"
     "      --stacks[=DEPTH]    record the call stack of each allocation and realloc,\n"
     "                          up to DEPTH frames (default 32, at most 256)\n"
+    "      --stacks-fp         stacks by walking frame pointers (x86-64; 3-4x cheaper\n"
+    "                          than libunwind, for programs built with them)\n"
     "      --time-res NS       store event times in units of NS ns (default 1000;\n"
     "                          0 = the raw clock: larger trace, more flusher CPU)\n"
     "  -h, --help              this help\n"
     "\n"
     "The same settings can be given to LD_PRELOAD=libhatrace.so directly through\n"
     "HATRACE_OUTPUT, HATRACE_ZSTD_LEVEL, HATRACE_RING_SIZE, HATRACE_FLUSH_MS,\n"
-    "HATRACE_FOLLOW_CHILDREN, HATRACE_DROP, HATRACE_STACKS, HATRACE_TIME_RES\n"
-    "(and HATRACE_CLOCK=auto|tsc|monotonic).\n";
+    "HATRACE_FOLLOW_CHILDREN, HATRACE_DROP, HATRACE_STACKS, HATRACE_STACKS_FP,\n"
+    "HATRACE_TIME_RES (and HATRACE_CLOCK=auto|tsc|monotonic).\n";
 
 /* libhatrace.so next to this binary (the build folder) or in ../lib. */
 static int find_library(char *out, size_t cap)
@@ -151,7 +153,7 @@ static void report(const char *path)
 
 int cmd_record(int argc, char **argv)
 {
-    enum { O_LEVEL = 256, O_RING, O_FLUSH, O_FOLLOW, O_NOFOLLOW, O_DROP, O_STACKS, O_TIME_RES };
+    enum { O_LEVEL = 256, O_RING, O_FLUSH, O_FOLLOW, O_NOFOLLOW, O_DROP, O_STACKS, O_STACKS_FP, O_TIME_RES };
     static const struct option opts[] = {
         { "output", required_argument, NULL, 'o' },
         { "level", required_argument, NULL, O_LEVEL },
@@ -161,6 +163,7 @@ int cmd_record(int argc, char **argv)
         { "no-follow-children", no_argument, NULL, O_NOFOLLOW },
         { "drop", no_argument, NULL, O_DROP },
         { "stacks", optional_argument, NULL, O_STACKS },
+        { "stacks-fp", no_argument, NULL, O_STACKS_FP },
         { "time-res", required_argument, NULL, O_TIME_RES },
         { "help", no_argument, NULL, 'h' },
         { 0 },
@@ -195,6 +198,10 @@ int cmd_record(int argc, char **argv)
         case O_DROP: setenv("HATRACE_DROP", "1", 1); break;
         case O_STACKS:
             if ((rc = set_num("record", "--stacks", "HATRACE_STACKS", optarg ? optarg : "32", 1, 256))) return rc;
+            break;
+        case O_STACKS_FP:
+            setenv("HATRACE_STACKS_FP", "1", 1);
+            if (!getenv("HATRACE_STACKS")) setenv("HATRACE_STACKS", "32", 1);
             break;
         case O_TIME_RES:
             if ((rc = set_num("record", "--time-res", "HATRACE_TIME_RES", optarg, 0, 1000000000))) return rc;

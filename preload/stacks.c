@@ -70,9 +70,7 @@ void ht_stacks_init(void)
     ht_stack_depth = (int)ht_opt(HT_OPT_STACKS);
     if (ht_stack_depth > HATF_STACK_MAX) ht_stack_depth = HATF_STACK_MAX;
 #ifdef HT_HAVE_LIBUNWIND
-    /* read here, not in options.c's table: a mode of HATRACE_STACKS, not a number */
-    const char *fp = getenv("HATRACE_STACKS_FP");
-    stk_fp = fp && (!strcmp(fp, "1") || !strcmp(fp, "yes") || !strcmp(fp, "true"));
+    stk_fp = (int)ht_opt(HT_OPT_STACKS_FP);
     /* per-thread caches: no lock shared between threads while unwinding */
     if (ht_stack_depth) {
         unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
