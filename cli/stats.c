@@ -250,6 +250,7 @@ static int add_event(stats *st, const hatf_event *ev)
         (a.present & (1u << HATF_A_FUNC)))
         fn = a.value[HATF_A_FUNC] > 0 && a.value[HATF_A_FUNC] < HATF_FN_COUNT_ ? (unsigned)a.value[HATF_A_FUNC]
                                                                               : FUNC_SLOTS - 1;
+    if (!fn) fn = hatf_plain_func(ev->op);  /* an absent func is the plain call */
     if (hatf_op_has_addr(ev->op)) st->funcs[fn]++;
 
     switch (ev->op) {

@@ -252,6 +252,14 @@ typedef enum hatf_func {
     HATF_FN_VALLOC, HATF_FN_PVALLOC, HATF_FN_NEW, HATF_FN_DELETE, HATF_FN_COUNT_
 } hatf_func;
 
+/* The call a record stands for when it has no func attribute: malloc for
+ * alloc, free for free, realloc for the realloc records, 0 for other ops. */
+static inline unsigned hatf_plain_func(unsigned op)
+{
+    return op == HATF_OP_ALLOC ? HATF_FN_MALLOC : op == HATF_OP_FREE ? HATF_FN_FREE
+         : hatf_op_is_realloc(op) ? HATF_FN_REALLOC : 0;
+}
+
 /* "malloc", "calloc", ... @return NULL for an unknown code. */
 const char *hatf_func_name(unsigned fn);
 int hatf_func_from_name(const char *name, size_t len);

@@ -351,13 +351,20 @@ static void convert(const ht_rawev *r, uint64_t tid, hatf_event *e, uint8_t *ab,
         at.value[HATF_A_STACK] = stack;
         at.present |= 1u << HATF_A_STACK;
     }
-    e->attr_is_bytes = 1;
     if (at.present == 1u << HATF_A_FUNC) {
-        /* the common case, a function code alone: bytes from a table */
+        /* The common case, a function code alone. The plain call of its record
+         * (malloc for alloc, free for free, realloc for a realloc record) is
+         * left out: readers take an absent func as that, and the trace is
+         * smaller and cheaper to write. */
+        if ((kind == HT_K_MALLOC && e->op == HATF_OP_ALLOC) || (kind == HT_K_FREE && e->op == HATF_OP_FREE) ||
+            (kind == HT_K_REALLOC && hatf_op_is_realloc(e->op)))
+            return;
+        e->attr_is_bytes = 1;
         e->data = func_only[kind];
         e->data_len = 2;
         return;
     }
+    e->attr_is_bytes = 1;
     e->data = ab;
     e->data_len = (uint16_t)hatf_attrs_encode(&at, ab);
 }
