@@ -3,8 +3,9 @@
 # native vs hatrace record vs heaptrack, wall-time ratios (medians of RUNS) and
 # trace bytes per event.
 #
-#   bench/record_programs.sh [BUILD_DIR [RUNS]]      (default: build 3)
+#   bench/record_programs.sh [--stacks] [BUILD_DIR [RUNS]]      (default: build 3)
 #
+# --stacks adds hatrace record --stacks as a fourth mode (bench/record_stacks.sh).
 # Programs: an allocation-heavy python3 script (PYTHONMALLOC=malloc, so every
 # object goes through malloc, in all three modes), and redis-server on
 # 127.0.0.1 driven by redis-benchmark with a bounded request count (the time is
@@ -14,6 +15,8 @@
 # a yardstick, not a like-for-like format comparison.
 set -eu
 cd "$(dirname "$0")/.."
+MODES="native hatrace heaptrack"
+if [ "${1:-}" = --stacks ]; then MODES="native hatrace stacks heaptrack"; shift; fi
 B=${1:-build}
 RUNS=${2:-3}
 HATRACE=$PWD/$B/hatrace
@@ -55,6 +58,7 @@ run_py() { # mode run -> ns
   case $1 in
     native) "$PY" "$W/alloc.py" >/dev/null;;
     hatrace) "$HATRACE" record -o "$W/py.$1.$2/t.hatf" -- "$PY" "$W/alloc.py" >/dev/null 2>"$W/py.$1.$2/rec.err";;
+    stacks) "$HATRACE" record --stacks -o "$W/py.$1.$2/t.hatf" -- "$PY" "$W/alloc.py" >/dev/null 2>"$W/py.$1.$2/rec.err";;
     heaptrack) heaptrack "$PY" "$W/alloc.py" >/dev/null 2>&1;;
   esac
   t1=$(now)
@@ -72,6 +76,7 @@ run_redis() { # mode run -> ns of the benchmark client
   case $1 in
     native) redis-server "${args[@]}" >/dev/null 2>&1 & pid=$!;;
     hatrace) "$HATRACE" record -o "$dir/t.hatf" -- redis-server "${args[@]}" >/dev/null 2>"$dir/rec.err" & pid=$!;;
+    stacks) "$HATRACE" record --stacks -o "$dir/t.hatf" -- redis-server "${args[@]}" >/dev/null 2>"$dir/rec.err" & pid=$!;;
     heaptrack) heaptrack redis-server "${args[@]}" >/dev/null 2>&1 & pid=$!;;
   esac
   for i in $(seq 200); do redis-cli -p "$port" ping 2>/dev/null | grep -q PONG && break; sleep 0.05; done
@@ -89,28 +94,36 @@ size_of() { stat -c %s "$@" 2>/dev/null | awk '{ s += $1 } END { print s + 0 }';
 
 report() { # name runner
   local name=$1 fn=$2 m r
-  declare -A t
-  for m in native hatrace heaptrack; do t[$m]=""; done
+  declare -A t med
+  for m in $MODES; do t[$m]=""; done
   for r in $(seq "$RUNS"); do  # interleaved: machine noise hits every mode alike
-    for m in native hatrace heaptrack; do
+    for m in $MODES; do
       [ $m = heaptrack ] && [ $have_heaptrack = 0 ] && continue
       t[$m]+="$($fn $m $r) "
     done
   done
-  local nat hat hea
-  nat=$(echo ${t[native]} | tr ' ' '\n' | median)
-  hat=$(echo ${t[hatrace]} | tr ' ' '\n' | median)
-  hea=$(echo ${t[heaptrack]:-0} | tr ' ' '\n' | median)
-  local ev hb hk
-  ev=$(events_of "$(ls "$W"/$name.hatrace.1/rec.err)")
+  for m in $MODES; do med[$m]=$(echo ${t[$m]:-0} | tr ' ' '\n' | median); done
+  local nat=${med[native]} line="" over=""
+  for m in $MODES; do
+    [ $m = native ] && line+="native $(ms $nat) ms" && continue
+    line+=" | $m $(ms ${med[$m]}) ms ($(ratio ${med[$m]} $nat)x)"
+    # heaptrack's overhead over ours, per hatrace mode
+    [ $m = heaptrack ] || over+=" | overhead heaptrack/$m $(awk -v a="${med[heaptrack]:-0}" -v b="${med[$m]}" -v n="$nat" \
+      'BEGIN { if (b > n) printf "%.1f", (a - n) / (b - n); else print "inf" }')x"
+  done
+  printf '%-6s %s%s\n' "$name" "$line" "$over"
+  local ev hb hk sb
+  ev=$(events_of "$W"/$name.hatrace.1/rec.err)
   hb=$(size_of "$W"/$name.hatrace.1/t.hatf*)
   hk=$(size_of "$W"/$name.heaptrack.1/heaptrack.*)
-  printf '%-8s native %6s ms | hatrace %6s ms (%sx) | heaptrack %6s ms (%sx) | overhead heaptrack/hatrace %sx\n' \
-    "$name" "$(ms $nat)" "$(ms $hat)" "$(ratio $hat $nat)" "$(ms $hea)" "$(ratio $hea $nat)" \
-    "$(awk -v a="$hea" -v b="$hat" -v n="$nat" 'BEGIN { if (b > n) printf "%.1f", (a - n) / (b - n); else print "inf" }')"
-  printf '%-8s events %s | hatrace %s bytes (%s B/event) | heaptrack %s bytes (%s B/event)\n' "" "$ev" "$hb" \
+  printf '%-6s events %s | hatrace %s bytes (%s B/event) | heaptrack %s bytes (%s B/event)' "" "$ev" "$hb" \
     "$(awk -v a="$hb" -v e="$ev" 'BEGIN { printf "%.2f", a / e }')" "$hk" \
     "$(awk -v a="$hk" -v e="$ev" 'BEGIN { printf "%.2f", a / e }')"
+  if [ -d "$W/$name.stacks.1" ]; then
+    sb=$(size_of "$W"/$name.stacks.1/t.hatf*)
+    printf ' | --stacks %s bytes (%s B/event)' "$sb" "$(awk -v a="$sb" -v e="$ev" 'BEGIN { printf "%.2f", a / e }')"
+  fi
+  echo
 }
 
 echo "runs: $RUNS (medians), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
