@@ -1,11 +1,14 @@
 /* format_decode.c — how fast the trace formats decode, side by side.
  *
  *   format_decode [-n EVENTS] [-r RUNS] [-t TEXT_EVENTS] [--seed S] [--no-attrs]
+ *                 [--time-res NS] [--no-best] [-o KEEP]
  *   format_decode [-r RUNS] [-t TEXT_EVENTS] FILE        a container file
  *
  * Without FILE it writes a synthetic trace (bench/synth.h, 10 million events
  * by default) into a temporary container with the default and the best
- * writer settings. It then times, in rounds so that every decoder sees the
+ * writer settings (--no-best: the default only; -o: keep the default one
+ * there). Times are stored as the recorder stores them by default, in units
+ * of 1 µs (--time-res 0: in ns, as generated). It then times, in rounds so that every decoder sees the
  * same machine state: the container read through the global iterator and the
  * thread iterators (open included), the same events as a raw HATF 1.0 stream
  * in memory (best and plain encodings), and the text form (first
@@ -34,10 +37,11 @@
 #define MAX_RUNS 51
 
 static char tmp_path[2][4096];
+static int kept;  /* tmp_path[0] was kept (-o): not removed at exit */
 
 static void cleanup(void)
 {
-    for (int i = 0; i < 2; i++)
+    for (int i = kept; i < 2; i++)
         if (tmp_path[i][0]) unlink(tmp_path[i]);
 }
 
@@ -227,6 +231,19 @@ static hatf_writer *temp_writer(int slot, int best, const hatf_info *info)
     return w;
 }
 
+/* The recorder's time resolution, applied here so that every decoder sees the
+ * same events: a unit of res ns, memory handed out rounded up, everything else
+ * down, never before the previous event (container_time.h). */
+static uint64_t coarse_time(const hatf_event *ev, uint64_t res, uint64_t *prev)
+{
+    uint64_t t = ev->time / res;
+    int up = ev->op == HATF_OP_ALLOC || ev->op == HATF_OP_REALLOC_INPLACE ||
+             ev->op == HATF_OP_REALLOC_MOVE || ev->op == HATF_OP_REALLOC_NEW;
+    if (up && t * res != ev->time) t++;
+    if (t < *prev) t = *prev;
+    return *prev = t;
+}
+
 static uint64_t file_size(const char *path)
 {
     struct stat st;
@@ -236,21 +253,25 @@ static uint64_t file_size(const char *path)
 
 static void usage(void)
 {
-    fprintf(stderr, "usage: format_decode [-n EVENTS] [-r RUNS] [-t TEXT_EVENTS] [--seed S] [--no-attrs] [FILE]\n");
+    fprintf(stderr, "usage: format_decode [-n EVENTS] [-r RUNS] [-t TEXT_EVENTS] [--seed S] [--no-attrs]\n"
+                    "                     [--time-res NS] [--no-best] [-o KEEP] [FILE]\n");
     exit(2);
 }
 
 int main(int argc, char **argv)
 {
-    uint64_t nevents = 10000000, seed = 1, text_max = 2000000;
-    int runs = 5, attrs = 1;
-    const char *file = NULL;
+    uint64_t nevents = 10000000, seed = 1, text_max = 2000000, time_res = 1000;
+    int runs = 5, attrs = 1, best = 1;
+    const char *file = NULL, *keep = NULL;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "-n") && i + 1 < argc) nevents = strtoull(argv[++i], NULL, 0);
         else if (!strcmp(argv[i], "-r") && i + 1 < argc) runs = atoi(argv[++i]);
         else if (!strcmp(argv[i], "-t") && i + 1 < argc) text_max = strtoull(argv[++i], NULL, 0);
         else if (!strcmp(argv[i], "--seed") && i + 1 < argc) seed = strtoull(argv[++i], NULL, 0);
         else if (!strcmp(argv[i], "--no-attrs")) attrs = 0;
+        else if (!strcmp(argv[i], "--time-res") && i + 1 < argc) time_res = strtoull(argv[++i], NULL, 0);
+        else if (!strcmp(argv[i], "--no-best")) best = 0;
+        else if (!strcmp(argv[i], "-o") && i + 1 < argc) keep = argv[++i];
         else if (argv[i][0] == '-' || file) usage();
         else file = argv[i];
     }
@@ -279,14 +300,17 @@ int main(int argc, char **argv)
         hatf_info info;
         memset(&info, 0, sizeof info);
         info.address_bits = 64;
-        info.time_unit_ns_num = info.time_unit_ns_den = 1;
+        info.time_unit_ns_num = time_res ? time_res : 1;
+        info.time_unit_ns_den = 1;
         strcpy(info.clock, "CLOCK_MONOTONIC");
         strcpy(info.cmdline, "format_decode synthetic");
         in.w[0] = temp_writer(0, 0, &info);
-        in.w[1] = temp_writer(1, 1, &info);
+        if (best) in.w[1] = temp_writer(1, 1, &info);
         synth s;
         synth_init(&s, seed, nevents, attrs);
+        uint64_t tprev = 0;
         while ((rc = synth_next(&s, &ev)) == 1) {
+            if (time_res) ev.time = coarse_time(&ev, time_res, &tprev);
             add_event(&in, &ev);
             in.batch[in.nbatch++] = ev;
             if (in.nbatch == sizeof in.batch / sizeof in.batch[0]) flush_batch(&in);
@@ -297,7 +321,13 @@ int main(int argc, char **argv)
         hatf_counters c = { .events = in.all.n };
         for (int i = 0; i < 2; i++) {
             hatf_err err = { 0 };
-            if (hatf_writer_close(in.w[i], &c, &err) < 0) die("hatf_writer_close", err.msg);
+            if (in.w[i] && hatf_writer_close(in.w[i], &c, &err) < 0) die("hatf_writer_close", err.msg);
+        }
+        if (keep && rename(tmp_path[0], keep) == 0) {
+            snprintf(tmp_path[0], sizeof tmp_path[0], "%s", keep);
+            kept = 1;
+        } else if (keep) {
+            die(keep, strerror(errno));
         }
     }
     if (in.best.failed || in.plain.failed || in.text.failed) die("inputs", "out of memory");
@@ -307,7 +337,7 @@ int main(int argc, char **argv)
     const char *cpath = file ? file : tmp_path[0];
     m[nm++] = (method){ .name = "container, global iterator", .k = K_GLOBAL, .path = cpath, .expect = in.all };
     m[nm++] = (method){ .name = "container, thread iterators", .k = K_THREADS, .path = cpath, .expect = in.all };
-    if (!file) {
+    if (!file && best) {
         m[nm++] = (method){ .name = "container --best, global iterator", .k = K_GLOBAL, .path = tmp_path[1], .expect = in.all };
         m[nm++] = (method){ .name = "container --best, thread iterators", .k = K_THREADS, .path = tmp_path[1], .expect = in.all };
     }
@@ -323,13 +353,14 @@ int main(int argc, char **argv)
                (unsigned long long)in.all.n, (unsigned long long)file_size(file),
                (double)file_size(file) / (double)in.all.n);
     else
-        printf("format_decode: synthetic trace, seed %llu, %s, %llu records;"
+        printf("format_decode: synthetic trace, seed %llu, %s, time unit %llu ns, %llu records;"
                " container %llu bytes (%.4f B/record), --best %llu bytes (%.4f B/record)\n",
                (unsigned long long)seed, attrs ? "attributes {func}" : "no attributes",
+               (unsigned long long)(time_res ? time_res : 1),
                (unsigned long long)in.all.n, (unsigned long long)file_size(tmp_path[0]),
                (double)file_size(tmp_path[0]) / (double)in.all.n,
-               (unsigned long long)file_size(tmp_path[1]),
-               (double)file_size(tmp_path[1]) / (double)in.all.n);
+               best ? (unsigned long long)file_size(tmp_path[1]) : 0ull,
+               best ? (double)file_size(tmp_path[1]) / (double)in.all.n : 0.0);
     printf("HATF 1.0 best %zu bytes (%.2f B/record), plain %zu bytes (%.2f B/record), text %zu bytes for %llu records\n",
            in.best.len, (double)in.best.len / (double)in.all.n, in.plain.len,
            (double)in.plain.len / (double)in.all.n, in.text.len, (unsigned long long)in.text_part.n);

@@ -106,6 +106,32 @@ int hatf_amodel_grow_pred_(hatf_amodel *m)
     return 0;
 }
 
+/* hatf_amodel_kill for a size past the direct array: the hashed table. */
+int hatf_amodel_kill_big_(hatf_amodel *m, uint32_t seq, uint64_t size)
+{
+    uint32_t mask = (1u << m->pred_bits) - 1;
+    for (uint32_t i = (uint32_t)hatf_hash64(size, m->pred_bits);; i = (i + 1) & mask) {
+        hatf_pred_slot *s = &m->pred[i];
+        if (s->gen != m->gen) {
+            if ((m->pred_count + 1) * 2 > mask + 1) {
+                if (hatf_amodel_grow_pred_(m)) return -1;
+                mask = (1u << m->pred_bits) - 1;
+                i = (uint32_t)hatf_hash64(size, m->pred_bits) - 1;  /* probe again */
+                continue;
+            }
+            m->pred_count++;
+            s->gen = m->gen;
+            s->size = size;
+            s->head = 0;
+        } else if (s->size != size) {
+            continue;
+        }
+        m->pnext[seq] = s->head;
+        s->head = seq + 1;
+        return 0;
+    }
+}
+
 /* ---- encoder: live address -> allocation number ------------------------- */
 
 static int map_grow(hatf_amodel *m)

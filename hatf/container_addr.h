@@ -90,6 +90,11 @@ static inline int hatf_adec_varint(const uint8_t **pp, const uint8_t *end, uint6
 
 int hatf_amodel_grow_pred_(hatf_amodel *m);
 
+/* The decoder's functions below take hw: 1 when the caller is built for the
+ * popcnt instruction (target("popcnt"), chosen at run time), else 0; it is a
+ * constant at every call, so each build keeps one of the two counts. */
+#define HATF_AINLINE static inline __attribute__((always_inline))
+
 static inline uint32_t hatf_popcount64(uint64_t x)
 {
 #ifdef __POPCNT__
@@ -100,6 +105,11 @@ static inline uint32_t hatf_popcount64(uint64_t x)
     x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;
     return (uint32_t)((x * 0x0101010101010101ull) >> 56);
 #endif
+}
+
+HATF_AINLINE uint32_t hatf_popcount_(uint64_t x, int hw)
+{
+    return hw ? (uint32_t)__builtin_popcountll(x) : hatf_popcount64(x);
 }
 
 /* Where a bump allocator puts the next object after one of this size
@@ -131,43 +141,23 @@ static inline hatf_pred_slot *hatf_pred_get(hatf_amodel *m, uint64_t size)
     }
 }
 
+int hatf_amodel_kill_big_(hatf_amodel *m, uint32_t seq, uint64_t size);
+
 /* Object number seq leaves the live set; its address becomes the prediction
  * for its size. @return 0 or -1 (out of memory). */
-static inline int hatf_amodel_kill(hatf_amodel *m, uint32_t seq)
+HATF_AINLINE int hatf_amodel_kill(hatf_amodel *m, uint32_t seq)
 {
     m->words[seq >> 6] &= ~(1ull << (seq & 63));
     m->gcount[seq >> HATF_G_SHIFT]--;
     m->sbcount[seq >> HATF_SB_SHIFT]--;
     m->live--;
     uint64_t size = hatf_pred_key(m->seq_size[seq]);
-    if (size < HATF_PRED_DIRECT) {
-        hatf_pred_slot *s = &m->direct[size];
-        if (s->gen != m->gen) { s->gen = m->gen; s->head = 0; }
-        m->pnext[seq] = s->head;
-        s->head = seq + 1;
-        return 0;
-    }
-    uint32_t mask = (1u << m->pred_bits) - 1;
-    for (uint32_t i = (uint32_t)hatf_hash64(size, m->pred_bits);; i = (i + 1) & mask) {
-        hatf_pred_slot *s = &m->pred[i];
-        if (s->gen != m->gen) {
-            if ((m->pred_count + 1) * 2 > mask + 1) {
-                if (hatf_amodel_grow_pred_(m)) return -1;
-                mask = (1u << m->pred_bits) - 1;
-                i = (uint32_t)hatf_hash64(size, m->pred_bits) - 1;  /* probe again */
-                continue;
-            }
-            m->pred_count++;
-            s->gen = m->gen;
-            s->size = size;
-            s->head = 0;
-        } else if (s->size != size) {
-            continue;
-        }
-        m->pnext[seq] = s->head;
-        s->head = seq + 1;
-        return 0;
-    }
+    if (__builtin_expect(size >= HATF_PRED_DIRECT, 0)) return hatf_amodel_kill_big_(m, seq, size);
+    hatf_pred_slot *s = &m->direct[size];
+    if (s->gen != m->gen) { s->gen = m->gen; s->head = 0; }
+    m->pnext[seq] = s->head;
+    s->head = seq + 1;
+    return 0;
 }
 
 static inline uint32_t hatf_amodel_add(hatf_amodel *m, uint64_t addr, uint64_t size)
@@ -185,7 +175,7 @@ static inline uint32_t hatf_amodel_add(hatf_amodel *m, uint64_t addr, uint64_t s
 /* The allocation number of the live object of rank r (0 = most recent):
  * down the superblock counts, then the group counts, then the words.
  * pre: r < m->live. */
-static inline uint32_t hatf_amodel_select(const hatf_amodel *m, uint32_t r)
+HATF_AINLINE uint32_t hatf_amodel_select(const hatf_amodel *m, uint32_t r, int hw)
 {
     uint32_t top = m->nseq - 1;
     uint32_t sb = top >> HATF_SB_SHIFT;
@@ -196,7 +186,7 @@ static inline uint32_t hatf_amodel_select(const hatf_amodel *m, uint32_t r)
     uint32_t w = (g << (HATF_G_SHIFT - 6)) + 7, wt = top >> 6;
     if (w > wt) w = wt;
     uint32_t c;
-    while (r >= (c = hatf_popcount64(m->words[w]))) { r -= c; w--; }
+    while (r >= (c = hatf_popcount_(m->words[w], hw))) { r -= c; w--; }
     uint64_t x = m->words[w];
     while (r--) x &= ~(1ull << (63 - __builtin_clzll(x)));
     return (w << 6) + 63 - (uint32_t)__builtin_clzll(x);
@@ -208,13 +198,13 @@ static inline void hatf_amodel_freed(hatf_amodel *m, uint64_t addr)
 }
 
 /* A freed address. @return 0 or -1 (bad code). */
-static inline int hatf_adec_freed(hatf_amodel *m, const uint8_t **pp, const uint8_t *end, uint64_t *addr)
+HATF_AINLINE int hatf_adec_freed(hatf_amodel *m, const uint8_t **pp, const uint8_t *end, uint64_t *addr, int hw)
 {
     uint64_t v;
     if (!hatf_adec_varint(pp, end, &v)) return -1;
     if (v >= 2) {
         if (v - 2 >= m->live) return -1;
-        uint32_t seq = hatf_amodel_select(m, (uint32_t)(v - 2));
+        uint32_t seq = hatf_amodel_select(m, (uint32_t)(v - 2), hw);
         *addr = m->seq_addr[seq];
         hatf_amodel_freed(m, *addr);
         return hatf_amodel_kill(m, seq);
@@ -227,7 +217,7 @@ static inline int hatf_adec_freed(hatf_amodel *m, const uint8_t **pp, const uint
 }
 
 /* A new address of an object of this size (old: the realloc's old address). */
-static inline int hatf_adec_new(hatf_amodel *m, const uint8_t **pp, const uint8_t *end,
+HATF_AINLINE int hatf_adec_new(hatf_amodel *m, const uint8_t **pp, const uint8_t *end,
                                 uint64_t size, uint64_t old, uint64_t *addr)
 {
     uint64_t v, a;
@@ -259,20 +249,25 @@ static inline int hatf_adec_new(hatf_amodel *m, const uint8_t **pp, const uint8_
 }
 
 /* Fill ev->addr / ev->new_addr from the stream. @return 0 or -1 (corrupt). */
-static inline int hatf_adec_event(hatf_amodel *m, hatf_event *ev, const uint8_t **pp, const uint8_t *end)
+HATF_AINLINE int hatf_adec_event_(hatf_amodel *m, hatf_event *ev, const uint8_t **pp, const uint8_t *end, int hw)
 {
     switch (ev->op) {
     case HATF_OP_ALLOC:
         return hatf_adec_new(m, pp, end, ev->size, 0, &ev->addr);
     case HATF_OP_FREE:
-        return hatf_adec_freed(m, pp, end, &ev->addr);
+        return hatf_adec_freed(m, pp, end, &ev->addr, hw);
     case HATF_OP_REALLOC_INPLACE: case HATF_OP_REALLOC_MOVE:
     case HATF_OP_REALLOC_NEW: case HATF_OP_REALLOC_FREE:
-        if (hatf_adec_freed(m, pp, end, &ev->addr)) return -1;
+        if (hatf_adec_freed(m, pp, end, &ev->addr, hw)) return -1;
         return hatf_adec_new(m, pp, end, ev->size, ev->addr, &ev->new_addr);
     default:
         return 0;
     }
+}
+
+static inline int hatf_adec_event(hatf_amodel *m, hatf_event *ev, const uint8_t **pp, const uint8_t *end)
+{
+    return hatf_adec_event_(m, ev, pp, end, 0);
 }
 
 #endif /* HATF_CONTAINER_ADDR_H */

@@ -68,6 +68,7 @@ typedef struct hatf_cursor {
     int pend;                 /* damage found right after evs[n - 1]: its code, else 0 */
     int pend_addr;            /* ... and it was in the address stream */
     uint64_t key;             /* merge time of evs[i] (a comment: of the event before it) */
+    int popcnt;               /* the CPU has the popcnt instruction: decode addresses with it */
     hatf_err err;
 } hatf_cursor;
 

@@ -561,6 +561,10 @@ int hatf_cursor_init(hatf_cursor *c, hatf_reader *r, const hatf_rthread *t)
     hatf_buf_init(&c->rec);
     hatf_buf_init(&c->adr);
     hatf_amodel_init(&c->am, 0);
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_cpu_init();
+    c->popcnt = __builtin_cpu_supports("popcnt");
+#endif
     c->evs = malloc(HATF_CURSOR_BATCH * sizeof *c->evs);
     return c->evs ? 0 : HATF_E_NOMEM;
 }
@@ -605,6 +609,38 @@ static int cursor_bad(hatf_cursor *c, int rc, int in_addrs)
                          LLU(c->chunk_off), LLU(c->t->thread), g->rh.seq, done, c->dec.err.msg);
 }
 
+/* Addresses of e[0..n) in one loop. @return the events done (< n: the
+ * next one's code is bad). */
+static inline __attribute__((always_inline)) uint32_t
+adec_run_(hatf_amodel *am, hatf_event *e, uint32_t n, const uint8_t **pp, const uint8_t *end, int hw)
+{
+    const uint8_t *ap = *pp;
+    uint32_t k = 0;
+    while (k < n && hatf_adec_event_(am, &e[k], &ap, end, hw) == 0) k++;
+    *pp = ap;
+    return k;
+}
+
+/* Rank selection counts bits; the portable build lacks the instruction, so a
+ * second copy of the loop uses it where the CPU has it. */
+#if defined(__x86_64__) || defined(__i386__)
+static __attribute__((noinline, target("popcnt"))) uint32_t
+adec_run_popcnt(hatf_amodel *am, hatf_event *e, uint32_t n, const uint8_t **pp, const uint8_t *end)
+{
+    return adec_run_(am, e, n, pp, end, 1);
+}
+#endif
+
+static __attribute__((noinline)) uint32_t
+adec_run(hatf_amodel *am, hatf_event *e, uint32_t n, const uint8_t **pp, const uint8_t *end)
+{
+#ifdef __POPCNT__
+    return adec_run_(am, e, n, pp, end, 1);
+#else
+    return adec_run_(am, e, n, pp, end, 0);
+#endif
+}
+
 /* Decode the next batch of the loaded group: records first, then their
  * addresses in one tight loop. Damage after some good events is kept in
  * pend and reported once those events are handed out. */
@@ -615,11 +651,13 @@ static int decode_batch(hatf_cursor *c)
     if (got <= 0) return cursor_bad(c, got, 0);
     /* got < want: the decoder returns the error or the early end next time */
     hatf_event *e = c->evs;
-    uint32_t n = (uint32_t)got, k = 0;
-    hatf_amodel *am = &c->am;
-    const uint8_t *ap = c->ap, *aend = c->aend;
-    while (k < n && hatf_adec_event(am, &e[k], &ap, aend) == 0) k++;
-    c->ap = ap;
+    uint32_t n = (uint32_t)got, k;
+#if defined(__x86_64__) || defined(__i386__)
+    if (c->popcnt)
+        k = adec_run_popcnt(&c->am, e, n, &c->ap, c->aend);
+    else
+#endif
+        k = adec_run(&c->am, e, n, &c->ap, c->aend);
     c->left -= k;
     if (k < n) {
         if (k == 0) return cursor_bad(c, HATF_E_CORRUPT, 1);

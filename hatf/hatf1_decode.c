@@ -369,6 +369,38 @@ HATF_API int hatf1_decode(hatf1_decoder *d, hatf_event *ev)
  * the position and counters kept in registers. Stops before anything else
  * (metadata, a comment, the end, an error), which decode_one then reads.
  * @return events stored. */
+/* The field state the container writer keeps (HATF best with split
+ * addresses): address, thread, heap and numeric attributes constant, size
+ * stored unsigned or constant, time a delta or a step. Under it an alloc,
+ * free or realloc reads without a branch on field kinds (decode_run). */
+typedef struct fast_state {
+    uint64_t s_add, s_lmask, t_add, t_lmask, t_sm;
+    unsigned s_shift, s_nb, t_shift, t_nb;
+} fast_state;
+
+static inline int fast_state_get(const hatf1_decoder *d, fast_state *f)
+{
+    const uint8_t *k = d->kind;
+    if (k[HATF_F_ADDR] != HATF1_K_CONST || k[HATF_F_THREAD] != HATF1_K_CONST ||
+        k[HATF_F_HEAP] != HATF1_K_CONST || k[HATF_F_ATTR] != HATF1_K_CONST)
+        return 0;
+    unsigned ks = k[HATF_F_SIZE], kt = k[HATF_F_TIME];
+    if ((ks != HATF1_K_NONE && ks != HATF1_K_CONST) ||
+        (kt != HATF1_K_DELTA && kt != HATF1_K_STEP))
+        return 0;
+    /* a kind without stored bytes reads them through a zero mask */
+    f->s_nb = ks == HATF1_K_NONE ? d->nbytes[HATF_F_SIZE] : 0;
+    f->s_shift = d->shift[HATF_F_SIZE];
+    f->s_lmask = f->s_nb ? ~(uint64_t)0 : 0;
+    f->s_add = d->add[HATF_F_SIZE];
+    f->t_nb = kt == HATF1_K_DELTA ? d->nbytes[HATF_F_TIME] : 0;
+    f->t_shift = d->shift[HATF_F_TIME];
+    f->t_lmask = f->t_nb ? ~(uint64_t)0 : 0;
+    f->t_sm = f->t_nb ? d->smask[HATF_F_TIME] : 0;
+    f->t_add = kt == HATF1_K_STEP ? d->add[HATF_F_TIME] : 0;
+    return 1;
+}
+
 static inline __attribute__((always_inline)) size_t
 decode_run(hatf1_decoder *restrict d, hatf_event *restrict ev, size_t max)
 {
@@ -377,12 +409,38 @@ decode_run(hatf1_decoder *restrict d, hatf_event *restrict ev, size_t max)
     if (d->err.code || d->len - pos < FAST_AVAIL) return 0;
     const size_t lim = d->len - FAST_AVAIL, len = d->len;
     const size_t lb = d->attr_len_bytes;
+    fast_state fs = { 0, 0, 0, 0, 0, 0, 0, 0, 0 };
+    const int fast = fast_state_get(d, &fs);
+    const uint64_t c_addr = d->add[HATF_F_ADDR], c_thread = d->add[HATF_F_THREAD];
+    const uint64_t c_heap = d->add[HATF_F_HEAP], c_attr = d->add[HATF_F_ATTR];
+    uint64_t tprev = d->prev[HATF_F_TIME];
     while (n < max && pos <= lim) {
         unsigned tag = buf[pos];
         if (UNLIKELY(tag >= HATF_OP_COMMENT)) break;
         hatf_event *e = &ev[n];
-        size_t at = pos;
-        size_t end = at + read_fields(d, buf + at, tag, e);
+        size_t at = pos, end;
+        if (LIKELY(fast && tag <= HATF_OP_REALLOC_FREE)) {
+            const uint8_t *p = buf + at;
+            uint64_t has_size = (uint64_t)0 - (tag != HATF_OP_FREE);
+            uint64_t has_new = (uint64_t)0 - (tag >= HATF_OP_REALLOC_INPLACE);
+            uint64_t size = (fs.s_add + ((load_be64(p + 1) >> fs.s_shift) & fs.s_lmask)) & has_size;
+            unsigned off = 1 + (fs.s_nb & (unsigned)has_size);
+            uint64_t r = (load_be64(p + off) >> fs.t_shift) & fs.t_lmask;
+            tprev += fs.t_add + ((r ^ fs.t_sm) - fs.t_sm);
+            e->op = (uint8_t)tag;
+            e->size = size;
+            e->addr = c_addr;
+            e->new_addr = c_addr & has_new;
+            e->thread = c_thread;
+            e->heap = c_heap;
+            e->time = tprev;
+            e->attr = c_attr;
+            end = at + off + fs.t_nb;
+        } else {
+            d->prev[HATF_F_TIME] = tprev;
+            end = at + read_fields(d, buf + at, tag, e);
+            tprev = d->prev[HATF_F_TIME];
+        }
         e->attr_is_bytes = 0;
         e->data = NULL;
         e->data_len = 0;
@@ -402,6 +460,7 @@ decode_run(hatf1_decoder *restrict d, hatf_event *restrict ev, size_t max)
         pos = end;
         n++;
     }
+    d->prev[HATF_F_TIME] = tprev;
     if (n) {
         d->pos = pos;
         d->records += n;
