@@ -260,8 +260,10 @@ static void enc_note_freed(hatf_amodel *m, uint64_t addr)
     hatf_amodel_freed(m, addr);
 }
 
-static void put_varint(hatf_buf *out, uint64_t v)
+static inline void put_varint(hatf_buf *out, uint64_t v)
 {
+    /* most codes are one byte and the buffer has room: no call */
+    if (__builtin_expect(v < 0x80 && out->len < out->cap, 1)) { out->p[out->len++] = (uint8_t)v; return; }
     uint8_t *p = hatf_buf_reserve(out, HATF_VARINT_MAX);
     if (p) out->len += hatf_varint_put(p, v);
 }

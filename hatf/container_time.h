@@ -37,4 +37,8 @@ static inline uint64_t hatf_tconv_apply(const hatf_tconv *c, uint64_t t, int up)
     return q > UINT64_MAX ? UINT64_MAX : (uint64_t)q;
 }
 
+/* hatf1_encode with ev->time replaced by time (hatf1_encode.c): the writer
+ * encodes its converted times without copying each event. */
+int hatf1_encode_at_(hatf1_encoder *e, const hatf_event *ev, uint64_t time);
+
 #endif /* HATF_CONTAINER_TIME_H */

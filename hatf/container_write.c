@@ -335,19 +335,17 @@ HATF_API int hatf_writer_add(hatf_writer *w, const hatf_event *ev, size_t n)
     if (!t) return fail(w, HATF_E_NOMEM, "offset %llu: %s", "out of memory");
     for (size_t i = 0; i < n; i++) {
         const hatf_event *e = &ev[i];
-        hatf_event coarse;
+        uint64_t time = e->time;
         if (w->coarse && e->op != HATF_OP_COMMENT) {
-            coarse = *e;
-            coarse.time = hatf_tconv_apply(&w->tconv, e->time, hatf_op_gives_memory(e->op));
-            if (coarse.time < t->t_prev) coarse.time = t->t_prev;
-            t->t_prev = coarse.time;
-            e = &coarse;
+            time = hatf_tconv_apply(&w->tconv, time, hatf_op_gives_memory(e->op));
+            if (time < t->t_prev) time = t->t_prev;
+            t->t_prev = time;
         }
         if (t->events >= w->chunk_events || t->rec.len >= HATF_CK_WRITER_RAW_CUT) {
             int rc = emit_group(w, t);
             if (rc) return rc;
         }
-        int rc = hatf1_encode(&t->enc, e);
+        int rc = hatf1_encode_at_(&t->enc, e, time);
         if (rc) {
             hatf_err_set(&w->err, rc, w->off, "thread %llu: cannot encode a %s event: %s",
                          (unsigned long long)thread, hatf_op_name(e->op) ? hatf_op_name(e->op) : "bad",
@@ -365,9 +363,9 @@ HATF_API int hatf_writer_add(hatf_writer *w, const hatf_event *ev, size_t n)
             t->items[t->nitems++] = (addr_item){ e->size, e->addr, e->new_addr, e->op };
         }
         if (e->op != HATF_OP_COMMENT) {
-            if (!t->has_time) t->t_first = e->time;
+            if (!t->has_time) t->t_first = time;
             t->has_time = 1;
-            t->t_last = e->time;
+            t->t_last = time;
         }
         t->events++;
     }

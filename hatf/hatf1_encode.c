@@ -25,6 +25,7 @@
 
 #include "hatf.h"
 #include "bytes.h"
+#include "container_time.h"
 
 #define HATF_API __attribute__((visibility("default")))
 
@@ -320,24 +321,38 @@ INLINE size_t put(hatf1_encoder *e, uint8_t *p, unsigned f, uint64_t v)
     return w;
 }
 
+/* put with the stored value s already known (no look at the interpretation). */
+INLINE size_t put_as(hatf1_encoder *e, uint8_t *p, unsigned f, uint64_t v, uint64_t s)
+{
+    unsigned w = e->width[f];
+    e->prev[f] = v;
+    uint64_t be = __builtin_bswap64(s << ((64 - 8 * w) & 63));
+    memcpy(p, &be, 8);
+    return w;
+}
+
 /* BEST with split addresses, the container's common record: an alloc, free or
- * realloc whose thread, heap and numeric attribute equal their defaults, size
- * under none, time under delta. Only size and time can need metadata (a width),
- * and only they store bytes; the steps and bytes are those of the general path.
+ * realloc whose thread, heap and numeric attribute equal their defaults (or
+ * whose attribute bytes fit the v1 width in force), size under none, time under
+ * delta. Only size and time can need metadata (a width); the steps and bytes
+ * are those of the general path.
  * @return 1 if the event was encoded here, 0 if it takes the general path,
  * or HATF_E_NOMEM. */
-INLINE int encode_common(hatf1_encoder *e, const hatf_event *ev)
+INLINE int encode_common(hatf1_encoder *e, const hatf_event *ev, uint64_t time)
 {
     unsigned op = ev->op;
     int has_size = op == HATF_OP_ALLOC || (op >= 2 && op <= 5);
-    if (op > 5 || e->mode != HATF1_BEST || !e->split_addr || ev->attr_is_bytes || ev->data_len ||
+    int bytes = ev->attr_is_bytes;
+    if (op > 5 || e->mode != HATF1_BEST || !e->split_addr ||
         e->interp[HATF_F_ADDR] != HATF_I_NONE || e->width[HATF_F_ADDR] != 0 ||
         e->interp[HATF_F_THREAD] != HATF_I_DEFAULT || e->width[HATF_F_THREAD] != 0 ||
         ev->thread != e->arg[HATF_F_THREAD] ||
         e->interp[HATF_F_HEAP] != HATF_I_DEFAULT || e->width[HATF_F_HEAP] != 0 ||
         ev->heap != e->arg[HATF_F_HEAP] ||
-        e->interp[HATF_F_ATTR] != HATF_I_DEFAULT || e->width[HATF_F_ATTR] != 0 ||
-        ev->attr != e->arg[HATF_F_ATTR] ||
+        (bytes ? e->interp[HATF_F_ATTR] != HATF_I_NONE || e->width[HATF_F_ATTR] != HATF_W_V1 ||
+                 ev->data_len > 255 || (ev->data_len && !ev->data)
+               : e->interp[HATF_F_ATTR] != HATF_I_DEFAULT || e->width[HATF_F_ATTR] != 0 ||
+                 ev->attr != e->arg[HATF_F_ATTR] || ev->data_len) ||
         e->interp[HATF_F_TIME] != HATF_I_DELTA || e->width[HATF_F_TIME] > 8 ||
         (has_size && (e->interp[HATF_F_SIZE] != HATF_I_NONE || e->width[HATF_F_SIZE] > 8)))
         return 0;
@@ -346,32 +361,61 @@ INLINE int encode_common(hatf1_encoder *e, const hatf_event *ev)
     if (has_size && (rc = adapt_width(e, HATF_F_SIZE, uwidth(ev->size)))) return rc;
     for (unsigned f = HATF_F_THREAD; f <= HATF_F_HEAP; f++)
         if (e->stable[f] < STABLE_RUN) e->stable[f]++;
-    uint64_t dt = ev->time - e->prev[HATF_F_TIME];
+    uint64_t dt = time - e->prev[HATF_F_TIME];
     if ((rc = adapt_width(e, HATF_F_TIME, swidth(dt)))) return rc;
-    if (e->stable[HATF_F_ATTR] < STABLE_RUN) e->stable[HATF_F_ATTR]++;
+    if (bytes) e->run_len[HATF_F_ATTR] = 0;  /* v1 needed and held */
+    else if (e->stable[HATF_F_ATTR] < STABLE_RUN) e->stable[HATF_F_ATTR]++;
     hatf_buf *out = e->out;
-    uint8_t *p = out->cap - out->len >= 1 + 2 * 8 ? out->p + out->len : hatf_buf_reserve(out, 1 + 2 * 8);
+    size_t need = 1 + 2 * 8 + 1 + (size_t)ev->data_len;
+    uint8_t *p = out->cap - out->len >= need ? out->p + out->len : hatf_buf_reserve(out, need);
     if (!p) return HATF_E_NOMEM;
     p[0] = (uint8_t)op;
     size_t n = 1;
-    if (has_size) n += put(e, p + n, HATF_F_SIZE, ev->size);
-    n += put(e, p + n, HATF_F_TIME, ev->time);
+    if (has_size) n += put_as(e, p + n, HATF_F_SIZE, ev->size, ev->size);
+    n += put_as(e, p + n, HATF_F_TIME, time, dt);
     e->prev[HATF_F_ADDR] = op >= 2 ? ev->new_addr : ev->addr;
     e->prev[HATF_F_THREAD] = ev->thread;
     e->prev[HATF_F_HEAP] = ev->heap;
-    e->prev[HATF_F_ATTR] = ev->attr;
+    if (bytes) {
+        size_t len = ev->data_len;
+        p[n++] = (uint8_t)len;
+        if (len <= 8) for (size_t i = 0; i < len; i++) p[n + i] = ev->data[i];
+        else memcpy(p + n, ev->data, len);
+        n += len;
+    } else {
+        e->prev[HATF_F_ATTR] = ev->attr;
+    }
     out->len += n;
     e->records++;
     return 1;
 }
 
+static int encode_general(hatf1_encoder *e, const hatf_event *ev);
+
 HATF_API int hatf1_encode(hatf1_encoder *e, const hatf_event *ev)
 {
-    unsigned op = ev->op;
     if (__builtin_expect(!e->out->failed, 1)) {
-        int rc = encode_common(e, ev);
+        int rc = encode_common(e, ev, ev->time);
         if (rc) return rc < 0 ? rc : 0;
     }
+    return encode_general(e, ev);
+}
+
+int hatf1_encode_at_(hatf1_encoder *e, const hatf_event *ev, uint64_t time)
+{
+    if (__builtin_expect(!e->out->failed, 1)) {
+        int rc = encode_common(e, ev, time);
+        if (rc) return rc < 0 ? rc : 0;
+    }
+    if (time == ev->time || ev->op == HATF_OP_COMMENT) return encode_general(e, ev);
+    hatf_event c = *ev;
+    c.time = time;
+    return encode_general(e, &c);
+}
+
+static int encode_general(hatf1_encoder *e, const hatf_event *ev)
+{
+    unsigned op = ev->op;
     if (op > HATF_OP_COMMENT) return HATF_E_LIMIT;
     if (ev->data_len && !ev->data) return HATF_E_USAGE;
     if (e->out->failed) return HATF_E_NOMEM;
