@@ -1,14 +1,15 @@
 /* format_decode.c — how fast the trace formats decode, side by side.
  *
  *   format_decode [-n EVENTS] [-r RUNS] [-t TEXT_EVENTS] [--seed S] [--no-attrs]
- *                 [--time-res NS] [--no-best] [-o KEEP]
+ *                 [--time-res NS] [--level L] [--no-best] [-o KEEP]
  *   format_decode [-r RUNS] [-t TEXT_EVENTS] FILE        a container file
  *
  * Without FILE it writes a synthetic trace (bench/synth.h, 10 million events
  * by default) into a temporary container with the default and the best
  * writer settings (--no-best: the default only; -o: keep the default one
  * there). Times are stored as the recorder stores them by default, in units
- * of 1 µs (--time-res 0: in ns, as generated). It then times, in rounds so that every decoder sees the
+ * of 1 µs (--time-res 0: in ns, as generated); --level: the default
+ * container's zstd level (else the writer's default). It then times, in rounds so that every decoder sees the
  * same machine state: the container read through the global iterator and the
  * thread iterators (open included), the same events as a raw HATF 1.0 stream
  * in memory (best and plain encodings), and the text form (first
@@ -218,13 +219,13 @@ static void flush_batch(inputs *in)
     in->nbatch = 0;
 }
 
-static hatf_writer *temp_writer(int slot, int best, const hatf_info *info)
+static hatf_writer *temp_writer(int slot, int best, int level, const hatf_info *info)
 {
     const char *dir = getenv("TMPDIR");
     snprintf(tmp_path[slot], sizeof tmp_path[slot], "%s/format_decode.XXXXXX", dir && *dir ? dir : "/tmp");
     int fd = mkstemp(tmp_path[slot]);
     if (fd < 0) die(tmp_path[slot], strerror(errno));
-    hatf_writer_opts opts = { .best = best };
+    hatf_writer_opts opts = { .best = best, .zstd_level = level };
     hatf_err err = { 0 };
     hatf_writer *w = hatf_writer_open_fd(fd, info, &opts, &err);
     if (!w) die("hatf_writer_open_fd", err.msg);
@@ -254,14 +255,14 @@ static uint64_t file_size(const char *path)
 static void usage(void)
 {
     fprintf(stderr, "usage: format_decode [-n EVENTS] [-r RUNS] [-t TEXT_EVENTS] [--seed S] [--no-attrs]\n"
-                    "                     [--time-res NS] [--no-best] [-o KEEP] [FILE]\n");
+                    "                     [--time-res NS] [--level L] [--no-best] [-o KEEP] [FILE]\n");
     exit(2);
 }
 
 int main(int argc, char **argv)
 {
     uint64_t nevents = 10000000, seed = 1, text_max = 2000000, time_res = 1000;
-    int runs = 5, attrs = 1, best = 1;
+    int runs = 5, attrs = 1, best = 1, level = 0;
     const char *file = NULL, *keep = NULL;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "-n") && i + 1 < argc) nevents = strtoull(argv[++i], NULL, 0);
@@ -271,6 +272,7 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--no-attrs")) attrs = 0;
         else if (!strcmp(argv[i], "--time-res") && i + 1 < argc) time_res = strtoull(argv[++i], NULL, 0);
         else if (!strcmp(argv[i], "--no-best")) best = 0;
+        else if (!strcmp(argv[i], "--level") && i + 1 < argc) level = atoi(argv[++i]);
         else if (!strcmp(argv[i], "-o") && i + 1 < argc) keep = argv[++i];
         else if (argv[i][0] == '-' || file) usage();
         else file = argv[i];
@@ -304,8 +306,8 @@ int main(int argc, char **argv)
         info.time_unit_ns_den = 1;
         strcpy(info.clock, "CLOCK_MONOTONIC");
         strcpy(info.cmdline, "format_decode synthetic");
-        in.w[0] = temp_writer(0, 0, &info);
-        if (best) in.w[1] = temp_writer(1, 1, &info);
+        in.w[0] = temp_writer(0, 0, level, &info);
+        if (best) in.w[1] = temp_writer(1, 1, 0, &info);
         synth s;
         synth_init(&s, seed, nevents, attrs);
         uint64_t tprev = 0;

@@ -65,7 +65,7 @@ static inline uint64_t load_be64(const uint8_t *p)
 }
 
 /* Fold field f's width and interpretation into a reader kind and constants. */
-static void rebuild_field(hatf1_decoder *d, unsigned f)
+static inline void rebuild_field(hatf1_decoder *d, unsigned f)
 {
     unsigned w = d->width[f];
     if (w > 8) {  /* v1/v2 attributes: read apart, the numeric reader is unused */
@@ -189,7 +189,6 @@ static int read_metadata(hatf1_decoder *d)
     }
     d->metadata++;
     rebuild_field(d, f);
-    rebuild_lengths(d);
     return 0;
 }
 
@@ -334,6 +333,7 @@ static __attribute__((noinline)) int decode_slow(hatf1_decoder *d, hatf_event *e
         unsigned tag = p[0];
         if (tag < HATF_OP_COMMENT) {
             if (avail >= FAST_AVAIL) return finish_event(d, at, read_fields(d, p, tag, ev), ev);
+            rebuild_lengths(d);  /* only needed here, near the end: not kept up to date */
             if (avail < d->rec_len[tag])
                 return FAIL(d, HATF_E_TRUNCATED, at, "hatf1: %s record needs %u bytes, %zu left, at offset %llu", hatf_op_name(tag), d->rec_len[tag], avail, (unsigned long long)(d->base_offset + at));
             uint8_t tmp[FAST_AVAIL];
@@ -410,13 +410,31 @@ decode_run(hatf1_decoder *restrict d, hatf_event *restrict ev, size_t max)
     const size_t lim = d->len - FAST_AVAIL, len = d->len;
     const size_t lb = d->attr_len_bytes;
     fast_state fs = { 0, 0, 0, 0, 0, 0, 0, 0, 0 };
-    const int fast = fast_state_get(d, &fs);
-    const uint64_t c_addr = d->add[HATF_F_ADDR], c_thread = d->add[HATF_F_THREAD];
-    const uint64_t c_heap = d->add[HATF_F_HEAP], c_attr = d->add[HATF_F_ATTR];
+    int fast = fast_state_get(d, &fs);
+    uint64_t c_addr = d->add[HATF_F_ADDR], c_thread = d->add[HATF_F_THREAD];
+    uint64_t c_heap = d->add[HATF_F_HEAP], c_attr = d->add[HATF_F_ATTR];
     uint64_t tprev = d->prev[HATF_F_TIME];
     while (n < max && pos <= lim) {
         unsigned tag = buf[pos];
-        if (UNLIKELY(tag >= HATF_OP_COMMENT)) break;
+        if (UNLIKELY(tag >= HATF_OP_COMMENT)) {
+            /* a valid fieldSize of a numeric field other than the attributes
+             * (the writer's width changes, about one record in ten) is taken
+             * here; anything else is left to decode_slow */
+            const uint8_t *p = buf + pos;
+            unsigned f = p[2], w = p[3];
+            if (tag != HATF_TAG_METADATA || p[1] != 1 || f >= HATF_F_ATTR || w > 8 || !((0x117u >> w) & 1))
+                break;
+            d->width[f] = (uint8_t)w;
+            if (w) d->last_nonzero_width[f] = (uint8_t)w;
+            d->metadata++;
+            rebuild_field(d, f);
+            fast = fast_state_get(d, &fs);
+            c_addr = d->add[HATF_F_ADDR];
+            c_thread = d->add[HATF_F_THREAD];
+            c_heap = d->add[HATF_F_HEAP];
+            pos += 4;
+            continue;
+        }
         hatf_event *e = &ev[n];
         size_t at = pos, end;
         if (LIKELY(fast && tag <= HATF_OP_REALLOC_FREE)) {
@@ -461,8 +479,8 @@ decode_run(hatf1_decoder *restrict d, hatf_event *restrict ev, size_t max)
         n++;
     }
     d->prev[HATF_F_TIME] = tprev;
+    d->pos = pos;  /* metadata may have been read even when no event was */
     if (n) {
-        d->pos = pos;
         d->records += n;
         d->last_record_offset = d->base_offset + last;
     }
