@@ -76,11 +76,18 @@ static int find_library(char *out, size_t cap)
     return -1;
 }
 
-static int set_num(const char *cmd, const char *opt, const char *env, const char *arg, long lo, long hi)
+/* suffix: accept k/m/g (powers of 1024), as the library does for every number */
+static int set_num(const char *cmd, const char *opt, const char *env, const char *arg, long lo, long hi,
+                   int suffix)
 {
     char *end;
     errno = 0;
     long v = strtol(arg, &end, 10);
+    if (suffix && end != arg && *end && !end[1] && strchr("kKmMgG", *end)) {
+        int shift = strchr("kK", *end) ? 10 : strchr("mM", *end) ? 20 : 30;
+        v = v >= 0 && v <= hi >> shift ? v << shift : hi + 1;  /* out of range: reported below */
+        end++;
+    }
     if (errno || end == arg || *end || v < lo || v > hi)
         return cli_usage(cmd, "%s: '%s' is not a number in %ld..%ld", opt, arg, lo, hi);
     setenv(env, arg, 1);
@@ -185,26 +192,26 @@ int cmd_record(int argc, char **argv)
             setenv("HATRACE_OUTPUT", optarg, 1);
             break;
         case O_LEVEL:
-            if ((rc = set_num("record", "--level", "HATRACE_ZSTD_LEVEL", optarg, -7, 19))) return rc;
+            if ((rc = set_num("record", "--level", "HATRACE_ZSTD_LEVEL", optarg, -7, 19, 0))) return rc;
             break;
         case O_RING:
-            if ((rc = set_num("record", "--ring-size", "HATRACE_RING_SIZE", optarg, 64, 1L << 24))) return rc;
+            if ((rc = set_num("record", "--ring-size", "HATRACE_RING_SIZE", optarg, 64, 1L << 24, 1))) return rc;
             break;
         case O_FLUSH:
-            if ((rc = set_num("record", "--flush-ms", "HATRACE_FLUSH_MS", optarg, 1, 60000))) return rc;
+            if ((rc = set_num("record", "--flush-ms", "HATRACE_FLUSH_MS", optarg, 1, 60000, 0))) return rc;
             break;
         case O_FOLLOW: setenv("HATRACE_FOLLOW_CHILDREN", "1", 1); break;
         case O_NOFOLLOW: setenv("HATRACE_FOLLOW_CHILDREN", "0", 1); break;
         case O_DROP: setenv("HATRACE_DROP", "1", 1); break;
         case O_STACKS:
-            if ((rc = set_num("record", "--stacks", "HATRACE_STACKS", optarg ? optarg : "32", 1, 256))) return rc;
+            if ((rc = set_num("record", "--stacks", "HATRACE_STACKS", optarg ? optarg : "32", 1, 256, 0))) return rc;
             break;
         case O_STACKS_FP:
             setenv("HATRACE_STACKS_FP", "1", 1);
             if (!getenv("HATRACE_STACKS")) setenv("HATRACE_STACKS", "32", 1);
             break;
         case O_TIME_RES:
-            if ((rc = set_num("record", "--time-res", "HATRACE_TIME_RES", optarg, 0, 1000000000))) return rc;
+            if ((rc = set_num("record", "--time-res", "HATRACE_TIME_RES", optarg, 0, 1000000000, 0))) return rc;
             break;
         case 'h': return cli_help(help);
         default: return cli_bad_option("record", c, argv);

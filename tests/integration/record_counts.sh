@@ -60,4 +60,8 @@ c = st["container"]
 print(f"drop mode: {st['records']} recorded + {c['dropped']} dropped, full run {sys.argv[2]}")
 sys.exit(0 if c["dropped"] > 0 and c["complete"] and st["records"] + c["dropped"] == int(sys.argv[2]) else 1)
 PY
+# --ring-size takes the library's k/m suffixes, and its range applies after them
+"$HATRACE" record --ring-size 64k -o "$W/k.hatf" -- "$prog" >/dev/null 2>&1 || fail "record --ring-size 64k"
+"$HATRACE" record --ring-size 32m -o "$W/m.hatf" -- "$prog" >/dev/null 2>&1
+[ $? -eq 2 ] || fail "record --ring-size 32m (over 16m) is not a usage error"
 echo "record_counts: ok"
