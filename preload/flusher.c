@@ -427,11 +427,9 @@ static long drain_ring(ht_ring *r)
         size_t n = ht_ring_peek(r, &raw, left < BATCH ? (size_t)left : BATCH);
         if (!n) break;
         left -= n;
-        if (!writer && writer_open() < 0) {
-            ht_ring_consume(r, n);
-            n_drops += n;
-            continue;
-        }
+        /* on failure out_failed is set: the events below are still converted,
+         * so heap names are freed and only records count as dropped */
+        if (!writer) writer_open();
         uint64_t tid = r->tid;
         size_t m = 0;
         for (size_t i = 0; i < n; i++) {
