@@ -210,6 +210,13 @@ static void not_live(vstate *v, const addrmap_entry *e, const char *what)
  * heap: the heap the record names (a free that names one must name the object's). */
 static void release(vstate *v, uint64_t addr, uint64_t heap, uint32_t thread, const char *what)
 {
+    pending *p = v->npend ? find_pending(v, addr) : NULL;
+    if (p && p->thread == thread) {
+        /* the allocating thread releases its own allocation: the old object was
+         * never released, and this release ends the held one */
+        report_unresolved(v, p);
+        p = NULL;
+    }
     addrmap_entry *e = addrmap_find(&v->objs, addr);
     if (!e) { problem(v, "%s of 0x%llx, never allocated", what, U(addr)); return; }
     if (!obj_live(v, e)) {
@@ -221,19 +228,13 @@ static void release(vstate *v, uint64_t addr, uint64_t heap, uint32_t thread, co
                 U(heap), U(v->inst[e->a].id), U(e->rec));
     e->a |= OBJ_FREED;
     e->rec = v->rec;
-    if (v->npend) {
-        pending *p = find_pending(v, addr);
-        if (p && p->thread != thread) {
-            v->resolved++;
-            uint64_t saved = v->rec;
-            v->rec = p->rec;
-            obj_new(v, p->addr, p->size, p->heap, p->thread);
-            v->rec = saved;
-            drop_pending(v, p);
-        } else if (p) {
-            /* the allocating thread released it: the old object was never released */
-            report_unresolved(v, p);
-        }
+    if (p) {
+        v->resolved++;
+        uint64_t saved = v->rec;
+        v->rec = p->rec;
+        obj_new(v, p->addr, p->size, p->heap, p->thread);
+        v->rec = saved;
+        drop_pending(v, p);
     }
 }
 
