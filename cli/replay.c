@@ -1,4 +1,6 @@
 /* replay.c — hatrace replay: drive allocators from a trace and measure them. */
+#include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,6 +39,22 @@ static const char help[] =
     "  -h, --help         this help\n";
 
 enum { O_ALLOC = 1000, O_THREADS, O_TOUCH, O_REPEAT, O_EVERY, O_JSON, O_SERIES, O_PLOT, O_FROM, O_HEAPS };
+
+/* Make sure an output file can be written before the runs, which may take
+ * minutes. @return 0, or -1 after printing the problem; *made says whether
+ * the file is new (to be removed if nothing gets written to it). */
+static int can_write(const char *path, int *made)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    *made = fd >= 0;
+    if (fd < 0 && errno == EEXIST) fd = open(path, O_WRONLY | O_CLOEXEC);
+    if (fd < 0) {
+        cli_error("%s: cannot write: %s", path, strerror(errno));
+        return -1;
+    }
+    close(fd);
+    return 0;
+}
 
 static int parse_allocators(const char *list, rp_allocator **out, unsigned *n)
 {
@@ -176,7 +194,9 @@ int cmd_replay(int argc, char **argv)
     int pfd = memfd_create("hatrace-plan", MFD_CLOEXEC);
     rp_result *runs = calloc(repeat, sizeof *runs);
     rp_report *rep = calloc(nalloc, sizeof *rep);
+    int series_made = 0, plot_made = 0, written = 0;
     rc = CLI_FAIL;
+    if ((series && can_write(series, &series_made)) || (plot && can_write(plot, &plot_made))) goto out;
     if (sl <= 0 || pfd < 0 || !runs || !rep) {
         cli_error("replay: cannot set up the child processes");
         goto out;
@@ -235,8 +255,11 @@ int cmd_replay(int argc, char **argv)
         }
     }
     if (tmpcsv[0]) unlink(tmpcsv);
+    written = 1;
 
 out:
+    if (!written && series_made) unlink(series);
+    if (!written && plot_made) unlink(plot);
     if (pfd >= 0) close(pfd);
     free(runs);
     free(rep);

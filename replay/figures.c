@@ -235,7 +235,7 @@ int rp_write_series(const char *path, const rp_report *rep, unsigned n, hatf_err
             fprintf(f, "%s,%llu,%llu,%llu\n", rep[i].allocator, (unsigned long long)s->op,
                     (unsigned long long)s->live, (unsigned long long)s->rss);
         }
-    if (fclose(f) != 0) return hatf_err_set(err, HATF_E_IO, 0, "%s: %s", path, strerror(errno));
+    if ((ferror(f) | fclose(f)) != 0) return hatf_err_set(err, HATF_E_IO, 0, "%s: %s", path, strerror(errno));
     return 0;
 }
 
@@ -260,7 +260,9 @@ int rp_plot(const char *out, const char *csv, const rp_report *rep, unsigned n, 
     else return hatf_err_set(err, HATF_E_USAGE, 0, "--plot %s: the name must end in .png or .svg", out);
     if (system("command -v gnuplot >/dev/null 2>&1") != 0)
         return hatf_err_set(err, HATF_E_USAGE, 0, "--plot needs gnuplot (install the Debian package gnuplot-nox)");
-    FILE *g = popen("gnuplot", "w");
+    /* gnuplot's own output stays off ours: when it cannot open the output it
+     * draws to its stdout, and its errors span several lines */
+    FILE *g = popen("gnuplot >/dev/null 2>&1", "w");
     if (!g) return hatf_err_set(err, HATF_E_IO, 0, "cannot run gnuplot: %s", strerror(errno));
     fprintf(g, "set terminal %s\nset output ", term);
     gp_str(g, out);

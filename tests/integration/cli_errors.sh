@@ -95,5 +95,27 @@ for cut in $((csize / 2)) $((csize - 1)); do
   [ $s -ne 1 ] && { echo "FAIL validate of container cut at $cut: exit $s, want 1"; cat "$tmp/v.out"; fails=$((fails+1)); }
 done
 
+# replay: usage, allocators, outputs that cannot be written (checked before the
+# runs, one line, nothing on stdout); traces with no operation run zero ops
+expect 0 '' "$H" replay --help
+expect 2 'missing input file' "$H" replay
+expect 2 '--threads must be' "$H" replay --threads 2 "$basic"
+expect 2 'must end in .png or .svg' "$H" replay --plot "$tmp/p.jpg" "$basic"
+expect 1 "unknown allocator 'nosuch'" "$H" replay --allocator nosuch --from text "$basic"
+expect 1 'missing.so: cannot read' "$H" replay --allocator "$tmp/missing.so" --from text "$basic"
+for o in "--plot $tmp/no/p.png" "--series $tmp/no/s.csv"; do
+  expect 1 "$tmp/no/.*: cannot write" "$H" replay --allocator null --from text $o "$basic"
+  out=$("$H" replay --allocator null --from text $o "$basic" 2>/dev/null)
+  [ -z "$out" ] || { echo "FAIL replay $o wrote to stdout"; fails=$((fails+1)); }
+done
+printf '#hatrace-text 1\n' > "$tmp/none.txt"
+printf '#hatrace-text 1\n0 0 0 comment "only this"\n' > "$tmp/comments.txt"
+for f in none comments; do
+  out=$("$H" replay --allocator null --json --from text "$tmp/$f.txt" 2>&1); s=$?
+  if [ $s -ne 0 ] || ! grep -q '"ops": 0, "calls": 0' <<< "$out"; then
+    echo "FAIL replay of $f.txt: exit $s"; echo "$out"; fails=$((fails+1))
+  fi
+done
+
 [ $fails -eq 0 ] && echo "cli_errors: all passed"
 [ $fails -eq 0 ]
