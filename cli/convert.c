@@ -15,6 +15,7 @@
 #include "cli_util.h"
 #include "commands.h"
 #include "hatf_text.h"
+#include "sites.h"
 #include "textout.h"
 
 static const char help[] =
@@ -44,6 +45,8 @@ typedef struct out {
     hatf1_encoder enc;
     hatf_writer *w;
     addrmap heaps;       /* heap ids seen, for copying heap names */
+    addrmap stacks;      /* stack ids copied */
+    addrmap symbols;     /* frame addresses whose symbol is copied */
     hatf_counters counters;
 } out;
 
@@ -117,8 +120,11 @@ static int start_out(out *o, hatf_source *s, int best, int plain)
             o->created = o->w != NULL;
         }
         if (!o->w) { cli_error_at(o->path, &err); return -1; }
-        if (addrmap_init(&o->heaps)) { cli_error("out of memory"); return -1; }
-        if (r) {  /* the recorder's counters and thread names travel with the container */
+        if (addrmap_init(&o->heaps) || addrmap_init(&o->stacks) || addrmap_init(&o->symbols)) {
+            cli_error("out of memory");
+            return -1;
+        }
+        if (r) {  /* the recorder's counters, thread names and load map travel with the container */
             o->counters = *hatf_reader_counters(r);
             o->counters.events = 0;
             const uint64_t *th;
@@ -130,12 +136,41 @@ static int start_out(out *o, hatf_source *s, int best, int plain)
                     return -1;
                 }
             }
+            const hatf_module *mods;
+            n = hatf_reader_modules(r, &mods);
+            for (size_t i = 0; i < n; i++)
+                if (hatf_writer_module(o->w, &mods[i]) < 0) {
+                    cli_error("%s: cannot write the load map", o->path);
+                    return -1;
+                }
         }
         return 0;
     }
     default:
         return -1;
     }
+}
+
+/* The event's call stack and its frames' symbols, the first time it is seen.
+ * @return 0 or a negative code. */
+static int copy_stack(out *o, hatf_reader *r, const hatf_event *ev)
+{
+    uint64_t id = sites_event_stack(ev);
+    int added;
+    if (!id) return 0;
+    if (!addrmap_put(&o->stacks, id, &added)) return HATF_E_NOMEM;
+    if (!added) return 0;
+    const uint64_t *fr;
+    size_t n = hatf_reader_stack(r, id, &fr);
+    if (!n) return 0;  /* not stored (a damaged file): the id stays as it was */
+    for (size_t k = 0; k < n; k++) {
+        const hatf_symbol *sym = hatf_reader_symbol(r, fr[k]);
+        if (!sym) continue;
+        if (!addrmap_put(&o->symbols, fr[k], &added)) return HATF_E_NOMEM;
+        int rc = added ? hatf_writer_symbol(o->w, sym) : 0;
+        if (rc < 0) return rc;
+    }
+    return hatf_writer_stack(o->w, id, fr, n);
 }
 
 static int put_event(out *o, hatf_source *s, const hatf_event *ev)
@@ -155,7 +190,8 @@ static int put_event(out *o, hatf_source *s, const hatf_event *ev)
             const char *nm = hatf_reader_heap_name(r, ev->heap);
             if (nm) hatf_writer_name_heap(o->w, ev->heap, nm);
         }
-        rc = hatf_writer_add(o->w, ev, 1);
+        if (r) rc = copy_stack(o, r, ev);
+        if (rc == 0) rc = hatf_writer_add(o->w, ev, 1);
         o->counters.events++;
         if (rc < 0) cli_error("%s: writing record %llu: %s", o->path,
                               (unsigned long long)hatf_source_record(s), hatf_strerror(rc));
@@ -183,6 +219,8 @@ static int finish_out(out *o, int ok)
             if (hatf_writer_close(o->w, &o->counters, &err) < 0 && ok) { cli_error_at(o->path, &err); rc = -1; }
         }
         addrmap_free(&o->heaps);
+        addrmap_free(&o->stacks);
+        addrmap_free(&o->symbols);
     } else {
         if (ok && write_all(o) < 0) rc = -1;
         if (o->fd >= 0 && o->fd != STDOUT_FILENO && close(o->fd) < 0 && ok) {

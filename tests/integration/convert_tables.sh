@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# hatrace convert from a container to a container keeps what the tables hold,
+# not only the events: call stacks with their frames' symbols and the load map,
+# heap names, thread names (a trace of the pool workload recorded with
+# --stacks). Through text and raw HATF 1.0 and back every event comes back.
+. "$(dirname "$0")/record_lib.inc"
+need_tools
+prog=$BUILD/workloads/heap_pool
+[ -x "$prog" ] || { echo "workload not built"; exit 77; }
+
+"$HATRACE" record --stacks -o "$W/p.hatf" -- "$prog" >/dev/null 2>"$W/record.err" || fail "record: $(cat "$W/record.err")"
+"$HATRACE" dump --stacks "$W/p.hatf" | grep -v '^# container' >"$W/want.txt" || fail "dump"
+grep -q '^#   at pool_create+' "$W/want.txt" || fail "no named frame in the recorded trace"
+
+"$HATRACE" convert "$W/p.hatf" -o "$W/c.hatf" || fail "convert"
+"$HATRACE" convert --best "$W/c.hatf" -o "$W/b.hatf" || fail "convert --best"
+for f in c b; do
+  "$HATRACE" dump --stacks "$W/$f.hatf" | grep -v '^# container' | diff "$W/want.txt" - >/dev/null ||
+    fail "$f.hatf: dump --stacks differs from the recorded trace"
+  diff <("$HATRACE" stats "$W/p.hatf" | sed 1d) <("$HATRACE" stats "$W/$f.hatf" | sed 1d) >/dev/null ||
+    fail "$f.hatf: stats (heap and thread names) differ"
+done
+
+# container -> text -> hatf1.0 -> container: the same events (no tables there)
+"$HATRACE" convert --to text "$W/p.hatf" -o "$W/t.txt" &&
+  "$HATRACE" convert --from text --to hatf1.0 "$W/t.txt" -o "$W/t.hatf1" &&
+  "$HATRACE" convert --from hatf1.0 "$W/t.hatf1" -o "$W/t.hatf" || fail "convert chain"
+diff <("$HATRACE" dump "$W/p.hatf" | grep -v '^# container') <("$HATRACE" dump "$W/t.hatf" | grep -v '^# container') >/dev/null ||
+  fail "container -> text -> hatf1.0 -> container changed events"
+echo "convert_tables: ok"
