@@ -21,6 +21,7 @@ static _Atomic uint64_t next_tid = 2;  /* 1 is the process's main thread */
 static pthread_key_t exit_key;
 static int have_exit_key;
 static pid_t owner_pid;                /* the process whose trace we write */
+static _Atomic int finishing, finished; /* ht_finish begun, done */
 
 static void thread_exit(void *ring);
 static void atfork_prepare(void);
@@ -249,8 +250,19 @@ ht_rawev *ht_ring_full(ht_ring *r, int direct)
 
 void ht_finish(void)
 {
-    if (atomic_load_explicit(&ht_state, memory_order_acquire) != HT_ST_READY) return;
     ht_tls *t = &ht_t;
+    /* Once per process: exit racing exec (or exit) on another thread must not
+     * join the flusher twice, nor end the process while the index is written.
+     * A handler on the finishing thread itself (untraced) must not wait. */
+    if (atomic_exchange(&finishing, 1)) {
+        if (!t->untraced)
+            while (!atomic_load_explicit(&finished, memory_order_acquire)) sched_yield();
+        return;
+    }
+    if (atomic_load_explicit(&ht_state, memory_order_acquire) != HT_ST_READY) {
+        atomic_store_explicit(&finished, 1, memory_order_release);
+        return;
+    }
     if (t->ring && !t->untraced) ht_emit(HT_K_THREAD_DESTROY, 0, 0, 0, 0);
     t->exited = 1;
     t->untraced++;
@@ -259,6 +271,7 @@ void ht_finish(void)
     atomic_store_explicit(&ht_state, HT_ST_OFF, memory_order_release);
     ht_writer_finish();
     t->untraced--;
+    atomic_store_explicit(&finished, 1, memory_order_release);
 }
 
 void ht_before_exec(void)
@@ -282,6 +295,9 @@ static void atfork_child(void)
     atomic_store(&next_tid, 2);
     atomic_store(&ht_lost, 0);
     atomic_store(&ht_poke_word, 0);
+    atomic_store(&ht_side_events, 0);
+    atomic_store(&finishing, 0);
+    atomic_store(&finished, 0);
     owner_pid = getpid();
     int s = atomic_load(&ht_state);
     if (s == HT_ST_READY && !ht_opt(HT_OPT_FOLLOW_CHILDREN)) atomic_store(&ht_state, HT_ST_OFF);
