@@ -24,7 +24,7 @@ static ht_option options[HT_OPT_COUNT_] = {
     [HT_OPT_DROP] = { "HATRACE_DROP", 0, 0, 1, 0,
                       "1: drop (and count) events when a ring is full instead of waiting" },
     [HT_OPT_VERBOSE] = { "HATRACE_VERBOSE", 0, 0, 2, 0,
-                         "1: print the options and the trace path at start" },
+                         "1: print the options and the trace path at start, the counts at the end" },
     [HT_OPT_STACKS] = { "HATRACE_STACKS", 0, 0, 256, 0,
                         "frames of call stack per allocation (0: off; yes: 32)" },
     [HT_OPT_STACKS_FP] = { "HATRACE_STACKS_FP", 0, 0, 1, 0,
