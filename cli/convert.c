@@ -31,7 +31,7 @@ static const char help[] =
     "  --plain        hatf1.0: fixed widths set once (HATF1_PLAIN) instead of\n"
     "                 the adaptive encoding (HATF1_BEST, the default)\n"
     "  --force        overwrite OUT if it exists\n"
-    "  -o OUT         output file, or - for standard output\n"
+    "  -o, --output OUT  output file, or - for standard output\n"
     "  -h, --help     this help\n";
 
 #define FLUSH_AT (1u << 20)
