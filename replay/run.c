@@ -119,7 +119,7 @@ static inline uint32_t next_gap(runner *r, uint32_t every)
     r->rng ^= r->rng << 13;
     r->rng ^= r->rng >> 7;
     r->rng ^= r->rng << 17;
-    return 1 + (uint32_t)(r->rng % (2 * every - 1));
+    return 1 + (uint32_t)(((r->rng >> 32) * (2 * (uint64_t)every - 1)) >> 32);  /* no division */
 }
 
 static inline void touch(char *p, uint64_t size, int how)
@@ -150,162 +150,235 @@ static inline char *bump_alloc(char **bump, char *bump_end, uint64_t size, uint6
     return (char *)p;
 }
 
-/* The loop, specialised by the compiler for the null allocator and a real one. */
+/* The runner's per-op state, kept in registers: do_op is inlined into two
+ * loops per allocator flavour, and *r is written only when they end. */
+typedef struct run_state {
+    char *bump;
+    int64_t live;
+    uint64_t done;       /* calls made */
+    uint64_t skipped;    /* plan calls that made no call */
+    uint64_t failures;
+} run_state;
+
+typedef struct run_env {
+    runner *r;
+    run_ctx *c;
+    rp_slot *slots;
+    const rp_heap_api *api;
+    char *bump_end;
+    uint64_t page;
+    int how;
+} run_env;
+
+/* An allocating op's result: the slot, the live bytes, and its consumers. */
+static inline __attribute__((always_inline)) void made(const run_env *e, run_state *s, uint32_t dst,
+                                                         char *p, uint64_t size, unsigned fl)
+{
+    if (__builtin_expect(!p, 0)) s->failures += size != 0;
+    else if (e->how) touch(p, size, e->how);
+    e->slots[dst].p = p;
+    e->slots[dst].size = size;
+    s->live += (int64_t)size;
+    if (__builtin_expect(fl & RP_F_PUBLISH, 0)) {
+        _Atomic uint32_t *rd = &e->c->ready[dst];
+        atomic_store_explicit(rd, atomic_load_explicit(rd, memory_order_relaxed) + 1, memory_order_release);
+    }
+}
+
+/* One op (a WAIT included). @return the op it ended on (a heap realloc takes
+ * its RP_ARG op too). The null allocator's path is the real one's with the
+ * call replaced by a bump or nothing: same loads, stores and branches. */
+static inline __attribute__((always_inline)) const rp_op *do_op(const run_env *e, run_state *s,
+                                                                 const rp_op *op, const int null_alloc)
+{
+    rp_slot *const slots = e->slots;
+    const unsigned kind = rp_op_kind(op);
+    const uint64_t size = rp_op_size(op);
+    const unsigned fl = rp_op_flags(op);
+    char *p;
+    switch (kind) {
+    case RP_FREE: {
+        rp_slot *o = &slots[op->slot];
+        if (!null_alloc) free(o->p);
+        else __asm__ volatile("" ::"r"(o->p));  /* the pointer is loaded as for free() */
+        s->live -= (int64_t)o->size;
+        break;
+    }
+    case RP_MALLOC:
+        p = null_alloc ? bump_alloc(&s->bump, e->bump_end, size, 16) : malloc(size);
+        made(e, s, op->slot, p, size, fl);
+        break;
+    case RP_CALLOC: {
+        uint64_t n = op->arg ? op->arg : 1;
+        if (size % n) n = 1;
+        p = null_alloc ? bump_alloc(&s->bump, e->bump_end, size, 16) : calloc(n, size / n);
+        made(e, s, op->slot, p, size, fl);
+        break;
+    }
+    case RP_MEMALIGN:
+        p = null_alloc ? bump_alloc(&s->bump, e->bump_end, size, (uint64_t)1 << op->arg)
+                       : memalign((size_t)1 << op->arg, size);
+        made(e, s, op->slot, p, size, fl);
+        break;
+    case RP_POSIX_MEMALIGN: {
+        uint64_t a = (uint64_t)1 << op->arg;
+        if (a < sizeof(void *)) a = sizeof(void *);
+        if (null_alloc) p = bump_alloc(&s->bump, e->bump_end, size, a);
+        else if (posix_memalign((void **)&p, a, size)) p = NULL;
+        made(e, s, op->slot, p, size, fl);
+        break;
+    }
+    case RP_ALIGNED_ALLOC:
+        p = null_alloc ? bump_alloc(&s->bump, e->bump_end, size, (uint64_t)1 << op->arg)
+                       : aligned_alloc((size_t)1 << op->arg, size);
+        made(e, s, op->slot, p, size, fl);
+        break;
+    case RP_VALLOC:
+        p = null_alloc ? bump_alloc(&s->bump, e->bump_end, size, e->page) : valloc(size);
+        made(e, s, op->slot, p, size, fl);
+        break;
+    case RP_PVALLOC: {  /* not every allocator exports pvalloc */
+        uint64_t rounded = (size + e->page - 1) & ~(e->page - 1);
+        p = null_alloc ? bump_alloc(&s->bump, e->bump_end, rounded, e->page)
+                       : memalign(e->page, rounded ? rounded : e->page);
+        made(e, s, op->slot, p, size, fl);
+        break;
+    }
+    case RP_REALLOC: {
+        rp_slot *o = &slots[op->slot];
+        s->live -= (int64_t)o->size;
+        p = null_alloc ? bump_alloc(&s->bump, e->bump_end, size, 16) : realloc(o->p, size);
+        made(e, s, op->arg, p, size, fl);
+        break;
+    }
+    case RP_REALLOC_NULL:
+        p = null_alloc ? bump_alloc(&s->bump, e->bump_end, size, 16) : realloc(NULL, size);
+        made(e, s, op->slot, p, size, fl);
+        break;
+    case RP_FREE_NULL:
+        if (!null_alloc) free(NULL);
+        break;
+    case RP_HEAP_ALLOC: {
+        void *h = slots[op->arg].p;
+        if (null_alloc) p = bump_alloc(&s->bump, e->bump_end, size, 16);
+        else if (h) p = rp_heap_alloc(e->api, h, size, fl & RP_F_ZERO);
+        else p = fl & RP_F_ZERO ? calloc(1, size) : malloc(size);
+        made(e, s, op->slot, p, size, fl);
+        break;
+    }
+    case RP_HEAP_REALLOC: {
+        rp_slot *o = &slots[op->slot];
+        void *h = slots[op[1].slot].p;  /* the RP_ARG op after this one */
+        s->live -= (int64_t)o->size;
+        if (null_alloc) p = bump_alloc(&s->bump, e->bump_end, size, 16);
+        else p = h ? rp_heap_realloc(e->api, h, o->p, size) : realloc(o->p, size);
+        made(e, s, op->arg, p, size, fl);
+        op++;
+        break;
+    }
+    case RP_HEAP_FREE: {
+        rp_slot *o = &slots[op->slot];
+        void *h = slots[op->arg].p;
+        if (!null_alloc) {
+            if (h) rp_heap_free(e->api, h, o->p);
+            else free(o->p);
+        }
+        s->live -= (int64_t)o->size;
+        if (fl & RP_F_PUBLISH)  /* a free from another thread: the heap's owner waits for it */
+            atomic_fetch_add_explicit(&e->c->ready[op->arg], 1, memory_order_release);
+        break;
+    }
+    case RP_HEAP_DFREE: {  /* a native destroy frees it */
+        rp_slot *o = &slots[op->slot];
+        if (slots[op->arg].p) s->skipped++, s->done--;
+        else if (!null_alloc) free(o->p);
+        s->live -= (int64_t)o->size;
+        break;
+    }
+    case RP_HEAP_CREATE: {
+        void *h = !null_alloc && (fl & RP_F_NATIVE) && e->api->kind ? rp_heap_new(e->api) : NULL;
+        slots[op->slot].p = h;
+        slots[op->slot].size = 0;
+        if (h) e->r->heaps_native++;
+        else { e->r->heaps_free_each++; s->skipped++, s->done--; }
+        break;
+    }
+    case RP_HEAP_DESTROY: {
+        void *h = slots[op->slot].p;
+        if (h) rp_heap_destroy(e->api, h);
+        else s->skipped++, s->done--;
+        slots[op->slot].p = NULL;
+        break;
+    }
+    case RP_WAIT:
+        wait_ready(&e->c->ready[op->slot], op->arg);
+        s->done--;
+        break;
+    default:  /* RP_ARG is consumed by its heap realloc */
+        s->done--;
+        break;
+    }
+    if (__builtin_expect(fl & RP_F_PEAK, 0))
+        atomic_store_explicit(&e->c->rss_at_peak_live, statm_resident(e->c->statm), memory_order_relaxed);
+    s->done++;
+    return op;
+}
+
+/* How far ahead the slot table entries are prefetched: random slots of a large
+ * live set miss the L1 cache, and after a mispredicted dispatch the pipeline
+ * would otherwise restart only to wait for them. */
+#define RP_PREFETCH 8
+/* Ops between two stores of the progress counters the sampler reads: it reads
+ * them every millisecond, so they may lag by this many ops. */
+#define RP_PUBLISH_EVERY 64
+
+static inline void publish(runner *r, const run_state *s)
+{
+    atomic_store_explicit(&r->done, s->done, memory_order_relaxed);
+    atomic_store_explicit(&r->live, s->live, memory_order_relaxed);
+}
+
+/* The loop, specialised by the compiler for the null allocator and a real one.
+ * The ops between two timed calls run in spans of RP_PUBLISH_EVERY with no
+ * timing and no progress store in them. */
 static inline __attribute__((always_inline)) void run_ops(runner *r, const int null_alloc)
 {
     run_ctx *c = r->ctx;
-    rp_slot *slots = c->slots;
-    const rp_op *op = r->tp->ops, *end = op + r->tp->nops;
-    const int how = c->o->touch;
+    const run_env e = { .r = r, .c = c, .slots = c->slots, .api = &c->heaps, .bump_end = r->bump_end,
+                        .page = (uint64_t)c->page, .how = c->o->touch };
+    run_state s = { .bump = r->bump };
+    const rp_op *op = r->tp->ops, *const end = op + r->tp->nops;
+    /* ops before pf_end may prefetch RP_PREFETCH ahead without reading past the plan */
+    const rp_op *const pf_end = r->tp->nops > RP_PREFETCH ? end - RP_PREFETCH : op;
     const uint32_t every = c->o->latency_every;
-    const uint64_t page = (uint64_t)c->page;
-    const rp_heap_api *api = &c->heaps;
-    uint32_t gap = next_gap(r, every);
-    uint64_t done = 0;
-    int64_t live = 0;
-    char *bump = r->bump, *const bump_end = r->bump_end;  /* in registers, not in *r */
-    for (; op < end; op++) {
+    while (op < end) {
+        const uint32_t gap = next_gap(r, every);
+        const rp_op *const stop = (uint64_t)(end - op) > gap - 1 ? op + (gap - 1) : end;
+        while (op < stop) {
+            const rp_op *const span = stop - op > RP_PUBLISH_EVERY ? op + RP_PUBLISH_EVERY : stop;
+            if (span <= pf_end)
+                for (; op < span; op++) {
+                    __builtin_prefetch(&e.slots[op[RP_PREFETCH].slot], 1);
+                    op = do_op(&e, &s, op, null_alloc);
+                }
+            else
+                for (; op < span; op++) op = do_op(&e, &s, op, null_alloc);
+            publish(r, &s);
+        }
+        if (op >= end) break;
+        /* the timed call; a WAIT or a heap op that made no call is not timed */
         const unsigned kind = rp_op_kind(op);
-        if (kind == RP_WAIT) {
-            wait_ready(&c->ready[op->slot], op->arg);
-            continue;
-        }
-        const uint64_t size = rp_op_size(op);
-        const unsigned fl = rp_op_flags(op);
-        uint32_t dst = op->slot;
-        char *p = NULL;
-        int skip = 0;  /* a heap op that made no call */
-        const int timed = --gap == 0;
-        uint64_t t0 = timed ? __rdtsc() : 0;
-        switch (kind) {
-        case RP_MALLOC:
-            p = null_alloc ? bump_alloc(&bump, bump_end, size, 16) : malloc(size);
-            break;
-        case RP_CALLOC: {
-            uint64_t n = op->arg ? op->arg : 1;
-            if (size % n) n = 1;
-            p = null_alloc ? bump_alloc(&bump, bump_end, size, 16) : calloc(n, size / n);
-            break;
-        }
-        case RP_MEMALIGN:
-            p = null_alloc ? bump_alloc(&bump, bump_end, size, (uint64_t)1 << op->arg) : memalign((size_t)1 << op->arg, size);
-            break;
-        case RP_POSIX_MEMALIGN: {
-            uint64_t a = (uint64_t)1 << op->arg;
-            if (a < sizeof(void *)) a = sizeof(void *);
-            if (null_alloc) p = bump_alloc(&bump, bump_end, size, a);
-            else if (posix_memalign((void **)&p, a, size)) p = NULL;
-            break;
-        }
-        case RP_ALIGNED_ALLOC:
-            p = null_alloc ? bump_alloc(&bump, bump_end, size, (uint64_t)1 << op->arg) : aligned_alloc((size_t)1 << op->arg, size);
-            break;
-        case RP_VALLOC:
-            p = null_alloc ? bump_alloc(&bump, bump_end, size, page) : valloc(size);
-            break;
-        case RP_PVALLOC: {  /* not every allocator exports pvalloc */
-            uint64_t rounded = (size + page - 1) & ~(page - 1);
-            p = null_alloc ? bump_alloc(&bump, bump_end, rounded, page) : memalign(page, rounded ? rounded : page);
-            break;
-        }
-        case RP_REALLOC: {
-            rp_slot *s = &slots[op->slot];
-            live -= (int64_t)s->size;
-            p = null_alloc ? bump_alloc(&bump, bump_end, size, 16) : realloc(s->p, size);
-            dst = op->arg;
-            break;
-        }
-        case RP_REALLOC_NULL:
-            p = null_alloc ? bump_alloc(&bump, bump_end, size, 16) : realloc(NULL, size);
-            break;
-        case RP_FREE: {
-            rp_slot *s = &slots[op->slot];
-            if (!null_alloc) free(s->p);
-            live -= (int64_t)s->size;
-            break;
-        }
-        case RP_FREE_NULL:
-            if (!null_alloc) free(NULL);
-            break;
-        case RP_HEAP_ALLOC: {
-            void *h = slots[op->arg].p;
-            if (null_alloc) p = bump_alloc(&bump, bump_end, size, 16);
-            else if (h) p = rp_heap_alloc(api, h, size, fl & RP_F_ZERO);
-            else p = fl & RP_F_ZERO ? calloc(1, size) : malloc(size);
-            break;
-        }
-        case RP_HEAP_REALLOC: {
-            rp_slot *s = &slots[op->slot];
-            void *h = slots[op[1].slot].p;  /* the RP_ARG op after this one */
-            live -= (int64_t)s->size;
-            if (null_alloc) p = bump_alloc(&bump, bump_end, size, 16);
-            else p = h ? rp_heap_realloc(api, h, s->p, size) : realloc(s->p, size);
-            dst = op->arg;
-            op++;
-            break;
-        }
-        case RP_HEAP_FREE: {
-            rp_slot *s = &slots[op->slot];
-            void *h = slots[op->arg].p;
-            if (!null_alloc) {
-                if (h) rp_heap_free(api, h, s->p);
-                else free(s->p);
-            }
-            live -= (int64_t)s->size;
-            if (fl & RP_F_PUBLISH)  /* a free from another thread: the heap's owner waits for it */
-                atomic_fetch_add_explicit(&c->ready[op->arg], 1, memory_order_release);
-            break;
-        }
-        case RP_HEAP_DFREE: {  /* a native destroy frees it */
-            rp_slot *s = &slots[op->slot];
-            if (slots[op->arg].p) skip = 1;
-            else if (!null_alloc) free(s->p);
-            live -= (int64_t)s->size;
-            break;
-        }
-        case RP_HEAP_CREATE: {
-            void *h = !null_alloc && (fl & RP_F_NATIVE) && api->kind ? rp_heap_new(api) : NULL;
-            slots[op->slot].p = h;
-            slots[op->slot].size = 0;
-            if (h) r->heaps_native++;
-            else { r->heaps_free_each++; skip = 1; }
-            break;
-        }
-        case RP_HEAP_DESTROY: {
-            void *h = slots[op->slot].p;
-            if (h) rp_heap_destroy(api, h);
-            else skip = 1;
-            slots[op->slot].p = NULL;
-            break;
-        }
-        default:
-            break;
-        }
-        if (timed) {
-            uint64_t dt = __rdtsc() - t0;
-            if (!skip) r->hist[lat_class[kind]].n[rp_hist_bucket(dt)]++;
-            gap = next_gap(r, every);
-        }
-        r->skipped += (uint64_t)skip;
-        if (kind < RP_FREE) {
-            if (!p && size) r->failures++;
-            else if (p) touch(p, size, how);
-            slots[dst].p = p;
-            slots[dst].size = size;
-            live += (int64_t)size;
-            if (fl & RP_F_PUBLISH) {
-                _Atomic uint32_t *rd = &c->ready[dst];
-                atomic_store_explicit(rd, atomic_load_explicit(rd, memory_order_relaxed) + 1,
-                                      memory_order_release);
-            }
-        }
-        if (__builtin_expect(fl & RP_F_PEAK, 0))
-            atomic_store_explicit(&c->rss_at_peak_live, statm_resident(c->statm), memory_order_relaxed);
-        done += (uint64_t)!skip;
-        atomic_store_explicit(&r->done, done, memory_order_relaxed);
-        atomic_store_explicit(&r->live, live, memory_order_relaxed);
+        const uint64_t skipped = s.skipped;
+        const uint64_t t0 = __rdtsc();
+        op = do_op(&e, &s, op, null_alloc);
+        const uint64_t dt = __rdtsc() - t0;
+        if (kind != RP_WAIT && s.skipped == skipped) r->hist[lat_class[kind]].n[rp_hist_bucket(dt)]++;
+        publish(r, &s);
+        op++;
     }
-    r->bump = bump;
+    r->bump = s.bump;
+    r->skipped += s.skipped;
+    r->failures += s.failures;
 }
 
 static void *runner_main(void *arg)
