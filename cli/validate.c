@@ -421,8 +421,16 @@ int cmd_validate(int argc, char **argv)
     expire_pending(&v, 1);
     if (got < 0) {
         const hatf_err *e = hatf_source_error(s);
-        problem_at(&v, e->record == UINT64_MAX ? v.records : e->record, e->offset, "%s",
-                   e->msg[0] ? e->msg : hatf_strerror(e->code));
+        const char *msg = e->msg[0] ? e->msg : hatf_strerror(e->code);
+        uint64_t off = e->offset;
+        unsigned long long named;
+        int skip = 0;
+        /* a message that names its own offset (container damage) says where */
+        if (sscanf(msg, "offset %llu: %n", &named, &skip) == 1 && skip) {
+            off = named;
+            msg += skip;
+        }
+        problem_at(&v, e->record == UINT64_MAX ? v.records : e->record, off, "%s", msg);
     }
     rc = CLI_OK;
     if (v.oom) {
