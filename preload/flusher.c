@@ -364,6 +364,7 @@ static void convert(const ht_rawev *r, uint64_t tid, hatf_event *e, uint8_t *ab,
         e->data_len = 2;
         return;
     }
+    if (!at.present) return;  /* no attributes at all (heap records): none written */
     e->attr_is_bytes = 1;
     e->data = ab;
     e->data_len = (uint16_t)hatf_attrs_encode(&at, ab);
