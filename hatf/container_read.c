@@ -199,19 +199,22 @@ static int add_group(hatf_reader *r, uint64_t off, const hatf_chunk_hdr *h)
     return 0;
 }
 
+/* The writer puts a group's address chunk right after its records chunk, so
+ * only the thread's last group can take it (no search: a file of unpaired
+ * chunks cannot make the scan quadratic). */
 static void pair_addrs(hatf_reader *r, uint64_t off, const hatf_chunk_hdr *h)
 {
-    for (size_t i = 0; i < r->nth; i++) {
+    for (size_t i = r->nth; i-- > 0;) {
         hatf_rthread *t = &r->th[i];
         if (t->thread != h->thread) continue;
-        for (size_t j = t->ng; j-- > 0;) {
-            hatf_rgroup *g = &t->g[j];
-            if (g->rh.seq == h->seq && !g->aoff && g->rh.events == h->events) {
-                g->aoff = off;
-                g->ah = *h;
-                return;
-            }
+        if (t->ng == 0) break;
+        hatf_rgroup *g = &t->g[t->ng - 1];
+        if (g->rh.seq == h->seq && !g->aoff && g->rh.events == h->events) {
+            g->aoff = off;
+            g->ah = *h;
+            return;
         }
+        break;
     }
     hatf_reader_add_damage_(r, "offset %llu: address chunk (thread %llu, group %u) has no intact records chunk",
                             LLU(off), LLU(h->thread), h->seq);
@@ -704,7 +707,10 @@ int hatf_cursor_fill_(hatf_cursor *c)
         if (g->ah.coding != HATF_ACODE_MODEL)
             return cursor_damage(c, HATF_E_CORRUPT, "offset %llu: address chunk with unknown coding %u",
                                  LLU(g->aoff), g->ah.coding);
-        if (hatf_amodel_reset(&c->am, g->rh.events) != 0)
+        /* every allocation takes at least one address byte: a header that
+         * claims more events than the stream could hold costs no memory */
+        uint32_t objects = c->adr.len < g->rh.events ? (uint32_t)c->adr.len : g->rh.events;
+        if (hatf_amodel_reset(&c->am, objects) != 0)
             return cursor_damage(c, HATF_E_NOMEM, "offset %llu: out of memory", LLU(g->roff));
         hatf1_decoder_init(&c->dec, c->rec.p, c->rec.len, 0);
         c->ap = c->adr.p;
