@@ -2,7 +2,7 @@
  *
  * Addresses of one thread's chunk group are coded against a model of that
  * thread's heap, rebuilt from nothing in every group so a group decodes alone
- * (docs/format-container.md, "Address coding"). The model keeps:
+ * (docs/format-container.md, "Address chunk"). The model keeps:
  *   - the live objects this thread allocated in this group, in allocation
  *     order (a bitmap over allocation numbers, with a count per 4096), so a
  *     free is coded as its object's rank among them, 0 = most recent;

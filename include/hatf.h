@@ -1,7 +1,7 @@
 /* hatf.h — the heap event model and the HATF 1.0 codec (libhatf).
  *
  * HATF is the Heap Allocation Trace Format of Chilimbi, Jones and Zorn (ISMM 2000,
- * Appendix A). docs/FORMAT.md is the byte-level specification as hatrace reads it;
+ * Appendix A). docs/format-hatf1.md is the byte-level specification as hatrace reads it;
  * this header is the programming interface.
  *
  * Layers of libhatf, each with its own header:

@@ -1,12 +1,12 @@
 /* hatf_container.h — hatrace's own trace file (the container).
  *
- * Byte layout: docs/FORMAT.md, part 2. In short: a self-describing header,
+ * Byte layout: docs/format-container.md. In short: a self-describing header,
  * then append-only chunks, each naming its thread and stream, its sizes and a
  * checksum, each compressed on its own with zstd; an index and a trailer at
- * the end. Per thread there are separate streams for HATF 1.0 records (with
- * the addresses split off), for the addresses, and for tables (names, stacks).
- * Every chunk decodes on its own, so a file cut off at any byte reads back
- * every complete chunk.
+ * the end. Per thread there are two streams, HATF 1.0 records (with the
+ * addresses split off) and the addresses, cut into chunk groups that decode
+ * on their own; names, stacks and symbols go to a tables stream of the
+ * process. A file cut off at any byte reads back every complete group.
  *
  * Thread safety: a writer or a reader is used by one thread at a time.
  */
@@ -54,8 +54,8 @@ typedef struct hatf_counters {
 typedef struct hatf_writer hatf_writer;
 
 typedef struct hatf_writer_opts {
-    int zstd_level;           /* default 3 when 0; negative levels allowed (fast) */
-    size_t chunk_events;      /* events per records chunk, default 65536 when 0 */
+    int zstd_level;           /* default when 0: 3, 19 with best; negative levels allowed (fast) */
+    size_t chunk_events;      /* events per chunk group (at most 2^20); when 0: 65536, 2^20 with best */
     int best;                 /* 1: strongest settings (convert --best): slower */
     uint64_t time_res_ns;     /* 0: store event times as given; R > 0: convert them
                                * (with the info's time unit) to units of R ns, frees
