@@ -7,8 +7,10 @@
 #   make bench            build the benchmarks (run them from bench/, see bench/README.md)
 #   make install PREFIX=/usr/local DESTDIR=
 #   make SANITIZE=address,undefined test     (or thread)
-#   make check-sanitizers  the tests under ASan+UBSan, the ring tests under TSan
-#                         (in $(B)-asan and $(B)-tsan; scripts/check-sanitizers.sh)
+#   make check-sanitizers  make SANITIZE=address,undefined test, and the ring and
+#                         flusher tests under TSan (in $(B)-asan and $(B)-tsan;
+#                         scripts/check-sanitizers.sh). Under SANITIZE,
+#                         libhatrace.so alone is built without the sanitizer.
 #   make stress           long variants of tests/integration/reliability_*.sh
 #   make V=1              show the commands
 #
@@ -45,7 +47,7 @@ REQ_CFLAGS := -std=gnu11 -Wall -Wextra -Wshadow -Wstrict-prototypes -fPIC \
 LIBS := -lzstd -lxxhash -lpthread -ldl -lm
 
 ifneq ($(SANITIZE),)
-REQ_CFLAGS += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer
+SAN_CFLAGS := -fsanitize=$(SANITIZE) -fno-omit-frame-pointer
 LDSAN := -fsanitize=$(SANITIZE)
 endif
 
@@ -85,6 +87,11 @@ PRELOAD_SO := $(if $(PRELOAD_SRC),$(B)/libhatrace.so)
 HAVE_UNWIND := $(if $(wildcard /usr/include/libunwind.h /usr/include/*/libunwind.h),y)
 PRELOAD_LIBS := $(LIBS) $(if $(HAVE_UNWIND),-lunwind)
 REQ_CFLAGS += $(if $(HAVE_UNWIND),-DHT_HAVE_LIBUNWIND)
+# libhatrace.so is loaded into ordinary programs, which a sanitizer runtime in
+# it would kill: under SANITIZE it is built from objects of its own, in
+# $(B)/obj-so, without the sanitizer; everything else is sanitized.
+SO_CFLAGS := $(REQ_CFLAGS)
+REQ_CFLAGS += $(SAN_CFLAGS)
 
 all: $(B)/libhatf.a $(B)/hatrace $(PRELOAD_SO) $(B)/hatf.pc $(EXAMPLE_BIN)
 
@@ -115,10 +122,25 @@ $(B)/hatrace: $(CLI_OBJ) $(B)/libhatreplay.a $(B)/libhatf.a
 	@$(if $(Q),echo '  LD      $@')
 	$(Q)$(CC) $(CFLAGS) $(LDSAN) -o $@ $(CLI_OBJ) $(B)/libhatreplay.a $(B)/libhatf.a $(LIBS) $(LDFLAGS)
 
-$(B)/libhatrace.so: $(PRELOAD_OBJ) $(B)/libhatf.a preload/exports.map
+ifneq ($(SANITIZE),)
+SO_INPUT := $(patsubst %.c,$(B)/obj-so/%.o,$(PRELOAD_SRC)) $(B)/obj-so/libhatf.a
+else
+SO_INPUT := $(PRELOAD_OBJ) $(B)/libhatf.a
+endif
+
+$(B)/obj-so/%.o: %.c $(B)/.flags
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo '  CC      $@')
+	$(Q)$(CC) $(SO_CFLAGS) $(CFLAGS) -c $< -o $@
+
+$(B)/obj-so/libhatf.a: $(patsubst %.c,$(B)/obj-so/%.o,$(HATF_SRC))
+	@$(if $(Q),echo '  AR      $@')
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(B)/libhatrace.so: $(SO_INPUT) preload/exports.map
 	@$(if $(Q),echo '  LD      $@')
-	$(Q)$(CC) -shared $(CFLAGS) $(LDSAN) -Wl,--version-script=preload/exports.map -Wl,-z,now \
-	    -o $@ $(PRELOAD_OBJ) $(B)/libhatf.a $(PRELOAD_LIBS) $(LDFLAGS)
+	$(Q)$(CC) -shared $(CFLAGS) -Wl,--version-script=preload/exports.map -Wl,-z,now \
+	    -o $@ $(SO_INPUT) $(PRELOAD_LIBS) $(LDFLAGS)
 
 TEST_LIBS := $(B)/libhatpreload.a $(B)/libhatreplay.a $(B)/libhatf.a
 $(B)/tests/%: tests/unit/%.c $(TEST_LIBS) $(B)/.flags
@@ -176,10 +198,10 @@ TEST_FUZZ_SECONDS ?= 10
 tests: $(UNIT_BIN) $(WORK_BIN)
 
 check: all $(UNIT_BIN)
-	$(Q)B=$(B) scripts/run-tests.sh unit golden
+	$(Q)B=$(B) SANITIZE=$(SANITIZE) scripts/run-tests.sh unit golden
 
 test: all $(UNIT_BIN) $(WORK_BIN) $(FUZZ_BIN)
-	$(Q)TEST_FUZZ_SECONDS=$(TEST_FUZZ_SECONDS) B=$(B) scripts/run-tests.sh unit golden integration fuzz
+	$(Q)TEST_FUZZ_SECONDS=$(TEST_FUZZ_SECONDS) B=$(B) SANITIZE=$(SANITIZE) scripts/run-tests.sh unit golden integration fuzz
 
 fuzz: $(FUZZ_BIN)
 	$(Q)TEST_FUZZ_SECONDS=$(FUZZ_SECONDS) B=$(B) scripts/run-tests.sh fuzz
@@ -202,12 +224,11 @@ uninstall:
 clean:
 	rm -rf $(B)
 
-# The sanitizer builds live in their own folders; the preload of recorded
-# programs comes from $(B) (scripts/check-sanitizers.sh says why).
+# The sanitizer builds live in their own folders.
 ASAN_B ?= $(B)-asan
 TSAN_B ?= $(B)-tsan
 check-sanitizers:
-	$(Q)ASAN_B=$(ASAN_B) REL_B=$(B) TSAN_B=$(TSAN_B) MAKE="$(MAKE)" scripts/check-sanitizers.sh
+	$(Q)ASAN_B=$(ASAN_B) TSAN_B=$(TSAN_B) MAKE="$(MAKE)" scripts/check-sanitizers.sh
 
 # 200 kills, 10 s of 64 threads, a storm of 50,000 threads
 stress: all $(WORK_BIN)
@@ -221,4 +242,4 @@ FORCE:
 .PHONY: all tests check test fuzz bench install uninstall clean check-sanitizers stress FORCE
 .SECONDARY:
 
--include $(shell find $(B)/obj -name '*.d' 2>/dev/null)
+-include $(shell find $(B)/obj $(B)/obj-so -name '*.d' 2>/dev/null)
