@@ -1,8 +1,8 @@
 /* replay_cost.c — the runner's own cost per operation.
  *
- *   replay_cost [OPS]      (default 10000000)
+ *   replay_cost [OPS [LIVE]]      (defaults 10000000 4096)
  *
- * Compiles a synthetic single-thread trace (a live set of 4096 objects, each
+ * Compiles a synthetic single-thread trace (a live set of LIVE objects, each
  * op frees a random one or makes a new one, sizes 8..512), then times, five
  * times interleaved: a loop that only streams through the plan, a floor loop
  * (the same plus the branch on the op's kind and the slot table, the least
@@ -49,8 +49,9 @@ static uint64_t next(void)
 int main(int argc, char **argv)
 {
     uint64_t n = argc > 1 ? strtoull(argv[1], NULL, 10) : 10000000;
-    enum { LIVE = 4096 };
-    static uint64_t live[LIVE];
+    uint64_t LIVE = argc > 2 ? strtoull(argv[2], NULL, 10) : 4096;
+    if (!LIVE) LIVE = 1;
+    uint64_t *live = calloc(LIVE, sizeof *live);
     rp_compiler *c = rp_compiler_new(1);
     hatf_err err = { 0 };
     uint64_t addr = 0x10000;
@@ -120,7 +121,8 @@ int main(int argc, char **argv)
     (void)sink;
     double ml = median(loop, REPS), mf = median(floor_, REPS);
     double m0 = median(run[0], REPS), m1 = median(run[1], REPS);
-    printf("ops %llu (medians of %d runs each, interleaved)\n", (unsigned long long)tp->nops, REPS);
+    printf("ops %llu, live set %llu (medians of %d runs each, interleaved)\n", (unsigned long long)tp->nops,
+           (unsigned long long)LIVE, REPS);
     printf("%-40s %8.2f ns/op\n", "streaming loop (does nothing)", ml);
     printf("%-40s %8.2f ns/op   over streaming %+.2f ns/op\n", "floor loop (branch on kind, slots)", mf,
            mf - ml);
@@ -130,6 +132,7 @@ int main(int argc, char **argv)
            m1 - ml);
     free(slots);
     free(arena);
+    free(live);
     rp_plan_free(&p);
     return 0;
 }
