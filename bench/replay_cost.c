@@ -7,9 +7,12 @@
  * times interleaved: a loop that only streams through the plan, a floor loop
  * (the same plus the branch on the op's kind and the slot table, the least
  * any runner must do), the runner with the null allocator (no touching,
- * latency sampled 1 call in 64 as by default), and the runner timing no
- * call. Prints medians in ns per op and the differences; the goal is a runner
- * cost under 5 ns per op over the streaming loop.
+ * latency sampled 1 call in 64 as by default), the runner timing no call;
+ * then with this process's malloc: the plan's malloc and free calls made
+ * straight from a loop, and the runner making them. Prints medians in ns per
+ * op and the differences; the goal is a runner cost under 5 ns per op over
+ * the streaming loop, and the real-allocator pair checks that the null
+ * allocator's figure holds for a real one.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -80,7 +83,7 @@ int main(int argc, char **argv)
        real allocator's malloc or free must, load the freed slot, store the new
        one. On a random mix that branch mispredicts about every other op. */
     enum { REPS = 5 };
-    double loop[REPS], floor_[REPS], run[2][REPS];
+    double loop[REPS], floor_[REPS], run[2][REPS], direct[REPS], real[REPS];
     volatile uint64_t sink = 0;
     struct { char *p; uint64_t size; } *slots = calloc(p.nslots ? p.nslots : 1, sizeof *slots);
     char *arena = malloc(1 << 20);
@@ -117,10 +120,30 @@ int main(int argc, char **argv)
             if (rp_run(&p, &o, &res)) { fprintf(stderr, "%s\n", res.msg); return 1; }
             run[k][rep] = res.ns_per_op;
         }
+
+        /* With this process's malloc: the plan's calls made straight from a
+           loop, then by the runner. The difference is the runner's cost with
+           a real allocator. */
+        memset(slots, 0, (p.nslots ? p.nslots : 1) * sizeof *slots);
+        t0 = now_ns();
+        for (uint64_t i = 0; i < tp->nops; i++) {
+            const rp_op *op = &tp->ops[i];
+            if (rp_op_kind(op) == RP_FREE) free(slots[op->slot].p);
+            else slots[op->slot].p = malloc(rp_op_size(op));
+        }
+        direct[rep] = (now_ns() - t0) / (double)tp->nops;
+        /* free what is left live (as the runner, the loop leaves its live set) */
+        for (uint64_t i = 0; i < tp->nops; i++) slots[tp->ops[i].slot].size = rp_op_kind(&tp->ops[i]) != RP_FREE;
+        for (uint32_t i = 0; i < p.nslots; i++)
+            if (slots[i].size) free(slots[i].p);
+        rp_run_opts o = { .touch = RP_TOUCH_NONE, .latency_every = every[1] };
+        if (rp_run(&p, &o, &res)) { fprintf(stderr, "%s\n", res.msg); return 1; }
+        real[rep] = res.ns_per_op;
     }
     (void)sink;
     double ml = median(loop, REPS), mf = median(floor_, REPS);
     double m0 = median(run[0], REPS), m1 = median(run[1], REPS);
+    double md = median(direct, REPS), mr = median(real, REPS);
     printf("ops %llu, live set %llu (medians of %d runs each, interleaved)\n", (unsigned long long)tp->nops,
            (unsigned long long)LIVE, REPS);
     printf("%-40s %8.2f ns/op\n", "streaming loop (does nothing)", ml);
@@ -130,6 +153,8 @@ int main(int argc, char **argv)
            m0 - ml);
     printf("%-40s %8.2f ns/op   runner cost %+.2f ns/op\n", "runner, null allocator, no call timed", m1,
            m1 - ml);
+    printf("%-40s %8.2f ns/op\n", "malloc/free straight from a loop", md);
+    printf("%-40s %8.2f ns/op   runner cost %+.2f ns/op\n", "runner, malloc/free, no call timed", mr, mr - md);
     free(slots);
     free(arena);
     free(live);
