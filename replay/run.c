@@ -1,9 +1,11 @@
 /* run.c — the runner: streams through a plan and calls the allocator.
  *
  * One runner thread per plan thread; the calling thread samples memory and
- * draws the progress bar meanwhile, so the runner threads' only per-op work
- * beyond the call is a switch, a slot store and two relaxed stores of their
- * own progress counters.
+ * draws the progress bar meanwhile, so a runner thread's per-op work beyond
+ * the call is a branch on the kind, the slot table's load or store, and one
+ * test of the rare flags; its progress counters are stored every 64 ops and
+ * the latency timing sits outside the loop that runs the ops in between.
+ * bench/replay_cost.c measures what that costs (bench/results/replay.md).
  *
  * The runner's memory (slot table, ready flags, thread contexts, histograms)
  * is mmap'd and prefaulted, and the plan is mapped prefaulted, before the
