@@ -354,6 +354,21 @@ static void check(vstate *v, const hatf_event *ev)
     }
 }
 
+/* A read error as a problem line, at the offset it names itself if any. */
+static void report_read_error(vstate *v, const hatf_err *e)
+{
+    const char *msg = e->msg[0] ? e->msg : hatf_strerror(e->code);
+    uint64_t off = e->offset;
+    unsigned long long named;
+    int skip = 0;
+    /* a message that names its own offset (container damage) says where */
+    if (sscanf(msg, "offset %llu: %n", &named, &skip) == 1 && skip) {
+        off = named;
+        msg += skip;
+    }
+    problem_at(v, e->record == UINT64_MAX ? v->records : e->record, off, "%s", msg);
+}
+
 int cmd_validate(int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -410,28 +425,23 @@ int cmd_validate(int argc, char **argv)
 
     hatf_event ev;
     int got;
-    while ((got = hatf_source_next(s, &ev)) > 0) {
-        v.rec = hatf_source_record(s);
-        v.offset = hatf_source_offset(s);
-        v.records++;
-        check(&v, &ev);
-        if (v.npend) expire_pending(&v, 0);
-        if (v.oom) break;
+    for (;;) {
+        while ((got = hatf_source_next(s, &ev)) > 0) {
+            v.rec = hatf_source_record(s);
+            v.offset = hatf_source_offset(s);
+            v.records++;
+            check(&v, &ev);
+            if (v.npend) expire_pending(&v, 0);
+            if (v.oom) break;
+        }
+        if (got >= 0 || v.oom) break;
+        /* a damaged chunk group of a container: say so and check the rest */
+        hatf_err damage = *hatf_source_error(s);
+        if (hatf_source_resume(s) != 0) break;
+        report_read_error(&v, &damage);
     }
     expire_pending(&v, 1);
-    if (got < 0) {
-        const hatf_err *e = hatf_source_error(s);
-        const char *msg = e->msg[0] ? e->msg : hatf_strerror(e->code);
-        uint64_t off = e->offset;
-        unsigned long long named;
-        int skip = 0;
-        /* a message that names its own offset (container damage) says where */
-        if (sscanf(msg, "offset %llu: %n", &named, &skip) == 1 && skip) {
-            off = named;
-            msg += skip;
-        }
-        problem_at(&v, e->record == UINT64_MAX ? v.records : e->record, off, "%s", msg);
-    }
+    if (got < 0) report_read_error(&v, hatf_source_error(s));
     rc = CLI_OK;
     if (v.oom) {
         cli_error("%s: out of memory after %llu records", path, U(v.records));

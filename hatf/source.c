@@ -267,6 +267,17 @@ HATF_API int hatf_source_next(hatf_source *s, hatf_event *ev)
     return rc;
 }
 
+HATF_API int hatf_source_resume(hatf_source *s)
+{
+    /* Only a container can go on: its damage is one chunk group, and the
+     * iterator has already stepped past it. A stream has no next record
+     * boundary to find after a bad byte. */
+    if (s->fmt != HATF_FMT_CONTAINER || !s->err.code) return HATF_E_USAGE;
+    if (s->err.code != HATF_E_CORRUPT && s->err.code != HATF_E_TRUNCATED) return s->err.code;
+    memset(&s->err, 0, sizeof s->err);
+    return 0;
+}
+
 HATF_API uint64_t hatf_source_record(const hatf_source *s) { return s->record ? s->record - 1 : 0; }
 HATF_API uint64_t hatf_source_offset(const hatf_source *s) { return s->offset; }
 HATF_API const hatf_err *hatf_source_error(const hatf_source *s) { return &s->err; }

@@ -42,6 +42,12 @@ hatf_reader *hatf_source_container(hatf_source *s);
  * hatf_source_error says what and where). ev->data valid until the next call. */
 int hatf_source_next(hatf_source *s, hatf_event *ev);
 
+/* After hatf_source_next failed on a container's damaged chunk group (checksum,
+ * truncation): go on with the events after it (validate reports the damage and
+ * keeps checking). @return 0, or the error again when the source cannot go on
+ * (a raw HATF 1.0 stream, the text form, an I/O or memory error). */
+int hatf_source_resume(hatf_source *s);
+
 /* Position of the last event returned: its 0-based record number, and its byte
  * offset in the file (for a container: the offset of the chunk holding it). */
 uint64_t hatf_source_record(const hatf_source *s);
