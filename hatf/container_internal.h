@@ -36,6 +36,8 @@ struct hatf_reader {
     size_t ndamage, cap_damage;
     hatf_rthread *th;
     size_t nth, cap_th;
+    uint32_t *th_index;       /* open addressing: 1 + index into th by thread id, 0 = empty */
+    size_t th_index_cap;      /* a power of two, at least twice nth */
     uint64_t *thread_ids;
     uint64_t events;
     hatf_name *tnames, *hnames;

@@ -164,10 +164,45 @@ static int read_header(hatf_reader *r, hatf_err *err)
 
 /* ---- the chunk list ----------------------------------------------------- */
 
+/* Threads are found through a hash index: a hostile file naming millions of
+ * threads must not make opening quadratic. */
+static size_t th_slot(uint64_t thread, size_t mask)
+{
+    return (size_t)((thread * 0x9e3779b97f4a7c15ull) >> 32) & mask;
+}
+
+static hatf_rthread *find_thread(hatf_reader *r, uint64_t thread)
+{
+    if (!r->th_index) return NULL;
+    size_t mask = r->th_index_cap - 1;
+    for (size_t i = th_slot(thread, mask);; i = (i + 1) & mask) {
+        uint32_t k = r->th_index[i];
+        if (!k) return NULL;
+        if (r->th[k - 1].thread == thread) return &r->th[k - 1];
+    }
+}
+
+/* (Re)build the index for th[0..nth) with room for at least `room` threads. */
+static int index_threads(hatf_reader *r, size_t room)
+{
+    size_t cap = 16;
+    while (cap < 2 * room) cap *= 2;
+    uint32_t *ix = calloc(cap, sizeof *ix);
+    if (!ix) return HATF_E_NOMEM;
+    for (size_t t = 0; t < r->nth; t++)
+        for (size_t i = th_slot(r->th[t].thread, cap - 1);; i = (i + 1) & (cap - 1))
+            if (!ix[i]) { ix[i] = (uint32_t)(t + 1); break; }
+    free(r->th_index);
+    r->th_index = ix;
+    r->th_index_cap = cap;
+    return 0;
+}
+
 static hatf_rthread *thread_of(hatf_reader *r, uint64_t thread)
 {
-    for (size_t i = r->nth; i-- > 0;)  /* recent threads first: chunks come in runs */
-        if (r->th[i].thread == thread) return &r->th[i];
+    hatf_rthread *t = find_thread(r, thread);
+    if (t) return t;
+    if (r->nth >= UINT32_MAX - 1) return NULL;
     if (r->nth == r->cap_th) {
         size_t cap = r->cap_th ? 2 * r->cap_th : 8;
         hatf_rthread *a = realloc(r->th, cap * sizeof *a);
@@ -175,9 +210,16 @@ static hatf_rthread *thread_of(hatf_reader *r, uint64_t thread)
         r->th = a;
         r->cap_th = cap;
     }
-    hatf_rthread *t = &r->th[r->nth++];
+    t = &r->th[r->nth++];
     memset(t, 0, sizeof *t);
     t->thread = thread;
+    if (2 * r->nth > r->th_index_cap) {
+        if (index_threads(r, 2 * r->nth) != 0) { r->nth--; return NULL; }
+    } else {
+        size_t mask = r->th_index_cap - 1;
+        for (size_t i = th_slot(thread, mask);; i = (i + 1) & mask)
+            if (!r->th_index[i]) { r->th_index[i] = (uint32_t)r->nth; break; }
+    }
     return t;
 }
 
@@ -204,17 +246,14 @@ static int add_group(hatf_reader *r, uint64_t off, const hatf_chunk_hdr *h)
  * chunks cannot make the scan quadratic). */
 static void pair_addrs(hatf_reader *r, uint64_t off, const hatf_chunk_hdr *h)
 {
-    for (size_t i = r->nth; i-- > 0;) {
-        hatf_rthread *t = &r->th[i];
-        if (t->thread != h->thread) continue;
-        if (t->ng == 0) break;
+    hatf_rthread *t = find_thread(r, h->thread);
+    if (t && t->ng) {
         hatf_rgroup *g = &t->g[t->ng - 1];
         if (g->rh.seq == h->seq && !g->aoff && g->rh.events == h->events) {
             g->aoff = off;
             g->ah = *h;
             return;
         }
-        break;
     }
     hatf_reader_add_damage_(r, "offset %llu: address chunk (thread %llu, group %u) has no intact records chunk",
                             LLU(off), LLU(h->thread), h->seq);
@@ -423,6 +462,7 @@ static int open_index(hatf_reader *r)
         /* forget what the index gave, keep the damage lines */
         for (size_t i = 0; i < r->nth; i++) free(r->th[i].g);
         r->nth = 0;
+        if (r->th_index) memset(r->th_index, 0, r->th_index_cap * sizeof *r->th_index);
         for (size_t i = 0; i < r->ntn; i++) free(r->tnames[i].name);
         for (size_t i = 0; i < r->nhn; i++) free(r->hnames[i].name);
         r->ntn = r->nhn = 0;
@@ -465,6 +505,7 @@ static int finish(hatf_reader *r)
         r->th[keep_t++] = *t;
     }
     r->nth = keep_t;
+    if (index_threads(r, r->nth) != 0) return HATF_E_NOMEM;  /* positions moved */
     for (size_t i = 0; i < r->nth; i++) r->thread_ids[i] = r->th[i].thread;
     hatf_stacktab_finish_(r);
     if (!r->complete)
@@ -509,6 +550,7 @@ HATF_API void hatf_reader_close(hatf_reader *r)
     free(r->damage);
     for (size_t i = 0; i < r->nth; i++) free(r->th[i].g);
     free(r->th);
+    free(r->th_index);
     free(r->thread_ids);
     for (size_t i = 0; i < r->ntn; i++) free(r->tnames[i].name);
     for (size_t i = 0; i < r->nhn; i++) free(r->hnames[i].name);
