@@ -63,13 +63,6 @@ void ht_init(void)
     atomic_store_explicit(&ht_state, st, memory_order_release);
 }
 
-__attribute__((constructor(101))) static void ht_ctor(void) { ht_init(); }
-
-/* Destructors of the program and of libraries loaded after us run before this
- * one (we are preloaded: first initialised, last finalised), so their frees are
- * in the trace; the flusher is stopped and the rest drained synchronously. */
-__attribute__((destructor(101))) static void ht_dtor(void) { ht_finish(); }
-
 /* Give the calling thread a ring and record its thread-create first. */
 static ht_ring *thread_attach(ht_tls *t)
 {

@@ -4,6 +4,7 @@
  *   hooks.c     the interposed symbols (malloc family, pthread_create, exec) and
  *               the bootstrap arena; the only file that knows the real functions
  *   recorder.c  process state: init, per-thread rings, fork, exec, exit
+ *               (its constructor and destructor sit in hooks.c)
  *   flusher.c   the background thread: drains rings into the container writer
  *   options.c   the option table (environment variables)
  *   prim.c      host coupling: clock, futex, thread id, logging without malloc
