@@ -38,19 +38,8 @@
 void ht_hooks_resolve(void) {}
 int (*ht_real_pthread_create)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *) = pthread_create;
 
-/* The recorder initialises in a constructor (recorder.c) before main, from
- * HATRACE_* variables: hold it off from the executable's preinit array, which
- * runs before every constructor, and initialise it in main once the test has
- * set the variables (a setenv made that early is lost: libc sets environ up
- * after the preinit array has run). */
-static void hold_recorder(int argc, char **argv, char **envp)
-{
-    (void)argc, (void)argv, (void)envp;
-    atomic_store(&ht_state, HT_ST_OFF);
-}
-__attribute__((section(".preinit_array"), used))
-static void (*const preinit_entry)(int, char **, char **) = hold_recorder;
-
+/* libhatpreload.a has no constructor (it sits in hooks.c): the test starts
+ * the recorder itself once it has set the HATRACE_* variables. */
 static char dir[256], trace[300];
 
 static int start_recorder(void)
@@ -69,7 +58,6 @@ static int start_recorder(void)
     setenv("HATRACE_STACKS", "0", 1);
     setenv("HATRACE_DROP", "0", 1);
     setenv("HATRACE_TIME_RES", "0", 1);  /* raw times: order within a stream is exact */
-    atomic_store(&ht_state, HT_ST_UNINIT);
     ht_init();
     return 0;
 }
