@@ -26,7 +26,7 @@ static uint64_t next(void)
 /* Rounds of plain mallocs and frees (a varying number, so the heap ops fall
  * anywhere in a span), then a heap created, an object made in it and moved by
  * realloc (RP_HEAP_REALLOC and its RP_ARG op), and the heap destroyed with
- * that object live (RP_HEAP_DFREE). Returns the number of rounds' heap objects. */
+ * that object live (RP_HEAP_DFREE). */
 static void build(rp_plan *p, unsigned rounds)
 {
     enum { LIVE = 100 };
