@@ -109,7 +109,8 @@ static int start_out(out *o, hatf_source *s, int best, int plain)
     case HATF_FMT_CONTAINER: {
         hatf_info info;
         hatf_reader *r = hatf_source_container(s);
-        if (r) info = *hatf_reader_info(r);
+        const hatf_info *si = hatf_source_info(s);
+        if (si) info = *si;
         else default_info(&info);
         hatf_writer_opts opts = { .best = best };
         hatf_err err = { 0 };

@@ -7,10 +7,12 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "hatf.h"
@@ -42,6 +44,8 @@ struct hatf_source {
     uint64_t line_no;     /* lines consumed */
     int eof;
     hatf_buf scratch;
+    hatf_info info;       /* from a '# container' line written by dump/convert */
+    int have_info;
 };
 
 static const char *const fmt_names[] = { "auto", "hatrace", "hatf1.0", "text" };
@@ -113,6 +117,50 @@ static int text_line(hatf_source *s, const char **line, size_t *len, uint64_t *o
     return 1;
 }
 
+/* Parse the rest of a "# container" line (cli/dump.c writes it):
+ * "V.v pid P ppid Q start ISO clock C unit N/D ns B-bit[ forked][ incomplete] cmdline \"...\"".
+ * A line that does not parse leaves no info: it was only a comment. */
+static void text_header_info(hatf_source *s, const char *p, size_t len)
+{
+    char line[1024], when[32], clock[32];
+    if (len >= sizeof line) return;
+    memcpy(line, p, len);
+    line[len] = 0;
+    hatf_info *in = &s->info;
+    memset(in, 0, sizeof *in);
+    unsigned long long num, den;
+    unsigned bits;
+    int used = 0;
+    if (sscanf(line, "%u.%u pid %u ppid %u start %31s clock %31s unit %llu/%llu ns %u-bit%n", &in->version_major,
+               &in->version_minor, &in->pid, &in->ppid, when, clock, &num, &den, &bits, &used) != 9 ||
+        !num || !den || (bits != 32 && bits != 64))
+        return;
+    in->time_unit_ns_num = num;
+    in->time_unit_ns_den = den;
+    in->address_bits = (uint8_t)bits;
+    snprintf(in->clock, sizeof in->clock, "%s", clock);
+    struct tm tm;
+    memset(&tm, 0, sizeof tm);
+    const char *end = strptime(when, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    if (end && !*end) in->start_realtime_ns = (uint64_t)timegm(&tm) * 1000000000u;
+    const char *rest = line + used;
+    if (strstr(rest, " forked")) in->flags |= HATF_INFO_FORKED;
+    const char *cmd = strstr(rest, " cmdline ");
+    if (cmd) {  /* the quoted command line, escaped like a comment's text */
+        char c[1100];
+        hatf_event ev;
+        hatf_buf scratch;
+        hatf_err e = { 0 };
+        hatf_buf_init(&scratch);
+        int n = snprintf(c, sizeof c, "0 0 0 comment %s", cmd + 9);
+        if (n > 0 && (size_t)n < sizeof c && hatf_text_parse(c, (size_t)n, 0, &ev, &scratch, &e) == 1 &&
+            ev.data_len < sizeof in->cmdline)
+            memcpy(in->cmdline, ev.data, ev.data_len);
+        hatf_buf_free(&scratch);
+    }
+    s->have_info = 1;
+}
+
 static int text_header(hatf_source *s)
 {
     const char *line;
@@ -131,6 +179,14 @@ static int text_header(hatf_source *s)
     if (len != ml || memcmp(line, HATF_TEXT_MAGIC, ml) != 0)
         return hatf_err_set(&s->err, HATF_E_CORRUPT, 0, "not a text trace: first line must be '%s'",
                             HATF_TEXT_MAGIC);
+    /* A text trace written from a container keeps its header as a comment
+     * line right after the magic: read it back, so that text -> container
+     * keeps the time unit, pid and command line. Only peeked at: any other
+     * line stays for the event parser. */
+    static const char tag[] = "# container ";
+    if (s->end - s->start >= sizeof tag - 1 && memcmp(s->buf + s->start, tag, sizeof tag - 1) == 0 &&
+        text_line(s, &line, &len, &off) > 0)
+        text_header_info(s, line + sizeof tag - 1, len - (sizeof tag - 1));
     return 0;
 }
 
@@ -230,6 +286,12 @@ HATF_API void hatf_source_close(hatf_source *s)
 HATF_API hatf_format hatf_source_format(const hatf_source *s) { return s->fmt; }
 
 HATF_API hatf_reader *hatf_source_container(hatf_source *s) { return s->reader; }
+
+HATF_API const hatf_info *hatf_source_info(hatf_source *s)
+{
+    if (s->reader) return hatf_reader_info(s->reader);
+    return s->have_info ? &s->info : NULL;
+}
 
 HATF_API int hatf_source_next(hatf_source *s, hatf_event *ev)
 {

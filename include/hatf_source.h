@@ -37,6 +37,11 @@ hatf_format hatf_source_format(const hatf_source *s);
 /* Container only (NULL otherwise): the reader, for info, names, damage. */
 hatf_reader *hatf_source_container(hatf_source *s);
 
+/* The trace's header: a container's, or the one a text trace written by
+ * `hatrace dump`/`convert` carries in its '# container' line; NULL when there is
+ * none (a raw HATF 1.0 stream has no header). */
+const hatf_info *hatf_source_info(hatf_source *s);
+
 /* Next event in global time order (a raw HATF 1.0 stream and a text file are
  * read in file order). @return 1, 0 at the end, negative on error (then
  * hatf_source_error says what and where). ev->data valid until the next call. */

@@ -27,4 +27,10 @@ done
   "$HATRACE" convert --from hatf1.0 "$W/t.hatf1" -o "$W/t.hatf" || fail "convert chain"
 diff <("$HATRACE" dump "$W/p.hatf" | grep -v '^# container') <("$HATRACE" dump "$W/t.hatf" | grep -v '^# container') >/dev/null ||
   fail "container -> text -> hatf1.0 -> container changed events"
+# container -> text -> container keeps the header (time unit, pid, command line):
+# the text form carries it in its '# container' line
+"$HATRACE" convert --from text "$W/t.txt" -o "$W/tt.hatf" || fail "convert text -> container"
+diff <("$HATRACE" dump --limit 0 "$W/p.hatf") <("$HATRACE" dump --limit 0 "$W/tt.hatf") ||
+  fail "text -> container lost the header"
+grep -q '^# container .* unit 1000/1 ns' "$W/t.txt" || fail "the recorder's time unit is not 1 us"
 echo "convert_tables: ok"
