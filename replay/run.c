@@ -343,6 +343,7 @@ static inline __attribute__((always_inline)) const rp_op *do_op(const run_env *e
  * would otherwise restart only to wait for them. 32 ops is about the memory
  * latency at the runner's speed (8 was too short with 256k live objects). */
 #define RP_PREFETCH 32
+#define RP_PREFETCH_FROM (256 << 10)  /* slot table bytes */
 /* Ops between two stores of the progress counters the sampler reads: it reads
  * them every millisecond, so they may lag by this many ops. */
 #define RP_PUBLISH_EVERY 64
@@ -364,8 +365,11 @@ static inline __attribute__((always_inline)) void run_ops(runner *r, const int n
                         .page = (uint64_t)c->page, .how = touches ? c->o->touch : RP_TOUCH_NONE };
     run_state s = { .bump = r->bump };
     const rp_op *op = r->tp->ops, *const end = op + r->tp->nops;
-    /* ops before pf_end may prefetch RP_PREFETCH ahead without reading past the plan */
-    const rp_op *const pf_end = r->tp->nops > RP_PREFETCH ? end - RP_PREFETCH : op;
+    /* ops before pf_end may prefetch RP_PREFETCH ahead without reading past the
+       plan; none do when the slot table fits in L2, where prefetching costs
+       more than it saves */
+    const int pf = (uint64_t)c->plan->nslots * sizeof(rp_slot) > RP_PREFETCH_FROM;
+    const rp_op *const pf_end = pf && r->tp->nops > RP_PREFETCH ? end - RP_PREFETCH : op;
     const uint32_t every = c->o->latency_every;
     while (op < end) {
         const uint32_t gap = next_gap(r, every);
