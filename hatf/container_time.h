@@ -41,4 +41,11 @@ static inline uint64_t hatf_tconv_apply(const hatf_tconv *c, uint64_t t, int up)
  * encodes its converted times without copying each event. */
 int hatf1_encode_at_(hatf1_encoder *e, const hatf_event *ev, uint64_t time);
 
+/* hatf1_encode_at_ over ev[0..n) with times time[0..n), stopping before an
+ * event when e->out->len >= stop_len (the writer's cut of a group).
+ * @return the number of events encoded; *rc is 0, or the error of event
+ * [return value], which is not encoded. */
+size_t hatf1_encode_batch_(hatf1_encoder *e, const hatf_event *ev, const uint64_t *time,
+                           size_t n, size_t stop_len, int *rc);
+
 #endif /* HATF_CONTAINER_TIME_H */

@@ -333,41 +333,58 @@ HATF_API int hatf_writer_add(hatf_writer *w, const hatf_event *ev, size_t n)
         }
     wthread *t = thread_get(w, thread);
     if (!t) return fail(w, HATF_E_NOMEM, "offset %llu: %s", "out of memory");
-    for (size_t i = 0; i < n; i++) {
-        const hatf_event *e = &ev[i];
-        uint64_t time = e->time;
-        if (w->coarse && e->op != HATF_OP_COMMENT) {
-            time = hatf_tconv_apply(&w->tconv, time, hatf_op_gives_memory(e->op));
-            if (time < t->t_prev) time = t->t_prev;
-            t->t_prev = time;
-        }
-        if (t->events >= w->chunk_events || t->rec.len >= HATF_CK_WRITER_RAW_CUT) {
-            int rc = emit_group(w, t);
-            if (rc) return rc;
-        }
-        int rc = hatf1_encode_at_(&t->enc, e, time);
-        if (rc) {
-            hatf_err_set(&w->err, rc, w->off, "thread %llu: cannot encode a %s event: %s",
-                         (unsigned long long)thread, hatf_op_name(e->op) ? hatf_op_name(e->op) : "bad",
-                         hatf_strerror(rc));
-            return w->failed = rc;
-        }
-        if (hatf_op_has_addr(e->op)) {
-            if (t->nitems == t->cap_items) {
-                size_t cap = t->cap_items ? 2 * t->cap_items : 256;
-                addr_item *a = realloc(t->items, cap * sizeof *a);
-                if (!a) return fail(w, HATF_E_NOMEM, "offset %llu: %s", "out of memory");
-                t->items = a;
-                t->cap_items = cap;
+    /* the stored times first, a slice at a time (the conversion carries
+     * t_prev from event to event, group cuts or not) */
+    uint64_t times[256];
+    for (size_t s0 = 0; s0 < n; s0 += 256) {
+        const hatf_event *sev = ev + s0;
+        size_t sn = n - s0 < 256 ? n - s0 : 256;
+        for (size_t i = 0; i < sn; i++) {
+            uint64_t time = sev[i].time;
+            if (w->coarse && sev[i].op != HATF_OP_COMMENT) {
+                time = hatf_tconv_apply(&w->tconv, time, hatf_op_gives_memory(sev[i].op));
+                if (time < t->t_prev) time = t->t_prev;
+                t->t_prev = time;
             }
-            t->items[t->nitems++] = (addr_item){ e->size, e->addr, e->new_addr, e->op };
+            times[i] = time;
         }
-        if (e->op != HATF_OP_COMMENT) {
-            if (!t->has_time) t->t_first = time;
-            t->has_time = 1;
-            t->t_last = time;
+        if (t->nitems + sn > t->cap_items) {
+            size_t cap = t->cap_items ? 2 * t->cap_items : 256;
+            while (cap < t->nitems + sn) cap *= 2;
+            addr_item *a = realloc(t->items, cap * sizeof *a);
+            if (!a) return fail(w, HATF_E_NOMEM, "offset %llu: %s", "out of memory");
+            t->items = a;
+            t->cap_items = cap;
         }
-        t->events++;
+        for (size_t i = 0; i < sn;) {
+            if (t->events >= w->chunk_events || t->rec.len >= HATF_CK_WRITER_RAW_CUT) {
+                int rc = emit_group(w, t);
+                if (rc) return rc;
+            }
+            size_t m = w->chunk_events - t->events;
+            if (m > sn - i) m = sn - i;
+            int rc;
+            size_t done = hatf1_encode_batch_(&t->enc, sev + i, times + i, m, HATF_CK_WRITER_RAW_CUT, &rc);
+            for (size_t j = i; j < i + done; j++) {
+                const hatf_event *e = &sev[j];
+                if (hatf_op_has_addr(e->op))
+                    t->items[t->nitems++] = (addr_item){ e->size, e->addr, e->new_addr, e->op };
+                if (e->op != HATF_OP_COMMENT) {
+                    if (!t->has_time) t->t_first = times[j];
+                    t->has_time = 1;
+                    t->t_last = times[j];
+                }
+            }
+            t->events += (uint32_t)done;
+            i += done;
+            if (rc) {
+                const hatf_event *e = &sev[i];
+                hatf_err_set(&w->err, rc, w->off, "thread %llu: cannot encode a %s event: %s",
+                             (unsigned long long)thread, hatf_op_name(e->op) ? hatf_op_name(e->op) : "bad",
+                             hatf_strerror(rc));
+                return w->failed = rc;
+            }
+        }
     }
     /* A thread that has ended gives back its buffers (a program may start
      * millions of threads); the few words the index needs stay. */

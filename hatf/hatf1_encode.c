@@ -481,3 +481,197 @@ static int encode_general(hatf1_encoder *e, const hatf_event *ev)
     e->records++;
     return 0;
 }
+
+/* ---- a batch of the container's records -------------------------------- */
+
+/* One field's width choice kept in locals (adapt_width's steps). */
+typedef struct lwidth { unsigned w, run_len, run_max, chosen, last_nz; } lwidth;
+
+/* adapt_width on locals, the width record written at q. @return bytes written. */
+INLINE size_t ladapt(lwidth *s, unsigned f, unsigned need, uint8_t *q, uint64_t *meta)
+{
+    unsigned to;
+    if (need > s->w || (!s->chosen && need && need < s->w)) {
+        s->chosen = 1;
+        to = need;
+    } else {
+        if (need > s->run_max) s->run_max = need;
+        if (++s->run_len < NARROW_RUN) return 0;
+        to = s->run_max;
+        s->run_len = s->run_max = 0;
+        if (to >= s->w) return 0;
+    }
+    q[0] = HATF_TAG_METADATA; q[1] = 1; q[2] = (uint8_t)f; q[3] = (uint8_t)to;
+    s->w = to;
+    if (to) s->last_nz = to;
+    s->run_len = s->run_max = 0;
+    ++*meta;
+    return 4;
+}
+
+INLINE void lwidth_load(lwidth *s, const hatf1_encoder *e, unsigned f)
+{
+    *s = (lwidth){ e->width[f], e->run_len[f], e->run_max[f], e->chosen[f], e->last_nonzero_width[f] };
+}
+
+INLINE void lwidth_store(const lwidth *s, hatf1_encoder *e, unsigned f)
+{
+    e->width[f] = (uint8_t)s->w;
+    e->run_len[f] = s->run_len;
+    e->run_max[f] = (uint8_t)s->run_max;
+    e->chosen[f] = (uint8_t)s->chosen;
+    e->last_nonzero_width[f] = (uint8_t)s->last_nz;
+}
+
+INLINE uint32_t sat_add(uint32_t s, size_t k)
+{
+    return k >= STABLE_RUN || s + k >= STABLE_RUN ? (s < STABLE_RUN ? STABLE_RUN : s) : s + (uint32_t)k;
+}
+
+/* encode_common over a run of events with the state in locals: the stream
+ * state is checked once, each event only for its own values. Same bytes.
+ * @return the number of events encoded (it stops at the first event that
+ * needs the general path, or before one when out->len >= stop_len). */
+static size_t encode_run(hatf1_encoder *e, const hatf_event *ev, const uint64_t *time,
+                         size_t n, size_t stop_len)
+{
+    hatf_buf *out = e->out;
+    if (out->failed || e->mode != HATF1_BEST || !e->split_addr ||
+        e->interp[HATF_F_ADDR] != HATF_I_NONE || e->width[HATF_F_ADDR] != 0 ||
+        e->interp[HATF_F_THREAD] != HATF_I_DEFAULT || e->width[HATF_F_THREAD] != 0 ||
+        e->interp[HATF_F_HEAP] != HATF_I_DEFAULT || e->width[HATF_F_HEAP] != 0 ||
+        e->interp[HATF_F_TIME] != HATF_I_DELTA || e->width[HATF_F_TIME] > 8)
+        return 0;
+    const int size_ok = e->interp[HATF_F_SIZE] == HATF_I_NONE && e->width[HATF_F_SIZE] <= 8;
+    const unsigned A = HATF_F_ATTR;
+    int attr_v1 = e->interp[A] == HATF_I_NONE && e->width[A] == HATF_W_V1;
+    if (!attr_v1 && !(e->interp[A] == HATF_I_DEFAULT && e->width[A] == 0)) return 0;
+    /* a calloc's attribute bytes and the plain records around it switch the
+     * field between v1 and a default here too (best_attr_bytes, best_constant) */
+    const int v1_back = e->last_nonzero_width[A] == HATF_W_V1;
+    const uint64_t thread = e->arg[HATF_F_THREAD], heap = e->arg[HATF_F_HEAP];
+    uint64_t attr = e->arg[A], prev_at = e->prev[A];
+    uint32_t a_stable = e->stable[A], a_run = e->run_len[A];
+    unsigned a_max = e->run_max[A], a_chosen = e->chosen[A];
+    lwidth ws, wt;
+    lwidth_load(&ws, e, HATF_F_SIZE);
+    lwidth_load(&wt, e, HATF_F_TIME);
+    uint64_t prev_t = e->prev[HATF_F_TIME], prev_s = e->prev[HATF_F_SIZE];
+    uint64_t prev_a = e->prev[HATF_F_ADDR], meta = e->metadata;
+    uint8_t *p = out->p;
+    size_t len = out->len, cap = out->cap;
+    /* two width records, a record's 8-byte stores, a v1 string */
+    enum { ROOM = 2 * 4 + 12 + 1 + 2 * 8 + 1 + 255 };
+    size_t k = 0;
+    for (; k < n; k++) {
+        const hatf_event *x = &ev[k];
+        unsigned op = x->op;
+        if (op > 5 || x->thread != thread || x->heap != heap) break;
+        int has_size = op != HATF_OP_FREE;
+        if (has_size && !size_ok) break;
+        size_t dlen = x->data_len;
+        int bytes = x->attr_is_bytes, to_v1 = 0, to_def = 0;
+        if (bytes) {
+            if (dlen > 255 || (dlen && !x->data)) break;
+            if (!attr_v1) { if (!v1_back) break; to_v1 = 1; }
+        } else {
+            if (dlen) break;
+            if (attr_v1) to_def = 1;
+            else if (x->attr != attr) break;
+        }
+        if (len >= stop_len) break;
+        if (cap - len < ROOM) {
+            out->len = len;
+            if (!hatf_buf_reserve(out, ROOM)) break;
+            p = out->p;
+            cap = out->cap;
+        }
+        if (has_size) len += ladapt(&ws, HATF_F_SIZE, uwidth(x->size), p + len, &meta);
+        uint64_t dt = time[k] - prev_t;
+        len += ladapt(&wt, HATF_F_TIME, swidth(dt), p + len, &meta);
+        if (to_v1) {  /* interpretation none: the width is v1 again */
+            uint8_t *r = p + len;
+            r[0] = HATF_TAG_METADATA; r[1] = 2; r[2] = (uint8_t)A; r[3] = HATF_I_NONE;
+            len += 4;
+            meta++;
+            attr_v1 = 1;
+            a_chosen = 0;
+            a_max = 0;
+        } else if (to_def) {  /* a default of this value */
+            uint8_t *r = p + len;
+            r[0] = HATF_TAG_METADATA; r[1] = 2; r[2] = (uint8_t)A; r[3] = HATF_I_DEFAULT;
+            hatf_store_be(r + 4, x->attr, 8);
+            len += 12;
+            meta++;
+            attr_v1 = 0;
+            attr = x->attr;
+            a_stable = 0;
+            a_chosen = 0;
+            a_run = a_max = 0;
+        } else if (!bytes && a_stable < STABLE_RUN) {
+            a_stable++;
+        }
+        uint8_t *q = p + len;
+        q[0] = (uint8_t)op;
+        size_t m = 1;
+        uint64_t be;
+        if (has_size) {
+            be = __builtin_bswap64(x->size << ((64 - 8 * ws.w) & 63));
+            memcpy(q + m, &be, 8);
+            m += ws.w;
+            prev_s = x->size;
+        }
+        be = __builtin_bswap64(dt << ((64 - 8 * wt.w) & 63));
+        memcpy(q + m, &be, 8);
+        m += wt.w;
+        prev_t = time[k];
+        prev_a = op >= 2 ? x->new_addr : x->addr;
+        if (bytes) {
+            a_run = 0;
+            q[m++] = (uint8_t)dlen;
+            if (dlen <= 8) for (size_t i = 0; i < dlen; i++) q[m + i] = x->data[i];
+            else memcpy(q + m, x->data, dlen);
+            m += dlen;
+        } else {
+            prev_at = x->attr;
+        }
+        len += m;
+    }
+    out->len = len;
+    if (!k) return 0;
+    e->started = 1;
+    lwidth_store(&ws, e, HATF_F_SIZE);
+    lwidth_store(&wt, e, HATF_F_TIME);
+    e->prev[HATF_F_TIME] = prev_t;
+    e->prev[HATF_F_SIZE] = prev_s;
+    e->prev[HATF_F_ADDR] = prev_a;
+    e->prev[HATF_F_THREAD] = thread;
+    e->prev[HATF_F_HEAP] = heap;
+    e->stable[HATF_F_THREAD] = sat_add(e->stable[HATF_F_THREAD], k);
+    e->stable[HATF_F_HEAP] = sat_add(e->stable[HATF_F_HEAP], k);
+    e->interp[A] = attr_v1 ? HATF_I_NONE : HATF_I_DEFAULT;
+    e->width[A] = attr_v1 ? HATF_W_V1 : 0;
+    e->arg[A] = attr;
+    e->prev[A] = prev_at;
+    e->stable[A] = a_stable;
+    e->run_len[A] = a_run;
+    e->run_max[A] = (uint8_t)a_max;
+    e->chosen[A] = (uint8_t)a_chosen;
+    e->metadata = meta;
+    e->records += k;
+    return k;
+}
+
+size_t hatf1_encode_batch_(hatf1_encoder *e, const hatf_event *ev, const uint64_t *time,
+                           size_t n, size_t stop_len, int *rc)
+{
+    size_t i = 0;
+    *rc = 0;
+    while (i < n) {
+        i += encode_run(e, ev + i, time + i, n - i, stop_len);
+        if (i == n || e->out->len >= stop_len) break;
+        if ((*rc = hatf1_encode_at_(e, &ev[i], time[i])) != 0) break;
+        i++;
+    }
+    return i;
+}
