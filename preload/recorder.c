@@ -167,22 +167,25 @@ void ht_side_drain(ht_tls *t, ht_ring *r)
     (void)t;
     atomic_signal_fence(memory_order_seq_cst);
     while ((int32_t)(r->side_w - r->side_r) > 0) {
-        /* claim before pushing: a handler that runs while the push waits
-         * for space flushes the rest itself, never this one again */
+        ht_rawev *e = ht_ring_slot(r);
+        if (!e) {
+            /* Wait for space with busy clear and nothing claimed: a handler
+             * that runs meanwhile drains the side buffer itself before writing
+             * its own event (ht_emit), so the order holds and the side buffer
+             * cannot overflow however long the flusher takes. */
+            if (!ht_ring_full(r, 1)) r->side_r++;  /* drop mode (counted) or past the trace's end */
+            continue;  /* look again: a handler may have emptied the side buffer */
+        }
         ht_rawev ev = r->side[r->side_r % HT_SIDE_CAP];
         r->side_r++;
         atomic_signal_fence(memory_order_seq_cst);
-        ht_rawev *e = ht_ring_slot(r);
-        if (!e) e = ht_ring_full(r, 0);  /* ev is in flight: handlers must queue */
-        if (e) {
-            /* the handler may have taken its time before the interrupted
-             * event did; keep the thread's stream in time order */
-            uint64_t h = atomic_load_explicit(&r->head, memory_order_relaxed);
-            uint64_t prev = r->ev[(h - 1) & r->mask].tk;
-            if (h && ev.tk >> 8 < prev >> 8) ev.tk = (prev & ~(uint64_t)0xff) | (ev.tk & 0xff);
-            *e = ev;
-            if (ht_ring_publish(r)) ht_poke();
-        }
+        /* the handler may have taken its time before the interrupted
+         * event did; keep the thread's stream in time order */
+        uint64_t h = atomic_load_explicit(&r->head, memory_order_relaxed);
+        uint64_t prev = r->ev[(h - 1) & r->mask].tk;
+        if (h && ev.tk >> 8 < prev >> 8) ev.tk = (prev & ~(uint64_t)0xff) | (ev.tk & 0xff);
+        *e = ev;
+        if (ht_ring_publish(r)) ht_poke();
         atomic_signal_fence(memory_order_seq_cst);
     }
 }
