@@ -147,3 +147,13 @@ void cli_json_string(hatf_buf *out, const char *s)
     }
     hatf_buf_append(out, "\"", 1);
 }
+
+void cli_put(hatf_buf *o, const char *fmt, ...)
+{
+    char line[8192];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    if (n > 0) hatf_buf_append(o, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
+}

@@ -70,6 +70,9 @@ int cli_finish_stdout(int rc);
  * nanoseconds, for the other formats, which do not say). */
 void cli_time_unit(hatf_source *s, uint64_t *num, uint64_t *den);
 
+/* Append printf-style text to o (one piece at most 8191 bytes; longer is cut). */
+void cli_put(hatf_buf *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 /* Append s to out as a JSON string (quotes and escapes included). */
 void cli_json_string(hatf_buf *out, const char *s);
 

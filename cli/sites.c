@@ -157,49 +157,39 @@ static int cmp_site(const void *a, const void *b)
     return x->stack < y->stack ? -1 : x->stack > y->stack;
 }
 
-static void put(hatf_buf *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void put(hatf_buf *o, const char *fmt, ...)
-{
-    char line[8192];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(line, sizeof line, fmt, ap);
-    va_end(ap);
-    if (n > 0) hatf_buf_append(o, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
-}
 
 #define U(x) ((unsigned long long)(x))
 
 static void print_text(hatf_buf *o, const sites *st, hatf_reader *r, size_t shown)
 {
-    put(o, "sites: %zu, records with a stack: %llu of %llu alloc/realloc\n", st->n, U(st->stacked), U(st->records));
+    cli_put(o, "sites: %zu, records with a stack: %llu of %llu alloc/realloc\n", st->n, U(st->stacked), U(st->records));
     char name[1024];
     for (size_t i = 0; i < shown; i++) {
         const site *s = &st->v[i];
-        put(o, "\n#%zu stack %llu: %llu calls, %llu bytes, peak %llu objects (%llu bytes), "
+        cli_put(o, "\n#%zu stack %llu: %llu calls, %llu bytes, peak %llu objects (%llu bytes), "
                "leaked %llu objects (%llu bytes)\n",
             i + 1, U(s->stack), U(s->calls), U(s->bytes), U(s->peak_objects), U(s->peak_bytes),
             U(s->live_objects), U(s->live_bytes));
         const uint64_t *fr;
         size_t n = s->stack ? hatf_reader_stack(r, s->stack, &fr) : 0;
-        if (!s->stack) put(o, "    (no stack)\n");
-        else if (!n) put(o, "    (stack not in the trace)\n");
+        if (!s->stack) cli_put(o, "    (no stack)\n");
+        else if (!n) cli_put(o, "    (stack not in the trace)\n");
         for (size_t k = 0; k < n; k++) {
             sites_frame_name(r, fr[k], name, sizeof name);
-            put(o, "    at %s\n", name);
+            cli_put(o, "    at %s\n", name);
         }
     }
 }
 
 static void print_json(hatf_buf *o, const sites *st, hatf_reader *r, const char *path, size_t shown)
 {
-    put(o, "{\"file\": ");
+    cli_put(o, "{\"file\": ");
     cli_json_string(o, path);
-    put(o, ", \"sites\": %zu, \"records\": %llu, \"records_with_stack\": %llu, \"top\": [",
+    cli_put(o, ", \"sites\": %zu, \"records\": %llu, \"records_with_stack\": %llu, \"top\": [",
         st->n, U(st->records), U(st->stacked));
     for (size_t i = 0; i < shown; i++) {
         const site *s = &st->v[i];
-        put(o, "%s\n  {\"stack\": %llu, \"calls\": %llu, \"bytes\": %llu, \"peak_objects\": %llu, "
+        cli_put(o, "%s\n  {\"stack\": %llu, \"calls\": %llu, \"bytes\": %llu, \"peak_objects\": %llu, "
                "\"peak_bytes\": %llu, \"leaked_objects\": %llu, \"leaked_bytes\": %llu, \"frames\": [",
             i ? "," : "", U(s->stack), U(s->calls), U(s->bytes), U(s->peak_objects), U(s->peak_bytes),
             U(s->live_objects), U(s->live_bytes));
@@ -207,13 +197,13 @@ static void print_json(hatf_buf *o, const sites *st, hatf_reader *r, const char 
         size_t n = s->stack ? hatf_reader_stack(r, s->stack, &fr) : 0;
         for (size_t k = 0; k < n; k++) {
             const hatf_symbol *sy = hatf_reader_symbol(r, fr[k]);
-            put(o, "%s{\"addr\": \"0x%llx\", \"function\": ", k ? ", " : "", U(fr[k]));
+            cli_put(o, "%s{\"addr\": \"0x%llx\", \"function\": ", k ? ", " : "", U(fr[k]));
             cli_json_string(o, sy ? sy->name : "");
-            put(o, ", \"offset\": %llu}", U(sy ? sy->offset : 0));
+            cli_put(o, ", \"offset\": %llu}", U(sy ? sy->offset : 0));
         }
-        put(o, "]}");
+        cli_put(o, "]}");
     }
-    put(o, "\n]}\n");
+    cli_put(o, "\n]}\n");
 }
 
 int sites_report(hatf_source *src, const char *path, int json, int sort, uint64_t top)

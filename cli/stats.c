@@ -294,16 +294,6 @@ static int add_event(stats *st, const hatf_event *ev)
 
 /* ---- output -------------------------------------------------------------- */
 
-static void put(hatf_buf *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void put(hatf_buf *o, const char *fmt, ...)
-{
-    char tmp[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
-    va_end(ap);
-    if (n > 0) hatf_buf_append(o, tmp, (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1);
-}
 
 static void avg(char *out, size_t n, uint64_t bytes, uint64_t count)
 {
@@ -341,80 +331,80 @@ static void print_table(hatf_buf *o, stats *st, const char *path, hatf_source *s
     uint64_t dur = st->timed ? st->last_time - st->first_time : 0;
     char a[32];
     avg(a, sizeof a, st->total_bytes, st->allocs - st->failed_allocs);
-    put(o, "%-18s %s (%s)\n", "file", path, hatf_format_name(hatf_source_format(s)));
-    put(o, "%-18s %llu\n", "records", U(st->records));
-    put(o, "%-18s %llu\n", "allocs", U(st->allocs));
-    put(o, "%-18s %llu (%llu of NULL)\n", "frees", U(st->frees), U(st->free_null));
-    put(o, "%-18s %llu (inplace %llu, move %llu, new %llu, free %llu)\n", "reallocs", U(st->reallocs),
+    cli_put(o, "%-18s %s (%s)\n", "file", path, hatf_format_name(hatf_source_format(s)));
+    cli_put(o, "%-18s %llu\n", "records", U(st->records));
+    cli_put(o, "%-18s %llu\n", "allocs", U(st->allocs));
+    cli_put(o, "%-18s %llu (%llu of NULL)\n", "frees", U(st->frees), U(st->free_null));
+    cli_put(o, "%-18s %llu (inplace %llu, move %llu, new %llu, free %llu)\n", "reallocs", U(st->reallocs),
         U(st->kinds[HATF_OP_REALLOC_INPLACE]), U(st->kinds[HATF_OP_REALLOC_MOVE]),
         U(st->kinds[HATF_OP_REALLOC_NEW]), U(st->kinds[HATF_OP_REALLOC_FREE]));
-    put(o, "%-18s %llu\n", "total_bytes", U(st->total_bytes));
-    put(o, "%-18s %s\n", "avg_size", a);
-    put(o, "%-18s %llu\n", "max_live_objects", U(st->max_live_objects));
-    put(o, "%-18s %llu\n", "max_live_bytes", U(st->max_live_bytes));
-    put(o, "%-18s %llu objects, %llu bytes\n", "live_at_end", U(st->live_objects), U(st->live_bytes));
-    put(o, "%-18s %llu\n", "unknown_frees", U(st->unknown_frees));
-    put(o, "%-18s %llu create, %llu destroy\n", "heap events", U(st->kinds[HATF_OP_HEAP_CREATE]),
+    cli_put(o, "%-18s %llu\n", "total_bytes", U(st->total_bytes));
+    cli_put(o, "%-18s %s\n", "avg_size", a);
+    cli_put(o, "%-18s %llu\n", "max_live_objects", U(st->max_live_objects));
+    cli_put(o, "%-18s %llu\n", "max_live_bytes", U(st->max_live_bytes));
+    cli_put(o, "%-18s %llu objects, %llu bytes\n", "live_at_end", U(st->live_objects), U(st->live_bytes));
+    cli_put(o, "%-18s %llu\n", "unknown_frees", U(st->unknown_frees));
+    cli_put(o, "%-18s %llu create, %llu destroy\n", "heap events", U(st->kinds[HATF_OP_HEAP_CREATE]),
         U(st->kinds[HATF_OP_HEAP_DESTROY]));
-    put(o, "%-18s %llu create, %llu destroy\n", "thread events", U(st->kinds[HATF_OP_THREAD_CREATE]),
+    cli_put(o, "%-18s %llu create, %llu destroy\n", "thread events", U(st->kinds[HATF_OP_THREAD_CREATE]),
         U(st->kinds[HATF_OP_THREAD_DESTROY]));
-    put(o, "%-18s %llu\n", "comments", U(st->kinds[HATF_OP_COMMENT]));
+    cli_put(o, "%-18s %llu\n", "comments", U(st->kinds[HATF_OP_COMMENT]));
     if (num == 1 && den == 1)
-        put(o, "%-18s %llu ns (time %llu .. %llu)\n", "duration", U(dur), U(st->first_time), U(st->last_time));
+        cli_put(o, "%-18s %llu ns (time %llu .. %llu)\n", "duration", U(dur), U(st->first_time), U(st->last_time));
     else
-        put(o, "%-18s %llu units of %llu/%llu ns = %.0f ns\n", "duration", U(dur), U(num), U(den),
+        cli_put(o, "%-18s %llu units of %llu/%llu ns = %.0f ns\n", "duration", U(dur), U(num), U(den),
             (double)dur * (double)num / (double)den);
     if (r) {
         const hatf_counters *c = hatf_reader_counters(r);
         const hatf_info *in = hatf_reader_info(r);
-        put(o, "%-18s %u\n", "pid", in->pid);
-        put(o, "%-18s %s\n", "cmdline", in->cmdline);
-        put(o, "%-18s %s\n", "complete", hatf_reader_complete(r) ? "yes" : "no");
-        put(o, "%-18s %llu\n", "dropped", U(c->dropped));
-        put(o, "%-18s %llu\n", "ring_waits", U(c->ring_waits));
+        cli_put(o, "%-18s %u\n", "pid", in->pid);
+        cli_put(o, "%-18s %s\n", "cmdline", in->cmdline);
+        cli_put(o, "%-18s %s\n", "complete", hatf_reader_complete(r) ? "yes" : "no");
+        cli_put(o, "%-18s %llu\n", "dropped", U(c->dropped));
+        cli_put(o, "%-18s %llu\n", "ring_waits", U(c->ring_waits));
         const char *const *lines;
         size_t n = hatf_reader_damage(r, &lines);
-        for (size_t i = 0; i < n; i++) put(o, "%-18s %s\n", "damage", lines[i]);
+        for (size_t i = 0; i < n; i++) cli_put(o, "%-18s %s\n", "damage", lines[i]);
     }
 
-    put(o, "\n%-10s %-16s %12s %12s %12s %16s\n", "thread", "name", "allocs", "frees", "reallocs", "bytes");
+    cli_put(o, "\n%-10s %-16s %12s %12s %12s %16s\n", "thread", "name", "allocs", "frees", "reallocs", "bytes");
     for (size_t i = 0; i < st->threads.n; i++) {
         counts *c = &st->threads.v[i];
         const char *nm = name_of(r, 0, c->id);
-        put(o, "%-10llu %-16s %12llu %12llu %12llu %16llu\n", U(c->id), nm ? nm : "-", U(c->allocs), U(c->frees),
+        cli_put(o, "%-10llu %-16s %12llu %12llu %12llu %16llu\n", U(c->id), nm ? nm : "-", U(c->allocs), U(c->frees),
             U(c->reallocs), U(c->bytes));
     }
-    put(o, "\n%-10s %-16s %12s %12s %12s %16s %12s %16s %14s\n", "heap", "name", "allocs", "frees", "reallocs", "bytes",
+    cli_put(o, "\n%-10s %-16s %12s %12s %12s %16s %12s %16s %14s\n", "heap", "name", "allocs", "frees", "reallocs", "bytes",
         "max_objects", "max_live_bytes", "destroy_frees");
     for (size_t i = 0; i < st->heaps.n; i++) {
         counts *c = &st->heaps.v[i];
         const char *nm = name_of(r, 1, c->id);
-        put(o, "%-10llu %-16s %12llu %12llu %12llu %16llu %12llu %16llu %14llu\n", U(c->id), nm ? nm : "-",
+        cli_put(o, "%-10llu %-16s %12llu %12llu %12llu %16llu %12llu %16llu %14llu\n", U(c->id), nm ? nm : "-",
             U(c->allocs), U(c->frees), U(c->reallocs), U(c->bytes), U(c->max_live_objects), U(c->max_live_bytes),
             U(c->destroy_frees));
     }
     if (st->nnames) {
-        put(o, "\n%-27s %8s %12s %12s %12s %16s %12s %16s %14s\n", "heap name", "heaps", "allocs", "frees", "reallocs",
+        cli_put(o, "\n%-27s %8s %12s %12s %12s %16s %12s %16s %14s\n", "heap name", "heaps", "allocs", "frees", "reallocs",
             "bytes", "max_objects", "max_live_bytes", "destroy_frees");
         for (size_t i = 0; i < st->nnames; i++) {
             counts *c = &st->names[i];
-            put(o, "%-27.27s %8llu %12llu %12llu %12llu %16llu %12llu %16llu %14llu\n", c->name, U(c->id),
+            cli_put(o, "%-27.27s %8llu %12llu %12llu %12llu %16llu %12llu %16llu %14llu\n", c->name, U(c->id),
                 U(c->allocs), U(c->frees), U(c->reallocs), U(c->bytes), U(c->max_live_objects), U(c->max_live_bytes),
                 U(c->destroy_frees));
         }
     }
-    put(o, "\n%-24s %12s\n", "alloc size", "count");
+    cli_put(o, "\n%-24s %12s\n", "alloc size", "count");
     for (unsigned b = 0; b < HIST_BUCKETS; b++) {
         if (!st->hist[b]) continue;
         uint64_t lo, hi;
         hist_range(b, &lo, &hi);
         char range[48];
         snprintf(range, sizeof range, "%llu..%llu", U(lo), U(hi));
-        put(o, "%-24s %12llu\n", range, U(st->hist[b]));
+        cli_put(o, "%-24s %12llu\n", range, U(st->hist[b]));
     }
-    put(o, "\n%-24s %12s\n", "function", "count");
+    cli_put(o, "\n%-24s %12s\n", "function", "count");
     for (unsigned i = 0; i < FUNC_SLOTS; i++)
-        if (st->funcs[i]) put(o, "%-24s %12llu\n", func_label(i), U(st->funcs[i]));
+        if (st->funcs[i]) cli_put(o, "%-24s %12llu\n", func_label(i), U(st->funcs[i]));
 }
 
 static void print_json(hatf_buf *o, stats *st, const char *path, hatf_source *s)
@@ -425,91 +415,91 @@ static void print_json(hatf_buf *o, stats *st, const char *path, hatf_source *s)
     uint64_t dur = st->timed ? st->last_time - st->first_time : 0;
     char a[32];
     avg(a, sizeof a, st->total_bytes, st->allocs - st->failed_allocs);
-    put(o, "{\n  \"file\": ");
+    cli_put(o, "{\n  \"file\": ");
     cli_json_string(o, path);
-    put(o, ",\n  \"format\": \"%s\",\n", hatf_format_name(hatf_source_format(s)));
-    put(o, "  \"records\": %llu,\n  \"allocs\": %llu,\n  \"frees\": %llu,\n  \"free_null\": %llu,\n",
+    cli_put(o, ",\n  \"format\": \"%s\",\n", hatf_format_name(hatf_source_format(s)));
+    cli_put(o, "  \"records\": %llu,\n  \"allocs\": %llu,\n  \"frees\": %llu,\n  \"free_null\": %llu,\n",
         U(st->records), U(st->allocs), U(st->frees), U(st->free_null));
-    put(o, "  \"reallocs\": %llu,\n  \"realloc_inplace\": %llu,\n  \"realloc_move\": %llu,\n"
+    cli_put(o, "  \"reallocs\": %llu,\n  \"realloc_inplace\": %llu,\n  \"realloc_move\": %llu,\n"
            "  \"realloc_new\": %llu,\n  \"realloc_free\": %llu,\n",
         U(st->reallocs), U(st->kinds[HATF_OP_REALLOC_INPLACE]), U(st->kinds[HATF_OP_REALLOC_MOVE]),
         U(st->kinds[HATF_OP_REALLOC_NEW]), U(st->kinds[HATF_OP_REALLOC_FREE]));
-    put(o, "  \"heap_creates\": %llu,\n  \"heap_destroys\": %llu,\n  \"thread_creates\": %llu,\n"
+    cli_put(o, "  \"heap_creates\": %llu,\n  \"heap_destroys\": %llu,\n  \"thread_creates\": %llu,\n"
            "  \"thread_destroys\": %llu,\n  \"comments\": %llu,\n",
         U(st->kinds[HATF_OP_HEAP_CREATE]), U(st->kinds[HATF_OP_HEAP_DESTROY]),
         U(st->kinds[HATF_OP_THREAD_CREATE]), U(st->kinds[HATF_OP_THREAD_DESTROY]), U(st->kinds[HATF_OP_COMMENT]));
-    put(o, "  \"total_bytes\": %llu,\n  \"avg_size\": %s,\n  \"max_live_objects\": %llu,\n"
+    cli_put(o, "  \"total_bytes\": %llu,\n  \"avg_size\": %s,\n  \"max_live_objects\": %llu,\n"
            "  \"max_live_bytes\": %llu,\n  \"live_objects_at_end\": %llu,\n  \"live_bytes_at_end\": %llu,\n"
            "  \"unknown_frees\": %llu,\n",
         U(st->total_bytes), a, U(st->max_live_objects), U(st->max_live_bytes), U(st->live_objects),
         U(st->live_bytes), U(st->unknown_frees));
-    put(o, "  \"first_time\": %llu,\n  \"last_time\": %llu,\n  \"duration\": %llu,\n"
+    cli_put(o, "  \"first_time\": %llu,\n  \"last_time\": %llu,\n  \"duration\": %llu,\n"
            "  \"time_unit_ns\": [%llu, %llu],\n  \"duration_ns\": %.0f,\n",
         U(st->first_time), U(st->last_time), U(dur), U(num), U(den), (double)dur * (double)num / (double)den);
-    put(o, "  \"threads\": [");
+    cli_put(o, "  \"threads\": [");
     for (size_t i = 0; i < st->threads.n; i++) {
         counts *c = &st->threads.v[i];
         const char *nm = name_of(r, 0, c->id);
-        put(o, "%s\n    {\"id\": %llu, ", i ? "," : "", U(c->id));
-        if (nm) { put(o, "\"name\": "); cli_json_string(o, nm); put(o, ", "); }
-        put(o, "\"allocs\": %llu, \"frees\": %llu, \"reallocs\": %llu, \"bytes\": %llu}", U(c->allocs),
+        cli_put(o, "%s\n    {\"id\": %llu, ", i ? "," : "", U(c->id));
+        if (nm) { cli_put(o, "\"name\": "); cli_json_string(o, nm); cli_put(o, ", "); }
+        cli_put(o, "\"allocs\": %llu, \"frees\": %llu, \"reallocs\": %llu, \"bytes\": %llu}", U(c->allocs),
             U(c->frees), U(c->reallocs), U(c->bytes));
     }
-    put(o, "%s],\n  \"heaps\": [", st->threads.n ? "\n  " : "");
+    cli_put(o, "%s],\n  \"heaps\": [", st->threads.n ? "\n  " : "");
     for (size_t i = 0; i < st->heaps.n; i++) {
         counts *c = &st->heaps.v[i];
         const char *nm = name_of(r, 1, c->id);
-        put(o, "%s\n    {\"id\": %llu, ", i ? "," : "", U(c->id));
-        if (nm) { put(o, "\"name\": "); cli_json_string(o, nm); put(o, ", "); }
-        put(o, "\"allocs\": %llu, \"frees\": %llu, \"reallocs\": %llu, \"bytes\": %llu, "
+        cli_put(o, "%s\n    {\"id\": %llu, ", i ? "," : "", U(c->id));
+        if (nm) { cli_put(o, "\"name\": "); cli_json_string(o, nm); cli_put(o, ", "); }
+        cli_put(o, "\"allocs\": %llu, \"frees\": %llu, \"reallocs\": %llu, \"bytes\": %llu, "
                "\"max_live_objects\": %llu, \"max_live_bytes\": %llu, \"destroy_frees\": %llu, \"destroy_bytes\": %llu}",
             U(c->allocs), U(c->frees), U(c->reallocs), U(c->bytes), U(c->max_live_objects), U(c->max_live_bytes),
             U(c->destroy_frees), U(c->destroy_bytes));
     }
-    put(o, "%s],\n  \"heap_names\": [", st->heaps.n ? "\n  " : "");
+    cli_put(o, "%s],\n  \"heap_names\": [", st->heaps.n ? "\n  " : "");
     for (size_t i = 0; i < st->nnames; i++) {
         counts *c = &st->names[i];
-        put(o, "%s\n    {\"name\": ", i ? "," : "");
+        cli_put(o, "%s\n    {\"name\": ", i ? "," : "");
         cli_json_string(o, c->name);
-        put(o, ", \"heaps\": %llu, \"allocs\": %llu, \"frees\": %llu, \"reallocs\": %llu, \"bytes\": %llu, "
+        cli_put(o, ", \"heaps\": %llu, \"allocs\": %llu, \"frees\": %llu, \"reallocs\": %llu, \"bytes\": %llu, "
                "\"max_live_objects\": %llu, \"max_live_bytes\": %llu, \"destroy_frees\": %llu, \"destroy_bytes\": %llu}",
             U(c->id), U(c->allocs), U(c->frees), U(c->reallocs), U(c->bytes), U(c->max_live_objects),
             U(c->max_live_bytes), U(c->destroy_frees), U(c->destroy_bytes));
     }
-    put(o, "%s],\n  \"size_histogram\": [", st->nnames ? "\n  " : "");
+    cli_put(o, "%s],\n  \"size_histogram\": [", st->nnames ? "\n  " : "");
     int first = 1;
     for (unsigned b = 0; b < HIST_BUCKETS; b++) {
         if (!st->hist[b]) continue;
         uint64_t lo, hi;
         hist_range(b, &lo, &hi);
-        put(o, "%s\n    {\"min\": %llu, \"max\": %llu, \"count\": %llu}", first ? "" : ",", U(lo), U(hi),
+        cli_put(o, "%s\n    {\"min\": %llu, \"max\": %llu, \"count\": %llu}", first ? "" : ",", U(lo), U(hi),
             U(st->hist[b]));
         first = 0;
     }
-    put(o, "%s],\n  \"functions\": {", first ? "" : "\n  ");
+    cli_put(o, "%s],\n  \"functions\": {", first ? "" : "\n  ");
     first = 1;
     for (unsigned i = 0; i < FUNC_SLOTS; i++) {
         if (!st->funcs[i]) continue;
-        put(o, "%s\"%s\": %llu", first ? "" : ", ", func_label(i), U(st->funcs[i]));
+        cli_put(o, "%s\"%s\": %llu", first ? "" : ", ", func_label(i), U(st->funcs[i]));
         first = 0;
     }
-    put(o, "}");
+    cli_put(o, "}");
     if (r) {
         const hatf_counters *c = hatf_reader_counters(r);
         const hatf_info *in = hatf_reader_info(r);
-        put(o, ",\n  \"container\": {\"pid\": %u, \"cmdline\": ", in->pid);
+        cli_put(o, ",\n  \"container\": {\"pid\": %u, \"cmdline\": ", in->pid);
         cli_json_string(o, in->cmdline);
-        put(o, ", \"complete\": %s, \"events\": %llu, \"dropped\": %llu, \"ring_waits\": %llu, \"damage\": [",
+        cli_put(o, ", \"complete\": %s, \"events\": %llu, \"dropped\": %llu, \"ring_waits\": %llu, \"damage\": [",
             hatf_reader_complete(r) ? "true" : "false", U(c->events), U(c->dropped), U(c->ring_waits));
         const char *const *lines;
         size_t n = hatf_reader_damage(r, &lines);
         for (size_t i = 0; i < n; i++) {
-            if (i) put(o, ", ");
+            if (i) cli_put(o, ", ");
             cli_json_string(o, lines[i]);
         }
-        put(o, "]}");
+        cli_put(o, "]}");
     }
-    put(o, "\n}\n");
+    cli_put(o, "\n}\n");
 }
 
 int cmd_stats(int argc, char **argv)
