@@ -24,7 +24,6 @@ void hatf_amodel_free(hatf_amodel *m)
     free(m->direct);
     free(m->pred);
     free(m->map);
-    free(m->rmap);
     memset(m, 0, sizeof *m);
 }
 
@@ -68,16 +67,11 @@ int hatf_amodel_reset(hatf_amodel *m, uint32_t max_objects)
         m->map = calloc(1u << m->map_bits, sizeof *m->map);
         if (!m->map) return HATF_E_NOMEM;
     }
-    if (m->encoder && !m->rmap) {
-        m->rmap = calloc(1u << HATF_RECENT_BITS, sizeof *m->rmap);
-        if (!m->rmap) return HATF_E_NOMEM;
-    }
     /* a new generation empties both tables without touching them */
     if (++m->gen == 0) {
         memset(m->pred, 0, (sizeof *m->pred) << m->pred_bits);
         memset(m->direct, 0, HATF_PRED_DIRECT * sizeof *m->direct);
         if (m->map) memset(m->map, 0, (sizeof *m->map) << m->map_bits);
-        if (m->rmap) memset(m->rmap, 0, (sizeof *m->rmap) << HATF_RECENT_BITS);
         m->gen = 1;
     }
     m->nseq = m->live = m->pred_count = m->map_count = 0;
@@ -132,10 +126,19 @@ int hatf_amodel_kill_big_(hatf_amodel *m, uint32_t seq, uint64_t size)
     }
 }
 
-/* ---- encoder: live address -> allocation number ------------------------- */
+/* ---- encoder: address -> its object and its latest free -----------------
+ * One entry per address the group has seen, allocated or freed, so each code
+ * costs one probe: a free finds the address's object (live while its bit is
+ * set) and notes its free number there; a new address reads its latest free
+ * there (the recency code: within the last HATF_RECENT frees?) and becomes
+ * the entry's object. Entries are never deleted (a dead object's bit says it
+ * all); hatf_amodel_reset empties the table by generation. */
+
+#define NO_SEQ UINT32_MAX
 
 static int map_grow(hatf_amodel *m)
 {
+    if (m->map_bits >= 30) return -1;
     unsigned bits = m->map_bits + 1;
     hatf_map_slot *t = calloc(1u << bits, sizeof *t);
     if (!t) return -1;
@@ -153,181 +156,155 @@ static int map_grow(hatf_amodel *m)
     return 0;
 }
 
-/* @return the slot holding addr, or -1. */
-static int64_t map_find(const hatf_amodel *m, uint64_t addr)
+/* The entry of addr, added (no object, no free) if the group has not seen it;
+ * NULL if the table cannot grow (the codes then just miss what it knew).
+ * pre: addr != 0. */
+static inline hatf_map_slot *map_at(hatf_amodel *m, uint64_t addr)
 {
-    uint32_t mask = (1u << m->map_bits) - 1;
+    if (__builtin_expect((m->map_count + 1) * 2 > 1u << m->map_bits, 0) && map_grow(m)) return NULL;
+    uint32_t mask = (1u << m->map_bits) - 1, gen = m->gen;
+    hatf_map_slot *t = m->map;
     for (uint32_t i = (uint32_t)hatf_hash64(addr, m->map_bits);; i = (i + 1) & mask) {
-        if (m->map[i].gen != m->gen) return -1;
-        if (m->map[i].addr == addr) return i;
+        hatf_map_slot *s = &t[i];
+        if (s->gen != gen) {
+            m->map_count++;
+            *s = (hatf_map_slot){ .addr = addr, .seq = NO_SEQ, .gen = gen, .freed = 0 };
+            return s;
+        }
+        if (s->addr == addr) return s;
     }
-}
-
-/* addr is now object seq (a newer object at the same address replaces an
- * older one, which stays live in the model: the decoder cannot tell either). */
-static void map_put(hatf_amodel *m, uint64_t addr, uint32_t seq)
-{
-    if ((m->map_count + 1) * 2 > 1u << m->map_bits && map_grow(m) != 0) return;
-    uint32_t mask = (1u << m->map_bits) - 1;
-    uint32_t i = (uint32_t)hatf_hash64(addr, m->map_bits);
-    while (m->map[i].gen == m->gen && m->map[i].addr != addr) i = (i + 1) & mask;
-    if (m->map[i].gen != m->gen) m->map_count++;
-    m->map[i].addr = addr;
-    m->map[i].seq = seq;
-    m->map[i].gen = m->gen;
-}
-
-/* Linear-probing deletion that shifts later members of the run back. */
-static void map_del(hatf_amodel *m, uint32_t i)
-{
-    uint32_t mask = (1u << m->map_bits) - 1;
-    for (uint32_t j = i;;) {
-        j = (j + 1) & mask;
-        if (m->map[j].gen != m->gen) break;
-        uint32_t k = (uint32_t)hatf_hash64(m->map[j].addr, m->map_bits);
-        /* move j back to i unless its home k lies cyclically in (i, j] */
-        int stays = i <= j ? (i < k && k <= j) : (i < k || k <= j);
-        if (!stays) { m->map[i] = m->map[j]; i = j; }
-    }
-    m->map[i].gen = 0;
-    m->map_count--;
 }
 
 /* Live objects newer than seq: the rest of its word, of its group, of its
  * superblock, then the superblocks above. */
-static uint32_t rank_of(const hatf_amodel *m, uint32_t seq)
+HATF_AINLINE uint32_t rank_of(const hatf_amodel *m, uint32_t seq, int hw)
 {
     uint32_t w = seq >> 6, g = seq >> HATF_G_SHIFT, sb = seq >> HATF_SB_SHIFT;
     uint32_t top = m->nseq - 1;
-    uint32_t r = hatf_popcount64((m->words[w] >> (seq & 63)) >> 1);
+    uint32_t r = hatf_popcount_((m->words[w] >> (seq & 63)) >> 1, hw);
     uint32_t wend = ((g + 1) << (HATF_G_SHIFT - 6)) - 1, gend = ((sb + 1) << (HATF_SB_SHIFT - HATF_G_SHIFT)) - 1;
     if (wend > top >> 6) wend = top >> 6;
     if (gend > top >> HATF_G_SHIFT) gend = top >> HATF_G_SHIFT;
-    for (uint32_t x = w + 1; x <= wend; x++) r += hatf_popcount64(m->words[x]);
+    for (uint32_t x = w + 1; x <= wend; x++) r += hatf_popcount_(m->words[x], hw);
     for (uint32_t x = g + 1; x <= gend; x++) r += m->gcount[x];
     for (uint32_t x = sb + 1; x <= top >> HATF_SB_SHIFT; x++) r += m->sbcount[x];
     return r;
 }
 
-/* ---- encoder: recently freed address -> its free number ----------------
- * The window of HATF_RECENT addresses as a hash table, so a new address finds
- * its recency code in O(1) instead of by a scan of the window. An entry holds
- * the latest free of its address and leaves when that free leaves the window. */
-
-#define RMASK ((1u << HATF_RECENT_BITS) - 1)
-
-/* @return the free number of the latest free of addr in the window, or -1. */
-static int64_t recent_find(const hatf_amodel *m, uint64_t addr)
+HATF_AINLINE uint8_t *put_varint(uint8_t *o, uint64_t v)
 {
-    for (uint32_t i = (uint32_t)hatf_hash64(addr, HATF_RECENT_BITS);; i = (i + 1) & RMASK) {
-        const hatf_recent_slot *s = &m->rmap[i];
-        if (s->gen != m->gen) return -1;
-        if (s->addr == addr) return s->nr;
-    }
+    if (__builtin_expect(v < 0x80, 1)) { *o = (uint8_t)v; return o + 1; }
+    return o + hatf_varint_put(o, v);
 }
 
-/* Linear-probing deletion that shifts later members of the run back. */
-static void recent_del(hatf_amodel *m, uint32_t i)
-{
-    for (uint32_t j = i;;) {
-        j = (j + 1) & RMASK;
-        if (m->rmap[j].gen != m->gen) break;
-        uint32_t k = (uint32_t)hatf_hash64(m->rmap[j].addr, HATF_RECENT_BITS);
-        int stays = i <= j ? (i < k && k <= j) : (i < k || k <= j);
-        if (!stays) { m->rmap[i] = m->rmap[j]; i = j; }
-    }
-    m->rmap[i].gen = 0;
-}
+/* The codes of one event take at most two escapes. */
+#define EVENT_MAX (2 * (1 + HATF_VARINT_MAX))
 
-/* hatf_amodel_freed plus the table. pre: addr != 0. */
-static void enc_note_freed(hatf_amodel *m, uint64_t addr)
+HATF_AINLINE uint8_t *enc_freed(hatf_amodel *m, uint64_t addr, uint8_t *o, hatf_buf *out, int hw)
 {
-    uint32_t nr = m->nfreed;
-    if (nr >= HATF_RECENT) {  /* free number nr - HATF_RECENT leaves the window */
-        uint64_t old = m->recent[nr & (HATF_RECENT - 1)];
-        for (uint32_t i = (uint32_t)hatf_hash64(old, HATF_RECENT_BITS);; i = (i + 1) & RMASK) {
-            hatf_recent_slot *s = &m->rmap[i];
-            if (s->gen != m->gen) break;
-            if (s->addr == old) {
-                if (s->nr == nr - HATF_RECENT) recent_del(m, i);
-                break;
-            }
-        }
-    }
-    uint32_t i = (uint32_t)hatf_hash64(addr, HATF_RECENT_BITS);
-    while (m->rmap[i].gen == m->gen && m->rmap[i].addr != addr) i = (i + 1) & RMASK;
-    m->rmap[i] = (hatf_recent_slot){ addr, nr, m->gen };
-    hatf_amodel_freed(m, addr);
-}
-
-static inline void put_varint(hatf_buf *out, uint64_t v)
-{
-    /* most codes are one byte and the buffer has room: no call */
-    if (__builtin_expect(v < 0x80 && out->len < out->cap, 1)) { out->p[out->len++] = (uint8_t)v; return; }
-    uint8_t *p = hatf_buf_reserve(out, HATF_VARINT_MAX);
-    if (p) out->len += hatf_varint_put(p, v);
-}
-
-static void enc_freed(hatf_amodel *m, uint64_t addr, hatf_buf *out)
-{
-    if (!addr) { put_varint(out, 0); return; }
-    int64_t i = map_find(m, addr);
-    if (i >= 0) {
-        uint32_t seq = m->map[i].seq;
-        put_varint(out, 2 + (uint64_t)rank_of(m, seq));
-        map_del(m, (uint32_t)i);
-        enc_note_freed(m, addr);
+    if (!addr) { *o = 0; return o + 1; }
+    hatf_map_slot *s = map_at(m, addr);
+    uint32_t seq = s ? s->seq : NO_SEQ;
+    if (seq != NO_SEQ && (m->words[seq >> 6] >> (seq & 63)) & 1) {
+        o = put_varint(o, 2 + (uint64_t)rank_of(m, seq, hw));
         if (hatf_amodel_kill(m, seq)) out->failed = 1;
-        return;
+    } else {
+        *o++ = 1;
+        o = put_varint(o, hatf_zigzag((int64_t)(addr - m->last_esc)));
+        m->last_esc = addr;
     }
-    put_varint(out, 1);
-    put_varint(out, hatf_zigzag((int64_t)(addr - m->last_esc)));
-    m->last_esc = addr;
-    enc_note_freed(m, addr);
+    m->nfreed++;
+    if (s) s->freed = m->nfreed;  /* its free number + 1 */
+    return o;
 }
 
-static void enc_new(hatf_amodel *m, uint64_t size, int has_old, uint64_t old, uint64_t addr, hatf_buf *out)
+HATF_AINLINE uint8_t *enc_new(hatf_amodel *m, uint64_t size, int has_old, uint64_t old, uint64_t addr,
+                              uint8_t *o)
 {
-    hatf_pred_slot *s = hatf_pred_get(m, size);
-    if (s && s->head && m->seq_addr[s->head - 1] == addr) {
-        put_varint(out, 0);
-        s->head = m->pnext[s->head - 1];
+    hatf_pred_slot *p = hatf_pred_get(m, size);
+    hatf_map_slot *s = addr ? map_at(m, addr) : NULL;
+    if (p && p->head && m->seq_addr[p->head - 1] == addr) {
+        *o++ = 0;
+        p->head = m->pnext[p->head - 1];
     } else if (has_old && addr == old) {
-        put_varint(out, 1);
+        *o++ = 1;
     } else {
         uint64_t zz = hatf_zigzag((int64_t)(addr - m->last_new - hatf_chunk_guess(m->last_size)));
         uint64_t code = zz <= (UINT64_MAX - 3) / 2 ? 3 + 2 * zz : 2;
-        int64_t nr;
-        if (code != 3 && (nr = recent_find(m, addr)) >= 0) {
-            uint64_t rc = 4 + 2 * (uint64_t)(m->nfreed - 1 - (uint32_t)nr);
+        uint32_t ago;  /* frees since addr's latest */
+        if (code != 3 && s && s->freed && (ago = m->nfreed - s->freed) < HATF_RECENT) {
+            uint64_t rc = 4 + 2 * (uint64_t)ago;
             if (rc < code || code == 2) code = rc;
         }
-        put_varint(out, code);
-        if (code == 2) put_varint(out, addr);
+        o = put_varint(o, code);
+        if (code == 2) o = put_varint(o, addr);
     }
     if (addr && m->nseq < m->cap) {
         m->last_new = addr;
         m->last_size = size;
-        map_put(m, addr, hatf_amodel_add(m, addr, size));
+        uint32_t seq = hatf_amodel_add(m, addr, size);
+        if (s) s->seq = seq;
     }
+    return o;
+}
+
+HATF_AINLINE uint8_t *enc_event(hatf_amodel *m, const hatf_aitem *a, uint8_t *o, hatf_buf *out, int hw)
+{
+    switch (a->op) {
+    case HATF_OP_ALLOC:
+        return enc_new(m, a->size, 0, 0, a->addr, o);
+    case HATF_OP_FREE:
+        return enc_freed(m, a->addr, o, out, hw);
+    case HATF_OP_REALLOC_INPLACE: case HATF_OP_REALLOC_MOVE:
+    case HATF_OP_REALLOC_NEW: case HATF_OP_REALLOC_FREE:
+        o = enc_freed(m, a->addr, o, out, hw);
+        return enc_new(m, a->size, 1, a->addr, a->new_addr, o);
+    default:
+        return o;
+    }
+}
+
+/* The codes of a[0..n) in one loop, EVENT_MAX bytes reserved per event for a
+ * slice at a time (a group's worst case would be megabytes). */
+HATF_AINLINE void enc_run_(hatf_amodel *m, const hatf_aitem *a, size_t n, hatf_buf *out, int hw)
+{
+    enum { SLICE = 1024 };
+    for (size_t i = 0; i < n;) {
+        size_t k = n - i < SLICE ? n - i : SLICE;
+        uint8_t *o = hatf_buf_reserve(out, k * EVENT_MAX);
+        if (!o) return;
+        uint8_t *o0 = o;
+        for (size_t end = i + k; i < end; i++) o = enc_event(m, &a[i], o, out, hw);
+        out->len += (size_t)(o - o0);
+    }
+}
+
+/* Ranks count bits; the portable build lacks the instruction, so a second
+ * copy of the loop uses it where the CPU has it (as the decoder does). */
+#if (defined(__x86_64__) || defined(__i386__)) && !defined(__POPCNT__)
+static __attribute__((noinline, target("popcnt")))
+void enc_run_popcnt(hatf_amodel *m, const hatf_aitem *a, size_t n, hatf_buf *out)
+{
+    enc_run_(m, a, n, out, 1);
+}
+#define HAVE_RUN_POPCNT 1
+#endif
+
+void hatf_aenc_run(hatf_amodel *m, const hatf_aitem *a, size_t n, hatf_buf *out)
+{
+#ifdef HAVE_RUN_POPCNT
+    if (__builtin_cpu_supports("popcnt")) { enc_run_popcnt(m, a, n, out); return; }
+    enc_run_(m, a, n, out, 0);
+#elif defined(__POPCNT__)
+    enc_run_(m, a, n, out, 1);
+#else
+    enc_run_(m, a, n, out, 0);
+#endif
 }
 
 void hatf_aenc_event(hatf_amodel *m, unsigned op, uint64_t size, uint64_t addr,
                      uint64_t new_addr, hatf_buf *out)
 {
-    switch (op) {
-    case HATF_OP_ALLOC:
-        enc_new(m, size, 0, 0, addr, out);
-        break;
-    case HATF_OP_FREE:
-        enc_freed(m, addr, out);
-        break;
-    case HATF_OP_REALLOC_INPLACE: case HATF_OP_REALLOC_MOVE:
-    case HATF_OP_REALLOC_NEW: case HATF_OP_REALLOC_FREE:
-        enc_freed(m, addr, out);
-        enc_new(m, size, 1, addr, new_addr, out);
-        break;
-    default:
-        break;
-    }
+    hatf_aitem a = { .size = size, .addr = addr, .new_addr = new_addr, .op = (uint8_t)op };
+    hatf_aenc_run(m, &a, 1, out);
 }

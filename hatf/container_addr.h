@@ -35,10 +35,8 @@
 /* head: allocation number + 1 of the last object freed with this size, 0 none;
  * the ones freed before it follow through pnext (a LIFO, like allocators' free lists). */
 typedef struct hatf_pred_slot { uint64_t size; uint32_t head, gen; } hatf_pred_slot;
-typedef struct hatf_map_slot { uint64_t addr; uint32_t seq, gen; } hatf_map_slot;
-/* encoder: a recently freed address -> its number among the group's frees */
-typedef struct hatf_recent_slot { uint64_t addr; uint32_t nr, gen; } hatf_recent_slot;
-#define HATF_RECENT_BITS 10    /* 4 slots per address the window holds */
+/* encoder: an address -> its newest object (or none) and its latest free number + 1 (0 none) */
+typedef struct hatf_map_slot { uint64_t addr; uint32_t seq, gen, freed; } hatf_map_slot;
 
 typedef struct hatf_amodel {
     uint64_t *words;        /* live bit per allocation number */
@@ -51,13 +49,12 @@ typedef struct hatf_amodel {
     hatf_pred_slot *direct; /* small size -> last freed address */
     hatf_pred_slot *pred;   /* larger size -> last freed address (linear probing, load <= 1/2) */
     uint32_t pred_bits, pred_count;
-    hatf_map_slot *map;     /* encoder only: live address -> allocation number */
+    hatf_map_slot *map;     /* encoder only: every address seen in the group */
     uint32_t map_bits, map_count;
     int encoder;
     uint64_t last_new, last_size, last_esc;
-    uint32_t nfreed;        /* addresses freed in the group; the last HATF_RECENT in recent */
+    uint32_t nfreed;        /* addresses freed in the group; the decoder keeps the last HATF_RECENT in recent */
     uint64_t recent[HATF_RECENT];
-    hatf_recent_slot *rmap; /* encoder only: recent[] indexed by address */
 } hatf_amodel;
 
 void hatf_amodel_init(hatf_amodel *m, int encoder);
@@ -66,8 +63,14 @@ void hatf_amodel_free(hatf_amodel *m);
  * @return 0 or HATF_E_NOMEM. */
 int hatf_amodel_reset(hatf_amodel *m, uint32_t max_objects);
 
-/* Code one event's addresses (op, size, addr, new_addr used) onto out.
+/* One event's address fields, as the encoder needs them. */
+typedef struct hatf_aitem { uint64_t size, addr, new_addr; uint8_t op; } hatf_aitem;
+
+/* Code the addresses of events a[0..n) (op, size, addr, new_addr used) onto
+ * out, in order; out->failed on out of memory.
  * pre: hatf_amodel_reset with room for every alloc of the group. */
+void hatf_aenc_run(hatf_amodel *m, const hatf_aitem *a, size_t n, hatf_buf *out);
+/* hatf_aenc_run for one event. */
 void hatf_aenc_event(hatf_amodel *m, unsigned op, uint64_t size, uint64_t addr,
                      uint64_t new_addr, hatf_buf *out);
 

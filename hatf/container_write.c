@@ -21,11 +21,6 @@
 
 #define HATF_API __attribute__((visibility("default")))
 
-typedef struct addr_item {
-    uint64_t size, addr, new_addr;
-    uint8_t op;
-} addr_item;
-
 typedef struct wthread {
     uint64_t thread;
     uint32_t seq;             /* number of the next group */
@@ -36,7 +31,7 @@ typedef struct wthread {
     int has_time;             /* the pending group has a timed event */
     hatf_buf rec;
     hatf1_encoder enc;
-    addr_item *items;
+    hatf_aitem *items;
     size_t nitems, cap_items;
 } wthread;
 
@@ -203,10 +198,7 @@ static int emit_group(hatf_writer *w, wthread *t)
     w->abuf.len = 0;
     if (hatf_amodel_reset(&w->am, (uint32_t)t->nitems) != 0)
         return fail(w, HATF_E_NOMEM, "offset %llu: %s", "out of memory");
-    for (size_t i = 0; i < t->nitems; i++) {
-        const addr_item *a = &t->items[i];
-        hatf_aenc_event(&w->am, a->op, a->size, a->addr, a->new_addr, &w->abuf);
-    }
+    hatf_aenc_run(&w->am, t->items, t->nitems, &w->abuf);
     if (w->abuf.failed) return fail(w, HATF_E_NOMEM, "offset %llu: %s", "out of memory");
     hatf_chunk_hdr h = {
         .kind = HATF_CK_RECORDS, .thread = t->thread, .seq = t->seq, .events = t->events,
@@ -351,7 +343,7 @@ HATF_API int hatf_writer_add(hatf_writer *w, const hatf_event *ev, size_t n)
         if (t->nitems + sn > t->cap_items) {
             size_t cap = t->cap_items ? 2 * t->cap_items : 256;
             while (cap < t->nitems + sn) cap *= 2;
-            addr_item *a = realloc(t->items, cap * sizeof *a);
+            hatf_aitem *a = realloc(t->items, cap * sizeof *a);
             if (!a) return fail(w, HATF_E_NOMEM, "offset %llu: %s", "out of memory");
             t->items = a;
             t->cap_items = cap;
@@ -368,7 +360,7 @@ HATF_API int hatf_writer_add(hatf_writer *w, const hatf_event *ev, size_t n)
             for (size_t j = i; j < i + done; j++) {
                 const hatf_event *e = &sev[j];
                 if (hatf_op_has_addr(e->op))
-                    t->items[t->nitems++] = (addr_item){ e->size, e->addr, e->new_addr, e->op };
+                    t->items[t->nitems++] = (hatf_aitem){ e->size, e->addr, e->new_addr, (uint8_t)e->op };
                 if (e->op != HATF_OP_COMMENT) {
                     if (!t->has_time) t->t_first = times[j];
                     t->has_time = 1;
