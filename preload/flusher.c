@@ -41,7 +41,7 @@ static _Atomic int flusher_stop;
 static uint64_t last_flush_ns;
 
 /* counters: events written, and drops/waits of rings already reclaimed */
-static uint64_t n_events, n_drops, n_waits;
+static uint64_t n_events, n_drops, n_waits, n_wait_ns;
 
 /* clock: start sample, and the unit fixed when the writer opens */
 static uint64_t mono0, real0;
@@ -457,6 +457,7 @@ static long drain_ring(ht_ring *r)
         if (writer && !out_failed && r->name[0]) hatf_writer_name_thread(writer, r->tid, r->name);
         n_drops += r->drops;
         n_waits += r->waits;
+        n_wait_ns += r->wait_ns;
         ht_ring_init(r, r->mask + 1);
         atomic_store_explicit(&r->state, HT_RING_FREE, memory_order_release);
         atomic_fetch_sub(&ht_dead_rings, 1);
@@ -615,10 +616,11 @@ void ht_writer_finish(void)
     /* the parent's file exists from the start: give it at least a header and index */
     if (out_fd_intact() && !writer && out_fd >= 0) writer_open();
     if (writer) {
-        uint64_t dropped = n_drops + atomic_load(&ht_lost), waits = n_waits;
+        uint64_t dropped = n_drops + atomic_load(&ht_lost), waits = n_waits, wait_ns = n_wait_ns;
         for (ht_ring *r = atomic_load(&ht_rings); r; r = r->next) {
             dropped += r->drops;
             waits += r->waits;
+            wait_ns += r->wait_ns;
         }
         if (ht_use_tsc) {
             uint64_t num, den;
@@ -639,10 +641,10 @@ void ht_writer_finish(void)
         struct stat sb;
         write_report(stat(out_path, &sb) == 0 ? (uint64_t)sb.st_size : 0, dropped, waits);
         if (ht_opt(HT_OPT_VERBOSE))
-            ht_say("%llu events, %llu dropped (%llu outside rings), %llu ring waits, "
+            ht_say("%llu events, %llu dropped (%llu outside rings), %llu ring waits (%.1f ms), "
                    "%llu queued by signal handlers inside a hook",
                    (unsigned long long)n_events, (unsigned long long)dropped,
-                   (unsigned long long)atomic_load(&ht_lost), (unsigned long long)waits,
+                   (unsigned long long)atomic_load(&ht_lost), (unsigned long long)waits, wait_ns / 1e6,
                    (unsigned long long)atomic_load(&ht_side_events));
         if (dropped) ht_warn("%llu events were not recorded (%s)", (unsigned long long)dropped,
                              ht_opt(HT_OPT_DROP) ? "drop mode" : "tracer limits");
@@ -669,7 +671,7 @@ void ht_flusher_atfork_child(void)
     out_path[0] = 0;
     atomic_store(&flusher_on, 0);
     atomic_store(&flusher_stop, 0);
-    n_events = n_drops = n_waits = 0;
+    n_events = n_drops = n_waits = n_wait_ns = 0;
     for (ht_ring *r = atomic_load(&ht_rings); r; r = r->next) {
         ht_ring_init(r, r->mask + 1);
         atomic_store(&r->state, HT_RING_FREE);

@@ -208,13 +208,10 @@ void ht_poke(void)
     if (atomic_exchange(&ht_poke_word, 1) == 0) ht_futex_wake(&ht_poke_word, 1);
 }
 
-ht_rawev *ht_ring_full(ht_ring *r, int direct)
+/* ht_ring_full's wait: a slot, or NULL once the trace is over
+ * (not a loss: past its end) or lost (counted). */
+static ht_rawev *ring_wait(ht_ring *r, int direct)
 {
-    if (ht_opt(HT_OPT_DROP)) {
-        r->drops++;
-        return NULL;
-    }
-    r->waits++;
     for (;;) {
         /* The trace has ended (exit or exec is finishing it): a thread still
          * running then is past the trace's end, not losing events from it. */
@@ -242,6 +239,19 @@ ht_rawev *ht_ring_full(ht_ring *r, int direct)
     }
     r->drops++;
     return NULL;
+}
+
+ht_rawev *ht_ring_full(ht_ring *r, int direct)
+{
+    if (ht_opt(HT_OPT_DROP)) {
+        r->drops++;
+        return NULL;
+    }
+    r->waits++;
+    uint64_t t0 = ht_mono_ns();
+    ht_rawev *e = ring_wait(r, direct);
+    r->wait_ns += ht_mono_ns() - t0;
+    return e;
 }
 
 void ht_finish(void)

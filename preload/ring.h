@@ -39,6 +39,7 @@ typedef struct ht_ring {
     uint32_t mask;               /* capacity - 1 (capacity is a power of two) */
     uint32_t mark;               /* fill level at which the producer pokes the flusher */
     uint64_t waits;              /* times the producer found the ring full and waited */
+    uint64_t wait_ns;            /* time it spent waiting, in all */
     uint64_t drops;              /* events the producer could not store */
     uint32_t side_w, side_r;     /* side buffer indexes (owner thread and its handlers) */
     /* consumer's cache line */
@@ -70,6 +71,7 @@ static inline void ht_ring_init(ht_ring *r, uint32_t cap)
     r->mask = cap - 1;
     r->mark = cap / 2;
     r->waits = r->drops = 0;
+    r->wait_ns = 0;
     r->side_w = r->side_r = 0;
 }
 
