@@ -21,7 +21,6 @@
 #include "hatf_container.h"
 
 _Atomic(ht_ring *) ht_rings;
-_Atomic uint32_t ht_drain_seq;
 _Atomic uint32_t ht_dead_rings;
 
 static pthread_mutex_t wlock = PTHREAD_MUTEX_INITIALIZER;
@@ -446,6 +445,7 @@ static long drain_ring(ht_ring *r)
             m++;
         }
         ht_ring_consume(r, n);
+        if (ht_ring_wake_due(r, 0)) ht_futex_wake(&r->wake, INT_MAX);
         n = m;
         if (!out_failed && n) {
             if (hatf_writer_add(writer, evs, n) < 0) write_failed();
@@ -453,6 +453,7 @@ static long drain_ring(ht_ring *r)
         if (out_failed) n_drops += n;
         else n_events += n, total += (long)n;
     }
+    if (ht_ring_wake_due(r, 1)) ht_futex_wake(&r->wake, INT_MAX);
     if (st == HT_RING_DEAD) {
         if (writer && !out_failed && r->name[0]) hatf_writer_name_thread(writer, r->tid, r->name);
         n_drops += r->drops;
@@ -502,8 +503,6 @@ long ht_drain_all(void)
     pthread_mutex_unlock(&wlock);
     xfsz_release(&g);
     ht_t.untraced--;
-    atomic_fetch_add(&ht_drain_seq, 1);
-    ht_futex_wake(&ht_drain_seq, INT_MAX);
     return off ? -1 : total;
 }
 

@@ -217,15 +217,23 @@ static ht_rawev *ring_wait(ht_ring *r, int direct)
          * running then is past the trace's end, not losing events from it. */
         if (atomic_load_explicit(&ht_state, memory_order_acquire) != HT_ST_READY) return NULL;
         if (ht_flusher_running()) {
-            uint32_t seq = atomic_load(&ht_drain_seq);
+            /* The flusher wakes us as soon as it has freed half the ring
+             * (ht_ring_wake_due), not after its whole pass over every ring,
+             * so the program runs on while the rest is drained. */
+            uint32_t seq = atomic_load_explicit(&r->wake, memory_order_acquire);
+            atomic_store_explicit(&r->waiting, 1, memory_order_relaxed);
+            atomic_thread_fence(memory_order_seq_cst);
             ht_poke();
             ht_rawev *e = ht_ring_slot(r);
-            if (e) return e;
+            if (e) {
+                atomic_store_explicit(&r->waiting, 0, memory_order_relaxed);
+                return e;
+            }
             /* no slot is held while waiting: a signal handler may record
              * straight into the ring instead of overflowing the side buffer */
             if (direct) ht_t.busy = 0;
             atomic_signal_fence(memory_order_seq_cst);
-            ht_futex_wait(&ht_drain_seq, seq, 2000000);
+            ht_futex_wait(&r->wake, seq, 2000000);
             atomic_signal_fence(memory_order_seq_cst);
             ht_t.busy = 1;
         } else {

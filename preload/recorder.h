@@ -263,7 +263,6 @@ void ht_clock_init(void) HT_HIDDEN;
 ht_ring *ht_ring_claim(void) HT_HIDDEN;
 /* Registry of rings (lock-free push, never unlinked; rings are reused). */
 extern _Atomic(ht_ring *) ht_rings HT_HIDDEN;
-extern _Atomic uint32_t ht_drain_seq HT_HIDDEN;   /* bumped after every flusher pass */
 extern _Atomic uint32_t ht_dead_rings HT_HIDDEN;  /* exited threads not yet reclaimed */
 int ht_flusher_start(void) HT_HIDDEN;     /* @return 0 or -1 */
 void ht_flusher_stop(void) HT_HIDDEN;     /* join; no-op if not running or on the flusher */

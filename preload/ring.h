@@ -44,6 +44,8 @@ typedef struct ht_ring {
     uint32_t side_w, side_r;     /* side buffer indexes (owner thread and its handlers) */
     /* consumer's cache line */
     alignas(64) _Atomic uint64_t tail;
+    _Atomic uint32_t waiting;    /* the producer sleeps on wake until the consumer frees room */
+    _Atomic uint32_t wake;       /* futex word: bumped by the consumer to wake the producer */
     /* shared, rarely written */
     alignas(64) _Atomic uint32_t state; /* ht_ring_state */
     uint64_t tid;                /* dense thread id of the current owner (set before OWNED) */
@@ -72,6 +74,7 @@ static inline void ht_ring_init(ht_ring *r, uint32_t cap)
     r->mark = cap / 2;
     r->waits = r->drops = 0;
     r->wait_ns = 0;
+    atomic_store_explicit(&r->waiting, 0, memory_order_relaxed);
     r->side_w = r->side_r = 0;
 }
 
@@ -115,6 +118,22 @@ static inline void ht_ring_consume(ht_ring *r, size_t n)
 {
     uint64_t t = atomic_load_explicit(&r->tail, memory_order_relaxed);
     atomic_store_explicit(&r->tail, t + n, memory_order_release);
+}
+
+/* Consumer, after ht_ring_consume: whether a producer sleeping on a full ring
+ * should be woken now, i.e. the fill is down to the mark (it resumes with room
+ * for a burst instead of one wake-up per batch), or final (the consumer stops
+ * here). Pairs with the fence in the producer's wait (recorder.c): one of the
+ * two sees the other's store. */
+static inline int ht_ring_wake_due(ht_ring *r, int final)
+{
+    atomic_thread_fence(memory_order_seq_cst);
+    if (__builtin_expect(!atomic_load_explicit(&r->waiting, memory_order_relaxed), 1)) return 0;
+    if (!final && atomic_load_explicit(&r->head, memory_order_relaxed) -
+                  atomic_load_explicit(&r->tail, memory_order_relaxed) > r->mark) return 0;
+    atomic_store_explicit(&r->waiting, 0, memory_order_relaxed);
+    atomic_fetch_add_explicit(&r->wake, 1, memory_order_release);
+    return 1;
 }
 
 /* Either side: events waiting (a snapshot). */
