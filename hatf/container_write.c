@@ -357,16 +357,18 @@ HATF_API int hatf_writer_add(hatf_writer *w, const hatf_event *ev, size_t n)
             if (m > sn - i) m = sn - i;
             int rc;
             size_t done = hatf1_encode_batch_(&t->enc, sev + i, times + i, m, HATF_CK_WRITER_RAW_CUT, &rc);
+            hatf_aitem *it = t->items + t->nitems;
             for (size_t j = i; j < i + done; j++) {
                 const hatf_event *e = &sev[j];
                 if (hatf_op_has_addr(e->op))
-                    t->items[t->nitems++] = (hatf_aitem){ e->size, e->addr, e->new_addr, (uint8_t)e->op };
-                if (e->op != HATF_OP_COMMENT) {
-                    if (!t->has_time) t->t_first = times[j];
-                    t->has_time = 1;
-                    t->t_last = times[j];
-                }
+                    *it++ = (hatf_aitem){ e->size, e->addr, e->new_addr, (uint8_t)e->op };
             }
+            t->nitems = (size_t)(it - t->items);
+            /* the group's first and last times: comments have none */
+            for (size_t j = i; !t->has_time && j < i + done; j++)
+                if (sev[j].op != HATF_OP_COMMENT) { t->t_first = times[j]; t->has_time = 1; }
+            for (size_t j = i + done; j-- > i;)
+                if (sev[j].op != HATF_OP_COMMENT) { t->t_last = times[j]; break; }
             t->events += (uint32_t)done;
             i += done;
             if (rc) {

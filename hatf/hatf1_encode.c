@@ -528,6 +528,14 @@ INLINE uint32_t sat_add(uint32_t s, size_t k)
     return k >= STABLE_RUN || s + k >= STABLE_RUN ? (s < STABLE_RUN ? STABLE_RUN : s) : s + (uint32_t)k;
 }
 
+/* Below this length a record neither stops the run nor needs more room
+ * (one test per record). */
+INLINE size_t run_lim(const hatf_buf *out, size_t len, size_t stop_len, size_t room)
+{
+    if (out->cap - len < room) return 0;
+    return out->cap - room < stop_len ? out->cap - room : stop_len;
+}
+
 /* encode_common over a run of events with the state in locals: the stream
  * state is checked once, each event only for its own values. Same bytes.
  * @return the number of events encoded (it stops at the first event that
@@ -556,12 +564,12 @@ static size_t encode_run(hatf1_encoder *e, const hatf_event *ev, const uint64_t 
     lwidth ws, wt;
     lwidth_load(&ws, e, HATF_F_SIZE);
     lwidth_load(&wt, e, HATF_F_TIME);
-    uint64_t prev_t = e->prev[HATF_F_TIME], prev_s = e->prev[HATF_F_SIZE];
-    uint64_t prev_a = e->prev[HATF_F_ADDR], meta = e->metadata;
+    uint64_t prev_t = e->prev[HATF_F_TIME], meta = e->metadata;
     uint8_t *p = out->p;
-    size_t len = out->len, cap = out->cap;
+    size_t len = out->len;
     /* two width records, a record's 8-byte stores, a v1 string */
     enum { ROOM = 2 * 4 + 12 + 1 + 2 * 8 + 1 + 255 };
+    size_t lim = run_lim(out, len, stop_len, ROOM);
     size_t k = 0;
     for (; k < n; k++) {
         const hatf_event *x = &ev[k];
@@ -579,12 +587,12 @@ static size_t encode_run(hatf1_encoder *e, const hatf_event *ev, const uint64_t 
             if (attr_v1) to_def = 1;
             else if (x->attr != attr) break;
         }
-        if (len >= stop_len) break;
-        if (cap - len < ROOM) {
+        if (len >= lim) {
+            if (len >= stop_len) break;
             out->len = len;
             if (!hatf_buf_reserve(out, ROOM)) break;
             p = out->p;
-            cap = out->cap;
+            lim = run_lim(out, len, stop_len, ROOM);
         }
         if (has_size) len += ladapt(&ws, HATF_F_SIZE, uwidth(x->size), p + len, &meta);
         uint64_t dt = time[k] - prev_t;
@@ -619,26 +627,30 @@ static size_t encode_run(hatf1_encoder *e, const hatf_event *ev, const uint64_t 
             be = __builtin_bswap64(x->size << ((64 - 8 * ws.w) & 63));
             memcpy(q + m, &be, 8);
             m += ws.w;
-            prev_s = x->size;
         }
         be = __builtin_bswap64(dt << ((64 - 8 * wt.w) & 63));
         memcpy(q + m, &be, 8);
         m += wt.w;
         prev_t = time[k];
-        prev_a = op >= 2 ? x->new_addr : x->addr;
         if (bytes) {
             a_run = 0;
             q[m++] = (uint8_t)dlen;
             if (dlen <= 8) for (size_t i = 0; i < dlen; i++) q[m + i] = x->data[i];
             else memcpy(q + m, x->data, dlen);
             m += dlen;
-        } else {
-            prev_at = x->attr;
         }
         len += m;
     }
     out->len = len;
     if (!k) return 0;
+    /* the previous values the loop did not need: the last event's that has them */
+    const hatf_event *last = &ev[k - 1];
+    uint64_t prev_a = last->op >= 2 ? last->new_addr : last->addr;
+    uint64_t prev_s = e->prev[HATF_F_SIZE];
+    for (size_t j = k; j-- > 0;)
+        if (ev[j].op != HATF_OP_FREE) { prev_s = ev[j].size; break; }
+    for (size_t j = k; j-- > 0;)
+        if (!ev[j].attr_is_bytes) { prev_at = ev[j].attr; break; }
     e->started = 1;
     lwidth_store(&ws, e, HATF_F_SIZE);
     lwidth_store(&wt, e, HATF_F_TIME);
