@@ -364,43 +364,157 @@ HATF_API int hatf1_decode(hatf1_decoder *d, hatf_event *ev)
     return decode_one(d, ev);
 }
 
-/* Event records at least FAST_AVAIL bytes from the end, none cut off in its
- * attribute bytes, into ev[0..max): the hot loop of hatf1_decode_many, with
- * the position and counters kept in registers. Stops before anything else
- * (metadata, a comment, the end, an error), which decode_one then reads.
- * @return events stored. */
 /* The field state the container writer keeps (HATF best with split
- * addresses): address, thread, heap and numeric attributes constant, size
+ * addresses): address 0, thread, heap and numeric attributes constant, size
  * stored unsigned or constant, time a delta or a step. Under it an alloc,
- * free or realloc reads without a branch on field kinds (decode_run). */
+ * free or realloc reads without a branch on field kinds (fast_run): every
+ * constant field comes from a template event, and each of size and time is
+ * one masked load, shift and add:
+ *   size = s_add + ((be64 & s_hmask) >> s_shift)             (unsigned)
+ *   time = prev + t_add + ((int64)(be64 & t_hmask) >> t_shift) (signed)
+ * where hmask keeps the field's stored bytes (none: 0, and then the shift is
+ * 0 too) and s_add / t_add hold a constant or a stride. */
 typedef struct fast_state {
-    uint64_t s_add, s_lmask, t_add, t_lmask, t_sm;
+    hatf_event tmpl;
+    uint64_t s_add, s_hmask, t_add, t_hmask;
     unsigned s_shift, s_nb, t_shift, t_nb;
 } fast_state;
+
+/* The top 8 * w bits of a 64-bit load. */
+static inline uint64_t top_mask(unsigned w)
+{
+    return w ? ~(uint64_t)0 << ((64 - 8 * w) & 63) : 0;
+}
+
+static inline int fast_size(const hatf1_decoder *d, fast_state *f)
+{
+    unsigned k = d->kind[HATF_F_SIZE];
+    if (k != HATF1_K_NONE && k != HATF1_K_CONST) return 0;
+    f->s_nb = d->nbytes[HATF_F_SIZE];  /* 0 when constant */
+    f->s_hmask = top_mask(f->s_nb);
+    f->s_shift = d->shift[HATF_F_SIZE];
+    f->s_add = d->add[HATF_F_SIZE];
+    return 1;
+}
+
+static inline int fast_time(const hatf1_decoder *d, fast_state *f)
+{
+    unsigned k = d->kind[HATF_F_TIME];
+    if (k != HATF1_K_DELTA && k != HATF1_K_STEP) return 0;
+    /* a step skips its stored bytes, if any (a width set after a stride) */
+    f->t_nb = d->nbytes[HATF_F_TIME];
+    f->t_hmask = k == HATF1_K_DELTA ? top_mask(f->t_nb) : 0;
+    f->t_shift = k == HATF1_K_DELTA ? d->shift[HATF_F_TIME] : 0;
+    f->t_add = k == HATF1_K_STEP ? d->add[HATF_F_TIME] : 0;
+    return 1;
+}
 
 static inline int fast_state_get(const hatf1_decoder *d, fast_state *f)
 {
     const uint8_t *k = d->kind;
-    if (k[HATF_F_ADDR] != HATF1_K_CONST || k[HATF_F_THREAD] != HATF1_K_CONST ||
+    if (k[HATF_F_ADDR] != HATF1_K_CONST || d->add[HATF_F_ADDR] != 0 || k[HATF_F_THREAD] != HATF1_K_CONST ||
         k[HATF_F_HEAP] != HATF1_K_CONST || k[HATF_F_ATTR] != HATF1_K_CONST)
         return 0;
-    unsigned ks = k[HATF_F_SIZE], kt = k[HATF_F_TIME];
-    if ((ks != HATF1_K_NONE && ks != HATF1_K_CONST) ||
-        (kt != HATF1_K_DELTA && kt != HATF1_K_STEP))
-        return 0;
-    /* a kind without stored bytes reads them through a zero mask */
-    f->s_nb = ks == HATF1_K_NONE ? d->nbytes[HATF_F_SIZE] : 0;
-    f->s_shift = d->shift[HATF_F_SIZE];
-    f->s_lmask = f->s_nb ? ~(uint64_t)0 : 0;
-    f->s_add = d->add[HATF_F_SIZE];
-    f->t_nb = kt == HATF1_K_DELTA ? d->nbytes[HATF_F_TIME] : 0;
-    f->t_shift = d->shift[HATF_F_TIME];
-    f->t_lmask = f->t_nb ? ~(uint64_t)0 : 0;
-    f->t_sm = f->t_nb ? d->smask[HATF_F_TIME] : 0;
-    f->t_add = kt == HATF1_K_STEP ? d->add[HATF_F_TIME] : 0;
+    if (!fast_size(d, f) || !fast_time(d, f)) return 0;
+    memset(&f->tmpl, 0, sizeof f->tmpl);
+    f->tmpl.thread = d->add[HATF_F_THREAD];
+    f->tmpl.heap = d->add[HATF_F_HEAP];
+    f->tmpl.attr = d->add[HATF_F_ATTR];  /* 0 under v1/v2 */
     return 1;
 }
 
+/* The fast state after a metadata record on field f. @return whether it holds. */
+static int fast_refresh(const hatf1_decoder *d, fast_state *fs, unsigned f, int fast)
+{
+    if (fast && f == HATF_F_SIZE) return fast_size(d, fs);
+    if (fast && f == HATF_F_TIME) return fast_time(d, fs);
+    if (fast && f == HATF_F_ATTR && d->kind[HATF_F_ATTR] == HATF1_K_CONST) {
+        fs->tmpl.attr = d->add[HATF_F_ATTR];  /* 0 under v1/v2 */
+        return 1;
+    }
+    return fast_state_get(d, fs);
+}
+
+/* The attribute bytes of a record at buf[*end] (lb length bytes) into ev.
+ * @return 1, or 0 when they are cut off: the record is then left to
+ * decode_one, which reports it (the stream is failed, so reading the fields
+ * again is harmless). */
+static inline __attribute__((always_inline)) int
+take_attr(const uint8_t *buf, size_t len, size_t *end, size_t lb, hatf_event *ev)
+{
+    size_t at = *end;
+    if (len - at < lb) return 0;
+    const uint8_t *q = buf + at;
+    size_t k = lb == 1 ? q[0] : (size_t)q[0] << 8 | q[1];
+    if (len - at - lb < k) return 0;
+    ev->attr_is_bytes = 1;
+    ev->data = q + lb;
+    ev->data_len = (uint16_t)k;
+    *end = at + lb + k;
+    return 1;
+}
+
+/* Alloc, free and realloc records at buf[*ppos] on, each at most lim, into
+ * e[0..max) under the fast state, with lb attribute length bytes (a constant
+ * at each call, so each copy keeps one). Stops at anything else, or before a
+ * record cut off in its attribute bytes. @return events stored; *ppos and
+ * *last (the last one's offset) moved. */
+static inline __attribute__((always_inline)) size_t
+fast_run(const uint8_t *restrict buf, size_t *ppos, size_t *last, size_t lim, size_t len,
+         hatf_event *restrict e, size_t max, const fast_state *restrict fs, uint64_t *tp, const unsigned lb)
+{
+    size_t pos = *ppos, at = *last, n = 0;
+    uint64_t tprev = *tp;
+    const uint64_t s_add = fs->s_add, s_hmask = fs->s_hmask, t_add = fs->t_add, t_hmask = fs->t_hmask;
+    const unsigned s_shift = fs->s_shift, s_nb = fs->s_nb, t_shift = fs->t_shift, t_nb = fs->t_nb;
+    while (n < max && pos <= lim) {
+        const uint8_t *p = buf + pos;
+        unsigned tag = p[0];
+        if (UNLIKELY(tag > HATF_OP_REALLOC_FREE)) break;
+        uint64_t has_size = (uint64_t)0 - (tag != HATF_OP_FREE);
+        uint64_t size = (s_add + ((load_be64(p + 1) & s_hmask) >> s_shift)) & has_size;
+        unsigned off = 1 + (s_nb & (unsigned)has_size);
+        tprev += t_add + (uint64_t)((int64_t)(load_be64(p + off) & t_hmask) >> t_shift);
+        size_t end = pos + off + t_nb;
+        hatf_event *ev = &e[n];
+        *ev = fs->tmpl;
+        ev->op = (uint8_t)tag;
+        ev->size = size;
+        ev->time = tprev;
+        if (lb && UNLIKELY(!take_attr(buf, len, &end, lb, ev))) break;
+        at = pos;
+        pos = end;
+        n++;
+    }
+    *ppos = pos;
+    *last = at;
+    *tp = tprev;
+    return n;
+}
+
+static __attribute__((noinline)) size_t
+fast_run0(const uint8_t *b, size_t *pp, size_t *l, size_t lim, size_t len, hatf_event *e, size_t max, const fast_state *fs, uint64_t *tp)
+{
+    return fast_run(b, pp, l, lim, len, e, max, fs, tp, 0);
+}
+
+static __attribute__((noinline)) size_t
+fast_run1(const uint8_t *b, size_t *pp, size_t *l, size_t lim, size_t len, hatf_event *e, size_t max, const fast_state *fs, uint64_t *tp)
+{
+    return fast_run(b, pp, l, lim, len, e, max, fs, tp, 1);
+}
+
+static __attribute__((noinline)) size_t
+fast_run2(const uint8_t *b, size_t *pp, size_t *l, size_t lim, size_t len, hatf_event *e, size_t max, const fast_state *fs, uint64_t *tp)
+{
+    return fast_run(b, pp, l, lim, len, e, max, fs, tp, 2);
+}
+
+/* Event and metadata records at least FAST_AVAIL bytes from the end, none
+ * cut off in its attribute bytes, into ev[0..max): the hot loop of
+ * hatf1_decode_many, runs of alloc, free and realloc records under the fast
+ * state going through fast_run. Stops before anything else (a comment, the
+ * end, an error), which decode_one then reads. @return events stored. */
 static inline __attribute__((always_inline)) size_t
 decode_run(hatf1_decoder *restrict d, hatf_event *restrict ev, size_t max)
 {
@@ -408,72 +522,57 @@ decode_run(hatf1_decoder *restrict d, hatf_event *restrict ev, size_t max)
     size_t pos = d->pos, last = pos, n = 0;
     if (d->err.code || d->len - pos < FAST_AVAIL) return 0;
     const size_t lim = d->len - FAST_AVAIL, len = d->len;
-    const size_t lb = d->attr_len_bytes;
-    fast_state fs = { 0, 0, 0, 0, 0, 0, 0, 0, 0 };
+    size_t lb = d->attr_len_bytes, counted = 0;
+    fast_state fs;
     int fast = fast_state_get(d, &fs);
-    uint64_t c_addr = d->add[HATF_F_ADDR], c_thread = d->add[HATF_F_THREAD];
-    uint64_t c_heap = d->add[HATF_F_HEAP], c_attr = d->add[HATF_F_ATTR];
     uint64_t tprev = d->prev[HATF_F_TIME];
     while (n < max && pos <= lim) {
         unsigned tag = buf[pos];
         if (UNLIKELY(tag >= HATF_OP_COMMENT)) {
-            /* a valid fieldSize of a numeric field other than the attributes
-             * (the writer's width changes, about one record in ten) is taken
-             * here; anything else is left to decode_slow */
+            /* metadata (the writer changes a width about one record in ten,
+             * on some traces the attributes' interpretation too) is read
+             * here; a comment is left to decode_slow */
+            if (tag != HATF_TAG_METADATA) break;
             const uint8_t *p = buf + pos;
             unsigned f = p[2], w = p[3];
-            if (tag != HATF_TAG_METADATA || p[1] != 1 || f >= HATF_F_ATTR || w > 8 || !((0x117u >> w) & 1))
-                break;
-            d->width[f] = (uint8_t)w;
-            if (w) d->last_nonzero_width[f] = (uint8_t)w;
-            d->metadata++;
-            rebuild_field(d, f);
-            fast = fast_state_get(d, &fs);
-            c_addr = d->add[HATF_F_ADDR];
-            c_thread = d->add[HATF_F_THREAD];
-            c_heap = d->add[HATF_F_HEAP];
-            pos += 4;
+            if (p[1] == 1 && f < HATF_F_ATTR && w <= 8 && ((0x117u >> w) & 1)) {
+                d->width[f] = (uint8_t)w;  /* a valid fieldSize of a numeric field */
+                if (w) d->last_nonzero_width[f] = (uint8_t)w;
+                d->metadata++;
+                rebuild_field(d, f);
+                pos += 4;
+            } else {
+                /* errors count the events before them */
+                d->records += n - counted;
+                counted = n;
+                d->pos = pos;
+                d->prev[HATF_F_TIME] = tprev;
+                int rc = read_metadata(d);
+                tprev = d->prev[HATF_F_TIME];
+                if (rc) break;
+                pos = d->pos;
+                lb = d->attr_len_bytes;
+            }
+            fast = fast_refresh(d, &fs, f, fast);
             continue;
         }
-        hatf_event *e = &ev[n];
-        size_t at = pos, end;
         if (LIKELY(fast && tag <= HATF_OP_REALLOC_FREE)) {
-            const uint8_t *p = buf + at;
-            uint64_t has_size = (uint64_t)0 - (tag != HATF_OP_FREE);
-            uint64_t has_new = (uint64_t)0 - (tag >= HATF_OP_REALLOC_INPLACE);
-            uint64_t size = (fs.s_add + ((load_be64(p + 1) >> fs.s_shift) & fs.s_lmask)) & has_size;
-            unsigned off = 1 + (fs.s_nb & (unsigned)has_size);
-            uint64_t r = (load_be64(p + off) >> fs.t_shift) & fs.t_lmask;
-            tprev += fs.t_add + ((r ^ fs.t_sm) - fs.t_sm);
-            e->op = (uint8_t)tag;
-            e->size = size;
-            e->addr = c_addr;
-            e->new_addr = c_addr & has_new;
-            e->thread = c_thread;
-            e->heap = c_heap;
-            e->time = tprev;
-            e->attr = c_attr;
-            end = at + off + fs.t_nb;
-        } else {
-            d->prev[HATF_F_TIME] = tprev;
-            end = at + read_fields(d, buf + at, tag, e);
-            tprev = d->prev[HATF_F_TIME];
+            size_t k = lb == 0 ? fast_run0(buf, &pos, &last, lim, len, ev + n, max - n, &fs, &tprev)
+                     : lb == 1 ? fast_run1(buf, &pos, &last, lim, len, ev + n, max - n, &fs, &tprev)
+                     : fast_run2(buf, &pos, &last, lim, len, ev + n, max - n, &fs, &tprev);
+            n += k;
+            if (k) continue;
+            break;  /* a cut-off attribute */
         }
+        hatf_event *e = &ev[n];
+        size_t at = pos;
+        d->prev[HATF_F_TIME] = tprev;
+        size_t end = at + read_fields(d, buf + at, tag, e);
+        tprev = d->prev[HATF_F_TIME];
         e->attr_is_bytes = 0;
         e->data = NULL;
         e->data_len = 0;
-        if (UNLIKELY(lb)) {
-            /* a cut-off attribute: left to decode_one, which reports it (the
-             * stream is then failed, so reading the fields again is harmless) */
-            if (len - end < lb) break;
-            const uint8_t *p = buf + end;
-            size_t k = lb == 1 ? p[0] : (size_t)p[0] << 8 | p[1];
-            if (len - end - lb < k) break;
-            e->attr_is_bytes = 1;
-            e->data = p + lb;
-            e->data_len = (uint16_t)k;
-            end += lb + k;
-        }
+        if (UNLIKELY(lb) && !take_attr(buf, len, &end, lb, e)) break;
         last = at;
         pos = end;
         n++;
@@ -481,7 +580,7 @@ decode_run(hatf1_decoder *restrict d, hatf_event *restrict ev, size_t max)
     d->prev[HATF_F_TIME] = tprev;
     d->pos = pos;  /* metadata may have been read even when no event was */
     if (n) {
-        d->records += n;
+        d->records += n - counted;
         d->last_record_offset = d->base_offset + last;
     }
     return n;

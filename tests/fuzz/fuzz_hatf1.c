@@ -2,8 +2,9 @@
  *
  * Properties: decoding never crashes, hangs or reads out of bounds; an error is
  * a known code with a one-line message and an offset inside the input, and it
- * sticks; every decoded event re-encodes (plain and best) and decodes back to
- * the same event.
+ * sticks; hatf1_decode_many gives the same events, error and position as
+ * hatf1_decode; every decoded event re-encodes (plain and best) and decodes
+ * back to the same event.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -67,6 +68,29 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         FUZZ_CHECK(rc == 0, "decode returned %d", rc);
         FUZZ_CHECK(dec.pos == size, "clean end at %zu of %zu bytes", dec.pos, size);
     }
+    /* the bulk decoder, in batches of a size taken from the input */
+    hatf1_decoder bulk;
+    hatf1_decoder_init(&bulk, data, size, 0);
+    hatf_event *many = malloc((size + 1) * sizeof *many);
+    if (!many) { free(evs); return 0; }
+    size_t m = 0, batch = size ? 1 + data[size - 1] % 300 : 1;
+    int rc2;
+    while ((rc2 = hatf1_decode_many(&bulk, many + m, batch)) > 0) {
+        FUZZ_CHECK(m + (size_t)rc2 <= n, "decode_many: more events than decode (%zu)", n);
+        m += (size_t)rc2;
+    }
+    FUZZ_CHECK(m == n && rc2 == rc, "decode_many: %zu events then %d, decode: %zu then %d", m, rc2, n, rc);
+    for (size_t i = 0; i < n; i++)
+        if (!fuzz_event_equal(&many[i], &evs[i])) {
+            fuzz_event_print("decode", &evs[i]);
+            fuzz_event_print("decode_many", &many[i]);
+            FUZZ_CHECK(0, "decode_many: event %zu differs", i);
+        }
+    FUZZ_CHECK(bulk.pos == dec.pos && bulk.records == dec.records && bulk.metadata == dec.metadata &&
+               bulk.err.offset == dec.err.offset && bulk.err.record == dec.err.record,
+               "decode_many: state differs (pos %zu/%zu, error offset %llu/%llu)", bulk.pos, dec.pos,
+               (unsigned long long)bulk.err.offset, (unsigned long long)dec.err.offset);
+    free(many);
     roundtrip(evs, n, HATF1_PLAIN);
     roundtrip(evs, n, HATF1_BEST);
     free(evs);

@@ -747,6 +747,68 @@ static void test_decode_many(void)
     hatf_buf_free(&b);
 }
 
+/* hatf1_decode_many against hatf1_decode on a stream whose field states
+ * change while records are decoded in bulk: a time stride with stored bytes
+ * (skipped), then a time delta, attributes switching between v1 bytes and a
+ * default, and size widths changing. */
+static void test_decode_many_states(void)
+{
+    static const uint8_t head[] = {
+        0x0b, 0x02, 0x01, 0x01, A8(0),              /* address: default 0 */
+        0x0b, 0x02, 0x02, 0x04, A8(1000), A8(10),   /* time: stride 10 from 1000 */
+        0x0b, 0x01, 0x02, 0x04,                     /* ... with 4 stored bytes */
+    };
+    hatf_buf b;
+    hatf_buf_init(&b);
+    hatf_buf_append(&b, head, sizeof head);
+    for (int i = 0; i < 300; i++) {
+        uint8_t r[16];
+        size_t n = 0;
+        if (i == 100) {  /* time: delta from 5000, 2 bytes */
+            static const uint8_t m[] = { 0x0b, 0x02, 0x02, 0x03, A8(5000), 0x0b, 0x01, 0x02, 0x02 };
+            hatf_buf_append(&b, m, sizeof m);
+        }
+        if (i >= 150 && i % 10 == 0) {  /* attributes: v1 bytes, then a default */
+            static const uint8_t v1[] = { 0x0b, 0x01, 0x05, 0x09, 0x0b, 0x02, 0x05, 0x00 };
+            static const uint8_t def[] = { 0x0b, 0x02, 0x05, 0x01, A8(77) };
+            if (i % 20) hatf_buf_append(&b, def, sizeof def); else hatf_buf_append(&b, v1, sizeof v1);
+        }
+        if (i % 7 == 3) {  /* size: 1 byte, then back to 4 */
+            static const uint8_t w1[] = { 0x0b, 0x01, 0x00, 0x01 }, w4[] = { 0x0b, 0x01, 0x00, 0x04 };
+            if (i % 2) hatf_buf_append(&b, w1, sizeof w1); else hatf_buf_append(&b, w4, sizeof w4);
+        }
+        hatf1_decoder probe;  /* the current widths, from a decoder at the end so far */
+        hatf1_decoder_init(&probe, b.p, b.len, 0);
+        hatf_event ev;
+        while (hatf1_decode(&probe, &ev) == 1) {}
+        unsigned sw = probe.width[HATF_F_SIZE], tw = probe.width[HATF_F_TIME];
+        r[n++] = (uint8_t)(i % 3 == 0 ? HATF_OP_FREE : HATF_OP_ALLOC);
+        if (r[0] != HATF_OP_FREE)
+            for (unsigned k = sw; k-- > 0;) r[n++] = (uint8_t)((i + 1) >> (8 * k));
+        for (unsigned k = tw; k-- > 0;) r[n++] = (uint8_t)((i * 3) >> (8 * k));
+        if (probe.attr_len_bytes) { r[n++] = 2; r[n++] = 'a'; r[n++] = (uint8_t)i; }
+        hatf_buf_append(&b, r, n);
+    }
+    hatf1_decoder d1, d2;
+    hatf1_decoder_init(&d1, b.p, b.len, 0);
+    hatf1_decoder_init(&d2, b.p, b.len, 0);
+    static hatf_event one[300], many[300];
+    int n1 = 0, n2 = 0, rc;
+    while (n1 < 300 && hatf1_decode(&d1, &one[n1]) == 1) n1++;
+    while (n2 < 300 && (rc = hatf1_decode_many(&d2, many + n2, (size_t)(300 - n2) < 37 ? (size_t)(300 - n2) : 37)) > 0) n2 += rc;
+    CU_ASSERT_EQUAL(n1, 300);
+    CU_ASSERT_EQUAL(n2, 300);
+    size_t bad = 0;
+    for (int i = 0; i < n1 && i < n2; i++) bad += !same_event(&one[i], &many[i], 0);
+    CU_ASSERT_EQUAL(bad, 0);
+    CU_ASSERT_EQUAL(one[1].time, 1020);   /* the stride's bytes are skipped */
+    CU_ASSERT_EQUAL(d1.pos, b.len);
+    CU_ASSERT_EQUAL(d2.pos, b.len);
+    CU_ASSERT_EQUAL(d1.metadata, d2.metadata);
+    CU_ASSERT_EQUAL(d1.records, d2.records);
+    hatf_buf_free(&b);
+}
+
 /* A program's mix: one thread, heap 0, sizes mostly small, LIFO-ish frees,
  * ns timestamps a few hundred apart, hatrace attribute bytes (func key). */
 static void realistic(hatf1_mode mode, size_t n, size_t *bytes)
@@ -854,6 +916,7 @@ int main(void)
     CU_add_test(s, "round trip extremes", test_round_trip_extremes);
     CU_add_test(s, "doc example", test_doc_example);
     CU_add_test(s, "decode many", test_decode_many);
+    CU_add_test(s, "decode many, changing states", test_decode_many_states);
     CU_add_test(s, "best smaller than plain", test_best_smaller);
     CU_add_test(s, "best hysteresis", test_best_hysteresis);
     CU_basic_set_mode(CU_BRM_VERBOSE);
