@@ -551,6 +551,8 @@ static size_t encode_run(hatf1_encoder *e, const hatf_event *ev, const uint64_t 
         e->interp[HATF_F_TIME] != HATF_I_DELTA || e->width[HATF_F_TIME] > 8)
         return 0;
     const int size_ok = e->interp[HATF_F_SIZE] == HATF_I_NONE && e->width[HATF_F_SIZE] <= 8;
+    /* ops the run takes (0..5): with a size only when the size field can carry it */
+    const unsigned ok_ops = size_ok ? 0x3fu : 1u << HATF_OP_FREE;
     const unsigned A = HATF_F_ATTR;
     int attr_v1 = e->interp[A] == HATF_I_NONE && e->width[A] == HATF_W_V1;
     if (!attr_v1 && !(e->interp[A] == HATF_I_DEFAULT && e->width[A] == 0)) return 0;
@@ -559,7 +561,8 @@ static size_t encode_run(hatf1_encoder *e, const hatf_event *ev, const uint64_t 
     const int v1_back = e->last_nonzero_width[A] == HATF_W_V1;
     const uint64_t thread = e->arg[HATF_F_THREAD], heap = e->arg[HATF_F_HEAP];
     uint64_t attr = e->arg[A], prev_at = e->prev[A];
-    uint32_t a_stable = e->stable[A], a_run = e->run_len[A];
+    uint32_t a_run = e->run_len[A];
+    size_t def_at = SIZE_MAX;  /* the run's last new attribute default */
     unsigned a_max = e->run_max[A], a_chosen = e->chosen[A];
     lwidth ws, wt;
     lwidth_load(&ws, e, HATF_F_SIZE);
@@ -574,9 +577,8 @@ static size_t encode_run(hatf1_encoder *e, const hatf_event *ev, const uint64_t 
     for (; k < n; k++) {
         const hatf_event *x = &ev[k];
         unsigned op = x->op;
-        if (op > 5 || x->thread != thread || x->heap != heap) break;
+        if (op > 5 || !((ok_ops >> op) & 1) || x->thread != thread || x->heap != heap) break;
         int has_size = op != HATF_OP_FREE;
-        if (has_size && !size_ok) break;
         size_t dlen = x->data_len;
         int bytes = x->attr_is_bytes, to_v1 = 0, to_def = 0;
         if (bytes) {
@@ -613,11 +615,9 @@ static size_t encode_run(hatf1_encoder *e, const hatf_event *ev, const uint64_t 
             meta++;
             attr_v1 = 0;
             attr = x->attr;
-            a_stable = 0;
+            def_at = k;
             a_chosen = 0;
             a_run = a_max = 0;
-        } else if (!bytes && a_stable < STABLE_RUN) {
-            a_stable++;
         }
         uint8_t *q = p + len;
         q[0] = (uint8_t)op;
@@ -651,6 +651,11 @@ static size_t encode_run(hatf1_encoder *e, const hatf_event *ev, const uint64_t 
         if (ev[j].op != HATF_OP_FREE) { prev_s = ev[j].size; break; }
     for (size_t j = k; j-- > 0;)
         if (!ev[j].attr_is_bytes) { prev_at = ev[j].attr; break; }
+    /* a default is stable after STABLE_RUN plain records (best_constant) */
+    uint32_t plain = 0;
+    for (size_t j = k; j-- > (def_at == SIZE_MAX ? 0 : def_at + 1) && plain < STABLE_RUN;)
+        plain += !ev[j].attr_is_bytes;
+    uint32_t a_stable = def_at == SIZE_MAX ? sat_add(e->stable[A], plain) : plain;
     e->started = 1;
     lwidth_store(&ws, e, HATF_F_SIZE);
     lwidth_store(&wt, e, HATF_F_TIME);
