@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # stacks_callgrind.sh — instructions per call-stack capture, counted by callgrind
 # (repeatable on a loaded machine, unlike wall time): libunwind's unw_backtrace
-# alone and the recorder's whole ht_stack_here (unwind + hash + dedup), at
-# several call depths, cold (first call) and warm (per call, from the
+# alone and the recorder's whole ht_stack_here (walk + hash + dedup; the walk
+# from call-frame information, preload/unwind.c, and with HATRACE_STACKS_FP=1
+# the frame-pointer walk), at several call depths, cold (first call) and warm (per call, from the
 # difference of two runs of N and N+K calls). Uses tests/workloads/stack_depth.
 #
 #   bench/stacks_callgrind.sh [BUILD_DIR [DEPTHS]]     (default: build "3 10 30")
@@ -38,7 +39,7 @@ for d in $DEPTHS; do
   ARGS=(unwind "$d" $N); a=$(ir ua "*backtrace" X=1)
   ARGS=(unwind "$d" $((N + K))); b=$(ir ub "*backtrace" X=1)
   printf '%-28s %6s %10s %10s\n' "unw_backtrace" "$frames" "$cold" "$(per_call "$a" "$b")"
-  for mode in unwind fp; do
+  for mode in cfi fp; do
     fp=0 PROG=; [ $mode = fp ] && fp=1 PROG=$W/stack_depth_fp
     ARGS=(malloc "$d" $N); a=$(ir ma ht_stack_here LD_PRELOAD="$lib" HATRACE_STACKS=64 HATRACE_STACKS_FP=$fp)
     ARGS=(malloc "$d" $((N + K))); b=$(ir mb ht_stack_here LD_PRELOAD="$lib" HATRACE_STACKS=64 HATRACE_STACKS_FP=$fp)

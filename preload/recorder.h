@@ -9,7 +9,9 @@
  *   options.c   the option table (environment variables)
  *   prim.c      host coupling: clock, futex, thread id, logging without malloc
  *   annotate.c  the annotation API's runtime (hatrace_rt_*, include/hatrace.h)
- *   stacks.c    call stacks: capture (libunwind), per-thread dedup, global ids
+ *   stacks.c    call stacks: capture, per-thread dedup, global ids
+ *   unwind.c    the stack walk from DWARF call-frame information (libunwind
+ *               takes what it does not walk)
  *   symbols.c   the load map and frame names, resolved once at the end
  *   mimalloc_heaps.c  mimalloc's heap API (mi_heap_*, mi_free ...), recorded with heaps
  * Names: ht_ internal, HT_ macros and constants.
@@ -106,7 +108,8 @@ static inline uint64_t ht_now(void) { return ht_mono_ns(); }
 /* ---- options.c ---- */
 typedef enum ht_opt_id {
     HT_OPT_ZSTD_LEVEL, HT_OPT_RING_SIZE, HT_OPT_FLUSH_MS, HT_OPT_FOLLOW_CHILDREN,
-    HT_OPT_DROP, HT_OPT_VERBOSE, HT_OPT_STACKS, HT_OPT_STACKS_FP, HT_OPT_TIME_RES, HT_OPT_COUNT_
+    HT_OPT_DROP, HT_OPT_VERBOSE, HT_OPT_STACKS, HT_OPT_STACKS_FP, HT_OPT_STACKS_CHECK, HT_OPT_TIME_RES,
+    HT_OPT_COUNT_
 } ht_opt_id;
 /* Parse HATRACE_* from the environment (no allocation); invalid values warn once
  * and keep the default. Strings: HATRACE_OUTPUT, HATRACE_CLOCK, HATRACE_REPORT. */
@@ -249,6 +252,31 @@ void ht_stacks_finish(struct hatf_writer *w) HT_HIDDEN;
 void ht_stacks_atfork_child(void) HT_HIDDEN;
 /* Allocations without a stack id because a thread's table was full. */
 extern _Atomic uint64_t ht_stacks_full HT_HIDDEN;
+
+/* ---- unwind.c ---- */
+/* cached frame rules per thread: 16384 (256 KiB), an address's in the window
+ * of slots from its home one (hence the extra slots at the end) */
+enum { HT_UNW_BITS = 14, HT_UNW_WINDOW = 8 };
+/* How to find a frame's caller, for one code address (see unwind.c). */
+typedef struct ht_unw_rule {
+    uintptr_t ip;           /* the code address; 0: empty slot */
+    int32_t cfa_off;        /* CFA = (cfa_rbp ? rbp : rsp) + cfa_off */
+    int16_t rbp_off;        /* the caller's rbp saved at CFA + rbp_off; 0: still in rbp */
+    uint8_t cfa_rbp, kind;
+} ht_unw_rule;
+/* A thread's unwinder: its stack's bounds and rule cache (no lock: one thread). */
+typedef struct ht_unw {
+    uintptr_t lo, hi;
+    ht_unw_rule slot[(1 << HT_UNW_BITS) + HT_UNW_WINDOW];
+} ht_unw;
+/* Take the calling thread's stack bounds. pre: untraced (it may allocate).
+ * @return 0, or -1 when unknown (then ht_unwind always returns -1). */
+int ht_unwind_attach(ht_unw *u) HT_HIDDEN;
+/* Like unw_backtrace: the return addresses of the calling function's frame
+ * and its callers', innermost first, into out[0..max). No lock, no malloc,
+ * async-signal-safe. @return the count, or -1 when the stack cannot be
+ * walked from the call-frame information (then take libunwind's). */
+int ht_unwind(ht_unw *u, uint64_t *out, int max) HT_HIDDEN;
 
 /* ---- symbols.c ---- */
 /* Write the load map and a symbol for each of the n sorted unique frame

@@ -1,10 +1,11 @@
-/* stacks.c — call stacks of allocations: capture with libunwind's local
- * unwinder, dedup per thread on the hot path, ids per process on the flusher.
+/* stacks.c — call stacks of allocations: capture (unwind.c's walk from the
+ * call-frame information, libunwind for what it does not walk), dedup per
+ * thread on the hot path, ids per process on the flusher.
  *
- * Hot path (ht_stack_here, in the hook, on the calling thread): unw_backtrace
- * into a stack buffer, hash the frames, probe the thread's table (open
+ * Hot path (ht_stack_here, in the hook, on the calling thread): walk the
+ * stack into a stack buffer, hash the frames, probe the thread's table (open
  * addressing, fixed size, mapped when the ring was made). A stack seen before
- * costs the unwind, a hash and a compare; a new one is copied into the
+ * costs the walk, a hash and a compare; a new one is copied into the
  * table's frame pool and announced by a STACK raw event in the ring, before
  * the event that uses it. No lock, no malloc: the table belongs to the ring
  * and libunwind is warmed up on the thread when its ring is attached.
@@ -22,7 +23,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <xxhash.h>
 
 #include "recorder.h"
 #include "hatf_container.h"
@@ -55,8 +55,9 @@ typedef struct ht_stk_ent {
 
 struct ht_stk {
     uint32_t used, pool_used; /* producer's */
-    uintptr_t lo, hi;         /* the owning thread's stack (frame-pointer walk) */
+    uint64_t walked, unwound; /* producer's: stacks by unwind.c, by libunwind */
     ht_stk_site site[STK_SITES];
+    ht_unw unw;               /* the owning thread's stack bounds and frame rules */
     ht_stk_ent ent[STK_SLOTS];
     uint64_t pool[STK_POOL];
 };
@@ -64,6 +65,8 @@ struct ht_stk {
 int ht_stack_depth;
 _Atomic uint64_t ht_stacks_full;
 static int stk_fp;            /* HATRACE_STACKS_FP=1: walk frame pointers */
+static int stk_check;         /* HATRACE_STACKS_CHECK=1: compare walks with libunwind's */
+static _Atomic uint64_t stk_checked, stk_mismatch;
 
 void ht_stacks_init(void)
 {
@@ -71,6 +74,7 @@ void ht_stacks_init(void)
     if (ht_stack_depth > HATF_STACK_MAX) ht_stack_depth = HATF_STACK_MAX;
 #ifdef HT_HAVE_LIBUNWIND
     stk_fp = (int)ht_opt(HT_OPT_STACKS_FP);
+    stk_check = (int)ht_opt(HT_OPT_STACKS_CHECK);
     /* per-thread caches: no lock shared between threads while unwinding */
     if (ht_stack_depth) {
         unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
@@ -97,19 +101,10 @@ void ht_stacks_attach(ht_ring *r)
         r->stk = m;
     }
     struct ht_stk *s = r->stk;
-    /* the ring may have served another thread: its stack and call sites were not ours */
-    s->lo = s->hi = 0;
+    /* the ring may have served another thread: its stack and call sites were not
+     * ours (frame rules hold for the whole process: kept) */
     memset(s->site, 0, sizeof s->site);
-    pthread_attr_t a;
-    if (stk_fp && !pthread_getattr_np(pthread_self(), &a)) {
-        void *lo;
-        size_t size;
-        if (!pthread_attr_getstack(&a, &lo, &size)) {
-            s->lo = (uintptr_t)lo;
-            s->hi = (uintptr_t)lo + size;
-        }
-        pthread_attr_destroy(&a);
-    }
+    ht_unwind_attach(&s->unw);
 #ifdef HT_HAVE_LIBUNWIND
     /* libunwind sets up its per-thread cache on first use (it may allocate) */
     void *b[8];
@@ -117,10 +112,20 @@ void ht_stacks_attach(ht_ring *r)
 #endif
 }
 
+/* Hash of frames[0..n): a multiply-add per frame (XXH3 costs ~440
+ * instructions on 35 frames). The high bits depend on every frame; the last
+ * step folds them into the low ones the tables index with. */
+static uint64_t frames_hash(const uint64_t *fr, uint32_t n)
+{
+    uint64_t h = n;
+    for (uint32_t i = 0; i < n; i++) h = (h + fr[i]) * 0x9e3779b97f4a7c15ULL;
+    return h ^ h >> 29 ^ h >> 43;
+}
+
 /* The local id of frames[0..n), added (and announced) if new; 0 if full. */
 static uint64_t lookup(ht_ring *r, struct ht_stk *s, const uint64_t *fr, uint32_t n)
 {
-    uint64_t h = XXH3_64bits(fr, n * sizeof *fr);
+    uint64_t h = frames_hash(fr, n);
     uint32_t i = (uint32_t)h & (STK_SLOTS - 1);
     for (;; i = (i + 1) & (STK_SLOTS - 1)) {
         ht_stk_ent *e = &s->ent[i];
@@ -197,12 +202,12 @@ static int fp_walk(struct ht_stk *s, const uintptr_t *fa, uint64_t *out, int max
         }
     if (st == s->site + STK_SITES || st->cfa < 0) return 0;
     uintptr_t sp = (uintptr_t)(fa + 2), cfa = sp + (uint32_t)st->cfa;
-    if (sp < s->lo || cfa > s->hi) return 0;  /* an alternate signal stack */
+    if (sp < s->unw.lo || cfa > s->unw.hi) return 0;  /* an alternate signal stack */
     uintptr_t bp = st->rbp < 0 ? fa[0] : *(const uintptr_t *)(sp + (uint32_t)st->rbp);
     out[0] = *(const uintptr_t *)(cfa - 8);
     int n = 1;
     for (uintptr_t low = cfa; n < max; n++) {
-        if (bp < low || bp > s->hi - 16 || (bp & 7)) break;
+        if (bp < low || bp > s->unw.hi - 16 || (bp & 7)) break;
         const uintptr_t *f = (const uintptr_t *)bp;
         if (f[1] < 4096) break;
         out[n] = f[1];
@@ -210,6 +215,24 @@ static int fp_walk(struct ht_stk *s, const uintptr_t *fa, uint64_t *out, int max
         bp = f[0];
     }
     return n;
+}
+#endif
+
+#ifdef HT_HAVE_LIBUNWIND
+/* HATRACE_STACKS_CHECK: the frames unwind.c found, against libunwind's from
+ * the same caller (ht_stack_here, whose return address differs: not compared). */
+__attribute__((noinline, cold)) static void check_walk(const uint64_t *fr, int n)
+{
+    void *b[HATF_STACK_MAX + STK_SKIP + 1];
+    int m = unw_backtrace(b, ht_stack_depth + STK_SKIP + 1) - STK_SKIP - 1;
+    const uint64_t *lu = (const uint64_t *)(const void *)(b + STK_SKIP + 1);
+    atomic_fetch_add_explicit(&stk_checked, 1, memory_order_relaxed);
+    int i = 0;
+    while (i < n && i < m && fr[i] == lu[i]) i++;
+    if (i == n && n == m) return;
+    if (atomic_fetch_add_explicit(&stk_mismatch, 1, memory_order_relaxed) == 0)
+        ht_warn("stack check: frame %d of %d differs: %#llx, libunwind %#llx (of %d)", i, n,
+                (unsigned long long)(i < n ? fr[i] : 0), (unsigned long long)(i < m ? lu[i] : 0), m);
 }
 #endif
 
@@ -232,15 +255,24 @@ __attribute__((noinline)) uint64_t ht_stack_here(void)
     atomic_signal_fence(memory_order_seq_cst);
     if (HT_UNLIKELY(r->side_w != r->side_r)) ht_side_drain(t, r);  /* older events first */
     void *buf[HATF_STACK_MAX + STK_SKIP];
+    uint64_t *fr = (uint64_t *)(void *)(buf + STK_SKIP);
     int n = 0;
 #ifdef __x86_64__
-    if (stk_fp && s->hi)
-        n = fp_walk(s, (const uintptr_t *)__builtin_frame_address(0),
-                    (uint64_t *)(void *)(buf + STK_SKIP), ht_stack_depth);
+    if (stk_fp && s->unw.hi)
+        n = fp_walk(s, (const uintptr_t *)__builtin_frame_address(0), fr, ht_stack_depth);
 #endif
-    if (!n) n = unw_backtrace(buf, ht_stack_depth + STK_SKIP) - STK_SKIP;
+    if (!n) {
+        n = ht_unwind(&s->unw, (uint64_t *)(void *)buf, ht_stack_depth + STK_SKIP) - STK_SKIP;
+        if (n > 0) {
+            s->walked++;
+            if (HT_UNLIKELY(stk_check)) check_walk(fr, n);
+        } else {
+            s->unwound++;
+            n = unw_backtrace(buf, ht_stack_depth + STK_SKIP) - STK_SKIP;
+        }
+    }
     uint64_t id = 0;
-    if (n > 0) id = lookup(r, s, (const uint64_t *)(const void *)(buf + STK_SKIP), (uint32_t)n);
+    if (n > 0) id = lookup(r, s, fr, (uint32_t)n);
     atomic_signal_fence(memory_order_seq_cst);
     t->busy = 0;
     if (HT_UNLIKELY(r->side_w != r->side_r)) ht_side_flush(t, r);
@@ -341,6 +373,15 @@ void ht_stacks_finish(hatf_writer *w)
         if (!n || a[i] != a[n - 1]) a[n++] = a[i];
     ht_symbols_write(w, a, n);
     free(a);
+    uint64_t walked = 0, unwound = 0;
+    for (ht_ring *r = atomic_load(&ht_rings); r; r = r->next)
+        if (r->stk) walked += r->stk->walked, unwound += r->stk->unwound;
+    if (ht_opt(HT_OPT_VERBOSE))
+        ht_warn("stacks: %llu walked from call-frame information, %llu by libunwind",
+                (unsigned long long)walked, (unsigned long long)unwound);
+    if (stk_check)
+        ht_warn("stack check: %llu of %llu walks differ from libunwind's",
+                (unsigned long long)atomic_load(&stk_mismatch), (unsigned long long)atomic_load(&stk_checked));
     uint64_t full = atomic_load(&ht_stacks_full);
     if (full) ht_warn("%llu allocations had no stack id (a thread's stack table was full)",
                       (unsigned long long)full);
