@@ -161,17 +161,21 @@ static int map_grow(hatf_amodel *m)
  * pre: addr != 0. */
 static inline hatf_map_slot *map_at(hatf_amodel *m, uint64_t addr)
 {
-    if (__builtin_expect((m->map_count + 1) * 2 > 1u << m->map_bits, 0) && map_grow(m)) return NULL;
-    uint32_t mask = (1u << m->map_bits) - 1, gen = m->gen;
-    hatf_map_slot *t = m->map;
-    for (uint32_t i = (uint32_t)hatf_hash64(addr, m->map_bits);; i = (i + 1) & mask) {
-        hatf_map_slot *s = &t[i];
-        if (s->gen != gen) {
+    for (;;) {
+        uint32_t mask = (1u << m->map_bits) - 1, gen = m->gen, i;
+        hatf_map_slot *t = m->map, *s;
+        for (i = (uint32_t)hatf_hash64(addr, m->map_bits);; i = (i + 1) & mask) {
+            s = &t[i];
+            if (s->gen != gen) break;
+            if (s->addr == addr) return s;
+        }
+        /* a new address: the load stays at most 1/2 */
+        if (__builtin_expect((m->map_count + 1) * 2 <= mask + 1, 1)) {
             m->map_count++;
             *s = (hatf_map_slot){ .addr = addr, .seq = NO_SEQ, .gen = gen, .freed = 0 };
             return s;
         }
-        if (s->addr == addr) return s;
+        if (map_grow(m)) return NULL;
     }
 }
 
