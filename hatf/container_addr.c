@@ -1,5 +1,5 @@
 /* container_addr.c — the address model: storage and the encoder side.
- * The coding itself is described in container_addr.h; the decoder is inline there. */
+ * The coding itself is described in container_addr.h; the decoder is container_adec.c. */
 #include <stdlib.h>
 #include <string.h>
 

@@ -74,26 +74,16 @@ void hatf_aenc_run(hatf_amodel *m, const hatf_aitem *a, size_t n, hatf_buf *out)
 void hatf_aenc_event(hatf_amodel *m, unsigned op, uint64_t size, uint64_t addr,
                      uint64_t new_addr, hatf_buf *out);
 
-/* ---- decoder (inline: the read path's inner loop) ------------------------ */
+/* ---- shared by the encoder and the decoder ------------------------------- */
 
 static inline uint64_t hatf_hash64(uint64_t x, unsigned bits)
 {
     return (x * 0x9E3779B97F4A7C15ull) >> (64 - bits);
 }
 
-/* Varint reader with a one-byte fast path. @return 0 on truncation. */
-static inline int hatf_adec_varint(const uint8_t **pp, const uint8_t *end, uint64_t *v)
-{
-    const uint8_t *p = *pp;
-    if (p < end && *p < 0x80) { *v = *p; *pp = p + 1; return 1; }
-    size_t n = hatf_varint_get(p, (size_t)(end - p), v);
-    *pp = p + n;
-    return n != 0;
-}
-
 int hatf_amodel_grow_pred_(hatf_amodel *m);
 
-/* The decoder's functions below take hw: 1 when the caller is built for the
+/* Rank counting takes hw: 1 when the caller is built for the
  * popcnt instruction (target("popcnt"), chosen at run time), else 0; it is a
  * constant at every call, so each build keeps one of the two counts. */
 #define HATF_AINLINE static inline __attribute__((always_inline))
@@ -175,102 +165,17 @@ static inline uint32_t hatf_amodel_add(hatf_amodel *m, uint64_t addr, uint64_t s
     return seq;
 }
 
-/* The allocation number of the live object of rank r (0 = most recent):
- * down the superblock counts, then the group counts, then the words.
- * pre: r < m->live. */
-HATF_AINLINE uint32_t hatf_amodel_select(const hatf_amodel *m, uint32_t r, int hw)
-{
-    uint32_t top = m->nseq - 1;
-    uint32_t sb = top >> HATF_SB_SHIFT;
-    while (r >= m->sbcount[sb]) r -= m->sbcount[sb--];
-    uint32_t g = (sb << (HATF_SB_SHIFT - HATF_G_SHIFT)) + 7, gt = top >> HATF_G_SHIFT;
-    if (g > gt) g = gt;
-    while (r >= m->gcount[g]) r -= m->gcount[g--];
-    uint32_t w = (g << (HATF_G_SHIFT - 6)) + 7, wt = top >> 6;
-    if (w > wt) w = wt;
-    uint32_t c;
-    while (r >= (c = hatf_popcount_(m->words[w], hw))) { r -= c; w--; }
-    uint64_t x = m->words[w];
-    while (r--) x &= ~(1ull << (63 - __builtin_clzll(x)));
-    return (w << 6) + 63 - (uint32_t)__builtin_clzll(x);
-}
+/* Decode the addresses of e[0..n) (op and size read, addr / new_addr set)
+ * from *pp..end (container_adec.c). popcnt: the CPU has the instruction.
+ * pre: hatf_amodel_reset with room for every alloc of the group.
+ * @return the events done; fewer than n when the next one's code is bad. */
+uint32_t hatf_adec_run(hatf_amodel *m, hatf_event *e, uint32_t n, const uint8_t **pp,
+                       const uint8_t *end, int popcnt);
 
-static inline void hatf_amodel_freed(hatf_amodel *m, uint64_t addr)
-{
-    m->recent[m->nfreed++ & (HATF_RECENT - 1)] = addr;
-}
-
-/* A freed address. @return 0 or -1 (bad code). */
-HATF_AINLINE int hatf_adec_freed(hatf_amodel *m, const uint8_t **pp, const uint8_t *end, uint64_t *addr, int hw)
-{
-    uint64_t v;
-    if (!hatf_adec_varint(pp, end, &v)) return -1;
-    if (v >= 2) {
-        if (v - 2 >= m->live) return -1;
-        uint32_t seq = hatf_amodel_select(m, (uint32_t)(v - 2), hw);
-        *addr = m->seq_addr[seq];
-        hatf_amodel_freed(m, *addr);
-        return hatf_amodel_kill(m, seq);
-    }
-    if (v == 0) { *addr = 0; return 0; }
-    if (!hatf_adec_varint(pp, end, &v)) return -1;
-    *addr = m->last_esc += (uint64_t)hatf_unzigzag(v);
-    hatf_amodel_freed(m, *addr);
-    return 0;
-}
-
-/* A new address of an object of this size (old: the realloc's old address). */
-HATF_AINLINE int hatf_adec_new(hatf_amodel *m, const uint8_t **pp, const uint8_t *end,
-                                uint64_t size, uint64_t old, uint64_t *addr)
-{
-    uint64_t v, a;
-    if (!hatf_adec_varint(pp, end, &v)) return -1;
-    if (v == 0) {
-        hatf_pred_slot *s = hatf_pred_get(m, size);
-        if (!s || !s->head) return -1;
-        a = m->seq_addr[s->head - 1];
-        s->head = m->pnext[s->head - 1];
-    } else if (v == 1) {
-        a = old;
-    } else if (v == 2) {
-        if (!hatf_adec_varint(pp, end, &a)) return -1;
-    } else if (v & 1) {
-        a = m->last_new + hatf_chunk_guess(m->last_size) + (uint64_t)hatf_unzigzag((v - 3) >> 1);
-    } else {
-        uint64_t i = (v - 4) >> 1;
-        if (i >= HATF_RECENT || i >= m->nfreed) return -1;
-        a = m->recent[(m->nfreed - 1 - i) & (HATF_RECENT - 1)];
-    }
-    *addr = a;
-    if (a) {
-        if (m->nseq >= m->cap) return -1;
-        m->last_new = a;
-        m->last_size = size;
-        hatf_amodel_add(m, a, size);
-    }
-    return 0;
-}
-
-/* Fill ev->addr / ev->new_addr from the stream. @return 0 or -1 (corrupt). */
-HATF_AINLINE int hatf_adec_event_(hatf_amodel *m, hatf_event *ev, const uint8_t **pp, const uint8_t *end, int hw)
-{
-    switch (ev->op) {
-    case HATF_OP_ALLOC:
-        return hatf_adec_new(m, pp, end, ev->size, 0, &ev->addr);
-    case HATF_OP_FREE:
-        return hatf_adec_freed(m, pp, end, &ev->addr, hw);
-    case HATF_OP_REALLOC_INPLACE: case HATF_OP_REALLOC_MOVE:
-    case HATF_OP_REALLOC_NEW: case HATF_OP_REALLOC_FREE:
-        if (hatf_adec_freed(m, pp, end, &ev->addr, hw)) return -1;
-        return hatf_adec_new(m, pp, end, ev->size, ev->addr, &ev->new_addr);
-    default:
-        return 0;
-    }
-}
-
+/* One event's addresses. @return 0 or -1 (corrupt). */
 static inline int hatf_adec_event(hatf_amodel *m, hatf_event *ev, const uint8_t **pp, const uint8_t *end)
 {
-    return hatf_adec_event_(m, ev, pp, end, 0);
+    return hatf_adec_run(m, ev, 1, pp, end, 0) == 1 ? 0 : -1;
 }
 
 #endif /* HATF_CONTAINER_ADDR_H */

@@ -654,38 +654,6 @@ static int cursor_bad(hatf_cursor *c, int rc, int in_addrs)
                          LLU(c->chunk_off), LLU(c->t->thread), g->rh.seq, done, c->dec.err.msg);
 }
 
-/* Addresses of e[0..n) in one loop. @return the events done (< n: the
- * next one's code is bad). */
-static inline __attribute__((always_inline)) uint32_t
-adec_run_(hatf_amodel *am, hatf_event *e, uint32_t n, const uint8_t **pp, const uint8_t *end, int hw)
-{
-    const uint8_t *ap = *pp;
-    uint32_t k = 0;
-    while (k < n && hatf_adec_event_(am, &e[k], &ap, end, hw) == 0) k++;
-    *pp = ap;
-    return k;
-}
-
-/* Rank selection counts bits; the portable build lacks the instruction, so a
- * second copy of the loop uses it where the CPU has it. */
-#if defined(__x86_64__) || defined(__i386__)
-static __attribute__((noinline, target("popcnt"))) uint32_t
-adec_run_popcnt(hatf_amodel *am, hatf_event *e, uint32_t n, const uint8_t **pp, const uint8_t *end)
-{
-    return adec_run_(am, e, n, pp, end, 1);
-}
-#endif
-
-static __attribute__((noinline)) uint32_t
-adec_run(hatf_amodel *am, hatf_event *e, uint32_t n, const uint8_t **pp, const uint8_t *end)
-{
-#ifdef __POPCNT__
-    return adec_run_(am, e, n, pp, end, 1);
-#else
-    return adec_run_(am, e, n, pp, end, 0);
-#endif
-}
-
 /* Decode the next batch of the loaded group: records first, then their
  * addresses in one tight loop. Damage after some good events is kept in
  * pend and reported once those events are handed out. */
@@ -697,12 +665,7 @@ static int decode_batch(hatf_cursor *c)
     /* got < want: the decoder returns the error or the early end next time */
     hatf_event *e = c->evs;
     uint32_t n = (uint32_t)got, k;
-#if defined(__x86_64__) || defined(__i386__)
-    if (c->popcnt)
-        k = adec_run_popcnt(&c->am, e, n, &c->ap, c->aend);
-    else
-#endif
-        k = adec_run(&c->am, e, n, &c->ap, c->aend);
+    k = hatf_adec_run(&c->am, e, n, &c->ap, c->aend, c->popcnt);
     c->left -= k;
     if (k < n) {
         if (k == 0) return cursor_bad(c, HATF_E_CORRUPT, 1);

@@ -1,0 +1,154 @@
+/* container_adec.c — the address model's decoder (codes: container_addr.h).
+ *
+ * One loop decodes the addresses of a batch of events. The rank of a freed
+ * object is first looked for in the newest word of live bits, where three
+ * frees in four find it (python3 and synthetic traces), and varints of up to
+ * three bytes are read without a loop.
+ */
+#include "container_addr.h"
+
+/* A varint; codes of one to three bytes (nearly all) without a loop.
+ * @return 0 when it is truncated or malformed. */
+HATF_AINLINE int varint(const uint8_t **pp, const uint8_t *end, uint64_t *v)
+{
+    const uint8_t *p = *pp;
+    if (__builtin_expect(end - p >= 3, 1)) {
+        uint64_t b0 = p[0], b1 = p[1], b2 = p[2];
+        if (b0 < 0x80) { *v = b0; *pp = p + 1; return 1; }
+        b0 &= 0x7f;
+        if (b1 < 0x80) { *v = b0 | b1 << 7; *pp = p + 2; return 1; }
+        if (b2 < 0x80) { *v = b0 | (b1 & 0x7f) << 7 | b2 << 14; *pp = p + 3; return 1; }
+    }
+    size_t n = hatf_varint_get(p, (size_t)(end - p), v);
+    *pp = p + n;
+    return n != 0;
+}
+
+/* The allocation number of the live object of rank r (0 = most recent).
+ * pre: r < m->live. */
+HATF_AINLINE uint32_t select_rank(const hatf_amodel *m, uint32_t r, int hw)
+{
+    const uint64_t *words = m->words;
+    uint32_t top = m->nseq - 1, w = top >> 6, c;
+    uint64_t x = words[w];
+    if (__builtin_expect(r >= (c = hatf_popcount_(x, hw)), 0)) {
+        /* down the superblock counts, then the group counts, then the words */
+        uint32_t sb = top >> HATF_SB_SHIFT;
+        while (r >= m->sbcount[sb]) r -= m->sbcount[sb--];
+        uint32_t g = (sb << (HATF_SB_SHIFT - HATF_G_SHIFT)) + 7, gt = top >> HATF_G_SHIFT;
+        if (g > gt) g = gt;
+        while (r >= m->gcount[g]) r -= m->gcount[g--];
+        w = (g << (HATF_G_SHIFT - 6)) + 7;
+        if (w > top >> 6) w = top >> 6;
+        while (r >= (c = hatf_popcount_(words[w], hw))) { r -= c; w--; }
+        x = words[w];
+    }
+    while (r--) x &= ~(1ull << (63 - __builtin_clzll(x)));
+    return (w << 6) + 63 - (uint32_t)__builtin_clzll(x);
+}
+
+/* A freed address. @return 0 or -1 (bad code). */
+HATF_AINLINE int freed(hatf_amodel *m, const uint8_t **pp, const uint8_t *end,
+                       uint64_t *addr, int hw)
+{
+    uint64_t v, a;
+    if (!varint(pp, end, &v)) return -1;
+    if (v >= 2) {
+        if (v - 2 >= m->live) return -1;
+        uint32_t seq = select_rank(m, (uint32_t)(v - 2), hw);
+        a = m->seq_addr[seq];
+        *addr = a;
+        m->recent[m->nfreed++ & (HATF_RECENT - 1)] = a;
+        return hatf_amodel_kill(m, seq);
+    }
+    if (v == 0) { *addr = 0; return 0; }
+    if (!varint(pp, end, &v)) return -1;
+    a = m->last_esc += (uint64_t)hatf_unzigzag(v);
+    *addr = a;
+    m->recent[m->nfreed++ & (HATF_RECENT - 1)] = a;
+    return 0;
+}
+
+/* A new address of an object of this size (old: the realloc's old address). */
+HATF_AINLINE int new_addr(hatf_amodel *m, const uint8_t **pp, const uint8_t *end,
+                          uint64_t size, uint64_t old, uint64_t *addr)
+{
+    uint64_t v, a;
+    if (!varint(pp, end, &v)) return -1;
+    if (v == 0) {
+        hatf_pred_slot *p = hatf_pred_get(m, size);
+        if (!p || !p->head) return -1;
+        a = m->seq_addr[p->head - 1];
+        p->head = m->pnext[p->head - 1];
+    } else if (v == 1) {
+        a = old;
+    } else if (v == 2) {
+        if (!varint(pp, end, &a)) return -1;
+    } else if (v & 1) {
+        a = m->last_new + hatf_chunk_guess(m->last_size) + (uint64_t)hatf_unzigzag((v - 3) >> 1);
+    } else {
+        uint64_t i = (v - 4) >> 1;
+        if (i >= HATF_RECENT || i >= m->nfreed) return -1;
+        a = m->recent[(m->nfreed - 1 - i) & (HATF_RECENT - 1)];
+    }
+    *addr = a;
+    if (a) {
+        if (m->nseq >= m->cap) return -1;
+        m->last_new = a;
+        m->last_size = size;
+        hatf_amodel_add(m, a, size);
+    }
+    return 0;
+}
+
+HATF_AINLINE uint32_t run_(hatf_amodel *m, hatf_event *e, uint32_t n, const uint8_t **pp,
+                           const uint8_t *end, int hw)
+{
+    const uint8_t *p = *pp;
+    uint32_t k;
+    for (k = 0; k < n; k++) {
+        hatf_event *ev = &e[k];
+        unsigned op = ev->op;
+        if (op == HATF_OP_FREE) {
+            if (freed(m, &p, end, &ev->addr, hw)) break;
+        } else if (op == HATF_OP_ALLOC) {
+            if (new_addr(m, &p, end, ev->size, 0, &ev->addr)) break;
+        } else if (op <= HATF_OP_REALLOC_FREE) {
+            if (freed(m, &p, end, &ev->addr, hw) ||
+                new_addr(m, &p, end, ev->size, ev->addr, &ev->new_addr))
+                break;
+        }
+    }
+    *pp = p;
+    return k;
+}
+
+/* Rank selection counts bits; the portable build lacks the instruction, so a
+ * second copy of the loop uses it where the CPU has it. */
+#if defined(__x86_64__) || defined(__i386__)
+static __attribute__((noinline, target("popcnt"))) uint32_t
+run_popcnt(hatf_amodel *m, hatf_event *e, uint32_t n, const uint8_t **pp, const uint8_t *end)
+{
+    return run_(m, e, n, pp, end, 1);
+}
+#endif
+
+static __attribute__((noinline)) uint32_t
+run_plain(hatf_amodel *m, hatf_event *e, uint32_t n, const uint8_t **pp, const uint8_t *end)
+{
+#ifdef __POPCNT__
+    return run_(m, e, n, pp, end, 1);
+#else
+    return run_(m, e, n, pp, end, 0);
+#endif
+}
+
+uint32_t hatf_adec_run(hatf_amodel *m, hatf_event *e, uint32_t n, const uint8_t **pp,
+                       const uint8_t *end, int popcnt)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    if (popcnt) return run_popcnt(m, e, n, pp, end);
+#endif
+    (void)popcnt;
+    return run_plain(m, e, n, pp, end);
+}
