@@ -3,6 +3,7 @@
  *   format_decode [-n EVENTS] [-r RUNS] [-t TEXT_EVENTS] [--seed S] [--no-attrs]
  *                 [--time-res NS] [--level L] [--no-best] [-o KEEP]
  *   format_decode [-r RUNS] [-t TEXT_EVENTS] FILE        a container file
+ *   format_decode --read FILE                           only read it, once
  *
  * Without FILE it writes a synthetic trace (bench/synth.h, 10 million events
  * by default) into a temporary container with the default and the best
@@ -16,6 +17,9 @@
  * TEXT_EVENTS events, parsed line by line). Each figure is the median of RUNS
  * runs (default 5), single thread. Every decoder must yield the same events;
  * an order-independent checksum proves it, or the program fails.
+ *
+ * --read: open FILE and walk the global iterator once, nothing else, and
+ * print the events and their digest: the run to measure under callgrind.
  *
  * Goal (issue 2): the container decodes at >= 100 million records/s.
  */
@@ -255,14 +259,15 @@ static uint64_t file_size(const char *path)
 static void usage(void)
 {
     fprintf(stderr, "usage: format_decode [-n EVENTS] [-r RUNS] [-t TEXT_EVENTS] [--seed S] [--no-attrs]\n"
-                    "                     [--time-res NS] [--level L] [--no-best] [-o KEEP] [FILE]\n");
+                    "                     [--time-res NS] [--level L] [--no-best] [-o KEEP] [FILE]\n"
+                    "       format_decode --read FILE\n");
     exit(2);
 }
 
 int main(int argc, char **argv)
 {
     uint64_t nevents = 10000000, seed = 1, text_max = 2000000, time_res = 1000;
-    int runs = 5, attrs = 1, best = 1, level = 0;
+    int runs = 5, attrs = 1, best = 1, level = 0, read_only = 0;
     const char *file = NULL, *keep = NULL;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "-n") && i + 1 < argc) nevents = strtoull(argv[++i], NULL, 0);
@@ -274,10 +279,16 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--no-best")) best = 0;
         else if (!strcmp(argv[i], "--level") && i + 1 < argc) level = atoi(argv[++i]);
         else if (!strcmp(argv[i], "-o") && i + 1 < argc) keep = argv[++i];
+        else if (!strcmp(argv[i], "--read")) read_only = 1;
         else if (argv[i][0] == '-' || file) usage();
         else file = argv[i];
     }
-    if (runs < 1 || runs > MAX_RUNS) usage();
+    if (runs < 1 || runs > MAX_RUNS || (read_only && !file)) usage();
+    if (read_only) {
+        digest d = run_container(file, 1);
+        printf("%llu events, digest %016llx\n", (unsigned long long)d.n, (unsigned long long)d.sum);
+        return 0;
+    }
     atexit(cleanup);
 
     static inputs in;
