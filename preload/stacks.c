@@ -364,13 +364,30 @@ static int cmp_u64(const void *a, const void *b)
 void ht_stacks_finish(hatf_writer *w)
 {
     if (!ht_stack_depth) return;
-    uint64_t *a = malloc((ngpool ? ngpool : 1) * sizeof *a);
-    if (!a) return;
-    memcpy(a, gpool, ngpool * sizeof *a);
-    qsort(a, ngpool, sizeof *a, cmp_u64);
-    size_t n = 0;
-    for (size_t i = 0; i < ngpool; i++)
-        if (!n || a[i] != a[n - 1]) a[n++] = a[i];
+    /* the unique frames, sorted: dedup first (a frame is in many stacks),
+     * then sort the few left */
+    size_t cap = 64;
+    int shift = 58;
+    while (cap < ngpool * 2) cap *= 2, shift--;
+    uint64_t *set = calloc(cap, sizeof *set), *a = malloc((ngpool ? ngpool : 1) * sizeof *a);
+    if (!set || !a) {
+        free(set);
+        free(a);
+        return;
+    }
+    size_t n = 0, zero = 0;
+    for (size_t i = 0; i < ngpool; i++) {
+        uint64_t f = gpool[i];
+        if (!f) {  /* 0 marks an empty slot: counted apart */
+            if (!zero++) a[n++] = 0;
+            continue;
+        }
+        size_t k = (size_t)((f * 0x9e3779b97f4a7c15ULL) >> shift);
+        while (set[k] && set[k] != f) k = (k + 1) & (cap - 1);
+        if (!set[k]) set[k] = a[n++] = f;
+    }
+    free(set);
+    qsort(a, n, sizeof *a, cmp_u64);
     ht_symbols_write(w, a, n);
     free(a);
     uint64_t walked = 0, unwound = 0;

@@ -352,12 +352,12 @@ __attribute__((noinline)) int ht_unwind(ht_unw *u, uint64_t *out, int max)
             if (e[1].ip == ip) e++;
             else e = rule_miss(e, ip);
         }
-        if (HT_UNLIKELY(e->kind != R_OK)) {
+        /* other kinds than R_OK have cfa_off 0: the CFA check sorts them out */
+        uintptr_t cfa = (e->cfa_rbp ? bp : sp) + (uint32_t)e->cfa_off;
+        if (HT_UNLIKELY(cfa < sp + 8 || cfa > hi)) {
             if (e->kind == R_END) break;
             return -1;
         }
-        uintptr_t cfa = (e->cfa_rbp ? bp : sp) + (uint32_t)e->cfa_off;
-        if (cfa < sp + 8 || cfa > hi) return -1;
         if (e->rbp_off) {
             uintptr_t a = cfa + e->rbp_off;
             if (a < lo) return -1;
