@@ -442,6 +442,17 @@ int cmd_validate(int argc, char **argv)
     }
     expire_pending(&v, 1);
     if (got < 0) report_read_error(&v, hatf_source_error(s));
+    hatf_order_stats ord;
+    hatf_source_order_stats(s, &ord);
+    if (ord.unresolved) {
+        v.problems++;
+        if (!v.max_shown || v.shown < v.max_shown) {
+            v.shown++;
+            printf("%s: %llu group%s of events with one time on several threads ha%s no order consistent "
+                   "with address liveness (read in tie order)\n",
+                   path, U(ord.unresolved), ord.unresolved == 1 ? "" : "s", ord.unresolved == 1 ? "s" : "ve");
+        }
+    }
     rc = CLI_OK;
     if (v.oom) {
         cli_error("%s: out of memory after %llu records", path, U(v.records));
@@ -452,6 +463,10 @@ int cmd_validate(int argc, char **argv)
         if (v.resolved)
             printf("%s: note: resolved %llu inversion%s (address reused just before its release arrived)\n",
                    path, U(v.resolved), v.resolved == 1 ? "" : "s");
+        if (ord.tie_groups)
+            printf("%s: note: %llu group%s of events with one time on several threads sharing an address, "
+                   "%llu put in another order than the tie order by address liveness\n",
+                   path, U(ord.tie_groups), ord.tie_groups == 1 ? "" : "s", U(ord.reordered));
         if (v.problems)
             printf("%s: %llu records, %llu problem%s\n", path, U(v.records), U(v.problems),
                    v.problems == 1 ? "" : "s");

@@ -3,11 +3,11 @@
  * A recorder stamps events in its clock's unit (TSC ticks, ns); most of those
  * bits are jitter that costs ~1.6 compressed bytes per record. With
  * hatf_writer_opts.time_res_ns = R the writer stores time in units of R ns:
- * t' = t * num / den / R, rounded down for a free (it was stamped before the
- * memory went back) and up for anything that returns memory (stamped after),
- * so when one thread frees an address and another gets it back the free still
- * sorts no later; then raised to the thread's previous t' so a thread's times
- * never go backwards. The header's time unit becomes R/1 ns.
+ * t' = floor(t * num / den / R) for every event, then raised to the thread's
+ * previous t' so a thread's times never go backwards. Rounding every time the
+ * same way keeps real order: t1 < t2 gives t1' <= t2', so only equal stored
+ * times of different threads are ambiguous; readers order those by address
+ * liveness (causal.h). The header's time unit becomes R/1 ns.
  */
 #ifndef HATF_CONTAINER_TIME_H
 #define HATF_CONTAINER_TIME_H
@@ -21,19 +21,11 @@ typedef struct hatf_tconv { uint64_t fi, ff; } hatf_tconv;
 /* pre: num, den, res_ns > 0. */
 void hatf_tconv_init(hatf_tconv *c, uint64_t num, uint64_t den, uint64_t res_ns);
 
-/* Does this op hand memory to the program (its time is rounded up)? */
-static inline int hatf_op_gives_memory(unsigned op)
-{
-    return op == HATF_OP_ALLOC || op == HATF_OP_REALLOC_INPLACE || op == HATF_OP_REALLOC_MOVE ||
-           op == HATF_OP_REALLOC_NEW;
-}
-
-/* @return t in the coarse unit, rounded up if up, else down. */
-static inline uint64_t hatf_tconv_apply(const hatf_tconv *c, uint64_t t, int up)
+/* @return t in the coarse unit, rounded down. */
+static inline uint64_t hatf_tconv_apply(const hatf_tconv *c, uint64_t t)
 {
     unsigned __int128 x = (unsigned __int128)t * c->ff;
     unsigned __int128 q = (unsigned __int128)t * c->fi + (uint64_t)(x >> 64);
-    if (up && (uint64_t)x != 0) q++;
     return q > UINT64_MAX ? UINT64_MAX : (uint64_t)q;
 }
 

@@ -334,7 +334,7 @@ HATF_API int hatf_writer_add(hatf_writer *w, const hatf_event *ev, size_t n)
         for (size_t i = 0; i < sn; i++) {
             uint64_t time = sev[i].time;
             if (w->coarse && sev[i].op != HATF_OP_COMMENT) {
-                time = hatf_tconv_apply(&w->tconv, time, hatf_op_gives_memory(sev[i].op));
+                time = hatf_tconv_apply(&w->tconv, time);
                 if (time < t->t_prev) time = t->t_prev;
                 t->t_prev = time;
             }

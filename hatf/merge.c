@@ -85,9 +85,8 @@ static inline int before_limit(const hatf_iter *it, uint64_t k, uint64_t thread)
 }
 
 /* Merge key: time, then events that give memory back before events that take
- * it. Times are rounded (a free down, an allocation up), so a free and the
- * allocation on another thread that reuses its address can share a time; this
- * keeps them in causal order. */
+ * it. With coarse time units events of several threads can share a time; this
+ * tie order is only a default: hatf_source puts ties in causal order (causal.h). */
 static inline uint64_t key_of(const hatf_event *e, uint64_t prev)
 {
     if (e->op == HATF_OP_COMMENT) return prev;  /* a comment keeps its place */

@@ -1,6 +1,7 @@
 /* source.c — one reading interface over the three formats.
  *
- * container: the reader's global iterator (time order across threads);
+ * container: the reader's global iterator (time order across threads), with
+ *            equal times across threads in causal order (causal.h);
  * hatf1.0:   the file mapped read-only and run through the decoder;
  * text:      read through a fixed buffer one line at a time, so a file of any
  *            length (or a line of any length) costs bounded memory.
@@ -19,6 +20,7 @@
 #include "hatf_container.h"
 #include "hatf_source.h"
 #include "hatf_text.h"
+#include "causal.h"
 
 #define HATF_API __attribute__((visibility("default")))
 
@@ -31,7 +33,8 @@ struct hatf_source {
     hatf_err err;
     /* container */
     hatf_reader *reader;
-    hatf_iter *iter;
+    hatf_iter *iter;      /* one thread: nothing to order */
+    hatf_causal *causal;  /* two or more */
     /* hatf1.0 */
     const uint8_t *map;
     size_t map_len;
@@ -261,8 +264,10 @@ HATF_API hatf_source *hatf_source_open(const char *path, hatf_format fmt, hatf_e
     if (fmt == HATF_FMT_CONTAINER) {
         s->reader = hatf_reader_open(path, err);
         if (!s->reader) goto fail;
-        s->iter = hatf_iter_global(s->reader);
-        if (!s->iter) { hatf_err_set(err, HATF_E_NOMEM, 0, "out of memory"); goto fail; }
+        const uint64_t *ths;
+        if (hatf_reader_threads(s->reader, &ths) > 1) s->causal = hatf_causal_open(s->reader);
+        else s->iter = hatf_iter_global(s->reader);
+        if (!s->iter && !s->causal) { hatf_err_set(err, HATF_E_NOMEM, 0, "out of memory"); goto fail; }
     }
     s->fmt = fmt;
     return s;
@@ -275,6 +280,7 @@ HATF_API void hatf_source_close(hatf_source *s)
 {
     if (!s) return;
     if (s->iter) hatf_iter_free(s->iter);
+    hatf_causal_free(s->causal);
     if (s->reader) hatf_reader_close(s->reader);
     if (s->map) munmap((void *)s->map, s->map_len);
     if (s->fd >= 0) close(s->fd);
@@ -299,15 +305,16 @@ HATF_API int hatf_source_next(hatf_source *s, hatf_event *ev)
     int rc;
     switch (s->fmt) {
     case HATF_FMT_CONTAINER:
-        rc = hatf_iter_next(s->iter, ev);
+        rc = s->iter ? hatf_iter_next(s->iter, ev) : hatf_causal_next(s->causal, ev);
         if (rc < 0) {
-            const hatf_err *e = hatf_iter_error(s->iter);
+            const hatf_err *e = s->iter ? hatf_iter_error(s->iter) : hatf_causal_error(s->causal);
             if (e && e->code) s->err = *e;
-            else hatf_err_set(&s->err, rc, hatf_iter_chunk_offset(s->iter), "%s", hatf_strerror(rc));
+            else hatf_err_set(&s->err, rc, s->iter ? hatf_iter_chunk_offset(s->iter) : hatf_causal_chunk_offset(s->causal),
+                              "%s", hatf_strerror(rc));
             if (s->err.record == UINT64_MAX || !s->err.record) s->err.record = s->record;
             return rc;
         }
-        if (rc > 0) s->offset = hatf_iter_chunk_offset(s->iter);
+        if (rc > 0) s->offset = s->iter ? hatf_iter_chunk_offset(s->iter) : hatf_causal_chunk_offset(s->causal);
         break;
     case HATF_FMT_HATF1:
         rc = hatf1_decode(&s->dec, ev);
@@ -343,3 +350,9 @@ HATF_API int hatf_source_resume(hatf_source *s)
 HATF_API uint64_t hatf_source_record(const hatf_source *s) { return s->record ? s->record - 1 : 0; }
 HATF_API uint64_t hatf_source_offset(const hatf_source *s) { return s->offset; }
 HATF_API const hatf_err *hatf_source_error(const hatf_source *s) { return &s->err; }
+
+HATF_API void hatf_source_order_stats(const hatf_source *s, hatf_order_stats *st)
+{
+    if (s->causal) hatf_causal_stats(s->causal, st);
+    else memset(st, 0, sizeof *st);
+}

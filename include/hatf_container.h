@@ -58,8 +58,9 @@ typedef struct hatf_writer_opts {
     size_t chunk_events;      /* events per chunk group (at most 2^20); when 0: 65536, 2^20 with best */
     int best;                 /* 1: strongest settings (convert --best): slower */
     uint64_t time_res_ns;     /* 0: store event times as given; R > 0: convert them
-                               * (with the info's time unit) to units of R ns, frees
-                               * rounded down, allocations up; the header's unit is then R/1 */
+                               * (with the info's time unit) to units of R ns, rounded
+                               * down, never going back on a thread; the header's unit
+                               * is then R/1 (readers order equal times by liveness) */
 } hatf_writer_opts;
 
 /* Take ownership of fd (already open for writing, positioned at 0) and write the

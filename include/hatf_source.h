@@ -43,7 +43,9 @@ hatf_reader *hatf_source_container(hatf_source *s);
 const hatf_info *hatf_source_info(hatf_source *s);
 
 /* Next event in global time order (a raw HATF 1.0 stream and a text file are
- * read in file order). @return 1, 0 at the end, negative on error (then
+ * read in file order). A container's events of equal time on different
+ * threads come in an order consistent with address liveness where one exists
+ * (docs/format-container.md, "Time"; hatf_source_order_stats). @return 1, 0 at the end, negative on error (then
  * hatf_source_error says what and where). ev->data valid until the next call. */
 int hatf_source_next(hatf_source *s, hatf_event *ev);
 
@@ -58,6 +60,18 @@ int hatf_source_resume(hatf_source *s);
 uint64_t hatf_source_record(const hatf_source *s);
 uint64_t hatf_source_offset(const hatf_source *s);
 const hatf_err *hatf_source_error(const hatf_source *s);
+
+/* How a container's events of equal time on different threads were ordered,
+ * so far. A tie group is a run of equal time with events of two or more
+ * threads and an address used by two or more of them. */
+typedef struct hatf_order_stats {
+    uint64_t tie_groups;  /* tie groups met */
+    uint64_t reordered;   /* of those, put in another order than the iterator's */
+    uint64_t unresolved;  /* of those, with no order consistent with liveness
+                             (a broken trace): left in the iterator's order */
+} hatf_order_stats;
+/* All 0 for a raw HATF 1.0 stream, a text file or a one-thread container. */
+void hatf_source_order_stats(const hatf_source *s, hatf_order_stats *st);
 
 #ifdef __cplusplus
 }

@@ -1,10 +1,10 @@
-/* test_addrmap.c — the address map of stats and validate (cli/addrmap.c),
+/* test_addrmap.c — the address map of stats and validate (hatf/addrmap.c),
  * against a reference model, with millions of keys. */
 #include <CUnit/Basic.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../cli/addrmap.c"
+#include "../../hatf/addrmap.c"
 
 static void test_basic(void)
 {

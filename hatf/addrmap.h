@@ -1,5 +1,6 @@
 /* addrmap.h — an open-addressing hash table keyed by 64-bit values (addresses,
- * thread and heap ids), for stats and validate.
+ * thread and heap ids), for stats, validate and the
+ * readers' causal order (causal.c). Internal to libhatf and the tools.
  *
  * Linear probing with Fibonacci hashing (addresses differ mostly in their
  * middle bits; multiplying by 2^64/phi spreads them), at most 3/4 full, and
@@ -7,8 +8,8 @@
  * however many objects come and go. One entry is 32 bytes: millions of live
  * objects cost tens of MB. Key 0 is stored aside, so every key is allowed.
  */
-#ifndef HATRACE_CLI_ADDRMAP_H
-#define HATRACE_CLI_ADDRMAP_H
+#ifndef HATF_ADDRMAP_H
+#define HATF_ADDRMAP_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -1,0 +1,537 @@
+/* causal.c — equal times across threads put in causal order (see causal.h).
+ *
+ * Events flow from the global iterator's runs (hatf_iter_next_batch) straight
+ * to the caller, except each run's tail, its events with the run's last time:
+ * those are copied into the group (with their attribute bytes, since the run
+ * goes away on the next call) until a run starts with another time. The group
+ * is then resolved (an order chosen) and handed out before that run.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "addrmap.h"
+#include "causal.h"
+
+#define LIKELY(x) __builtin_expect(!!(x), 1)
+#define UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+typedef struct gev {
+    hatf_event ev;
+    uint64_t off;       /* chunk offset */
+    size_t data;        /* offset of its bytes in the arena */
+} gev;
+
+/* one address of a group, for sorting: which event uses it and how */
+typedef struct guse {
+    uint64_t addr;
+    uint32_t ev, th;
+    uint8_t is_new;
+} guse;
+
+struct hatf_causal {
+    hatf_reader *r;
+    hatf_iter *it;
+    int multi;                    /* two or more threads: else a plain pass-through */
+    /* the iterator's current run: run[run_i..run_end) goes out as it is, the tail
+     * [run_end..run_n) joins the group */
+    const hatf_event *run;
+    uint32_t run_n, run_i, run_end;
+    uint64_t run_off;
+    /* the group, and its order once resolved: out[iout..nout) still to hand out */
+    gev *g;
+    size_t ng, capg;
+    uint64_t g_time, g_thread;
+    int g_multi;
+    hatf_buf arena;
+    uint32_t *out;                /* the order, when not the group's own (ordered) */
+    size_t nout, iout;
+    int ordered;
+    int pending;                  /* an iterator error to return after the group */
+    /* resolution scratch, sized with capg (and twice for uses) */
+    guse *use;
+    int32_t *nxt, *so, *sn;       /* per event: next event of its thread; shared slots */
+    uint32_t *th;                 /* per event: thread number within the group */
+    uint64_t *tid;                /* per group thread: its id */
+    int32_t *head, *last;         /* per group thread: its first and last event */
+    int32_t *cur;                 /* per group thread: its next event, -1 when done */
+    uint32_t *chosen;
+    int32_t *tried;
+    uint8_t *live;                /* per shared slot */
+    size_t cap_scratch;
+    /* liveness of every address, from the first group that needs it */
+    int tracking, no_history;
+    addrmap objs;                 /* address -> heap id (size), heap generation (a) */
+    addrmap heapgen;              /* heap id -> generation (a), bumped by heap-destroy */
+    uint64_t destroys;
+    uint64_t emitted;             /* events handed out */
+    uint64_t chunk_off;
+    hatf_err err;
+    hatf_order_stats st;
+};
+
+hatf_causal *hatf_causal_open(hatf_reader *r)
+{
+    hatf_causal *c = calloc(1, sizeof *c);
+    if (!c) return NULL;
+    c->r = r;
+    c->it = hatf_iter_global(r);
+    if (!c->it) { free(c); return NULL; }
+    const uint64_t *ths;
+    c->multi = hatf_reader_threads(r, &ths) > 1;
+    hatf_buf_init(&c->arena);
+    return c;
+}
+
+void hatf_causal_free(hatf_causal *c)
+{
+    if (!c) return;
+    hatf_iter_free(c->it);
+    free(c->g);
+    hatf_buf_free(&c->arena);
+    free(c->out);
+    free(c->use); free(c->nxt); free(c->so); free(c->sn); free(c->th);
+    free(c->tid); free(c->head); free(c->last); free(c->cur); free(c->chosen); free(c->tried); free(c->live);
+    if (c->tracking) { addrmap_free(&c->objs); addrmap_free(&c->heapgen); }
+    free(c);
+}
+
+uint64_t hatf_causal_chunk_offset(const hatf_causal *c) { return c->chunk_off; }
+const hatf_err *hatf_causal_error(const hatf_causal *c) { return &c->err; }
+void hatf_causal_stats(const hatf_causal *c, hatf_order_stats *st) { *st = c->st; }
+
+/* ---- liveness ------------------------------------------------------------ */
+
+/* The address an event needs live (and ends), and the one it makes live; 0: none. */
+static inline uint64_t old_addr(const hatf_event *e)
+{
+    unsigned op = e->op;
+    return op == HATF_OP_FREE || op == HATF_OP_REALLOC_INPLACE || op == HATF_OP_REALLOC_MOVE ||
+           op == HATF_OP_REALLOC_FREE ? e->addr : 0;
+}
+static inline uint64_t new_addr(const hatf_event *e)
+{
+    unsigned op = e->op;
+    return op == HATF_OP_ALLOC ? e->addr
+         : op == HATF_OP_REALLOC_INPLACE || op == HATF_OP_REALLOC_MOVE || op == HATF_OP_REALLOC_NEW ? e->new_addr : 0;
+}
+
+static uint32_t heap_gen(hatf_causal *c, uint64_t heap)
+{
+    if (!c->destroys) return 0;
+    addrmap_entry *h = addrmap_find(&c->heapgen, heap);
+    return h ? h->a : 0;
+}
+
+static int is_live(hatf_causal *c, uint64_t addr)
+{
+    addrmap_entry *e = addrmap_find(&c->objs, addr);
+    return e && e->a == heap_gen(c, e->size);
+}
+
+/* Apply an event to the table. @return 0, or -1 out of memory. */
+static int track(hatf_causal *c, const hatf_event *e)
+{
+    uint64_t a = old_addr(e), b = new_addr(e);
+    if (a) {
+        addrmap_entry *x = addrmap_find(&c->objs, a);
+        if (x) addrmap_remove(&c->objs, x);
+    }
+    if (b) {
+        int added;
+        addrmap_entry *x = addrmap_put(&c->objs, b, &added);
+        if (!x) return -1;
+        x->size = e->heap;
+        x->a = heap_gen(c, e->heap);
+    }
+    if (UNLIKELY(e->op == HATF_OP_HEAP_DESTROY)) {  /* ends the heap's objects at once */
+        int added;
+        addrmap_entry *h = addrmap_put(&c->heapgen, e->heap, &added);
+        if (!h) return -1;
+        h->a++;
+        c->destroys++;
+    }
+    return 0;
+}
+
+static void stop_tracking(hatf_causal *c)
+{
+    addrmap_free(&c->objs);
+    addrmap_free(&c->heapgen);
+    c->tracking = 0;
+    c->no_history = 1;
+}
+
+/* Start the table: a second pass over the events handed out so far. Before
+ * the first group with a shared address every group's addresses were each
+ * used by one thread, so the iterator's order gives the same liveness as the
+ * order handed out. @return 1 when the table is there, 0 when it cannot be. */
+static int need_history(hatf_causal *c)
+{
+    if (c->tracking) return 1;
+    if (c->no_history) return 0;
+    if (addrmap_init(&c->objs)) { c->no_history = 1; return 0; }
+    if (addrmap_init(&c->heapgen)) { addrmap_free(&c->objs); c->no_history = 1; return 0; }
+    c->tracking = 1;
+    hatf_iter *it = hatf_iter_global(c->r);
+    uint64_t left = c->emitted;
+    while (it && left) {
+        const hatf_event *e;
+        int k = hatf_iter_next_batch(it, &e);
+        if (k == 0) break;
+        if (k < 0) {
+            int code = hatf_iter_error(it)->code;
+            if (code == HATF_E_CORRUPT || code == HATF_E_TRUNCATED) continue;  /* as the first pass did */
+            break;
+        }
+        uint64_t m = (uint64_t)k < left ? (uint64_t)k : left;
+        for (uint64_t i = 0; i < m; i++)
+            if (track(c, &e[i])) { hatf_iter_free(it); stop_tracking(c); return 0; }
+        left -= m;
+    }
+    hatf_iter_free(it);
+    if (left) { stop_tracking(c); return 0; }
+    return 1;
+}
+
+/* ---- the group ----------------------------------------------------------- */
+
+static int grow(hatf_causal *c, size_t need)
+{
+    if (need <= c->capg) return 0;
+    size_t cap = c->capg ? c->capg : 256;
+    while (cap < need) cap *= 2;
+    gev *g = realloc(c->g, cap * sizeof *g);
+    if (!g) return -1;
+    c->g = g;
+    uint32_t *o = realloc(c->out, cap * sizeof *o);
+    if (!o) return -1;
+    c->out = o;
+    c->capg = cap;
+    return 0;
+}
+
+/* Copy evs[0..n) into the group. @return 0, or HATF_E_NOMEM. */
+static int gather(hatf_causal *c, const hatf_event *evs, size_t n)
+{
+    if (!n) return 0;
+    if (grow(c, c->ng + n)) return HATF_E_NOMEM;
+    if (c->ng == 0) {
+        c->g_time = evs[0].time;
+        c->g_thread = evs[0].thread;
+    }
+    for (size_t i = 0; i < n; i++) {
+        gev *x = &c->g[c->ng++];
+        x->ev = evs[i];
+        x->off = c->run_off;
+        x->data = c->arena.len;
+        if (evs[i].data_len) hatf_buf_append(&c->arena, evs[i].data, evs[i].data_len);
+        c->g_multi |= evs[i].thread != c->g_thread;
+    }
+    return c->arena.failed ? HATF_E_NOMEM : 0;
+}
+
+/* Room for a group of n events (and as many threads, and one more step). */
+static int scratch(hatf_causal *c, size_t n)
+{
+    if (n + 1 <= c->cap_scratch) return 0;
+    size_t cap = c->cap_scratch ? c->cap_scratch : 256;
+    while (cap < n + 1) cap *= 2;
+    void *p;
+#define RE(f, k) if (!(p = realloc(c->f, (k) * cap * sizeof *c->f))) return -1; c->f = p
+    RE(use, 2); RE(nxt, 1); RE(so, 1); RE(sn, 1); RE(th, 1);
+    RE(tid, 1); RE(head, 1); RE(last, 1); RE(cur, 1); RE(chosen, 1); RE(tried, 1); RE(live, 2);
+#undef RE
+    c->cap_scratch = cap;
+    return 0;
+}
+
+static inline int use_cmp(const void *pa, const void *pb)
+{
+    const guse *a = pa, *b = pb;
+    if (a->addr != b->addr) return a->addr < b->addr ? -1 : 1;
+    return a->ev < b->ev ? -1 : a->ev > b->ev;
+}
+
+/* Can event i go next (its shared addresses: the old one live, the new one
+ * not)? If so, apply it. */
+static inline int step(hatf_causal *c, uint32_t i)
+{
+    int32_t a = c->so[i], b = c->sn[i];
+    if (a >= 0 && !c->live[a]) return 0;
+    if (a >= 0) c->live[a] = 0;
+    if (b >= 0 && c->live[b]) {
+        if (a >= 0) c->live[a] = 1;
+        return 0;
+    }
+    if (b >= 0) c->live[b] = 1;
+    return 1;
+}
+
+static inline void unstep(hatf_causal *c, uint32_t i)
+{
+    if (c->sn[i] >= 0) c->live[c->sn[i]] = 0;
+    if (c->so[i] >= 0) c->live[c->so[i]] = 1;
+}
+
+static inline uint64_t mix(uint64_t x)
+{
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+/* The hash of a thread's position: its next event, or n + thread when done. */
+static inline uint64_t pos_hash(int32_t e, uint32_t n, uint32_t t)
+{
+    return mix(e >= 0 ? (uint64_t)e : (uint64_t)n + t);
+}
+
+/* Depth-first search for an order of the group's nth threads consistent with
+ * live[] (the start), trying at each step the thread whose next event comes
+ * first in the iterator's order, then the next one. States that led nowhere
+ * are remembered by hash (the set of next events), so none is searched twice.
+ * @return 1 with out[] filled, 0 when there is none or the search gave up. */
+static int search(hatf_causal *c, uint32_t n, uint32_t nth, const int32_t *head)
+{
+    addrmap failed;  /* made at the first dead end: most searches meet none */
+    int have_failed = 0;
+    uint64_t z = 0;
+    for (uint32_t t = 0; t < nth; t++) {
+        c->cur[t] = head[t];
+        z ^= pos_hash(head[t], n, t);
+    }
+    uint32_t d = 0;
+    c->tried[0] = -1;
+    int found = 0;
+    for (long steps = 0; steps < CAUSAL_SEARCH_STEPS; steps++) {
+        if (d == n) { found = 1; break; }
+        /* the candidate after tried[d] in the iterator's order that can go */
+        int32_t best = -1;
+        uint32_t bt = 0;
+        for (;;) {
+            best = -1;
+            for (uint32_t t = 0; t < nth; t++) {
+                int32_t e = c->cur[t];
+                if (e > c->tried[d] && (best < 0 || e < best)) { best = e; bt = t; }
+            }
+            if (best < 0) break;
+            c->tried[d] = best;
+            if (!step(c, (uint32_t)best)) continue;
+            uint64_t z2 = z ^ pos_hash(best, n, bt) ^ pos_hash(c->nxt[best], n, bt);
+            if (have_failed && addrmap_find(&failed, z2)) { unstep(c, (uint32_t)best); continue; }
+            z = z2;
+            break;
+        }
+        if (best >= 0) {
+            c->out[d] = (uint32_t)best;
+            c->chosen[d] = bt;
+            c->cur[bt] = c->nxt[best];
+            c->tried[++d] = -1;
+            continue;
+        }
+        /* a dead end: remember it and go back one step */
+        int added;
+        if (!have_failed && addrmap_init(&failed)) break;
+        have_failed = 1;
+        if (!addrmap_put(&failed, z, &added)) break;
+        if (d == 0) break;
+        d--;
+        uint32_t t = c->chosen[d], e = c->out[d];
+        z ^= pos_hash(c->cur[t], n, t) ^ pos_hash((int32_t)e, n, t);
+        c->cur[t] = (int32_t)e;
+        unstep(c, e);
+    }
+    if (have_failed) addrmap_free(&failed);
+    return found;
+}
+
+/* Choose the group's order into out[0..ng): the iterator's unless a shared
+ * address needs another. */
+static void resolve(hatf_causal *c)
+{
+    uint32_t n = (uint32_t)c->ng;
+    c->nout = n;
+    c->iout = 0;
+    c->ordered = 0;
+    if (!c->g_multi) return;
+    /* group threads, numbered in order of appearance (usually a few, and a
+     * thread's events mostly follow each other: the last one is tried first) */
+    if (scratch(c, n)) goto unresolved_nomem;
+    uint32_t nth = 0, t = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        uint64_t id = c->g[i].ev.thread;
+        if (t >= nth || c->tid[t] != id) {
+            for (t = 0; t < nth && c->tid[t] != id; t++) {}
+            if (t == nth) {
+                c->tid[nth++] = id;
+                c->head[t] = (int32_t)i;
+                c->last[t] = -1;
+            }
+        }
+        if (c->last[t] >= 0) c->nxt[c->last[t]] = (int32_t)i;
+        c->last[t] = (int32_t)i;
+        c->nxt[i] = -1;
+        c->th[i] = t;
+    }
+    /* addresses used by two or more of its threads */
+    size_t nu = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        const hatf_event *e = &c->g[i].ev;
+        uint64_t a = old_addr(e), b = new_addr(e);
+        if (a) c->use[nu++] = (guse){ a, i, c->th[i], 0 };
+        if (b) c->use[nu++] = (guse){ b, i, c->th[i], 1 };
+        c->so[i] = c->sn[i] = -1;
+    }
+    if (nu > 32) {
+        qsort(c->use, nu, sizeof *c->use, use_cmp);
+    } else {  /* most groups are small: insertion sort, without qsort's calls */
+        for (size_t i = 1; i < nu; i++) {
+            guse x = c->use[i];
+            size_t j = i;
+            for (; j > 0 && use_cmp(&c->use[j - 1], &x) > 0; j--) c->use[j] = c->use[j - 1];
+            c->use[j] = x;
+        }
+    }
+    int32_t slots = 0;
+    for (size_t i = 0; i < nu;) {
+        size_t j = i + 1;
+        int shared = 0;
+        for (; j < nu && c->use[j].addr == c->use[i].addr; j++) shared |= c->use[j].th != c->use[i].th;
+        if (shared) {
+            for (size_t k = i; k < j; k++) {
+                if (c->use[k].is_new) c->sn[c->use[k].ev] = slots;
+                else c->so[c->use[k].ev] = slots;
+            }
+            slots++;
+        }
+        i = j;
+    }
+    if (!slots) return;
+    c->st.tie_groups++;
+    if (!need_history(c)) goto unresolved;
+    for (size_t i = 0; i < nu; i++) {
+        const guse *u = &c->use[i];
+        int32_t s = u->is_new ? c->sn[u->ev] : c->so[u->ev];
+        if (s >= 0) c->live[s] = (uint8_t)is_live(c, u->addr);
+    }
+    /* the iterator's order, if it is consistent */
+    uint8_t *start = c->live + slots;
+    memcpy(start, c->live, (size_t)slots);
+    uint32_t ok = 0;
+    while (ok < n && step(c, ok)) ok++;
+    if (ok == n) return;
+    memcpy(c->live, start, (size_t)slots);
+    if (search(c, n, nth, c->head)) {
+        c->ordered = 1;
+        c->st.reordered++;
+        return;
+    }
+unresolved:
+    c->st.unresolved++;
+    return;
+unresolved_nomem:
+    c->st.tie_groups++;
+    c->st.unresolved++;
+}
+
+/* ---- the stream ---------------------------------------------------------- */
+
+static int nomem(hatf_causal *c)
+{
+    memset(&c->err, 0, sizeof c->err);
+    return hatf_err_set(&c->err, HATF_E_NOMEM, c->run_off, "out of memory");
+}
+
+/* The group's next event, or the run's, or what comes after them. */
+static __attribute__((noinline)) int next_slow(hatf_causal *c, hatf_event *ev)
+{
+    for (;;) {
+        if (c->iout < c->nout) {
+            const gev *x = &c->g[c->ordered ? c->out[c->iout] : c->iout];
+            c->iout++;
+            *ev = x->ev;
+            if (ev->data_len) ev->data = c->arena.p + x->data;
+            c->chunk_off = x->off;
+            break;
+        }
+        if (c->run_i < c->run_end) {
+            *ev = c->run[c->run_i++];
+            c->chunk_off = c->run_off;
+            break;
+        }
+        if (c->pending) {
+            int rc = c->pending;
+            c->pending = 0;
+            return rc;
+        }
+        if (c->nout) {  /* the group went out on the calls before this one */
+            c->ng = c->nout = c->iout = 0;
+            c->g_multi = 0;
+            c->arena.len = 0;
+        }
+        if (c->run_i < c->run_n) {  /* the run's tail */
+            int rc = gather(c, c->run + c->run_i, c->run_n - c->run_i);
+            c->run_i = c->run_n;
+            if (rc) return nomem(c);
+        }
+        const hatf_event *evs;
+        int k = hatf_iter_next_batch(c->it, &evs);
+        if (k <= 0) {
+            if (k < 0) {
+                c->err = *hatf_iter_error(c->it);
+                c->pending = k;
+            }
+            if (c->ng) { resolve(c); continue; }
+            c->pending = 0;
+            return k;
+        }
+        c->run = evs;
+        c->run_n = (uint32_t)k;
+        c->run_i = c->run_end = 0;
+        c->run_off = hatf_iter_chunk_offset(c->it);
+        uint32_t j = 0;
+        if (c->ng) {
+            if (c->ng < CAUSAL_GROUP_MAX)
+                while (j < (uint32_t)k && evs[j].op != HATF_OP_COMMENT && evs[j].time == c->g_time) j++;
+            if (j == (uint32_t)k) {  /* all of the run joins the group */
+                c->run_i = c->run_end = c->run_n;
+                int rc = gather(c, evs, j);
+                if (rc) return nomem(c);
+                continue;
+            }
+            int rc = gather(c, evs, j);
+            if (rc) return nomem(c);
+            c->run_i = j;
+            resolve(c);
+        }
+        /* the tail: the events with the run's last time (none after a comment) */
+        uint32_t t = (uint32_t)k;
+        if (evs[k - 1].op != HATF_OP_COMMENT) {
+            uint64_t tl = evs[k - 1].time;
+            while (t > j && evs[t - 1].op != HATF_OP_COMMENT && evs[t - 1].time == tl) t--;
+        }
+        c->run_end = t;
+    }
+    c->emitted++;
+    if (c->tracking && UNLIKELY(track(c, ev))) stop_tracking(c);
+    return 1;
+}
+
+int hatf_causal_next(hatf_causal *c, hatf_event *ev)
+{
+    /* most events: the run's, with no group before them */
+    if (LIKELY(c->run_i < c->run_end && c->iout >= c->nout && !c->tracking)) {
+        *ev = c->run[c->run_i++];
+        c->chunk_off = c->run_off;
+        c->emitted++;
+        return 1;
+    }
+    if (!c->multi) {  /* one thread: the iterator as it is */
+        int rc = hatf_iter_next(c->it, ev);
+        if (UNLIKELY(rc < 0)) c->err = *hatf_iter_error(c->it);
+        c->chunk_off = hatf_iter_chunk_offset(c->it);
+        return rc;
+    }
+    return next_slow(c, ev);
+}

@@ -1,0 +1,57 @@
+/* causal.h — the global order of a container's events, with equal times
+ * across threads put in an order consistent with address liveness (internal
+ * to libhatf; hatf_source uses it, so every tool sees the same order).
+ *
+ * A writer with a coarse time unit rounds every time down and keeps each
+ * thread's times non-decreasing (container_time.h): an event that really came
+ * first never gets a later time, but events of different threads in the same
+ * unit get equal times, and the global iterator's tie order (memory given back
+ * first, then lower thread) can put a free before the allocation it frees.
+ *
+ * A tie group is a maximal run of the iterator's output with one time and
+ * events of two or more threads. Its addresses used by two or more of its
+ * threads are the shared ones; when there are any, the group is interleaved
+ * (each thread's own order kept) so that each shared address is freed or
+ * reallocated only while live and allocated only while not live: the
+ * iterator's order when it already is, else the first consistent one a
+ * bounded depth-first search finds, preferring the iterator's order. A group
+ * with no consistent order (a broken trace) keeps the iterator's order and is
+ * counted (hatf_source_order_stats).
+ *
+ * Cost: nothing beyond the iterator for a trace with one thread. Otherwise
+ * each run the iterator hands out has its last time's events copied aside
+ * until the next run shows whether the time goes on. Liveness of every
+ * address (a hash table) is kept only from the first group with a shared
+ * address on, after a second pass over the events before it: a trace with
+ * the raw clock rarely has such a group and usually pays no table at all.
+ * Memory: a group is cut after CAUSAL_GROUP_MAX events (bounded memory
+ * whatever the times), plus the table when it is kept.
+ */
+#ifndef HATF_CAUSAL_H
+#define HATF_CAUSAL_H
+
+#include "hatf.h"
+#include "hatf_container.h"
+#include "hatf_source.h"
+
+#define CAUSAL_GROUP_MAX 65536     /* events a tie group may gather before it is cut */
+#define CAUSAL_SEARCH_STEPS 100000 /* steps of the search per group before giving up */
+
+typedef struct hatf_causal hatf_causal;
+
+/* An ordered reader over r's global iterator (r stays owned by the caller and
+ * must outlive it). @return NULL when out of memory. */
+hatf_causal *hatf_causal_open(hatf_reader *r);
+void hatf_causal_free(hatf_causal *c);
+
+/* As hatf_iter_next: @return 1 with *ev, 0 at the end, negative on a decode
+ * error (hatf_causal_error; called again, it goes on after the damage).
+ * ev->data is valid until the next call. */
+int hatf_causal_next(hatf_causal *c, hatf_event *ev);
+
+/* File offset of the chunk of the last event returned. */
+uint64_t hatf_causal_chunk_offset(const hatf_causal *c);
+const hatf_err *hatf_causal_error(const hatf_causal *c);
+void hatf_causal_stats(const hatf_causal *c, hatf_order_stats *st);
+
+#endif /* HATF_CAUSAL_H */

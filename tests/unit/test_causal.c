@@ -1,0 +1,209 @@
+/* test_causal.c — events of equal time on different threads come out of
+ * hatf_source in an order consistent with address liveness (hatf/causal.c):
+ * hand-made containers with ties the iterator's tie order gets wrong. */
+#include <CUnit/Basic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hatf.h"
+#include "hatf_container.h"
+#include "hatf_source.h"
+
+static char dir[] = "/tmp/test_causal.XXXXXX";
+static char path[256];
+static char got[4096];
+static hatf_order_stats stats;
+
+#define A(th, t, a) { .op = HATF_OP_ALLOC, .size = 8, .addr = (a), .thread = (th), .time = (t) }
+#define F(th, t, a) { .op = HATF_OP_FREE, .addr = (a), .thread = (th), .time = (t) }
+#define M(th, t, a, b) { .op = HATF_OP_REALLOC_MOVE, .size = 16, .addr = (a), .new_addr = (b), .thread = (th), .time = (t) }
+#define HD(th, t, h) { .op = HATF_OP_HEAP_DESTROY, .heap = (h), .thread = (th), .time = (t) }
+
+/* Write ev[0..n) (each thread's events in their order) as a container with
+ * chunk groups of chunk events (0: the default), read it back through
+ * hatf_source into got ("thread:op:addr ..."), and the order stats. */
+static void roundtrip(const hatf_event *ev, size_t n, size_t chunk)
+{
+    static int file_no;
+    snprintf(path, sizeof path, "%s/t%d.hatf", dir, file_no++);
+    hatf_info info = { .address_bits = 64, .time_unit_ns_num = 1000, .time_unit_ns_den = 1 };
+    hatf_writer_opts opts = { .chunk_events = chunk };
+    hatf_err err = { 0 };
+    hatf_writer *w = hatf_writer_create(path, 1, &info, &opts, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(w);
+    for (uint64_t th = 1; th <= 4; th++)
+        for (size_t i = 0; i < n; i++)
+            if (ev[i].thread == th) CU_ASSERT_EQUAL(hatf_writer_add(w, &ev[i], 1), 0);
+    CU_ASSERT_EQUAL(hatf_writer_close(w, NULL, &err), 0);
+
+    hatf_source *s = hatf_source_open(path, HATF_FMT_CONTAINER, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+    hatf_event e;
+    size_t len = 0, count = 0;
+    got[0] = 0;
+    int rc;
+    while ((rc = hatf_source_next(s, &e)) == 1) {
+        count++;
+        if (e.op == HATF_OP_COMMENT) {
+            len += (size_t)snprintf(got + len, sizeof got - len, "%s#%.*s", len ? " " : "", (int)e.data_len,
+                                    (const char *)e.data);
+            continue;
+        }
+        uint64_t addr = e.op == HATF_OP_REALLOC_MOVE ? e.new_addr : e.addr;
+        len += (size_t)snprintf(got + len, sizeof got - len, "%s%llu:%c:%llx", len ? " " : "",
+                                (unsigned long long)e.thread, hatf_op_name(e.op)[0], (unsigned long long)addr);
+        CU_ASSERT_FATAL(len < sizeof got);
+    }
+    CU_ASSERT_EQUAL(rc, 0);
+    CU_ASSERT_EQUAL(count, n);
+    hatf_source_order_stats(s, &stats);
+    hatf_source_close(s);
+}
+
+#define CHECK(evs, want, ties, reord, unres) do {                              \
+        roundtrip(evs, sizeof evs / sizeof evs[0], 0);                         \
+        CU_ASSERT_STRING_EQUAL(got, want);                                     \
+        if (strcmp(got, want)) fprintf(stderr, "\n got  %s\n want %s\n", got, want); \
+        CU_ASSERT_EQUAL(stats.tie_groups, ties);                               \
+        CU_ASSERT_EQUAL(stats.reordered, reord);                               \
+        CU_ASSERT_EQUAL(stats.unresolved, unres);                              \
+    } while (0)
+
+/* T1 allocates A, T2 frees it, in one time unit: the tie order (frees
+ * first) has the free first. */
+static void test_alloc_then_free(void)
+{
+    hatf_event ev[] = { A(1, 5, 0xa0), F(2, 5, 0xa0) };
+    CHECK(ev, "1:a:a0 2:f:a0", 1, 1, 0);
+}
+
+/* T1 frees A, T2 gets it back: reuse. A was allocated earlier. */
+static void test_reuse(void)
+{
+    hatf_event ev[] = { A(1, 1, 0xa0), F(1, 5, 0xa0), A(2, 5, 0xa0) };
+    CHECK(ev, "1:a:a0 1:f:a0 2:a:a0", 1, 0, 0);  /* the tie order is right */
+    /* the reusing thread sorts first (lower thread, alloc before alloc) */
+    hatf_event ev2[] = { A(2, 1, 0xa0), A(1, 5, 0xa0), A(2, 5, 0xb0), F(2, 5, 0xa0) };
+    CHECK(ev2, "2:a:a0 2:a:b0 2:f:a0 1:a:a0", 1, 1, 0);
+}
+
+/* T1 allocates A, T2 frees it, T1 allocates A again, in one unit. */
+static void test_chain(void)
+{
+    hatf_event ev[] = { A(1, 5, 0xa0), A(1, 5, 0xa0), F(2, 5, 0xa0) };
+    CHECK(ev, "1:a:a0 2:f:a0 1:a:a0", 1, 1, 0);
+}
+
+/* A live; T1 [free A, alloc A], T2 [alloc A, free A]: following the tie
+ * order (T1's free, then T1's alloc) leaves T2's alloc stuck; only
+ * T1 free, T2 alloc, T2 free, T1 alloc works. */
+static void test_ping_pong(void)
+{
+    hatf_event ev[] = { A(3, 1, 0xa0), F(1, 5, 0xa0), A(1, 5, 0xa0), A(2, 5, 0xa0), F(2, 5, 0xa0) };
+    CHECK(ev, "3:a:a0 1:f:a0 2:a:a0 2:f:a0 1:a:a0", 1, 1, 0);
+}
+
+/* A realloc that moves to B, and B freed by another thread. */
+static void test_realloc(void)
+{
+    hatf_event ev[] = { A(1, 1, 0xa0), M(1, 5, 0xa0, 0xb0), F(2, 5, 0xb0) };
+    CHECK(ev, "1:a:a0 1:r:b0 2:f:b0", 1, 1, 0);
+}
+
+/* Two threads free the same address in one unit: no order is consistent;
+ * the tie order stays and the group is counted. */
+static void test_no_order(void)
+{
+    hatf_event ev[] = { A(1, 1, 0xa0), F(2, 5, 0xa0), F(1, 5, 0xa0) };
+    CHECK(ev, "1:a:a0 1:f:a0 2:f:a0", 1, 0, 1);
+}
+
+/* Ties without a shared address, equal times on one thread, one thread:
+ * nothing to do, nothing counted. */
+static void test_no_tie(void)
+{
+    hatf_event ev[] = { A(1, 5, 0xa0), A(2, 5, 0xb0), F(2, 5, 0xb0), F(1, 6, 0xa0) };
+    CHECK(ev, "1:a:a0 2:a:b0 2:f:b0 1:f:a0", 0, 0, 0);
+    hatf_event one[] = { A(1, 5, 0xa0), F(1, 5, 0xa0), A(1, 5, 0xa0) };
+    CHECK(one, "1:a:a0 1:f:a0 1:a:a0", 0, 0, 0);
+}
+
+/* Liveness is learnt once (a second pass over the events before the first
+ * group that needs it), then kept: several groups, an object allocated long
+ * before, a heap destroyed in between (its objects end with it). */
+static void test_history(void)
+{
+    hatf_event ev[] = {
+        A(1, 1, 0xc0), A(2, 2, 0xd0), F(1, 3, 0xd0),
+        A(1, 5, 0xa0), F(2, 5, 0xa0),                   /* group 1: learns */
+        F(2, 7, 0xc0), A(1, 7, 0xe0), A(1, 7, 0xc0),    /* group 2: reuse of an old one */
+        HD(1, 8, 0),
+        A(2, 9, 0xe0), F(1, 9, 0xe0),                   /* group 3: 0xe0 ended with heap 0 */
+    };
+    CHECK(ev, "1:a:c0 2:a:d0 1:f:d0 1:a:a0 2:f:a0 2:f:c0 1:a:e0 1:a:c0 1:h:0 2:a:e0 1:f:e0", 3, 2, 0);
+}
+
+/* A group spread over several chunk groups of each thread (cursor refills
+ * inside it), with attribute bytes that must survive the copy. */
+static void test_across_chunks(void)
+{
+    static const uint8_t at[] = { HATF_A_FUNC, HATF_FN_CALLOC };
+    hatf_event ev[24];
+    size_t n = 0;
+    for (int k = 0; k < 6; k++) {
+        ev[n++] = (hatf_event)A(1, 5, 0x100 + 0x10 * (unsigned)k);
+        ev[n - 1].attr_is_bytes = 1;
+        ev[n - 1].data = at;
+        ev[n - 1].data_len = sizeof at;
+        ev[n++] = (hatf_event)F(1, 5, 0x100 + 0x10 * (unsigned)k);
+    }
+    for (int k = 0; k < 6; k++) {
+        ev[n++] = (hatf_event)A(2, 5, 0x100 + 0x10 * (unsigned)k);
+        ev[n++] = (hatf_event)F(2, 5, 0x100 + 0x10 * (unsigned)k);
+    }
+    roundtrip(ev, n, 3);
+    /* consistent: every address alternates; T2 allocates each after T1 freed it */
+    CU_ASSERT_EQUAL(stats.tie_groups, 1);
+    CU_ASSERT_EQUAL(stats.unresolved, 0);
+    hatf_err err = { 0 };
+    hatf_source *s = hatf_source_open(path, HATF_FMT_CONTAINER, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+    hatf_event e;
+    int live[6] = { 0 }, bad = 0, withattr = 0;
+    while (hatf_source_next(s, &e) == 1) {
+        int k = (int)((e.op == HATF_OP_ALLOC || e.op == HATF_OP_FREE ? e.addr : 0) - 0x100) / 0x10;
+        if (k < 0 || k >= 6) { bad++; continue; }
+        if (e.op == HATF_OP_ALLOC) bad += live[k]++ != 0;
+        else bad += live[k]-- != 1;
+        if (e.thread == 1 && e.op == HATF_OP_ALLOC)
+            withattr += e.data_len == sizeof at && memcmp(e.data, at, sizeof at) == 0;
+    }
+    CU_ASSERT_EQUAL(bad, 0);
+    CU_ASSERT_EQUAL(withattr, 6);
+    hatf_source_close(s);
+}
+
+int main(void)
+{
+    if (!mkdtemp(dir)) return 1;
+    if (CU_initialize_registry() != CUE_SUCCESS) return 1;
+    CU_pSuite s = CU_add_suite("causal", NULL, NULL);
+    CU_add_test(s, "alloc then free", test_alloc_then_free);
+    CU_add_test(s, "reuse", test_reuse);
+    CU_add_test(s, "chain", test_chain);
+    CU_add_test(s, "ping-pong", test_ping_pong);
+    CU_add_test(s, "realloc", test_realloc);
+    CU_add_test(s, "no consistent order", test_no_order);
+    CU_add_test(s, "no tie", test_no_tie);
+    CU_add_test(s, "history", test_history);
+    CU_add_test(s, "across chunks", test_across_chunks);
+    CU_basic_set_mode(CU_BRM_VERBOSE);
+    CU_basic_run_tests();
+    unsigned fails = CU_get_number_of_failures();
+    CU_cleanup_registry();
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);
+    return fails ? 1 : 0;
+}
