@@ -31,8 +31,8 @@ static ht_option options[HT_OPT_COUNT_] = {
                            "1: walk frame pointers instead of libunwind (programs built with them)" },
     [HT_OPT_STACKS_CHECK] = { "HATRACE_STACKS_CHECK", 0, 0, 1, 0,
                               "1: unwind every stack with libunwind too and count differences (tests)" },
-    [HT_OPT_TIME_RES] = { "HATRACE_TIME_RES", 0, 0, 1000000000, 0,
-                          "ns per stored time unit (0: the raw clock); coarser is smaller but may misorder threads" },
+    [HT_OPT_TIME_RES] = { "HATRACE_TIME_RES", 1000, 0, 1000000000, 0,
+                          "ns per stored time unit, rounded down (0: the raw clock); coarser is smaller" },
 };
 
 static const char *output = "hatrace.%e.%p.hatf";

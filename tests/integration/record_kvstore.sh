@@ -2,9 +2,9 @@
 # The bundled example (two threads handing values to each other under a mutex,
 # most of them freed or realloc'd by the other thread) recorded with the
 # defaults: the merged order must be causal every time, so validate finds no
-# problem and replay accepts the trace. (With coarse time units, --time-res,
-# an allocation and its free by the other thread within one unit can merge the
-# wrong way round; the default stores the raw clock.)
+# problem and replay accepts the trace. (The default stores times in 1 us
+# units, rounded down: an allocation and its free by the other thread within
+# one unit tie, and the readers order ties by address liveness.)
 . "$(dirname "$0")/record_lib.inc"
 need_tools
 prog=$BUILD/examples/kvstore
