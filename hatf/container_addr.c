@@ -74,6 +74,10 @@ int hatf_amodel_reset(hatf_amodel *m, uint32_t max_objects)
         if (m->map) memset(m->map, 0, (sizeof *m->map) << m->map_bits);
         m->gen = 1;
     }
+    if ((m->gen & 0xff) == 0) {  /* the address table's 8-bit generation wraps */
+        if (m->map) memset(m->map, 0, (sizeof *m->map) << m->map_bits);
+        m->gen++;
+    }
     m->nseq = m->live = m->pred_count = m->map_count = 0;
     m->last_new = m->last_size = m->last_esc = 0;
     m->nfreed = 0;
@@ -135,6 +139,10 @@ int hatf_amodel_kill_big_(hatf_amodel *m, uint32_t seq, uint64_t size)
  * all); hatf_amodel_reset empties the table by generation. */
 
 #define NO_SEQ UINT32_MAX
+#define GEN8(m) ((m)->gen & 0xff)
+/* Free numbers past this are not noted: the entry keeps an older one, whose
+ * recency code is still right, only longer (groups hold at most 2^20 events). */
+#define FREED_MAX ((1u << 24) - 1)
 
 static int map_grow(hatf_amodel *m)
 {
@@ -145,9 +153,9 @@ static int map_grow(hatf_amodel *m)
     uint32_t mask = (1u << bits) - 1;
     for (uint32_t j = 0; j < 1u << m->map_bits; j++) {
         const hatf_map_slot *s = &m->map[j];
-        if (s->gen != m->gen) continue;
+        if ((s->tag & 0xff) != GEN8(m)) continue;
         uint32_t i = (uint32_t)hatf_hash64(s->addr, bits);
-        while (t[i].gen == m->gen) i = (i + 1) & mask;
+        while ((t[i].tag & 0xff) == GEN8(m)) i = (i + 1) & mask;
         t[i] = *s;
     }
     free(m->map);
@@ -162,17 +170,17 @@ static int map_grow(hatf_amodel *m)
 static inline hatf_map_slot *map_at(hatf_amodel *m, uint64_t addr)
 {
     for (;;) {
-        uint32_t mask = (1u << m->map_bits) - 1, gen = m->gen, i;
+        uint32_t mask = (1u << m->map_bits) - 1, gen = GEN8(m), i;
         hatf_map_slot *t = m->map, *s;
         for (i = (uint32_t)hatf_hash64(addr, m->map_bits);; i = (i + 1) & mask) {
             s = &t[i];
-            if (s->gen != gen) break;
+            if ((s->tag & 0xff) != gen) break;
             if (s->addr == addr) return s;
         }
         /* a new address: the load stays at most 1/2 */
         if (__builtin_expect((m->map_count + 1) * 2 <= mask + 1, 1)) {
             m->map_count++;
-            *s = (hatf_map_slot){ .addr = addr, .seq = NO_SEQ, .gen = gen, .freed = 0 };
+            *s = (hatf_map_slot){ .addr = addr, .seq = NO_SEQ, .tag = gen };
             return s;
         }
         if (map_grow(m)) return NULL;
@@ -218,7 +226,7 @@ HATF_AINLINE uint8_t *enc_freed(hatf_amodel *m, uint64_t addr, uint8_t *o, hatf_
         m->last_esc = addr;
     }
     m->nfreed++;
-    if (s) s->freed = m->nfreed;  /* its free number + 1 */
+    if (s && m->nfreed <= FREED_MAX) s->tag = m->nfreed << 8 | (s->tag & 0xff);  /* its free number + 1 */
     return o;
 }
 
@@ -235,8 +243,8 @@ HATF_AINLINE uint8_t *enc_new(hatf_amodel *m, uint64_t size, int has_old, uint64
     } else {
         uint64_t zz = hatf_zigzag((int64_t)(addr - m->last_new - hatf_chunk_guess(m->last_size)));
         uint64_t code = zz <= (UINT64_MAX - 3) / 2 ? 3 + 2 * zz : 2;
-        uint32_t ago;  /* frees since addr's latest */
-        if (code != 3 && s && s->freed && (ago = m->nfreed - s->freed) < HATF_RECENT) {
+        uint32_t freed = s ? s->tag >> 8 : 0, ago;  /* ago: frees since addr's latest */
+        if (code != 3 && freed && (ago = m->nfreed - freed) < HATF_RECENT) {
             uint64_t rc = 4 + 2 * (uint64_t)ago;
             if (rc < code || code == 2) code = rc;
         }

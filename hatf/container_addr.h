@@ -35,8 +35,9 @@
 /* head: allocation number + 1 of the last object freed with this size, 0 none;
  * the ones freed before it follow through pnext (a LIFO, like allocators' free lists). */
 typedef struct hatf_pred_slot { uint64_t size; uint32_t head, gen; } hatf_pred_slot;
-/* encoder: an address -> its newest object (or none) and its latest free number + 1 (0 none) */
-typedef struct hatf_map_slot { uint64_t addr; uint32_t seq, gen, freed; } hatf_map_slot;
+/* encoder: an address -> its newest object (or none); tag: its latest free number + 1
+ * (0 none) << 8 | the low 8 bits of the generation (0: an empty slot) */
+typedef struct hatf_map_slot { uint64_t addr; uint32_t seq, tag; } hatf_map_slot;
 
 typedef struct hatf_amodel {
     uint64_t *words;        /* live bit per allocation number */
