@@ -6,11 +6,7 @@
 # frames go to libunwind), and deep chains; the walk must do most stacks.
 . "$(dirname "$0")/record_lib.inc"
 need_tools
-for p in stacks_sites rec_cxx rec_storm rec_signal stack_depth; do
-  [ -x "$BUILD/workloads/$p" ] || { echo "workload $p not built"; exit 77; }
-done
-"$HATRACE" record --stacks -o "$W/probe.hatf" -- true 2>"$W/probe.err"
-grep -q "built without libunwind" "$W/probe.err" && { echo "no libunwind"; exit 77; }
+need_stack_workloads
 
 check() { # name command...
   local name=$1; shift
