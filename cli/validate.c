@@ -51,6 +51,10 @@ static const char help[] =
     "arrives within 1000 records or 10 us; these are counted as resolved\n"
     "inversions in a note.\n"
     "\n"
+    "In a fork child's trace (its header says forked), a release of an address\n"
+    "the child never allocated is an object inherited from the parent: counted\n"
+    "in a note, not a problem (a second release of it still is).\n"
+    "\n"
     "  --from FORMAT     hatrace (default, recognised by its magic), hatf1.0 or text\n"
     "  --max-errors N    print at most N problems (default 100; 0: no limit)\n"
     "  -h, --help        this help\n"
@@ -89,6 +93,8 @@ typedef struct vstate {
     pending *pend;
     size_t npend;
     int oom;
+    int forked;        /* a fork child's trace: objects may come from the parent */
+    uint64_t inherited; /* releases of objects the parent allocated before the fork */
 } vstate;
 
 #define U(x) ((unsigned long long)(x))
@@ -206,6 +212,20 @@ static void not_live(vstate *v, const addrmap_entry *e, const char *what)
     }
 }
 
+/* A fork child releases an address it never allocated: the parent's object,
+ * inherited with the address space (its trace holds the allocation). Counted,
+ * and remembered as freed, so a second release is still a double free.
+ * @return 1 if so accepted. */
+static int inherited(vstate *v, uint64_t addr, uint32_t thread)
+{
+    if (!v->forked) return 0;
+    v->inherited++;
+    obj_new(v, addr, 0, 0, thread);
+    addrmap_entry *e = addrmap_find(&v->objs, addr);
+    if (e) e->a |= OBJ_FREED;
+    return 1;
+}
+
 /* The end of the object at addr (free, realloc's old half). what: "free", "realloc".
  * heap: the heap the record names (a free that names one must name the object's). */
 static void release(vstate *v, uint64_t addr, uint64_t heap, uint32_t thread, const char *what)
@@ -218,7 +238,10 @@ static void release(vstate *v, uint64_t addr, uint64_t heap, uint32_t thread, co
         p = NULL;
     }
     addrmap_entry *e = addrmap_find(&v->objs, addr);
-    if (!e) { problem(v, "%s of 0x%llx, never allocated", what, U(addr)); return; }
+    if (!e) {
+        if (!inherited(v, addr, thread)) problem(v, "%s of 0x%llx, never allocated", what, U(addr));
+        return;
+    }
     if (!obj_live(v, e)) {
         not_live(v, e, what);
         return;
@@ -289,8 +312,9 @@ static void check(vstate *v, const hatf_event *ev)
         check_heap_use(v, ev->heap);
         if (ev->addr == ev->new_addr) {
             addrmap_entry *e = addrmap_find(&v->objs, ev->addr);
-            if (!e) problem(v, "realloc of 0x%llx, never allocated", U(ev->addr));
-            else if (!obj_live(v, e)) not_live(v, e, "realloc");
+            if (!e) {
+                if (!inherited(v, ev->addr, (uint32_t)ti)) problem(v, "realloc of 0x%llx, never allocated", U(ev->addr));
+            } else if (!obj_live(v, e)) not_live(v, e, "realloc");
             else { e->size = ev->size; break; }
             obj_new(v, ev->new_addr, ev->size, (uint32_t)hi, (uint32_t)ti);
             break;
@@ -398,6 +422,7 @@ int cmd_validate(int argc, char **argv)
     uint64_t num, den;
     cli_time_unit(s, &num, &den);
     v.ns_per_unit = (double)num / (double)den;
+    v.forked = (hatf_source_info(s)->flags & HATF_INFO_FORKED) != 0;
     v.pend = malloc(PENDING_MAX * sizeof *v.pend);
     if (!v.pend || addrmap_init(&v.objs) || addrmap_init(&v.tidx) || addrmap_init(&v.hinst) || addrmap_init(&v.threads) ||
         addrmap_init(&v.heaps)) {
@@ -460,6 +485,9 @@ int cmd_validate(int argc, char **argv)
     } else {
         if (v.shown < v.problems)
             printf("%s: %llu more problems not shown (--max-errors)\n", path, U(v.problems - v.shown));
+        if (v.inherited)
+            printf("%s: note: %llu release%s of objects inherited from the parent (a fork child's trace)\n",
+                   path, U(v.inherited), v.inherited == 1 ? "" : "s");
         if (v.resolved)
             printf("%s: note: resolved %llu inversion%s (address reused just before its release arrived)\n",
                    path, U(v.resolved), v.resolved == 1 ? "" : "s");

@@ -2,7 +2,8 @@
  * blocks of its own size so tests/integration/record_fork_exec.sh can tell the
  * traces apart:
  *   parent            1001 bytes x 300 (before and after the forks)
- *   child 1 (fork)    1002 bytes x 200, then exit()
+ *   child 1 (fork)    1002 bytes x 200, frees 6 of the parent's 7 blocks of 1005
+ *                     bytes and reallocs the 7th (inherited objects), then exit()
  *   child 2 (fork)    1003 bytes x 100, then exec of this program with "exec"
  *   exec'd program    1004 bytes x 50 */
 #include <stdio.h>
@@ -25,9 +26,13 @@ int main(int argc, char **argv)
         return 0;
     }
     churn(1001, 150);
+    void *inherit[7];
+    for (int i = 0; i < 7; i++) inherit[i] = malloc(1005);
     pid_t a = fork();
     if (a == 0) {
         churn(1002, 200);
+        for (int i = 0; i < 6; i++) free(inherit[i]);
+        free(realloc(inherit[6], 5000));
         exit(0);
     }
     pid_t b = fork();
@@ -39,5 +44,6 @@ int main(int argc, char **argv)
     int sa, sb;
     if (waitpid(a, &sa, 0) != a || waitpid(b, &sb, 0) != b) return 2;
     churn(1001, 150);
+    for (int i = 0; i < 7; i++) free(inherit[i]);
     return WIFEXITED(sa) && !WEXITSTATUS(sa) && WIFEXITED(sb) && !WEXITSTATUS(sb) ? 0 : 3;
 }
