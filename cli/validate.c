@@ -422,7 +422,8 @@ int cmd_validate(int argc, char **argv)
     uint64_t num, den;
     cli_time_unit(s, &num, &den);
     v.ns_per_unit = (double)num / (double)den;
-    v.forked = (hatf_source_info(s)->flags & HATF_INFO_FORKED) != 0;
+    const hatf_info *info = hatf_source_info(s);  /* NULL: a source without a header */
+    v.forked = info && (info->flags & HATF_INFO_FORKED);
     v.pend = malloc(PENDING_MAX * sizeof *v.pend);
     if (!v.pend || addrmap_init(&v.objs) || addrmap_init(&v.tidx) || addrmap_init(&v.hinst) || addrmap_init(&v.threads) ||
         addrmap_init(&v.heaps)) {
