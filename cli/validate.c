@@ -4,11 +4,11 @@
  * (live or freed, with the record that last changed it), every thread and
  * every heap. One line per problem: "FILE: record R, offset O: what".
  *
- * Inversions (DESIGN.md, "Time and order"): a moving realloc cannot stamp
- * both halves with one time, so another thread may be seen receiving an
- * address before the record that releases it. An allocation of a live
- * address by a thread other than the object's owner is held back as pending;
- * if a release of that address by a thread other than the allocating one
+ * Inversions (docs/tools.md): a moving realloc cannot stamp both halves with
+ * one time, so another thread may be seen receiving an address before the
+ * record that releases it, and that thread may be the object's owner (it
+ * handed the object to the thread that reallocs it). An allocation of a live
+ * address is held back as pending; if a release of that address by a thread other than the allocating one
  * arrives within WINDOW_RECORDS records or WINDOW_NS of trace time, the
  * release applies to the old object, the held allocation is applied after it,
  * and the case is counted as a resolved inversion (a note). Otherwise it is
@@ -32,6 +32,7 @@
 #define WINDOW_RECORDS 1000
 #define WINDOW_NS 10000     /* 10 us */
 #define PENDING_MAX 4096
+#define HELD_PER_ADDR 2    /* allocations of one address held back at once */
 
 static const char help[] =
     "usage: hatrace validate [--from FORMAT] [--max-errors N] FILE\n"
@@ -48,7 +49,8 @@ static const char help[] =
     "\n"
     "An address handed out again just before the realloc or free that released\n"
     "it (a harmless reordering across threads) is tolerated when the release\n"
-    "arrives within 1000 records or 10 us; these are counted as resolved\n"
+    "arrives within 1000 records or 10 us (even when the receiving thread owned\n"
+    "the old object: a realloc is stamped after it returns); these are counted as resolved\n"
     "inversions in a note.\n"
     "\n"
     "In a fork child's trace (its header says forked), a release of an address\n"
@@ -69,6 +71,7 @@ enum { HEAP_UNKNOWN = 0, HEAP_LIVE = 1, HEAP_DESTROYED = 2 };
 
 typedef struct pending {
     uint64_t addr, size, rec, offset, time;
+    uint64_t live_rec;      /* record of the live object it found */
     uint32_t heap, thread;  /* instance, thread index */
 } pending;
 
@@ -166,6 +169,15 @@ static pending *find_pending(vstate *v, uint64_t addr)
     return NULL;
 }
 
+/* Allocations of addr held back now: a thread's own double allocation and
+ * another thread's early reuse can wait for the same release. */
+static size_t held_at(const vstate *v, uint64_t addr)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < v->npend; i++) n += v->pend[i].addr == addr;
+    return n;
+}
+
 static void drop_pending(vstate *v, pending *p)
 {
     /* keep arrival order: pending entries are reported in the order they came */
@@ -176,9 +188,8 @@ static void drop_pending(vstate *v, pending *p)
 
 static void report_unresolved(vstate *v, pending *p)
 {
-    addrmap_entry *e = addrmap_find(&v->objs, p->addr);
     problem_at(v, p->rec, p->offset, "allocation of 0x%llx, still live (allocated at record %llu)",
-               U(p->addr), U(e ? e->rec : 0));
+               U(p->addr), U(p->live_rec));
     uint64_t saved = v->rec;
     v->rec = p->rec;
     obj_new(v, p->addr, p->size, p->heap, p->thread);
@@ -192,8 +203,8 @@ static void allocate(vstate *v, uint64_t addr, uint64_t size, uint32_t heap, uin
     if (!addr) return;  /* a failed call */
     addrmap_entry *e = addrmap_find(&v->objs, addr);
     if (!e || !obj_live(v, e)) { obj_new(v, addr, size, heap, thread); return; }
-    if (e->b != thread && v->npend < PENDING_MAX && !find_pending(v, addr)) {
-        v->pend[v->npend++] = (pending){ addr, size, v->rec, v->offset, v->time, heap, thread };
+    if (v->npend < PENDING_MAX && held_at(v, addr) < HELD_PER_ADDR) {
+        v->pend[v->npend++] = (pending){ addr, size, v->rec, v->offset, v->time, e->rec, heap, thread };
         return;
     }
     problem(v, "allocation of 0x%llx, still live (allocated at record %llu)", U(addr), U(e->rec));
@@ -233,9 +244,11 @@ static void release(vstate *v, uint64_t addr, uint64_t heap, uint32_t thread, co
     pending *p = v->npend ? find_pending(v, addr) : NULL;
     if (p && p->thread == thread) {
         /* the allocating thread releases its own allocation: the old object was
-         * never released, and this release ends the held one */
+         * never released, and this release ends the held one (unless another
+         * thread's allocation of the address waits too: then it is the next one) */
         report_unresolved(v, p);
-        p = NULL;
+        p = v->npend ? find_pending(v, addr) : NULL;
+        if (p && p->thread == thread) p = NULL;
     }
     addrmap_entry *e = addrmap_find(&v->objs, addr);
     if (!e) {
