@@ -14,8 +14,9 @@ static const char help[] =
     "\n"
     "Print the events of a trace in the text form (docs/format-text.md), one per\n"
     "line, in global time order. The output is itself a text trace: it starts\n"
-    "with '#hatrace-text 1', and for a container a '#' line with the header\n"
-    "(pid, command line, clock).\n"
+    "with '#hatrace-text 1', and for a container a '# container' line with the\n"
+    "header (pid, start time, clock, time unit, address size, command line;\n"
+    "convert --from text reads it back) and a '# damage:' line per damaged part.\n"
     "\n"
     "  --from FORMAT  hatrace (default, recognised by its magic), hatf1.0 or text\n"
     "  --limit N      stop after N events\n"
@@ -104,12 +105,12 @@ int cmd_dump(int argc, char **argv)
         uint64_t sid = stacks ? sites_event_stack(&ev) : 0;
         if (sid) {  /* as comment lines: the output stays a text trace */
             const uint64_t *fr;
-            size_t nf = hatf_reader_stack(hatf_source_container(s), sid, &fr);
-            char name[1024], line[1100];
+            hatf_reader *rd = hatf_source_container(s);
+            size_t nf = sites_stack(rd, sid, &fr);
+            char name[1024];
             for (size_t k = 0; k < nf; k++) {
-                sites_frame_name(hatf_source_container(s), fr[k], name, sizeof name);
-                int len = snprintf(line, sizeof line, "#   at %s\n", name);
-                hatf_buf_append(&out, line, len > 0 && (size_t)len < sizeof line ? (size_t)len : 0);
+                sites_frame_name(rd, fr[k], name, sizeof name);
+                cli_put(&out, "#   at %s\n", name);
             }
         }
         if (out.len >= 1 << 16) {

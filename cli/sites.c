@@ -9,7 +9,6 @@
  * site's own peak of live objects and bytes, and what is still live at the
  * end (leaked). Records without a stack form the site "(no stack)".
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +35,11 @@ static const char *base_name(const char *p)
 {
     const char *s = strrchr(p, '/');
     return s ? s + 1 : p;
+}
+
+size_t sites_stack(hatf_reader *r, uint64_t id, const uint64_t **frames)
+{
+    return r && id ? hatf_reader_stack(r, id, frames) : 0;
 }
 
 void sites_frame_name(hatf_reader *r, uint64_t addr, char *out, size_t cap)
@@ -171,7 +175,7 @@ static void print_text(hatf_buf *o, const sites *st, hatf_reader *r, size_t show
             i + 1, U(s->stack), U(s->calls), U(s->bytes), U(s->peak_objects), U(s->peak_bytes),
             U(s->live_objects), U(s->live_bytes));
         const uint64_t *fr;
-        size_t n = s->stack ? hatf_reader_stack(r, s->stack, &fr) : 0;
+        size_t n = sites_stack(r, s->stack, &fr);
         if (!s->stack) cli_put(o, "    (no stack)\n");
         else if (!n) cli_put(o, "    (stack not in the trace)\n");
         for (size_t k = 0; k < n; k++) {
@@ -194,9 +198,9 @@ static void print_json(hatf_buf *o, const sites *st, hatf_reader *r, const char 
             i ? "," : "", U(s->stack), U(s->calls), U(s->bytes), U(s->peak_objects), U(s->peak_bytes),
             U(s->live_objects), U(s->live_bytes));
         const uint64_t *fr;
-        size_t n = s->stack ? hatf_reader_stack(r, s->stack, &fr) : 0;
+        size_t n = sites_stack(r, s->stack, &fr);
         for (size_t k = 0; k < n; k++) {
-            const hatf_symbol *sy = hatf_reader_symbol(r, fr[k]);
+            const hatf_symbol *sy = hatf_reader_symbol(r, fr[k]);  /* n > 0: r is set */
             cli_put(o, "%s{\"addr\": \"0x%llx\", \"function\": ", k ? ", " : "", U(fr[k]));
             cli_json_string(o, sy ? sy->name : "");
             cli_put(o, ", \"offset\": %llu}", U(sy ? sy->offset : 0));

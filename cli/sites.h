@@ -14,6 +14,9 @@ enum { SITES_SORT_COUNT, SITES_SORT_BYTES, SITES_SORT_PEAK };
  * the first top of them (0: all). @return a CLI_* exit code. */
 int sites_report(hatf_source *src, const char *path, int json, int sort, uint64_t top);
 
+/* The frames of stack id, innermost first, or 0 frames when the trace has no
+ * stack tables (a text or raw HATF 1.0 trace: r is NULL) or not this one. */
+size_t sites_stack(hatf_reader *r, uint64_t id, const uint64_t **frames);
 /* "function+0xoff (module)" for a frame address, "0x..." when unknown.
  * r may be NULL (not a container). */
 void sites_frame_name(hatf_reader *r, uint64_t addr, char *out, size_t cap);
