@@ -12,7 +12,6 @@
  * generation are dead. They are swept out when they outnumber the live ones.
  * Heaps that share a name (one per request, say) are also summed per name.
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

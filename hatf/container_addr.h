@@ -29,7 +29,7 @@
 
 #define HATF_SB_SHIFT 12  /* allocation numbers per superblock count: 4096 */
 #define HATF_G_SHIFT 9    /* allocation numbers per group count: 512 */
-#define HATF_PRED_DIRECT 2048  /* sizes below this predict from a plain array */
+#define HATF_PRED_DIRECT 2048  /* size classes (hatf_pred_key) below this predict from a plain array */
 #define HATF_RECENT 256        /* freed addresses a new one may name by recency */
 
 /* head: allocation number + 1 of the last object freed with this size, 0 none;
@@ -47,8 +47,8 @@ typedef struct hatf_amodel {
     uint32_t *pnext;        /* freed object -> the one freed before it with its size */
     uint32_t nseq, cap, live;
     uint32_t gen;           /* slots of the tables below with another gen are empty */
-    hatf_pred_slot *direct; /* small size -> last freed address */
-    hatf_pred_slot *pred;   /* larger size -> last freed address (linear probing, load <= 1/2) */
+    hatf_pred_slot *direct; /* small size class -> its list of freed objects (head; pnext) */
+    hatf_pred_slot *pred;   /* larger size class -> the same (linear probing, load <= 1/2) */
     uint32_t pred_bits, pred_count;
     hatf_map_slot *map;     /* encoder only: every address seen in the group */
     uint32_t map_bits, map_count;

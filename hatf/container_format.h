@@ -46,7 +46,7 @@ enum hatf_chunk_kind {
     HATF_CK_ADDRS = 2,     /* the addresses of the records chunk with the same thread and seq */
     HATF_CK_TABLES = 3,    /* names of threads and heaps; stacks, modules, symbols */
     HATF_CK_INDEX = 4,     /* the index (last chunk of a complete file) */
-    HATF_CK_KIND_MAX_ = 4  /* kinds above are skipped by this reader (room: stacks, symbols) */
+    HATF_CK_KIND_MAX_ = 4  /* kinds above are skipped by this reader */
 };
 
 enum { HATF_CODEC_STORED = 0, HATF_CODEC_ZSTD = 1 };

@@ -53,7 +53,7 @@ typedef uint64_t hatrace_heap;  /* 0: the default heap / not recording */
 
 #if !defined(HATRACE_DISABLE) && (defined(__GNUC__) || defined(__clang__))
 
-/* Defined by libhatrace.so only (exported as hatrace_*); weak here. Call the
+/* Defined by libhatrace.so only (exported as hatrace_rt_*); weak here. Call the
  * inline wrappers below, never these: they are not there without the preload. */
 #define HATRACE_WEAK_ __attribute__((weak))
 extern hatrace_heap hatrace_rt_heap_create(const char *name) HATRACE_WEAK_;

@@ -309,7 +309,7 @@ static void convert(const ht_rawev *r, uint64_t tid, hatf_event *e, uint8_t *ab,
     case HT_K_HEAP_CREATE:
         e->op = HATF_OP_HEAP_CREATE;
         e->heap = r->a;
-        if (r->d) {  /* the name travelled as a copy made by hatrace_rt_heap_create */
+        if (r->d) {  /* the name travelled as a copy made by hatrace_rt_heap_create or mi_heap_new */
             if (writer && !out_failed) hatf_writer_name_heap(writer, r->a, (const char *)(uintptr_t)r->d);
             free((void *)(uintptr_t)r->d);
         }

@@ -76,8 +76,6 @@ static size_t arena_size(const void *p)
     return n;
 }
 
-/* Every call made while resolving is served by the arena: the pointers are
- * published together at the end, so no block moves between allocators. */
 /* The library's entry points live here, with the hooks, so that the recorder
  * core linked into unit tests (libhatpreload.a) does not start recording the
  * test programs themselves. */
@@ -88,6 +86,8 @@ __attribute__((constructor(101))) static void ht_ctor(void) { ht_init(); }
  * in the trace; the flusher is stopped and the rest drained synchronously. */
 __attribute__((destructor(101))) static void ht_dtor(void) { ht_finish(); }
 
+/* Every call made while resolving is served by the arena: the pointers are
+ * published together at the end, so no block moves between allocators. */
 void ht_hooks_resolve(void)
 {
 #define RESOLVE(name) __typeof__(real_##name) name##_ = (__typeof__(real_##name))dlsym(RTLD_NEXT, #name)

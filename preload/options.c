@@ -28,9 +28,9 @@ static ht_option options[HT_OPT_COUNT_] = {
     [HT_OPT_STACKS] = { "HATRACE_STACKS", 0, 0, 256, 0,
                         "frames of call stack per allocation (0: off; yes: 32)" },
     [HT_OPT_STACKS_FP] = { "HATRACE_STACKS_FP", 0, 0, 1, 0,
-                           "1: walk frame pointers instead of libunwind (programs built with them)" },
+                           "1: walk frame pointers instead of unwinding (x86-64; programs built with them)" },
     [HT_OPT_STACKS_CHECK] = { "HATRACE_STACKS_CHECK", 0, 0, 1, 0,
-                              "1: unwind every stack with libunwind too and count differences (tests)" },
+                              "1: check every stack with libunwind and every frame name with dladdr; count differences (tests)" },
     [HT_OPT_TIME_RES] = { "HATRACE_TIME_RES", 1000, 0, 1000000000, 0,
                           "ns per stored time unit, rounded down (0: the raw clock); coarser is smaller" },
 };

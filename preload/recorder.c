@@ -162,9 +162,8 @@ void ht_record_slow(uint32_t kind, uint64_t a, uint64_t b, uint64_t c, uint64_t 
     ht_emit(kind, a, b, c, d);
 }
 
-void ht_side_drain(ht_tls *t, ht_ring *r)
+void ht_side_drain(ht_ring *r)
 {
-    (void)t;
     atomic_signal_fence(memory_order_seq_cst);
     while ((int32_t)(r->side_w - r->side_r) > 0) {
         ht_rawev *e = ht_ring_slot(r);
@@ -173,7 +172,7 @@ void ht_side_drain(ht_tls *t, ht_ring *r)
              * that runs meanwhile drains the side buffer itself before writing
              * its own event (ht_emit), so the order holds and the side buffer
              * cannot overflow however long the flusher takes. */
-            if (!ht_ring_full(r, 1)) r->side_r++;  /* drop mode (counted) or past the trace's end */
+            if (!ht_ring_full(r)) r->side_r++;  /* drop mode (counted) or past the trace's end */
             continue;  /* look again: a handler may have emptied the side buffer */
         }
         ht_rawev ev = r->side[r->side_r % HT_SIDE_CAP];
@@ -194,7 +193,7 @@ void ht_side_flush(ht_tls *t, ht_ring *r)
 {
     for (;;) {
         t->busy = 1;
-        ht_side_drain(t, r);
+        ht_side_drain(r);
         atomic_signal_fence(memory_order_seq_cst);
         t->busy = 0;
         atomic_signal_fence(memory_order_seq_cst);
@@ -210,7 +209,7 @@ void ht_poke(void)
 
 /* ht_ring_full's wait: a slot, or NULL once the trace is over
  * (not a loss: past its end) or lost (counted). */
-static ht_rawev *ring_wait(ht_ring *r, int direct)
+static ht_rawev *ring_wait(ht_ring *r)
 {
     for (;;) {
         /* The trace has ended (exit or exec is finishing it): a thread still
@@ -231,7 +230,7 @@ static ht_rawev *ring_wait(ht_ring *r, int direct)
             }
             /* no slot is held while waiting: a signal handler may record
              * straight into the ring instead of overflowing the side buffer */
-            if (direct) ht_t.busy = 0;
+            ht_t.busy = 0;
             atomic_signal_fence(memory_order_seq_cst);
             ht_futex_wait(&r->wake, seq, 2000000);
             atomic_signal_fence(memory_order_seq_cst);
@@ -249,7 +248,7 @@ static ht_rawev *ring_wait(ht_ring *r, int direct)
     return NULL;
 }
 
-ht_rawev *ht_ring_full(ht_ring *r, int direct)
+ht_rawev *ht_ring_full(ht_ring *r)
 {
     if (ht_opt(HT_OPT_DROP)) {
         r->drops++;
@@ -257,7 +256,7 @@ ht_rawev *ht_ring_full(ht_ring *r, int direct)
     }
     r->waits++;
     uint64_t t0 = ht_mono_ns();
-    ht_rawev *e = ring_wait(r, direct);
+    ht_rawev *e = ring_wait(r);
     r->wait_ns += ht_mono_ns() - t0;
     return e;
 }

@@ -135,17 +135,16 @@ void ht_init(void) HT_HIDDEN;                    /* idempotent; safe from any ho
  * a signal handler inside a hook (queue in the side buffer), after thread exit. */
 void ht_record_slow(uint32_t kind, uint64_t a, uint64_t b, uint64_t c, uint64_t d) HT_HIDDEN;
 /* The ring is full: wait for the flusher, drain synchronously, or drop. @return a
- * slot to fill (then ht_ring_publish) or NULL when the event was dropped.
- * direct: no event of this thread is in flight, so signal handlers may write
- * straight into the ring while we wait (else they queue in the side buffer). */
-ht_rawev *ht_ring_full(ht_ring *r, int direct) HT_HIDDEN;
+ * slot to fill (then ht_ring_publish) or NULL when the event was dropped. While
+ * it waits no slot is held, so signal handlers write straight into the ring. */
+ht_rawev *ht_ring_full(ht_ring *r) HT_HIDDEN;
 /* Wake the flusher (the ring crossed its fill mark). */
 void ht_poke(void) HT_HIDDEN;
 /* Move events queued by signal handlers into the ring, inside the caller's busy
  * window (pre: busy == 1). Every writer drains them before writing its own
  * event, so a handler that runs just after a window closed cannot put its
  * event ahead of older queued ones. */
-void ht_side_drain(ht_tls *t, ht_ring *r) HT_HIDDEN;
+void ht_side_drain(ht_ring *r) HT_HIDDEN;
 /* The same from outside a window (pre: busy == 0; returns with busy == 0 and
  * the side buffer empty). */
 void ht_side_flush(ht_tls *t, ht_ring *r) HT_HIDDEN;
@@ -154,31 +153,46 @@ void ht_finish(void) HT_HIDDEN;
 /* The calling thread's dense id (attaching its ring first if needed), 0 if untraced. */
 uint64_t ht_current_tid(void) HT_HIDDEN;
 
+/* The fast path's two halves, shared by ht_emit and ht_emit_free: enter the
+ * busy window and take a slot (waiting for space if the ring is full; NULL if
+ * the event cannot be stored), then fill and publish it and leave the window.
+ * A signal handler that runs inside the window queues its event behind this
+ * one (see ht_side_flush). pre: r is the thread's ring, not busy, traced. */
+static inline __attribute__((always_inline)) ht_rawev *ht_enter(ht_tls *t, ht_ring *r)
+{
+    t->busy = 1;
+    atomic_signal_fence(memory_order_seq_cst);
+    if (HT_UNLIKELY(r->side_w != r->side_r)) ht_side_drain(r);
+    ht_rawev *e = ht_ring_slot(r);
+    if (HT_UNLIKELY(!e)) e = ht_ring_full(r);
+    return e;
+}
+static inline __attribute__((always_inline)) void ht_leave(ht_tls *t, ht_ring *r, ht_rawev *e, uint64_t tk,
+                                                           uint64_t a, uint64_t b, uint64_t c, uint64_t d)
+{
+    if (HT_LIKELY(e != NULL)) {
+        e->tk = tk;
+        e->a = a;
+        e->b = b;
+        e->c = c;
+        e->d = d;
+        if (HT_UNLIKELY(ht_ring_publish(r))) ht_poke();
+    }
+    atomic_signal_fence(memory_order_seq_cst);
+    t->busy = 0;
+    if (HT_UNLIKELY(r->side_w != r->side_r)) ht_side_flush(t, r);
+}
+
 /* Record one event on the fast path: the calling thread has a ring and is not
  * already inside a hook. Everything else goes to ht_record_slow. The time is
- * taken inside the busy window, so a signal handler that runs in the window
- * queues its event behind this one (see ht_side_flush). */
+ * taken inside the busy window (after a wait for space). */
 static inline __attribute__((always_inline)) void ht_emit(uint32_t kind, uint64_t a, uint64_t b, uint64_t c, uint64_t d)
 {
     ht_tls *t = &ht_t;
     ht_ring *r = t->ring;
     if (HT_LIKELY(r != NULL && !t->busy && !t->untraced)) {
-        t->busy = 1;
-        atomic_signal_fence(memory_order_seq_cst);
-        if (HT_UNLIKELY(r->side_w != r->side_r)) ht_side_drain(t, r);
-        ht_rawev *e = ht_ring_slot(r);
-        if (HT_UNLIKELY(!e)) e = ht_ring_full(r, 1);
-        if (HT_LIKELY(e != NULL)) {
-            e->tk = (ht_now() - ht_t0) << 8 | kind;
-            e->a = a;
-            e->b = b;
-            e->c = c;
-            e->d = d;
-            if (HT_UNLIKELY(ht_ring_publish(r))) ht_poke();
-        }
-        atomic_signal_fence(memory_order_seq_cst);
-        t->busy = 0;
-        if (HT_UNLIKELY(r->side_w != r->side_r)) ht_side_flush(t, r);
+        ht_rawev *e = ht_enter(t, r);
+        ht_leave(t, r, e, (ht_now() - ht_t0) << 8 | kind, a, b, c, d);
     } else {
         ht_record_slow(kind, a, b, c, d);
     }
@@ -193,23 +207,10 @@ static inline __attribute__((always_inline)) void ht_emit_free(void *p, void (*r
     ht_tls *t = &ht_t;
     ht_ring *r = t->ring;
     if (HT_LIKELY(r != NULL && !t->busy && !t->untraced)) {
-        t->busy = 1;
-        atomic_signal_fence(memory_order_seq_cst);
-        if (HT_UNLIKELY(r->side_w != r->side_r)) ht_side_drain(t, r);
-        /* the slot first: a wait for space must come before the time is taken */
-        ht_rawev *e = ht_ring_slot(r);
-        if (HT_UNLIKELY(!e)) e = ht_ring_full(r, 1);
+        ht_rawev *e = ht_enter(t, r);  /* a wait for space comes before the time is taken */
         uint64_t ts = ht_now();
         real(p);
-        if (HT_LIKELY(e != NULL)) {
-            e->tk = (ts - ht_t0) << 8 | HT_K_FREE;
-            e->a = (uint64_t)(uintptr_t)p;
-            e->b = e->c = e->d = 0;
-            if (HT_UNLIKELY(ht_ring_publish(r))) ht_poke();
-        }
-        atomic_signal_fence(memory_order_seq_cst);
-        t->busy = 0;
-        if (HT_UNLIKELY(r->side_w != r->side_r)) ht_side_flush(t, r);
+        ht_leave(t, r, e, (ts - ht_t0) << 8 | HT_K_FREE, (uint64_t)(uintptr_t)p, 0, 0, 0);
     } else {
         ht_record_slow(HT_K_FREE, (uint64_t)(uintptr_t)p, 0, 0, 0);
         real(p);

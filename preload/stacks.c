@@ -145,7 +145,7 @@ static uint64_t lookup(ht_ring *r, struct ht_stk *s, const uint64_t *fr, uint32_
     s->used++;
     /* the flusher learns the frames before any event uses the id */
     ht_rawev *ev = ht_ring_slot(r);
-    if (HT_UNLIKELY(!ev)) ev = ht_ring_full(r, 1);
+    if (HT_UNLIKELY(!ev)) ev = ht_ring_full(r);
     if (ev) {
         ev->tk = (ht_now() - ht_t0) << 8 | HT_K_STACK;
         ev->a = i + 1;
@@ -253,7 +253,7 @@ __attribute__((noinline)) uint64_t ht_stack_here(void)
     /* busy: a signal handler allocating meanwhile queues in the side buffer */
     t->busy = 1;
     atomic_signal_fence(memory_order_seq_cst);
-    if (HT_UNLIKELY(r->side_w != r->side_r)) ht_side_drain(t, r);  /* older events first */
+    if (HT_UNLIKELY(r->side_w != r->side_r)) ht_side_drain(r);  /* older events first */
     void *buf[HATF_STACK_MAX + STK_SKIP];
     uint64_t *fr = (uint64_t *)(void *)(buf + STK_SKIP);
     int n = 0;

@@ -15,6 +15,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lib/count_out.h"
+
 #if __has_include(<mimalloc.h>)
 #include <mimalloc.h>
 
@@ -69,13 +71,6 @@ static void *worker(void *arg)
         }
     }
     return NULL;
-}
-
-static void out(const char *key, uint64_t v)
-{
-    char line[96];
-    int n = snprintf(line, sizeof line, "%s %llu\n", key, (unsigned long long)v);
-    if (write(1, line, (size_t)n) != n) _exit(3);
 }
 
 int main(void)

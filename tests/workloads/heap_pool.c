@@ -20,6 +20,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lib/count_out.h"
+
 #include <hatrace.h>
 
 /* ---- the pool allocator ------------------------------------------------ */
@@ -177,13 +179,6 @@ static void *worker(void *arg)
         pool_destroy(p);
     }
     return NULL;
-}
-
-static void out(const char *key, uint64_t v)
-{
-    char line[96];
-    int n = snprintf(line, sizeof line, "%s %llu\n", key, (unsigned long long)v);
-    if (write(1, line, (size_t)n) != n) _exit(3);
 }
 
 static void out_counts(const char *name, const counts *c)

@@ -12,6 +12,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lib/count_out.h"
+
 enum { THREADS = 8, ITERS = 4000 };
 enum { F_MALLOC, F_CALLOC, F_REALLOC, F_REALLOCARRAY, F_FREE, F_POSIX_MEMALIGN, F_ALIGNED_ALLOC,
        F_MEMALIGN, F_VALLOC, F_PVALLOC, F_N };
@@ -122,13 +124,6 @@ static void *worker(void *arg)
     for (int i = 0; i < ITERS; i++) free(handoff[from][i]);
     c->f[F_FREE] += ITERS, c->o[O_FREE] += ITERS;
     return NULL;
-}
-
-static void out(const char *key, uint64_t v)
-{
-    char line[96];
-    int n = snprintf(line, sizeof line, "%s %llu\n", key, (unsigned long long)v);
-    if (write(1, line, (size_t)n) != n) _exit(3);
 }
 
 int main(void)
