@@ -331,82 +331,13 @@ INLINE size_t put_as(hatf1_encoder *e, uint8_t *p, unsigned f, uint64_t v, uint6
     return w;
 }
 
-/* BEST with split addresses, the container's common record: an alloc, free or
- * realloc whose thread, heap and numeric attribute equal their defaults (or
- * whose attribute bytes fit the v1 width in force), size under none, time under
- * delta. Only size and time can need metadata (a width); the steps and bytes
- * are those of the general path.
- * @return 1 if the event was encoded here, 0 if it takes the general path,
- * or HATF_E_NOMEM. */
-INLINE int encode_common(hatf1_encoder *e, const hatf_event *ev, uint64_t time)
-{
-    unsigned op = ev->op;
-    int has_size = op == HATF_OP_ALLOC || (op >= 2 && op <= 5);
-    int bytes = ev->attr_is_bytes;
-    if (op > 5 || e->mode != HATF1_BEST || !e->split_addr ||
-        e->interp[HATF_F_ADDR] != HATF_I_NONE || e->width[HATF_F_ADDR] != 0 ||
-        e->interp[HATF_F_THREAD] != HATF_I_DEFAULT || e->width[HATF_F_THREAD] != 0 ||
-        ev->thread != e->arg[HATF_F_THREAD] ||
-        e->interp[HATF_F_HEAP] != HATF_I_DEFAULT || e->width[HATF_F_HEAP] != 0 ||
-        ev->heap != e->arg[HATF_F_HEAP] ||
-        (bytes ? e->interp[HATF_F_ATTR] != HATF_I_NONE || e->width[HATF_F_ATTR] != HATF_W_V1 ||
-                 ev->data_len > 255 || (ev->data_len && !ev->data)
-               : e->interp[HATF_F_ATTR] != HATF_I_DEFAULT || e->width[HATF_F_ATTR] != 0 ||
-                 ev->attr != e->arg[HATF_F_ATTR] || ev->data_len) ||
-        e->interp[HATF_F_TIME] != HATF_I_DELTA || e->width[HATF_F_TIME] > 8 ||
-        (has_size && (e->interp[HATF_F_SIZE] != HATF_I_NONE || e->width[HATF_F_SIZE] > 8)))
-        return 0;
-    e->started = 1;
-    int rc;
-    if (has_size && (rc = adapt_width(e, HATF_F_SIZE, uwidth(ev->size)))) return rc;
-    for (unsigned f = HATF_F_THREAD; f <= HATF_F_HEAP; f++)
-        if (e->stable[f] < STABLE_RUN) e->stable[f]++;
-    uint64_t dt = time - e->prev[HATF_F_TIME];
-    if ((rc = adapt_width(e, HATF_F_TIME, swidth(dt)))) return rc;
-    if (bytes) e->run_len[HATF_F_ATTR] = 0;  /* v1 needed and held */
-    else if (e->stable[HATF_F_ATTR] < STABLE_RUN) e->stable[HATF_F_ATTR]++;
-    hatf_buf *out = e->out;
-    size_t need = 1 + 2 * 8 + 1 + (size_t)ev->data_len;
-    uint8_t *p = out->cap - out->len >= need ? out->p + out->len : hatf_buf_reserve(out, need);
-    if (!p) return HATF_E_NOMEM;
-    p[0] = (uint8_t)op;
-    size_t n = 1;
-    if (has_size) n += put_as(e, p + n, HATF_F_SIZE, ev->size, ev->size);
-    n += put_as(e, p + n, HATF_F_TIME, time, dt);
-    e->prev[HATF_F_ADDR] = op >= 2 ? ev->new_addr : ev->addr;
-    e->prev[HATF_F_THREAD] = ev->thread;
-    e->prev[HATF_F_HEAP] = ev->heap;
-    if (bytes) {
-        size_t len = ev->data_len;
-        p[n++] = (uint8_t)len;
-        if (len <= 8) for (size_t i = 0; i < len; i++) p[n + i] = ev->data[i];
-        else memcpy(p + n, ev->data, len);
-        n += len;
-    } else {
-        e->prev[HATF_F_ATTR] = ev->attr;
-    }
-    out->len += n;
-    e->records++;
-    return 1;
-}
-
 static int encode_general(hatf1_encoder *e, const hatf_event *ev);
 
-HATF_API int hatf1_encode(hatf1_encoder *e, const hatf_event *ev)
-{
-    if (__builtin_expect(!e->out->failed, 1)) {
-        int rc = encode_common(e, ev, ev->time);
-        if (rc) return rc < 0 ? rc : 0;
-    }
-    return encode_general(e, ev);
-}
+HATF_API int hatf1_encode(hatf1_encoder *e, const hatf_event *ev) { return encode_general(e, ev); }
 
+/* The events the batch's runs (encode_run) do not take: the general path. */
 int hatf1_encode_at_(hatf1_encoder *e, const hatf_event *ev, uint64_t time)
 {
-    if (__builtin_expect(!e->out->failed, 1)) {
-        int rc = encode_common(e, ev, time);
-        if (rc) return rc < 0 ? rc : 0;
-    }
     if (time == ev->time || ev->op == HATF_OP_COMMENT) return encode_general(e, ev);
     hatf_event c = *ev;
     c.time = time;
@@ -536,8 +467,11 @@ INLINE size_t run_lim(const hatf_buf *out, size_t len, size_t stop_len, size_t r
     return out->cap - room < stop_len ? out->cap - room : stop_len;
 }
 
-/* encode_common over a run of events with the state in locals: the stream
- * state is checked once, each event only for its own values. Same bytes.
+/* BEST with split addresses, the container's common records, over a run of
+ * events with the state in locals: an alloc, free or realloc whose thread and
+ * heap equal their defaults, whose attribute is the default or bytes in v1,
+ * size under none, time under delta. The stream state is checked once, each
+ * event only for its own values. Same steps and bytes as the general path.
  * @return the number of events encoded (it stops at the first event that
  * needs the general path, or before one when out->len >= stop_len). */
 static size_t encode_run(hatf1_encoder *e, const hatf_event *ev, const uint64_t *time,
