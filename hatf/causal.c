@@ -31,7 +31,6 @@ typedef struct guse {
 struct hatf_causal {
     hatf_reader *r;
     hatf_iter *it;
-    int multi;                    /* two or more threads: else a plain pass-through */
     /* the iterator's current run: run[run_i..run_end) goes out as it is, the tail
      * [run_end..run_n) joins the group */
     const hatf_event *run;
@@ -76,8 +75,6 @@ hatf_causal *hatf_causal_open(hatf_reader *r)
     c->r = r;
     c->it = hatf_iter_global(r);
     if (!c->it) { free(c); return NULL; }
-    const uint64_t *ths;
-    c->multi = hatf_reader_threads(r, &ths) > 1;
     hatf_buf_init(&c->arena);
     return c;
 }
@@ -526,12 +523,6 @@ int hatf_causal_next(hatf_causal *c, hatf_event *ev)
         c->chunk_off = c->run_off;
         c->emitted++;
         return 1;
-    }
-    if (!c->multi) {  /* one thread: the iterator as it is */
-        int rc = hatf_iter_next(c->it, ev);
-        if (UNLIKELY(rc < 0)) c->err = *hatf_iter_error(c->it);
-        c->chunk_off = hatf_iter_chunk_offset(c->it);
-        return rc;
     }
     return next_slow(c, ev);
 }

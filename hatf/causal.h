@@ -18,7 +18,8 @@
  * with no consistent order (a broken trace) keeps the iterator's order and is
  * counted (hatf_source_order_stats).
  *
- * Cost: nothing beyond the iterator for a trace with one thread. Otherwise
+ * Cost: a trace with one thread needs none of this (hatf_source reads it
+ * with the global iterator alone). Otherwise
  * each run the iterator hands out has its last time's events copied aside
  * until the next run shows whether the time goes on. Liveness of every
  * address (a hash table) is kept only from the first group with a shared
