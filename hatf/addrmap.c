@@ -27,6 +27,13 @@ int addrmap_init(addrmap *m)
     return alloc_table(m, INITIAL_BITS);
 }
 
+void addrmap_clear(addrmap *m)
+{
+    memset(m->t, 0, (m->mask + 1) * sizeof *m->t);
+    m->count = 0;
+    m->has_zero = 0;
+}
+
 void addrmap_free(addrmap *m)
 {
     free(m->t);

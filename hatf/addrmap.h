@@ -34,6 +34,9 @@ typedef struct addrmap {
 int addrmap_init(addrmap *m);
 void addrmap_free(addrmap *m);
 
+/* Remove every entry, keeping the table. */
+void addrmap_clear(addrmap *m);
+
 /* @return the entry for key, or NULL. Valid until the next insert or remove. */
 addrmap_entry *addrmap_find(addrmap *m, uint64_t key);
 

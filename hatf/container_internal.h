@@ -8,6 +8,7 @@
 #include "hatf_container.h"
 #include "container_format.h"
 #include "container_addr.h"
+#include "addrmap.h"
 
 /* A chunk group: one records chunk and its address chunk. */
 typedef struct hatf_rgroup {
@@ -36,8 +37,7 @@ struct hatf_reader {
     size_t ndamage, cap_damage;
     hatf_rthread *th;
     size_t nth, cap_th;
-    uint32_t *th_index;       /* open addressing: 1 + index into th by thread id, 0 = empty */
-    size_t th_index_cap;      /* a power of two, at least twice nth */
+    addrmap th_map;           /* thread id -> its index into th (the entry's a) */
     uint64_t *thread_ids;
     uint64_t events;
     hatf_name *tnames, *hnames;

@@ -164,37 +164,24 @@ static int read_header(hatf_reader *r, hatf_err *err)
 
 /* ---- the chunk list ----------------------------------------------------- */
 
-/* Threads are found through a hash index: a hostile file naming millions of
- * threads must not make opening quadratic. */
-static size_t th_slot(uint64_t thread, size_t mask)
-{
-    return (size_t)((thread * 0x9e3779b97f4a7c15ull) >> 32) & mask;
-}
-
+/* Threads are found through a hash index (addrmap): a hostile file naming
+ * millions of threads must not make opening quadratic. */
 static hatf_rthread *find_thread(hatf_reader *r, uint64_t thread)
 {
-    if (!r->th_index) return NULL;
-    size_t mask = r->th_index_cap - 1;
-    for (size_t i = th_slot(thread, mask);; i = (i + 1) & mask) {
-        uint32_t k = r->th_index[i];
-        if (!k) return NULL;
-        if (r->th[k - 1].thread == thread) return &r->th[k - 1];
-    }
+    addrmap_entry *e = addrmap_find(&r->th_map, thread);
+    return e ? &r->th[e->a] : NULL;
 }
 
-/* (Re)build the index for th[0..nth) with room for at least `room` threads. */
-static int index_threads(hatf_reader *r, size_t room)
+/* (Re)build the index for th[0..nth), whose positions moved. */
+static int index_threads(hatf_reader *r)
 {
-    size_t cap = 16;
-    while (cap < 2 * room) cap *= 2;
-    uint32_t *ix = calloc(cap, sizeof *ix);
-    if (!ix) return HATF_E_NOMEM;
-    for (size_t t = 0; t < r->nth; t++)
-        for (size_t i = th_slot(r->th[t].thread, cap - 1);; i = (i + 1) & (cap - 1))
-            if (!ix[i]) { ix[i] = (uint32_t)(t + 1); break; }
-    free(r->th_index);
-    r->th_index = ix;
-    r->th_index_cap = cap;
+    addrmap_clear(&r->th_map);
+    for (size_t t = 0; t < r->nth; t++) {
+        int added;
+        addrmap_entry *e = addrmap_put(&r->th_map, r->th[t].thread, &added);
+        if (!e) return HATF_E_NOMEM;
+        e->a = (uint32_t)t;
+    }
     return 0;
 }
 
@@ -210,16 +197,13 @@ static hatf_rthread *thread_of(hatf_reader *r, uint64_t thread)
         r->th = a;
         r->cap_th = cap;
     }
+    int added;
+    addrmap_entry *e = addrmap_put(&r->th_map, thread, &added);
+    if (!e) return NULL;
+    e->a = (uint32_t)r->nth;
     t = &r->th[r->nth++];
     memset(t, 0, sizeof *t);
     t->thread = thread;
-    if (2 * r->nth > r->th_index_cap) {
-        if (index_threads(r, 2 * r->nth) != 0) { r->nth--; return NULL; }
-    } else {
-        size_t mask = r->th_index_cap - 1;
-        for (size_t i = th_slot(thread, mask);; i = (i + 1) & mask)
-            if (!r->th_index[i]) { r->th_index[i] = (uint32_t)r->nth; break; }
-    }
     return t;
 }
 
@@ -462,7 +446,7 @@ static int open_index(hatf_reader *r)
         /* forget what the index gave, keep the damage lines */
         for (size_t i = 0; i < r->nth; i++) free(r->th[i].g);
         r->nth = 0;
-        if (r->th_index) memset(r->th_index, 0, r->th_index_cap * sizeof *r->th_index);
+        addrmap_clear(&r->th_map);
         for (size_t i = 0; i < r->ntn; i++) free(r->tnames[i].name);
         for (size_t i = 0; i < r->nhn; i++) free(r->hnames[i].name);
         r->ntn = r->nhn = 0;
@@ -505,7 +489,7 @@ static int finish(hatf_reader *r)
         r->th[keep_t++] = *t;
     }
     r->nth = keep_t;
-    if (index_threads(r, r->nth) != 0) return HATF_E_NOMEM;  /* positions moved */
+    if (index_threads(r) != 0) return HATF_E_NOMEM;  /* positions moved */
     for (size_t i = 0; i < r->nth; i++) r->thread_ids[i] = r->th[i].thread;
     hatf_stacktab_finish_(r);
     if (!r->complete)
@@ -516,12 +500,14 @@ static int finish(hatf_reader *r)
 HATF_API hatf_reader *hatf_reader_open(const char *path, hatf_err *err)
 {
     hatf_reader *r = calloc(1, sizeof *r);
+    if (r && addrmap_init(&r->th_map) != 0) { free(r); r = NULL; }
     if (!r) { hatf_err_set(err, HATF_E_NOMEM, 0, "out of memory"); return NULL; }
     r->fd = open(path, O_RDONLY | O_CLOEXEC);
     if (r->fd < 0) {
         int e = errno;
         hatf_err_set(err, HATF_E_IO, 0, "cannot open: %s", strerror(e));
         if (err) err->sys_errno = e;
+        addrmap_free(&r->th_map);
         free(r);
         return NULL;
     }
@@ -550,7 +536,7 @@ HATF_API void hatf_reader_close(hatf_reader *r)
     free(r->damage);
     for (size_t i = 0; i < r->nth; i++) free(r->th[i].g);
     free(r->th);
-    free(r->th_index);
+    addrmap_free(&r->th_map);
     free(r->thread_ids);
     for (size_t i = 0; i < r->ntn; i++) free(r->tnames[i].name);
     for (size_t i = 0; i < r->nhn; i++) free(r->hnames[i].name);
