@@ -27,7 +27,13 @@ HT_EXPORT uint64_t hatrace_rt_heap_create(const char *name)
     ht_init();
     if (atomic_load(&ht_state) != HT_ST_READY) return 0;
     uint64_t h = atomic_fetch_add(&next_heap, 1);
-    char *copy = NULL;
+    ht_emit_heap_create(h, name);
+    return h;
+}
+
+void ht_emit_heap_create(uint64_t heap, const char *name)
+{
+    char *copy = NULL;  /* the recorder's, untraced; the flusher frees it */
     if (name) {
         size_t n = strnlen(name, 255);
         ht_t.untraced++;
@@ -38,8 +44,7 @@ HT_EXPORT uint64_t hatrace_rt_heap_create(const char *name)
             copy[n] = 0;
         }
     }
-    ht_emit(HT_K_HEAP_CREATE, h, 0, 0, P(copy));
-    return h;
+    ht_emit(HT_K_HEAP_CREATE, heap, 0, 0, P(copy));
 }
 
 HT_EXPORT void hatrace_rt_heap_destroy(uint64_t heap)

@@ -166,11 +166,7 @@ HT_EXPORT mi_heap_t *mi_heap_new(void)
     if (!mi.heap_new) return NULL;
     mi_heap_t *h = FWD(mi.heap_new());
     if (h && !INNER()) {
-        ht_t.untraced++;  /* the name's copy is the recorder's; the flusher frees it */
-        char *name = malloc(sizeof "mi_heap");
-        ht_t.untraced--;
-        if (name) memcpy(name, "mi_heap", sizeof "mi_heap");
-        ht_emit(HT_K_HEAP_CREATE, U(h), 0, 0, U(name));
+        ht_emit_heap_create(U(h), "mi_heap");
         my_heap_add(h);
     }
     return h;

@@ -284,6 +284,11 @@ int ht_unwind(ht_unw *u, uint64_t *out, int max) HT_HIDDEN;
  * addresses. pre: untraced (it allocates). */
 void ht_symbols_write(struct hatf_writer *w, const uint64_t *addrs, size_t n) HT_HIDDEN;
 
+/* ---- annotate.c ---- */
+/* Record heap-create of heap with a copy of name (at most 255 bytes, or NULL)
+ * for the heap table; the flusher frees the copy. */
+void ht_emit_heap_create(uint64_t heap, const char *name) HT_HIDDEN;
+
 /* ---- flusher.c ---- */
 /* Choose the clock (HATRACE_CLOCK, invariant TSC) and take the start sample. */
 void ht_clock_init(void) HT_HIDDEN;
