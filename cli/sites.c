@@ -3,11 +3,12 @@
  *
  * A site is one call stack (the HATF_A_STACK attribute of alloc and realloc
  * records, recorded with --stacks). Events come in global time order; live
- * objects are tracked in an address map that remembers each object's site,
- * so a free is charged to the site that made (or last reallocated) the
- * object. Per site: calls (alloc and realloc records), bytes requested, the
- * site's own peak of live objects and bytes, and what is still live at the
- * end (leaked). Records without a stack form the site "(no stack)".
+ * objects are tracked by the rule stats uses (heaplive.c, a cell per heap and
+ * site), so a free is charged to the site that made (or last reallocated) the
+ * object, and a heap-destroy ends the objects still live in that heap for
+ * their sites. Per site: calls (alloc and realloc records), bytes requested,
+ * the site's own peak of live objects and bytes, and what is still live at
+ * the end (leaked). Records without a stack form the site "(no stack)".
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,19 +16,24 @@
 
 #include "addrmap.h"
 #include "cli_util.h"
+#include "heaplive.h"
 #include "sites.h"
 
 typedef struct site {
     uint64_t stack;
     uint64_t calls, bytes;
     uint64_t live_objects, live_bytes, peak_objects, peak_bytes;
+    uint32_t heap, cell;   /* the site's cell in the heap it last allocated in, cell UINT32_MAX: none yet */
 } site;
 
 typedef struct sites {
     addrmap index;   /* stack id -> position in v */
     site *v;
     size_t n, cap;
-    addrmap live;    /* address -> size, a = site position */
+    addrmap heaps;   /* heap id -> dense heap number */
+    uint64_t last_heap_id, nheaps;
+    uint32_t last_heap;  /* the number of last_heap_id, once nheaps > 0 */
+    heaplive live;   /* cell tag = site position */
     uint64_t stacked, records;
 } sites;
 
@@ -79,45 +85,27 @@ static site *site_of(sites *st, uint64_t stack, uint32_t *pos)
             if (!v) return NULL;
             st->v = v, st->cap = c;
         }
-        memset(&st->v[st->n], 0, sizeof *st->v);
-        st->v[st->n++].stack = stack;
+        st->v[st->n++] = (site){ .stack = stack, .cell = UINT32_MAX };
     }
     *pos = (uint32_t)i;
     return &st->v[i];
 }
 
-static void obj_gone(sites *st, addrmap_entry *e)
+/* Site pos's live objects and bytes change by n, bytes; its peak follows. */
+static void site_live(void *ctx, uint32_t pos, int64_t n, int64_t bytes)
 {
-    site *s = &st->v[e->a];
-    s->live_objects--;
-    s->live_bytes -= e->size;
-    addrmap_remove(&st->live, e);
-}
-
-static int obj_new(sites *st, uint64_t addr, uint64_t size, uint32_t pos)
-{
-    int added;
-    addrmap_entry *e = addrmap_put(&st->live, addr, &added);
-    if (!e) return -1;
-    if (!added) {  /* an address reused without a free we saw: forget the old one */
-        st->v[e->a].live_objects--;
-        st->v[e->a].live_bytes -= e->size;
-    }
-    e->size = size;
-    e->a = pos;
+    sites *st = ctx;
     site *s = &st->v[pos];
-    s->live_objects++;
-    s->live_bytes += size;
+    s->live_objects += (uint64_t)n;
+    s->live_bytes += (uint64_t)bytes;
     if (s->live_objects > s->peak_objects) s->peak_objects = s->live_objects;
     if (s->live_bytes > s->peak_bytes) s->peak_bytes = s->live_bytes;
-    return 0;
 }
 
 static int add_event(sites *st, const hatf_event *ev)
 {
-    addrmap_entry *e;
+    int added;
     uint32_t pos;
-    site *s;
     switch (ev->op) {
     case HATF_OP_ALLOC:
     case HATF_OP_REALLOC_NEW:
@@ -127,22 +115,37 @@ static int add_event(sites *st, const hatf_event *ev)
         uint64_t stack = sites_event_stack(ev);
         st->records++;
         if (stack) st->stacked++;
-        if (!(s = site_of(st, stack, &pos))) return -1;
+        site *s = site_of(st, stack, &pos);
+        if (!s) return -1;
         s->calls++;
-        if (ev->op == HATF_OP_REALLOC_FREE) {
-            if ((e = addrmap_find(&st->live, ev->addr))) obj_gone(st, e);
-            return 0;
-        }
+        if (ev->op != HATF_OP_ALLOC && ev->op != HATF_OP_REALLOC_NEW && ev->addr) heaplive_remove(&st->live, ev->addr);
+        if (ev->op == HATF_OP_REALLOC_FREE) return 0;
         s->bytes += ev->size;
         uint64_t addr = ev->op == HATF_OP_ALLOC ? ev->addr : ev->new_addr;
-        if (ev->op != HATF_OP_ALLOC && ev->op != HATF_OP_REALLOC_NEW && (e = addrmap_find(&st->live, ev->addr)))
-            obj_gone(st, e);
-        if (ev->op == HATF_OP_ALLOC && !ev->addr) return 0;  /* a failed call */
-        return obj_new(st, addr, ev->size, pos);
+        if (!addr) return 0;  /* a failed call */
+        if (ev->heap != st->last_heap_id || !st->nheaps) {  /* most events stay in one heap */
+            long heap = addrmap_index(&st->heaps, ev->heap, &added);
+            if (heap < 0) return -1;
+            st->last_heap_id = ev->heap;
+            st->last_heap = (uint32_t)heap;
+            st->nheaps += added;
+        }
+        if (s->cell == UINT32_MAX || s->heap != st->last_heap) {
+            long cell = heaplive_cell_of(&st->live, st->last_heap, pos);
+            if (cell < 0) return -1;
+            s->heap = st->last_heap;
+            s->cell = (uint32_t)cell;
+        }
+        return heaplive_add(&st->live, addr, ev->size, s->cell);
     }
     case HATF_OP_FREE:
-        if (ev->addr && (e = addrmap_find(&st->live, ev->addr))) obj_gone(st, e);
+        if (ev->addr) heaplive_remove(&st->live, ev->addr);
         return 0;
+    case HATF_OP_HEAP_DESTROY: {
+        addrmap_entry *h = addrmap_find(&st->heaps, ev->heap);
+        if (h) heaplive_destroy_heap(&st->live, h->a);  /* not there: nothing was allocated in it */
+        return 0;
+    }
     default:
         return 0;
     }
@@ -214,7 +217,7 @@ int sites_report(hatf_source *src, const char *path, int json, int sort, uint64_
 {
     sites st;
     memset(&st, 0, sizeof st);
-    if (addrmap_init(&st.index) || addrmap_init(&st.live)) {
+    if (addrmap_init(&st.index) || addrmap_init(&st.heaps) || heaplive_init(&st.live, site_live, &st)) {
         cli_error("out of memory");
         return CLI_FAIL;
     }
@@ -241,7 +244,8 @@ int sites_report(hatf_source *src, const char *path, int json, int sort, uint64_
         hatf_buf_free(&o);
     }
     addrmap_free(&st.index);
-    addrmap_free(&st.live);
+    addrmap_free(&st.heaps);
+    heaplive_free(&st.live);
     free(st.v);
     return rc;
 }

@@ -3,14 +3,11 @@
  * Live objects are tracked in an address map as the events come in global
  * time order: alloc and realloc-new add an object, free and realloc-free
  * remove one, realloc-inplace replaces its size, realloc-move moves it, and
- * heap-destroy removes what is still live in that heap. Peaks are taken after
- * every event. Addresses that are not live when freed are counted, not fatal
- * (validate reports them).
- *
- * A heap-destroy costs O(1): each heap has a generation, bumped at destroy, and
- * a live entry remembers its heap's generation (in b); entries of an older
- * generation are dead. They are swept out when they outnumber the live ones.
- * Heaps that share a name (one per request, say) are also summed per name.
+ * heap-destroy removes what is still live in that heap (heaplive.c, which
+ * stats --sites shares; here a cell per heap). Peaks are taken after every
+ * event. Addresses that are not live when freed are counted, not fatal
+ * (validate reports them). Heaps that share a name (one per request, say) are
+ * also summed per name.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +16,7 @@
 #include "addrmap.h"
 #include "cli_util.h"
 #include "commands.h"
+#include "heaplive.h"
 #include "sites.h"
 
 static const char help[] =
@@ -50,7 +48,7 @@ typedef struct counts {
     uint64_t allocs, frees, reallocs, bytes;
     uint64_t live_objects, live_bytes, max_live_objects, max_live_bytes;
     uint64_t destroy_frees, destroy_bytes;  /* objects ended by heap-destroy */
-    uint32_t gen;             /* heaps: bumped by each heap-destroy */
+    uint32_t cell;            /* heaps: its cell in live */
     int32_t group;            /* heaps: index in names, or -1 */
     const char *name;         /* names: the name (owned by the reader) */
 } counts;
@@ -70,8 +68,7 @@ typedef struct stats {
     uint64_t hist[HIST_BUCKETS];
     uint64_t funcs[FUNC_SLOTS];
     table threads, heaps;
-    addrmap live;    /* address -> size, a = heap position, b = heap generation */
-    uint64_t dead;   /* entries of destroyed generations still in live */
+    heaplive live;   /* cell tag = heap position */
     hatf_reader *reader;  /* names, or NULL */
     counts *names;   /* per heap name */
     size_t nnames, capnames;
@@ -150,14 +147,11 @@ static unsigned hist_bucket(uint64_t size)
     return size ? 64 - (unsigned)__builtin_clzll(size) : 0;
 }
 
-static inline int entry_dead(const stats *st, const addrmap_entry *e)
+/* Live bytes and objects of heap hpos (and its name) change by n objects, bytes. */
+static void heap_live(void *ctx, uint32_t hpos, int64_t n, int64_t bytes)
 {
-    return e->b != st->heaps.v[e->a].gen;
-}
-
-/* Live bytes and objects of heap h (and its name) change by n objects, bytes. */
-static void heap_live(stats *st, counts *h, int64_t n, int64_t bytes)
-{
+    stats *st = ctx;
+    counts *h = &st->heaps.v[hpos];
     h->live_objects += (uint64_t)n;
     h->live_bytes += (uint64_t)bytes;
     st->live_objects += (uint64_t)n;
@@ -171,57 +165,15 @@ static void heap_live(stats *st, counts *h, int64_t n, int64_t bytes)
     }
 }
 
-/* @return 0, or HATF_E_NOMEM. */
-static int obj_add(stats *st, counts *h, uint32_t hpos, uint64_t addr, uint64_t size)
+static void heap_destroy(stats *st, counts *h)
 {
-    if (!addr) return 0;  /* a failed call: nothing live */
-    int added;
-    addrmap_entry *e = addrmap_put(&st->live, addr, &added);
-    if (!e) return HATF_E_NOMEM;
-    if (!added && entry_dead(st, e)) st->dead--;
-    else if (!added)  /* address already live (validate reports it): replace */
-        heap_live(st, &st->heaps.v[e->a], -1, -(int64_t)e->size);
-    e->size = size;
-    e->a = hpos;
-    e->b = h->gen;
-    heap_live(st, h, 1, (int64_t)size);
-    return 0;
-}
-
-/* Remove the object at addr. @return 1 if it was live. */
-static int obj_remove(stats *st, uint64_t addr)
-{
-    addrmap_entry *e = addrmap_find(&st->live, addr);
-    if (!e) return 0;
-    int dead = entry_dead(st, e);
-    if (dead) st->dead--;
-    else heap_live(st, &st->heaps.v[e->a], -1, -(int64_t)e->size);
-    addrmap_remove(&st->live, e);
-    return !dead;
-}
-
-static void heap_destroy(stats *st, uint32_t hpos)
-{
-    counts *h = &st->heaps.v[hpos];
-    if (!h->live_objects) return;
     h->destroy_frees += h->live_objects;
     h->destroy_bytes += h->live_bytes;
     if (h->group >= 0) {
         st->names[h->group].destroy_frees += h->live_objects;
         st->names[h->group].destroy_bytes += h->live_bytes;
     }
-    st->dead += h->live_objects;
-    heap_live(st, h, -(int64_t)h->live_objects, -(int64_t)h->live_bytes);
-    h->gen++;
-    if (st->dead < 65536 || st->dead < st->live_objects) return;
-    /* sweep; a removal shifts later entries back into slot i: look at it again */
-    for (size_t i = 0; i <= st->live.mask;) {
-        addrmap_entry *e = addrmap_slot(&st->live, i);
-        if (e && entry_dead(st, e)) { obj_remove(st, e->key); continue; }
-        i++;
-    }
-    addrmap_entry *z = addrmap_zero(&st->live);
-    if (z && entry_dead(st, z)) obj_remove(st, 0);
+    heaplive_destroy_heap(&st->live, (uint32_t)(h - st->heaps.v));
 }
 
 static int add_event(stats *st, const hatf_event *ev)
@@ -238,8 +190,12 @@ static int add_event(stats *st, const hatf_event *ev)
     counts *h = table_get(&st->heaps, ev->heap);
     if (!t || !h) return HATF_E_NOMEM;
     int first = st->heaps.n != nheaps;
-    if (first && heap_group(st, h)) return HATF_E_NOMEM;
-    uint32_t hpos = (uint32_t)(h - st->heaps.v);
+    if (first) {
+        uint32_t hpos = (uint32_t)(h - st->heaps.v);
+        long cell = heaplive_cell_of(&st->live, hpos, hpos);
+        if (cell < 0 || heap_group(st, h)) return HATF_E_NOMEM;
+        h->cell = (uint32_t)cell;
+    }
     counts *g = h->group >= 0 ? &st->names[h->group] : NULL;
     if (g && (first || ev->op == HATF_OP_HEAP_CREATE)) g->id++;  /* ids can be reused (addresses) */
 
@@ -263,23 +219,24 @@ static int add_event(stats *st, const hatf_event *ev)
         st->total_bytes += ev->size; t->bytes += ev->size; h->bytes += ev->size;
         if (g) g->bytes += ev->size;
         st->hist[hist_bucket(ev->size)]++;
-        if (obj_add(st, h, hpos, ev->addr, ev->size)) return HATF_E_NOMEM;
+        if (heaplive_add(&st->live, ev->addr, ev->size, h->cell)) return HATF_E_NOMEM;
         break;
     case HATF_OP_FREE:
         st->frees++; t->frees++; h->frees++;
         if (g) g->frees++;
         if (!ev->addr) st->free_null++;
-        else if (!obj_remove(st, ev->addr)) st->unknown_frees++;
+        else if (!heaplive_remove(&st->live, ev->addr)) st->unknown_frees++;
         break;
     case HATF_OP_REALLOC_INPLACE: case HATF_OP_REALLOC_MOVE:
     case HATF_OP_REALLOC_NEW: case HATF_OP_REALLOC_FREE:
         st->reallocs++; t->reallocs++; h->reallocs++;
         if (g) g->reallocs++;
-        if (ev->op != HATF_OP_REALLOC_NEW && ev->addr && !obj_remove(st, ev->addr)) st->unknown_frees++;
-        if (ev->op != HATF_OP_REALLOC_FREE && obj_add(st, h, hpos, ev->new_addr, ev->size)) return HATF_E_NOMEM;
+        if (ev->op != HATF_OP_REALLOC_NEW && ev->addr && !heaplive_remove(&st->live, ev->addr)) st->unknown_frees++;
+        if (ev->op != HATF_OP_REALLOC_FREE && heaplive_add(&st->live, ev->new_addr, ev->size, h->cell))
+            return HATF_E_NOMEM;
         break;
     case HATF_OP_HEAP_DESTROY:
-        heap_destroy(st, hpos);
+        heap_destroy(st, h);
         break;
     default:
         break;
@@ -543,7 +500,7 @@ int cmd_stats(int argc, char **argv)
     }
 
     stats *st = calloc(1, sizeof *st);
-    if (!st || addrmap_init(&st->live) || addrmap_init(&st->threads.index) || addrmap_init(&st->heaps.index) ||
+    if (!st || heaplive_init(&st->live, heap_live, st) || addrmap_init(&st->threads.index) || addrmap_init(&st->heaps.index) ||
         addrmap_init(&st->name_index)) {
         cli_error("out of memory");
         return CLI_FAIL;
@@ -571,7 +528,7 @@ int cmd_stats(int argc, char **argv)
         fwrite(o.p, 1, o.len, stdout);
         hatf_buf_free(&o);
     }
-    addrmap_free(&st->live);
+    heaplive_free(&st->live);
     addrmap_free(&st->threads.index);
     addrmap_free(&st->heaps.index);
     addrmap_free(&st->name_index);

@@ -1,0 +1,112 @@
+/* heaplive.c — live objects by address across heap destroys (see heaplive.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "heaplive.h"
+
+#define NONE UINT32_MAX
+
+int heaplive_init(heaplive *l, heaplive_fn *change, void *ctx)
+{
+    memset(l, 0, sizeof *l);
+    l->change = change;
+    l->ctx = ctx;
+    if (addrmap_init(&l->map) || addrmap_init(&l->cell_index)) return -1;
+    return 0;
+}
+
+void heaplive_free(heaplive *l)
+{
+    addrmap_free(&l->map);
+    addrmap_free(&l->cell_index);
+    free(l->cells);
+    free(l->first);
+    memset(l, 0, sizeof *l);
+}
+
+long heaplive_cell_of(heaplive *l, uint32_t heap, uint32_t tag)
+{
+    int added;
+    long c = addrmap_index(&l->cell_index, (uint64_t)heap << 32 | tag, &added);
+    if (c < 0 || !added) return c;
+    if (heap >= l->capheaps) {
+        size_t cap = l->capheaps ? 2 * l->capheaps : 16;
+        while (cap <= heap) cap *= 2;
+        uint32_t *f = realloc(l->first, cap * sizeof *f);
+        if (!f) return -1;
+        memset(f + l->capheaps, 0xff, (cap - l->capheaps) * sizeof *f);  /* NONE */
+        l->first = f;
+        l->capheaps = cap;
+    }
+    if (l->ncells == l->capcells) {
+        size_t cap = l->capcells ? 2 * l->capcells : 64;
+        heaplive_cell *v = realloc(l->cells, cap * sizeof *v);
+        if (!v) return -1;
+        l->cells = v;
+        l->capcells = cap;
+    }
+    /* addrmap_index numbers new keys densely: c == ncells */
+    l->cells[c] = (heaplive_cell){ .tag = tag, .next = l->first[heap] };
+    l->first[heap] = (uint32_t)c;
+    l->ncells++;
+    return c;
+}
+
+static inline int entry_dead(const heaplive *l, const addrmap_entry *e)
+{
+    return e->b != l->cells[e->a].gen;
+}
+
+static void cell_change(heaplive *l, heaplive_cell *c, int64_t objects, int64_t bytes)
+{
+    c->objects += (uint64_t)objects;
+    c->bytes += (uint64_t)bytes;
+    l->objects += (uint64_t)objects;
+    l->change(l->ctx, c->tag, objects, bytes);
+}
+
+int heaplive_add(heaplive *l, uint64_t addr, uint64_t size, uint32_t cell)
+{
+    if (!addr) return 0;
+    int added;
+    addrmap_entry *e = addrmap_put(&l->map, addr, &added);
+    if (!e) return -1;
+    if (!added && entry_dead(l, e)) l->dead--;
+    else if (!added)  /* address already live (validate reports it): replace */
+        cell_change(l, &l->cells[e->a], -1, -(int64_t)e->size);
+    e->size = size;
+    e->a = cell;
+    e->b = l->cells[cell].gen;
+    cell_change(l, &l->cells[cell], 1, (int64_t)size);
+    return 0;
+}
+
+int heaplive_remove(heaplive *l, uint64_t addr)
+{
+    addrmap_entry *e = addrmap_find(&l->map, addr);
+    if (!e) return 0;
+    int dead = entry_dead(l, e);
+    if (dead) l->dead--;
+    else cell_change(l, &l->cells[e->a], -1, -(int64_t)e->size);
+    addrmap_remove(&l->map, e);
+    return !dead;
+}
+
+void heaplive_destroy_heap(heaplive *l, uint32_t heap)
+{
+    if (heap >= l->capheaps) return;  /* nothing ever allocated in it */
+    for (uint32_t i = l->first[heap]; i != NONE; i = l->cells[i].next) {
+        heaplive_cell *c = &l->cells[i];
+        if (!c->objects) continue;
+        l->dead += c->objects;
+        cell_change(l, c, -(int64_t)c->objects, -(int64_t)c->bytes);
+        c->gen++;
+    }
+    if (l->dead < 65536 || l->dead < l->objects) return;
+    /* sweep (address 0 is never added); a removal shifts later entries back into slot i: look at it again */
+    for (size_t i = 0; i <= l->map.mask;) {
+        addrmap_entry *e = addrmap_slot(&l->map, i);
+        if (e && entry_dead(l, e)) { heaplive_remove(l, e->key); continue; }
+        i++;
+    }
+}

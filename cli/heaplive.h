@@ -1,0 +1,60 @@
+/* heaplive.h — live objects by address, across heap destroys, for hatrace
+ * stats (cli/stats.c) and stats --sites (cli/sites.c), so both count by one
+ * rule (docs/tools.md, "Live objects"): an allocation adds an object to the
+ * event's heap (replacing one still live at that address), a free removes it
+ * whatever its heap, and a heap-destroy ends every object still live in it.
+ *
+ * Each object is charged to a cell: a (heap, tag) pair the caller chooses (a
+ * cell per heap for stats, per heap and site for --sites). Every change of a
+ * cell's live objects and bytes is passed to the caller's callback with the
+ * cell's tag. A heap-destroy costs O(cells of that heap): each cell has a
+ * generation, bumped at destroy, that its entries remember; entries of an
+ * older generation are dead and swept out when they outnumber the live ones.
+ */
+#ifndef HATRACE_CLI_HEAPLIVE_H
+#define HATRACE_CLI_HEAPLIVE_H
+
+#include <stdint.h>
+
+#include "addrmap.h"
+
+/* Cell tag's live objects and bytes change by objects, bytes (negative: ended). */
+typedef void heaplive_fn(void *ctx, uint32_t tag, int64_t objects, int64_t bytes);
+
+typedef struct heaplive_cell {
+    uint64_t objects, bytes;   /* live now */
+    uint32_t tag, gen;
+    uint32_t next;             /* next cell of the same heap, UINT32_MAX: none */
+} heaplive_cell;
+
+typedef struct heaplive {
+    addrmap map;        /* address -> size, a = cell, b = the cell's generation */
+    addrmap cell_index; /* heap << 32 | tag -> cell */
+    heaplive_cell *cells;
+    uint32_t *first;    /* per heap: its first cell, UINT32_MAX: none */
+    size_t ncells, capcells, capheaps;
+    uint64_t objects;   /* live, all cells */
+    uint64_t dead;      /* dead entries still in map */
+    heaplive_fn *change;
+    void *ctx;
+} heaplive;
+
+/* @return 0, or -1 out of memory (then heaplive_free is still safe). */
+int heaplive_init(heaplive *l, heaplive_fn *change, void *ctx);
+void heaplive_free(heaplive *l);
+
+/* The cell of heap (the caller's dense heap number) and tag, made on first use.
+ * @return its number, or -1 out of memory. */
+long heaplive_cell_of(heaplive *l, uint32_t heap, uint32_t tag);
+
+/* A new object at addr in cell (addr 0, a failed call, adds nothing).
+ * @return 0, or -1 out of memory. */
+int heaplive_add(heaplive *l, uint64_t addr, uint64_t size, uint32_t cell);
+
+/* Remove the object at addr. @return 1 if it was live, 0 if not. */
+int heaplive_remove(heaplive *l, uint64_t addr);
+
+/* End every object still live in heap. */
+void heaplive_destroy_heap(heaplive *l, uint32_t heap);
+
+#endif
