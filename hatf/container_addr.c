@@ -22,6 +22,7 @@ void hatf_amodel_free(hatf_amodel *m)
     free(m->seq_size);
     free(m->pnext);
     free(m->direct);
+    free(m->fresh);
     free(m->pred);
     free(m->map);
     memset(m, 0, sizeof *m);
@@ -31,7 +32,7 @@ static uint32_t words_for(uint32_t n) { return (n >> 6) + 1; }
 static uint32_t gs_for(uint32_t n) { return (n >> HATF_G_SHIFT) + 1; }
 static uint32_t sbs_for(uint32_t n) { return (n >> HATF_SB_SHIFT) + 1; }
 
-int hatf_amodel_reset(hatf_amodel *m, uint32_t max_objects)
+int hatf_amodel_reset(hatf_amodel *m, uint32_t max_objects, int coding)
 {
     if (max_objects < 64) max_objects = 64;
     if (m->words) {
@@ -57,6 +58,10 @@ int hatf_amodel_reset(hatf_amodel *m, uint32_t max_objects)
         m->direct = calloc(HATF_PRED_DIRECT, sizeof *m->direct);
         if (!m->direct) return HATF_E_NOMEM;
     }
+    if (!m->fresh) {
+        m->fresh = calloc(HATF_PRED_DIRECT, sizeof *m->fresh);
+        if (!m->fresh) return HATF_E_NOMEM;
+    }
     if (!m->pred) {
         m->pred_bits = TABLE_BITS0;
         m->pred = calloc(1u << m->pred_bits, sizeof *m->pred);
@@ -71,6 +76,7 @@ int hatf_amodel_reset(hatf_amodel *m, uint32_t max_objects)
     if (++m->gen == 0) {
         memset(m->pred, 0, (sizeof *m->pred) << m->pred_bits);
         memset(m->direct, 0, HATF_PRED_DIRECT * sizeof *m->direct);
+        memset(m->fresh, 0, HATF_PRED_DIRECT * sizeof *m->fresh);
         if (m->map) memset(m->map, 0, (sizeof *m->map) << m->map_bits);
         m->gen = 1;
     }
@@ -79,6 +85,8 @@ int hatf_amodel_reset(hatf_amodel *m, uint32_t max_objects)
         m->gen++;
     }
     m->nseq = m->live = m->pred_count = m->map_count = 0;
+    m->coding = coding;
+    m->top = m->top_size = 0;
     m->last_new = m->last_size = m->last_esc = 0;
     m->nfreed = 0;
     return 0;
@@ -230,6 +238,13 @@ HATF_AINLINE uint8_t *enc_freed(hatf_amodel *m, uint64_t addr, uint8_t *o, hatf_
     return o;
 }
 
+/* zigzag(d) as the code base + 3 * zigzag, or 2 (escape) if it does not fit. */
+HATF_AINLINE uint64_t code3(uint64_t base, uint64_t d)
+{
+    uint64_t zz = hatf_zigzag((int64_t)d);
+    return zz <= (UINT64_MAX - base) / 3 ? base + 3 * zz : 2;
+}
+
 HATF_AINLINE uint8_t *enc_new(hatf_amodel *m, uint64_t size, int has_old, uint64_t old, uint64_t addr,
                               uint8_t *o)
 {
@@ -241,19 +256,23 @@ HATF_AINLINE uint8_t *enc_new(hatf_amodel *m, uint64_t size, int has_old, uint64
     } else if (has_old && addr == old) {
         *o++ = 1;
     } else {
-        uint64_t zz = hatf_zigzag((int64_t)(addr - m->last_new - hatf_chunk_guess(m->last_size)));
-        uint64_t code = zz <= (UINT64_MAX - 3) / 2 ? 3 + 2 * zz : 2;
+        /* the smallest code that applies: from the top, a recent free, from the class */
+        uint64_t code = code3(3, addr - m->top - hatf_chunk_guess(m->top_size));
         uint32_t freed = s ? s->tag >> 8 : 0, ago;  /* ago: frees since addr's latest */
         if (code != 3 && freed && (ago = m->nfreed - freed) < HATF_RECENT) {
-            uint64_t rc = 4 + 2 * (uint64_t)ago;
+            uint64_t rc = 4 + 3 * (uint64_t)ago;
             if (rc < code || code == 2) code = rc;
+        }
+        hatf_fresh_slot *f = hatf_fresh_of(m, size);
+        if (code != 3 && f && f->gen == m->gen) {
+            uint64_t cc = code3(5, addr - f->addr - hatf_chunk_guess(size));
+            if (cc != 2 && (cc < code || code == 2)) code = cc;
         }
         o = put_varint(o, code);
         if (code == 2) o = put_varint(o, addr);
+        if (addr && (code == 2 || (code - 3) % 3 != 1)) hatf_amodel_fresh(m, addr, size, code == 2 || (code - 3) % 3 == 0);
     }
     if (addr && m->nseq < m->cap) {
-        m->last_new = addr;
-        m->last_size = size;
         uint32_t seq = hatf_amodel_add(m, addr, size);
         if (s) s->seq = seq;
     }

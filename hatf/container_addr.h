@@ -10,13 +10,21 @@
  *     class, last freed first: the prediction for the next allocation;
  *   - the last 256 freed addresses of any size (allocators split and merge
  *     free chunks, so a miss often gets an address freed with another size).
+ *   - two places fresh memory comes from, for the addresses no list predicts:
+ *     the top (glibc carves new chunks off its top: the last address coded
+ *     from the top, plus its chunk) and each small size class's fresh address
+ *     (allocators with size-class slabs, jemalloc, tcmalloc, mimalloc, hand
+ *     out a slab's slots in turn: that class's last fresh address, plus a chunk).
  * Codes (unsigned LEB128 varints, one per address):
  *   freed address F:  0 = NULL, 1 = escape + zigzag(addr - last escape),
  *                     2 + rank = the live object of that rank
  *   new address A:    0 = the prediction for this size, 1 = same as the
  *                     realloc's old address, 2 = escape + varint(addr),
- *                     3 + 2 * zigzag(addr - (last new address + hatf_chunk_guess(its size))),
- *                     4 + 2 * i = the i-th most recently freed address (i < 256)
+ *                     3 + 3 * zigzag(addr - (top + hatf_chunk_guess(top's size))),
+ *                     4 + 3 * i = the i-th most recently freed address (i < 256),
+ *                     5 + 3 * zigzag(addr - (the class's fresh address + hatf_chunk_guess(size)))
+ *   (coding 2, still read: 3 + 2 * zigzag(addr - (newest object + its chunk)),
+ *   4 + 2 * i the i-th most recent free; no class code.)
  * Every op with addresses is coded in event order: alloc A(addr); free F(addr);
  * realloc F(old addr) then A(new addr).
  */
@@ -38,6 +46,8 @@ typedef struct hatf_pred_slot { uint64_t size; uint32_t head, gen; } hatf_pred_s
 /* encoder: an address -> its newest object (or none); tag: its latest free number + 1
  * (0 none) << 8 | the low 8 bits of the generation (0: an empty slot) */
 typedef struct hatf_map_slot { uint64_t addr; uint32_t seq, tag; } hatf_map_slot;
+/* a small size class's last fresh address (valid in generation gen) */
+typedef struct hatf_fresh_slot { uint64_t addr; uint32_t gen; } hatf_fresh_slot;
 
 typedef struct hatf_amodel {
     uint64_t *words;        /* live bit per allocation number */
@@ -49,20 +59,24 @@ typedef struct hatf_amodel {
     uint32_t gen;           /* slots of the tables below with another gen are empty */
     hatf_pred_slot *direct; /* small size class -> its list of freed objects (head; pnext) */
     hatf_pred_slot *pred;   /* larger size class -> the same (linear probing, load <= 1/2) */
+    hatf_fresh_slot *fresh; /* small size class -> its last fresh address */
     uint32_t pred_bits, pred_count;
     hatf_map_slot *map;     /* encoder only: every address seen in the group */
     uint32_t map_bits, map_count;
     int encoder;
-    uint64_t last_new, last_size, last_esc;
+    int coding;             /* HATF_ACODE_MODEL (3), or 2 when decoding an older trace */
+    uint64_t top, top_size; /* coding 3: the last address coded from the top (or escaped), its size */
+    uint64_t last_new, last_size, last_esc;  /* last_new, last_size: coding 2 only */
     uint32_t nfreed;        /* addresses freed in the group; the decoder keeps the last HATF_RECENT in recent */
     uint64_t recent[HATF_RECENT];
 } hatf_amodel;
 
 void hatf_amodel_init(hatf_amodel *m, int encoder);
 void hatf_amodel_free(hatf_amodel *m);
-/* Empty the model for a group of at most max_objects allocations.
+/* Empty the model for a group of at most max_objects allocations, coded
+ * with coding (HATF_ACODE_MODEL; a decoder also takes HATF_ACODE_MODEL2).
  * @return 0 or HATF_E_NOMEM. */
-int hatf_amodel_reset(hatf_amodel *m, uint32_t max_objects);
+int hatf_amodel_reset(hatf_amodel *m, uint32_t max_objects, int coding);
 
 /* One event's address fields, as the encoder needs them. */
 typedef struct hatf_aitem { uint64_t size, addr, new_addr; uint8_t op; } hatf_aitem;
@@ -136,6 +150,23 @@ static inline hatf_pred_slot *hatf_pred_get(hatf_amodel *m, uint64_t size)
 }
 
 int hatf_amodel_kill_big_(hatf_amodel *m, uint32_t seq, uint64_t size);
+
+/* The fresh slot of a small size's class (NULL past HATF_PRED_DIRECT): the
+ * class's last fresh address when its gen is the model's. */
+static inline hatf_fresh_slot *hatf_fresh_of(hatf_amodel *m, uint64_t size)
+{
+    size = hatf_pred_key(size);
+    return size < HATF_PRED_DIRECT ? &m->fresh[size] : NULL;
+}
+
+/* addr (not NULL) came from fresh memory: coded from the top, from its class
+ * or escaped. top: it also becomes the top (not for a class code). */
+HATF_AINLINE void hatf_amodel_fresh(hatf_amodel *m, uint64_t addr, uint64_t size, int top)
+{
+    hatf_fresh_slot *f = hatf_fresh_of(m, size);
+    if (f) *f = (hatf_fresh_slot){ .addr = addr, .gen = m->gen };
+    if (top) { m->top = addr; m->top_size = size; }
+}
 
 /* Object number seq leaves the live set; its address becomes the prediction
  * for its size. @return 0 or -1 (out of memory). */

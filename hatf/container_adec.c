@@ -6,6 +6,7 @@
  * three bytes are read without a loop.
  */
 #include "container_addr.h"
+#include "container_format.h"
 
 /* A varint; codes of one to three bytes (nearly all) without a loop.
  * @return 0 when it is truncated or malformed. */
@@ -69,6 +70,43 @@ HATF_AINLINE int freed(hatf_amodel *m, const uint8_t **pp, const uint8_t *end,
     return 0;
 }
 
+/* A new address coded from a reference (codes v >= 3; container_addr.h). */
+HATF_AINLINE int new_ref(hatf_amodel *m, uint64_t v, uint64_t size, uint64_t *addr)
+{
+    uint64_t a, k;
+    if (__builtin_expect(m->coding == HATF_ACODE_MODEL2, 0)) {
+        if (v & 1) {
+            a = m->last_new + hatf_chunk_guess(m->last_size) + (uint64_t)hatf_unzigzag((v - 3) >> 1);
+        } else {
+            k = (v - 4) >> 1;
+            if (k >= HATF_RECENT || k >= m->nfreed) return -1;
+            a = m->recent[(m->nfreed - 1 - k) & (HATF_RECENT - 1)];
+        }
+        *addr = a;
+        return 0;
+    }
+    k = (v - 3) / 3;
+    switch (v - 3 - 3 * k) {
+    case 0:
+        a = m->top + hatf_chunk_guess(m->top_size) + (uint64_t)hatf_unzigzag(k);
+        if (a) hatf_amodel_fresh(m, a, size, 1);
+        break;
+    case 1:
+        if (k >= HATF_RECENT || k >= m->nfreed) return -1;
+        a = m->recent[(m->nfreed - 1 - k) & (HATF_RECENT - 1)];
+        break;
+    default: {
+        hatf_fresh_slot *f = hatf_fresh_of(m, size);
+        if (!f || f->gen != m->gen) return -1;
+        a = f->addr + hatf_chunk_guess(size) + (uint64_t)hatf_unzigzag(k);
+        if (a) hatf_amodel_fresh(m, a, size, 0);
+        break;
+    }
+    }
+    *addr = a;
+    return 0;
+}
+
 /* A new address of an object of this size (old: the realloc's old address). */
 HATF_AINLINE int new_addr(hatf_amodel *m, const uint8_t **pp, const uint8_t *end,
                           uint64_t size, uint64_t old, uint64_t *addr)
@@ -84,18 +122,14 @@ HATF_AINLINE int new_addr(hatf_amodel *m, const uint8_t **pp, const uint8_t *end
         a = old;
     } else if (v == 2) {
         if (!varint(pp, end, &a)) return -1;
-    } else if (v & 1) {
-        a = m->last_new + hatf_chunk_guess(m->last_size) + (uint64_t)hatf_unzigzag((v - 3) >> 1);
+        if (a && m->coding == HATF_ACODE_MODEL) hatf_amodel_fresh(m, a, size, 1);
     } else {
-        uint64_t i = (v - 4) >> 1;
-        if (i >= HATF_RECENT || i >= m->nfreed) return -1;
-        a = m->recent[(m->nfreed - 1 - i) & (HATF_RECENT - 1)];
+        if (new_ref(m, v, size, &a)) return -1;
     }
     *addr = a;
     if (a) {
         if (m->nseq >= m->cap) return -1;
-        m->last_new = a;
-        m->last_size = size;
+        if (m->coding == HATF_ACODE_MODEL2) { m->last_new = a; m->last_size = size; }
         hatf_amodel_add(m, a, size);
     }
     return 0;

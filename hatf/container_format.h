@@ -52,8 +52,10 @@ enum hatf_chunk_kind {
 enum { HATF_CODEC_STORED = 0, HATF_CODEC_ZSTD = 1 };
 
 /* Address stream codings (chunk header "coding" of an address chunk). */
-/* 1: the model without recent frees (hatrace before the recency codes), no longer read. */
-enum { HATF_ACODE_MODEL = 2 };
+/* 1: the model without recent frees (hatrace before the recency codes), no longer read;
+ * 2: one bump reference (the newest object), still read; 3: the top and per-class
+ * bump references (written since). */
+enum { HATF_ACODE_MODEL2 = 2, HATF_ACODE_MODEL = 3 };
 
 /* Table entry types in a tables chunk. */
 enum {

@@ -196,7 +196,7 @@ static int emit_group(hatf_writer *w, wthread *t)
     if (t->events == 0) return 0;
     if (t->rec.failed) return fail(w, HATF_E_NOMEM, "offset %llu: %s", "out of memory");
     w->abuf.len = 0;
-    if (hatf_amodel_reset(&w->am, (uint32_t)t->nitems) != 0)
+    if (hatf_amodel_reset(&w->am, (uint32_t)t->nitems, HATF_ACODE_MODEL) != 0)
         return fail(w, HATF_E_NOMEM, "offset %llu: %s", "out of memory");
     hatf_aenc_run(&w->am, t->items, t->nitems, &w->abuf);
     if (w->abuf.failed) return fail(w, HATF_E_NOMEM, "offset %llu: %s", "out of memory");

@@ -211,59 +211,106 @@ static void test_time_resolution(void)
     hatf_reader_close(r);
 }
 
+/* Decode codes with a model of the given coding and compare with ev. */
+typedef struct aev { uint8_t op; uint64_t size, addr, new_addr; } aev;
+static void check_decode(const uint8_t *codes, size_t len, int coding, const aev *ev, size_t n, hatf_amodel *d)
+{
+    hatf_amodel_init(d, 0);
+    CU_ASSERT_EQUAL_FATAL(hatf_amodel_reset(d, 16, coding), 0);
+    const uint8_t *p = codes, *end = codes + len;
+    for (size_t i = 0; i < n; i++) {
+        hatf_event e = { .op = ev[i].op, .size = ev[i].size };
+        CU_ASSERT_EQUAL(hatf_adec_event(d, &e, &p, end), 0);
+        CU_ASSERT_EQUAL(e.addr, ev[i].addr);
+        if (ev[i].op == HATF_OP_REALLOC_INPLACE) CU_ASSERT_EQUAL(e.new_addr, ev[i].new_addr);
+    }
+    CU_ASSERT(p == end);
+}
+
+static const aev coding_events[] = {
+    { HATF_OP_ALLOC, 16, 0x1000, 0 }, { HATF_OP_ALLOC, 16, 0x1010, 0 }, { HATF_OP_FREE, 0, 0x1000, 0 },
+    { HATF_OP_ALLOC, 16, 0x1000, 0 }, { HATF_OP_FREE, 0, 0x5000, 0 }, { HATF_OP_FREE, 0, 0, 0 },
+    { HATF_OP_REALLOC_INPLACE, 40, 0x1010, 0x1010 }, { HATF_OP_FREE, 0, 0x1010, 0 },
+    { HATF_OP_ALLOC, 100, 0x5000, 0 }, { HATF_OP_ALLOC, 100, 0x9000, 0 }, { HATF_OP_ALLOC, 16, 0x2000, 0 },
+    { HATF_OP_ALLOC, 24, 0x2020, 0 },
+};
+
 static void test_address_coding_bytes(void)
 {
     hatf_amodel m;
     hatf_buf out;
     hatf_buf_init(&out);
     hatf_amodel_init(&m, 1);
-    CU_ASSERT_EQUAL_FATAL(hatf_amodel_reset(&m, 8), 0);
-    hatf_aenc_event(&m, HATF_OP_ALLOC, 16, 0x1000, 0, &out);   /* 3 + 2 zigzag(0x1000) = 0x4003 */
-    hatf_aenc_event(&m, HATF_OP_ALLOC, 16, 0x1010, 0, &out);   /* 3 + 2 zigzag(0x1010 - (0x1000 + 32)) = 0x41 */
-    hatf_aenc_event(&m, HATF_OP_FREE, 0, 0x1000, 0, &out);     /* rank 1: 2 + 1 */
-    hatf_aenc_event(&m, HATF_OP_ALLOC, 16, 0x1000, 0, &out);   /* the prediction for 16 */
-    hatf_aenc_event(&m, HATF_OP_FREE, 0, 0x5000, 0, &out);     /* escape, zigzag(0x5000) */
-    hatf_aenc_event(&m, HATF_OP_FREE, 0, 0, 0, &out);          /* NULL */
-    hatf_aenc_event(&m, HATF_OP_REALLOC_INPLACE, 40, 0x1010, 0x1010, &out); /* rank 1; same as old */
-    hatf_aenc_event(&m, HATF_OP_FREE, 0, 0x1010, 0, &out);     /* rank 0 */
-    /* freed so far, newest first: 0x1010, 0x1010, 0x5000, 0x1000; no prediction
-     * for 100, the bump guess 0x1010 + 48 is far: recent free 2 */
-    hatf_aenc_event(&m, HATF_OP_ALLOC, 100, 0x5000, 0, &out);  /* 4 + 2 * 2 */
-    hatf_aenc_event(&m, HATF_OP_ALLOC, 100, 0x5070, 0, &out);  /* 0x5000 + 112: bump exact, 3 */
-    static const uint8_t want[] = { 0x83, 0x80, 0x01, 0x41, 0x03, 0x00, 0x01, 0x80, 0xc0, 0x02, 0x00,
-                                    0x03, 0x01, 0x02, 0x08, 0x03 };
+    CU_ASSERT_EQUAL_FATAL(hatf_amodel_reset(&m, 16, HATF_ACODE_MODEL), 0);
+    size_t n = sizeof coding_events / sizeof coding_events[0];
+    for (size_t i = 0; i < n; i++) {
+        const aev *a = &coding_events[i];
+        hatf_aenc_event(&m, a->op, a->size, a->addr, a->new_addr, &out);
+    }
+    static const uint8_t want[] = {
+        0x83, 0xc0, 0x01,        /* top 0 + guess(0): 3 + 3 zigzag(0x1000) = 0x6003 */
+        0x60,                    /* top 0x1000 + 32: 3 + 3 zigzag(-16) = 96 (the class code, 98, is longer) */
+        0x03,                    /* free: rank 1 */
+        0x00,                    /* the prediction for 16 */
+        0x01, 0x80, 0xc0, 0x02,  /* free: escape, zigzag(0x5000) */
+        0x00,                    /* free(NULL) */
+        0x03, 0x01,              /* realloc: rank 1; same as old */
+        0x02,                    /* free: rank 0 */
+        0x0a,                    /* freed so far, newest first: 0x1010, 0x1010, 0x5000, 0x1000: 4 + 3 * 2 */
+        0xe3, 0xfd, 0x0b,        /* top 0x1010 + 32 (not 0x5000: a recent free is no fresh memory):
+                                    3 + 3 zigzag(0x7fd0) = 0x2fee3 */
+        0xe5, 0xbd, 0x01,        /* class of 16's fresh 0x1010 + 32: 5 + 3 zigzag(0xfd0) = 0x5ee5
+                                    (from the top 0x9000 + 112 it would be 0x2a2a0) */
+        0x05,                    /* class of 24 (= of 16): 0x2000 + 32, exact: 5 */
+    };
     CU_ASSERT_EQUAL_FATAL(out.len, sizeof want);
     CU_ASSERT(memcmp(out.p, want, sizeof want) == 0);
 
     hatf_amodel d;
-    hatf_amodel_init(&d, 0);
-    CU_ASSERT_EQUAL_FATAL(hatf_amodel_reset(&d, 8), 0);
-    const uint8_t *p = out.p, *end = out.p + out.len;
-    static const struct { uint8_t op; uint64_t size, addr, new_addr; } ev[] = {
-        { 0, 16, 0x1000, 0 }, { 0, 16, 0x1010, 0 }, { 1, 0, 0x1000, 0 }, { 0, 16, 0x1000, 0 },
-        { 1, 0, 0x5000, 0 }, { 1, 0, 0, 0 }, { 2, 40, 0x1010, 0x1010 }, { 1, 0, 0x1010, 0 },
-        { 0, 100, 0x5000, 0 }, { 0, 100, 0x5070, 0 },
-    };
-    for (size_t i = 0; i < sizeof ev / sizeof ev[0]; i++) {
-        hatf_event e = { .op = ev[i].op, .size = ev[i].size };
-        CU_ASSERT_EQUAL(hatf_adec_event(&d, &e, &p, end), 0);
-        CU_ASSERT_EQUAL(e.addr, ev[i].addr);
-        if (ev[i].op == 2) CU_ASSERT_EQUAL(e.new_addr, ev[i].new_addr);
-    }
-    CU_ASSERT(p == end);
+    check_decode(out.p, out.len, HATF_ACODE_MODEL, coding_events, n, &d);
     /* a rank beyond the live objects is refused */
     static const uint8_t bad[] = { 0x09 };
-    p = bad;
+    const uint8_t *p = bad;
     hatf_event e = { .op = HATF_OP_FREE };
     CU_ASSERT_EQUAL(hatf_adec_event(&d, &e, &p, bad + 1), -1);
-    /* so is a recent free beyond the four freed */
-    static const uint8_t bad_recent[] = { 0x0c };
+    /* so is a recent free beyond the four freed (4 + 3 * 4) */
+    static const uint8_t bad_recent[] = { 0x10 };
     p = bad_recent;
     e = (hatf_event){ .op = HATF_OP_ALLOC, .size = 8 };
     CU_ASSERT_EQUAL(hatf_adec_event(&d, &e, &p, bad_recent + 1), -1);
+    /* and a class code for a class with no fresh address yet (size 1000) */
+    static const uint8_t bad_class[] = { 0x05 };
+    p = bad_class;
+    e = (hatf_event){ .op = HATF_OP_ALLOC, .size = 1000 };
+    CU_ASSERT_EQUAL(hatf_adec_event(&d, &e, &p, bad_class + 1), -1);
     hatf_amodel_free(&m);
     hatf_amodel_free(&d);
     hatf_buf_free(&out);
+}
+
+/* Coding 2 (traces written before coding 3) still decodes: one bump
+ * reference, the newest object, and codes 3 + 2k / 4 + 2k. */
+static void test_address_coding2_bytes(void)
+{
+    static const uint8_t codes[] = {
+        0x83, 0x80, 0x01,        /* 3 + 2 zigzag(0x1000) */
+        0x41,                    /* 3 + 2 zigzag(0x1010 - (0x1000 + 32)) */
+        0x03, 0x00, 0x01, 0x80, 0xc0, 0x02, 0x00, 0x03, 0x01, 0x02,
+        0x08,                    /* recent free 2: 0x5000 */
+        0x03,                    /* 0x5000 + 112 exact */
+        0x03, 0x00,              /* free 0x5000 (rank 1), then the prediction for 100 gives it back */
+        0x03,                    /* 0x5000 (the newest object, however coded) + 112 exact */
+    };
+    static const aev ev[] = {
+        { HATF_OP_ALLOC, 16, 0x1000, 0 }, { HATF_OP_ALLOC, 16, 0x1010, 0 }, { HATF_OP_FREE, 0, 0x1000, 0 },
+        { HATF_OP_ALLOC, 16, 0x1000, 0 }, { HATF_OP_FREE, 0, 0x5000, 0 }, { HATF_OP_FREE, 0, 0, 0 },
+        { HATF_OP_REALLOC_INPLACE, 40, 0x1010, 0x1010 }, { HATF_OP_FREE, 0, 0x1010, 0 },
+        { HATF_OP_ALLOC, 100, 0x5000, 0 }, { HATF_OP_ALLOC, 100, 0x5070, 0 }, { HATF_OP_FREE, 0, 0x5000, 0 },
+        { HATF_OP_ALLOC, 100, 0x5000, 0 }, { HATF_OP_ALLOC, 8, 0x5070, 0 },
+    };
+    hatf_amodel d;
+    check_decode(codes, sizeof codes, HATF_ACODE_MODEL2, ev, sizeof ev / sizeof ev[0], &d);
+    hatf_amodel_free(&d);
 }
 
 /* Many live objects across superblocks: ranks of every size round-trip. */
@@ -275,8 +322,8 @@ static void test_address_ranks_large(void)
     hatf_buf_init(&out);
     hatf_amodel_init(&m, 1);
     hatf_amodel_init(&d, 0);
-    CU_ASSERT_EQUAL_FATAL(hatf_amodel_reset(&m, N), 0);
-    CU_ASSERT_EQUAL_FATAL(hatf_amodel_reset(&d, N), 0);
+    CU_ASSERT_EQUAL_FATAL(hatf_amodel_reset(&m, N, HATF_ACODE_MODEL), 0);
+    CU_ASSERT_EQUAL_FATAL(hatf_amodel_reset(&d, N, HATF_ACODE_MODEL), 0);
     static uint64_t addrs[N];
     static uint8_t ops[2 * N];
     static uint64_t vals[2 * N];
@@ -823,6 +870,7 @@ int main(void)
     if (CU_initialize_registry() != CUE_SUCCESS) return 1;
     CU_pSuite s = CU_add_suite("container", NULL, NULL);
     CU_add_test(s, "address coding bytes", test_address_coding_bytes);
+    CU_add_test(s, "address coding 2 still decodes", test_address_coding2_bytes);
     CU_add_test(s, "address ranks, many objects", test_address_ranks_large);
     CU_add_test(s, "round trip, three threads", test_round_trip);
     CU_add_test(s, "global order ties", test_global_ties);
