@@ -258,19 +258,22 @@ HATF_AINLINE uint8_t *enc_new(hatf_amodel *m, uint64_t size, int has_old, uint64
     } else {
         /* the smallest code that applies: from the top, a recent free, from the class */
         uint64_t code = code3(3, addr - m->top - hatf_chunk_guess(m->top_size));
+        int fresh = 2;  /* who takes addr as fresh memory: 2 the top and its class, 1 the class, 0 neither */
         uint32_t freed = s ? s->tag >> 8 : 0, ago;  /* ago: frees since addr's latest */
-        if (code != 3 && freed && (ago = m->nfreed - freed) < HATF_RECENT) {
-            uint64_t rc = 4 + 3 * (uint64_t)ago;
-            if (rc < code || code == 2) code = rc;
-        }
-        hatf_fresh_slot *f = hatf_fresh_of(m, size);
-        if (code != 3 && f && f->gen == m->gen) {
-            uint64_t cc = code3(5, addr - f->addr - hatf_chunk_guess(size));
-            if (cc != 2 && (cc < code || code == 2)) code = cc;
+        if (code != 3) {
+            if (freed && (ago = m->nfreed - freed) < HATF_RECENT) {
+                uint64_t rc = 4 + 3 * (uint64_t)ago;
+                if (rc < code || code == 2) { code = rc; fresh = 0; }
+            }
+            hatf_fresh_slot *f = hatf_fresh_of(m, size);
+            if (f && f->gen == m->gen) {
+                uint64_t cc = code3(5, addr - f->addr - hatf_chunk_guess(size));
+                if (cc != 2 && (cc < code || code == 2)) { code = cc; fresh = 1; }
+            }
         }
         o = put_varint(o, code);
-        if (code == 2) o = put_varint(o, addr);
-        if (addr && (code == 2 || (code - 3) % 3 != 1)) hatf_amodel_fresh(m, addr, size, code == 2 || (code - 3) % 3 == 0);
+        if (code == 2) { o = put_varint(o, addr); fresh = 2; }
+        if (addr && fresh) hatf_amodel_fresh(m, addr, size, fresh == 2);
     }
     if (addr && m->nseq < m->cap) {
         uint32_t seq = hatf_amodel_add(m, addr, size);
