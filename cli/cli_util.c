@@ -20,11 +20,7 @@ void cli_error(const char *fmt, ...)
 
 void cli_error_at(const char *file, const hatf_err *e)
 {
-    const char *msg = e->msg[0] ? e->msg : hatf_strerror(e->code);
-    if (strncmp(msg, "offset ", 7) == 0)
-        cli_error("%s: %s", file, msg);
-    else
-        cli_error("%s: offset %llu: %s", file, (unsigned long long)e->offset, msg);
+    cli_error("%s: offset %llu: %s", file, (unsigned long long)e->offset, hatf_err_text(e));
 }
 
 int cli_usage(const char *cmd, const char *fmt, ...)

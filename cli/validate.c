@@ -391,19 +391,10 @@ static void check(vstate *v, const hatf_event *ev)
     }
 }
 
-/* A read error as a problem line, at the offset it names itself if any. */
+/* A read error as a problem line, at the offset of the bad record or chunk. */
 static void report_read_error(vstate *v, const hatf_err *e)
 {
-    const char *msg = e->msg[0] ? e->msg : hatf_strerror(e->code);
-    uint64_t off = e->offset;
-    unsigned long long named;
-    int skip = 0;
-    /* a message that names its own offset (container damage) says where */
-    if (sscanf(msg, "offset %llu: %n", &named, &skip) == 1 && skip) {
-        off = named;
-        msg += skip;
-    }
-    problem_at(v, e->record == UINT64_MAX ? v->records : e->record, off, "%s", msg);
+    problem_at(v, e->record == UINT64_MAX ? v->records : e->record, e->offset, "%s", hatf_err_text(e));
 }
 
 int cmd_validate(int argc, char **argv)

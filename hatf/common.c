@@ -66,6 +66,14 @@ HATF_API int hatf_err_set(hatf_err *e, int code, uint64_t offset, const char *fm
     return code;
 }
 
+HATF_API const char *hatf_err_text(const hatf_err *e)
+{
+    if (!e->msg[0]) return hatf_strerror(e->code);
+    char pre[40];
+    int n = snprintf(pre, sizeof pre, "offset %llu: ", (unsigned long long)e->offset);
+    return strncmp(e->msg, pre, (size_t)n) == 0 ? e->msg + n : e->msg;
+}
+
 HATF_API void hatf_buf_init(hatf_buf *b) { memset(b, 0, sizeof *b); }
 
 HATF_API void hatf_buf_free(hatf_buf *b)

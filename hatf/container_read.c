@@ -608,8 +608,10 @@ void hatf_cursor_free(hatf_cursor *c)
     free(c->evs);
 }
 
-static int cursor_damage(hatf_cursor *c, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int cursor_damage(hatf_cursor *c, int code, const char *fmt, ...)
+/* off: the chunk the message names (c->err.offset, for callers that print it apart) */
+static int cursor_damage(hatf_cursor *c, int code, uint64_t off, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static int cursor_damage(hatf_cursor *c, int code, uint64_t off, const char *fmt, ...)
 {
     char msg[192];
     va_list ap;
@@ -617,7 +619,7 @@ static int cursor_damage(hatf_cursor *c, int code, const char *fmt, ...)
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     memset(&c->err, 0, sizeof c->err);
-    hatf_err_set(&c->err, code, c->chunk_off, "%s", msg);
+    hatf_err_set(&c->err, code, off, "%s", msg);
     hatf_reader_add_damage_(c->r, "%s", msg);
     c->left = 0;
     c->loaded = 0;
@@ -631,12 +633,12 @@ static int cursor_bad(hatf_cursor *c, int rc, int in_addrs)
     const hatf_rgroup *g = &c->t->g[c->gi - 1];
     uint32_t done = g->rh.events - c->left;
     if (in_addrs)
-        return cursor_damage(c, HATF_E_CORRUPT, "offset %llu: address chunk (thread %llu, group %u) bad at event %u",
+        return cursor_damage(c, HATF_E_CORRUPT, g->aoff, "offset %llu: address chunk (thread %llu, group %u) bad at event %u",
                              LLU(g->aoff), LLU(c->t->thread), g->rh.seq, done);
     if (rc == 0)
-        return cursor_damage(c, HATF_E_CORRUPT, "offset %llu: records chunk (thread %llu, group %u) ends after %u of %u events",
+        return cursor_damage(c, HATF_E_CORRUPT, c->chunk_off, "offset %llu: records chunk (thread %llu, group %u) ends after %u of %u events",
                              LLU(c->chunk_off), LLU(c->t->thread), g->rh.seq, done, g->rh.events);
-    return cursor_damage(c, rc, "offset %llu: records chunk (thread %llu, group %u), event %u: %s",
+    return cursor_damage(c, rc, c->chunk_off, "offset %llu: records chunk (thread %llu, group %u), event %u: %s",
                          LLU(c->chunk_off), LLU(c->t->thread), g->rh.seq, done, c->dec.err.msg);
 }
 
@@ -678,10 +680,10 @@ int hatf_cursor_fill_(hatf_cursor *c)
             const hatf_rgroup *g = &c->t->g[c->gi - 1];
             c->loaded = 0;
             if (c->dec.pos != c->dec.len)
-                return cursor_damage(c, HATF_E_CORRUPT, "offset %llu: records chunk (thread %llu, group %u) has bytes after its %u events",
+                return cursor_damage(c, HATF_E_CORRUPT, c->chunk_off, "offset %llu: records chunk (thread %llu, group %u) has bytes after its %u events",
                                      LLU(c->chunk_off), LLU(c->t->thread), g->rh.seq, g->rh.events);
             if (c->ap != c->aend)
-                return cursor_damage(c, HATF_E_CORRUPT, "offset %llu: address chunk (thread %llu, group %u) has bytes left over",
+                return cursor_damage(c, HATF_E_CORRUPT, g->aoff, "offset %llu: address chunk (thread %llu, group %u) has bytes left over",
                                      LLU(g->aoff), LLU(c->t->thread), g->rh.seq);
         }
         if (c->gi >= c->t->ng) return 0;
@@ -693,16 +695,16 @@ int hatf_cursor_fill_(hatf_cursor *c)
         if (rc) {
             char msg[sizeof c->err.msg];
             memcpy(msg, c->err.msg, sizeof msg);
-            return cursor_damage(c, rc, "%s; %u events of thread %llu skipped", msg, g->rh.events, LLU(c->t->thread));
+            return cursor_damage(c, rc, c->err.offset, "%s; %u events of thread %llu skipped", msg, g->rh.events, LLU(c->t->thread));
         }
         if (g->ah.coding != HATF_ACODE_MODEL && g->ah.coding != HATF_ACODE_MODEL2)
-            return cursor_damage(c, HATF_E_CORRUPT, "offset %llu: address chunk with unknown coding %u",
+            return cursor_damage(c, HATF_E_CORRUPT, g->aoff, "offset %llu: address chunk with unknown coding %u",
                                  LLU(g->aoff), g->ah.coding);
         /* every allocation takes at least one address byte: a header that
          * claims more events than the stream could hold costs no memory */
         uint32_t objects = c->adr.len < g->rh.events ? (uint32_t)c->adr.len : g->rh.events;
         if (hatf_amodel_reset(&c->am, objects, g->ah.coding) != 0)
-            return cursor_damage(c, HATF_E_NOMEM, "offset %llu: out of memory", LLU(g->roff));
+            return cursor_damage(c, HATF_E_NOMEM, g->roff, "offset %llu: out of memory", LLU(g->roff));
         hatf1_decoder_init(&c->dec, c->rec.p, c->rec.len, 0);
         c->ap = c->adr.p;
         c->aend = c->adr.p + c->adr.len;

@@ -108,7 +108,10 @@ enum {
 const char *hatf_strerror(int code);
 
 /* A one-line description of the first problem met, with the byte offset.
- * msg never contains a newline; offset is where the bad record or chunk starts. */
+ * msg never contains a newline; offset is where the bad record or chunk starts.
+ * A message that names a byte offset begins with "offset N: " where N is this
+ * offset (container chunks and headers), so a caller printing the offset on its
+ * own takes the rest from hatf_err_text. */
 typedef struct hatf_err {
     int code;
     int sys_errno;
@@ -121,6 +124,10 @@ typedef struct hatf_err {
  * @return code, so callers can write `return hatf_err_set(...)`. */
 int hatf_err_set(hatf_err *e, int code, uint64_t offset, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+
+/* The message without its leading "offset N: " (N = e->offset), the whole
+ * message when it has none, or hatf_strerror(e->code) when it is empty. */
+const char *hatf_err_text(const hatf_err *e);
 
 /* ---- growable byte buffer ----------------------------------------------- */
 typedef struct hatf_buf {

@@ -227,8 +227,9 @@ static void test_global_merge(void)
     hatf_reader_close(r);
 }
 
-/* A bad chunk inside the file: the batch before it, one error, then the rest. */
-static void test_damage_in_batches(void)
+/* A bad chunk of kind inside the file (the second group of thread 1): the
+ * batch before it, one error naming that chunk's offset, then the rest. */
+static void damage_in_batches(unsigned kind)
 {
     static hatf_event a[900], b[900];
     hatf_event *ev[2] = { a, b };
@@ -239,12 +240,13 @@ static void test_damage_in_batches(void)
     uint8_t buf[1 << 16];
     size_t len = fread(buf, 1, sizeof buf, f);
     CU_ASSERT_FATAL(len < sizeof buf);
-    /* the second records chunk of thread 1: flip a payload byte */
-    size_t pos = hatf_load_le32(buf + 12), seen = 0, hit = 0;
+    /* flip a payload byte */
+    size_t pos = hatf_load_le32(buf + 12), seen = 0, hit = 0, chunk = 0;
     while (pos + HATF_CK_HDR <= len) {
         hatf_chunk_hdr h;
         if (hatf_ck_hdr_unpack(buf + pos, &h) != 0) break;
-        if (h.kind == HATF_CK_RECORDS && h.thread == 1 && seen++ == 1) {
+        if (h.kind == kind && h.thread == 1 && seen++ == 1) {
+            chunk = pos;
             hit = pos + HATF_CK_HDR + 3;
             break;
         }
@@ -255,6 +257,8 @@ static void test_damage_in_batches(void)
     fseek(f, 0, SEEK_SET);
     fwrite(buf, 1, len, f);
     fclose(f);
+    char prefix[40];
+    snprintf(prefix, sizeof prefix, "offset %zu: ", chunk);
 
     hatf_err err = {0};
     hatf_reader *r = hatf_reader_open(path, &err);
@@ -266,9 +270,14 @@ static void test_damage_in_batches(void)
         size_t got = 0, errors = 0, before_error = 0;
         while ((k = hatf_iter_next_batch(it, &e)) != 0) {
             if (k < 0) {
+                const hatf_err *ie = hatf_iter_error(it);
                 errors++;
                 CU_ASSERT_EQUAL(k, HATF_E_CORRUPT);
-                CU_ASSERT_PTR_NOT_NULL(strstr(hatf_iter_error(it)->msg, "checksum mismatch"));
+                CU_ASSERT_PTR_NOT_NULL(strstr(ie->msg, "checksum mismatch"));
+                /* the offset is the damaged chunk's, the one the message names */
+                CU_ASSERT_EQUAL(ie->offset, chunk);
+                CU_ASSERT_EQUAL(strncmp(ie->msg, prefix, strlen(prefix)), 0);
+                CU_ASSERT_PTR_EQUAL(hatf_err_text(ie), ie->msg + strlen(prefix));
                 before_error = got;
                 if (errors > 5) break;
                 continue;
@@ -283,6 +292,24 @@ static void test_damage_in_batches(void)
     hatf_reader_close(r);
 }
 
+static void test_damage_in_batches(void) { damage_in_batches(HATF_CK_RECORDS); }
+static void test_damage_in_addresses(void) { damage_in_batches(HATF_CK_ADDRS); }
+
+/* hatf_err_text drops only a leading "offset N: " that names the error's own offset. */
+static void test_err_text(void)
+{
+    hatf_err e = {0};
+    CU_ASSERT_STRING_EQUAL(hatf_err_text(&e), hatf_strerror(0));
+    hatf_err_set(&e, HATF_E_CORRUPT, 4096, "offset 4096: records chunk bad");
+    CU_ASSERT_STRING_EQUAL(hatf_err_text(&e), "records chunk bad");
+    hatf_err f = {0};
+    hatf_err_set(&f, HATF_E_CORRUPT, 409, "offset 4096: records chunk bad");
+    CU_ASSERT_STRING_EQUAL(hatf_err_text(&f), "offset 4096: records chunk bad");
+    hatf_err g = {0};
+    hatf_err_set(&g, HATF_E_VERSION, 8, "version 2.0 is newer");
+    CU_ASSERT_STRING_EQUAL(hatf_err_text(&g), "version 2.0 is newer");
+}
+
 int main(void)
 {
     const char *tmp = getenv("TMPDIR");
@@ -293,6 +320,8 @@ int main(void)
     CU_add_test(s, "thread runs", test_thread_runs);
     CU_add_test(s, "global merge", test_global_merge);
     CU_add_test(s, "damage in batches", test_damage_in_batches);
+    CU_add_test(s, "damage in addresses", test_damage_in_addresses);
+    CU_add_test(s, "error text", test_err_text);
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
     unsigned failed = CU_get_number_of_failures();
