@@ -29,6 +29,7 @@
  * checks; records nearer the end are copied to a zero-padded scratch first.
  */
 #include <limits.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "hatf.h"
@@ -435,6 +436,34 @@ static int fast_refresh(const hatf1_decoder *d, fast_state *fs, unsigned f, int 
     return fast_state_get(d, fs);
 }
 
+/* Two adjacent 64-bit fields of an event, stored at once. */
+typedef uint64_t u64x2 __attribute__((vector_size(16)));
+_Static_assert(offsetof(hatf_event, new_addr) == offsetof(hatf_event, addr) + 8 &&
+               offsetof(hatf_event, heap) == offsetof(hatf_event, thread) + 8 &&
+               offsetof(hatf_event, data) == offsetof(hatf_event, attr) + 8 &&
+               offsetof(hatf_event, size) == 8, "hatf_event layout");
+
+/* An event of fast_run: op, size and time, the rest as in its template
+ * (addresses 0, thread and heap, attr, data NULL) held in vector registers
+ * rather than copied from memory for every event. */
+static inline __attribute__((always_inline)) void
+put_event(hatf_event *ev, unsigned tag, uint64_t size, uint64_t time, u64x2 zero2, u64x2 th_heap, u64x2 attr_data)
+{
+    /* op, attr_is_bytes 0, data_len 0 (and the padding) */
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    uint64_t w0 = (uint64_t)tag << 56;
+#else
+    uint64_t w0 = tag;
+#endif
+    char *p = (char *)ev;
+    memcpy(p, &w0, 8);
+    ev->size = size;
+    memcpy(p + offsetof(hatf_event, addr), &zero2, 16);
+    memcpy(p + offsetof(hatf_event, thread), &th_heap, 16);
+    ev->time = time;
+    memcpy(p + offsetof(hatf_event, attr), &attr_data, 16);
+}
+
 /* The attribute bytes of a record at buf[*end] (lb length bytes) into ev.
  * @return 1, or 0 when they are cut off: the record is then left to
  * decode_one, which reports it (the stream is failed, so reading the fields
@@ -467,6 +496,7 @@ fast_run(const uint8_t *restrict buf, size_t *ppos, size_t *last, size_t lim, si
     uint64_t tprev = *tp;
     const uint64_t s_add = fs->s_add, s_hmask = fs->s_hmask, t_add = fs->t_add, t_hmask = fs->t_hmask;
     const unsigned s_shift = fs->s_shift, s_nb = fs->s_nb, t_shift = fs->t_shift, t_nb = fs->t_nb;
+    const u64x2 zero2 = { 0, 0 }, th_heap = { fs->tmpl.thread, fs->tmpl.heap }, attr_data = { fs->tmpl.attr, 0 };
     while (n < max && pos <= lim) {
         const uint8_t *p = buf + pos;
         unsigned tag = p[0];
@@ -477,10 +507,7 @@ fast_run(const uint8_t *restrict buf, size_t *ppos, size_t *last, size_t lim, si
         tprev += t_add + (uint64_t)((int64_t)(load_be64(p + off) & t_hmask) >> t_shift);
         size_t end = pos + off + t_nb;
         hatf_event *ev = &e[n];
-        *ev = fs->tmpl;
-        ev->op = (uint8_t)tag;
-        ev->size = size;
-        ev->time = tprev;
+        put_event(ev, tag, size, tprev, zero2, th_heap, attr_data);
         if (lb && UNLIKELY(!take_attr(buf, len, &end, lb, ev))) break;
         at = pos;
         pos = end;
