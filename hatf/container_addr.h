@@ -98,7 +98,7 @@ static inline uint64_t hatf_hash64(uint64_t x, unsigned bits)
 
 int hatf_amodel_grow_pred_(hatf_amodel *m);
 
-/* Rank counting takes hw: 1 when the caller is built for the
+/* Rank counting takes hw: nonzero when the caller is built for the
  * popcnt instruction (target("popcnt"), chosen at run time), else 0; it is a
  * constant at every call, so each build keeps one of the two counts. */
 #define HATF_AINLINE static inline __attribute__((always_inline))
@@ -197,17 +197,22 @@ static inline uint32_t hatf_amodel_add(hatf_amodel *m, uint64_t addr, uint64_t s
     return seq;
 }
 
+/* The instructions the address decoder may use on this CPU: popcnt, and
+ * pdep as well (where it is fast). */
+enum { HATF_ADEC_PLAIN = 0, HATF_ADEC_POPCNT = 1, HATF_ADEC_BMI2 = 2 };
+int hatf_adec_isa(void);
+
 /* Decode the addresses of e[0..n) (op and size read, addr / new_addr set)
- * from *pp..end (container_adec.c). popcnt: the CPU has the instruction.
+ * from *pp..end (container_adec.c). isa: HATF_ADEC_*, from hatf_adec_isa.
  * pre: hatf_amodel_reset with room for every alloc of the group.
  * @return the events done; fewer than n when the next one's code is bad. */
 uint32_t hatf_adec_run(hatf_amodel *m, hatf_event *e, uint32_t n, const uint8_t **pp,
-                       const uint8_t *end, int popcnt);
+                       const uint8_t *end, int isa);
 
 /* One event's addresses. @return 0 or -1 (corrupt). */
 static inline int hatf_adec_event(hatf_amodel *m, hatf_event *ev, const uint8_t **pp, const uint8_t *end)
 {
-    return hatf_adec_run(m, ev, 1, pp, end, 0) == 1 ? 0 : -1;
+    return hatf_adec_run(m, ev, 1, pp, end, HATF_ADEC_PLAIN) == 1 ? 0 : -1;
 }
 
 #endif /* HATF_CONTAINER_ADDR_H */

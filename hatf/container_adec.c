@@ -2,8 +2,9 @@
  *
  * One loop decodes the addresses of a batch of events. The rank of a freed
  * object is first looked for in the newest word of live bits, where three
- * frees in four find it (python3 and synthetic traces), and varints of up to
- * three bytes are read without a loop.
+ * frees in four find it (python3 and synthetic traces), and picked there
+ * with pdep where the CPU has a fast one; varints of up to three bytes are
+ * read without a loop.
  */
 #include "container_addr.h"
 #include "container_format.h"
@@ -26,6 +27,7 @@ HATF_AINLINE int varint(const uint8_t **pp, const uint8_t *end, uint64_t *v)
 }
 
 /* The allocation number of the live object of rank r (0 = most recent).
+ * hw: HATF_ADEC_* (a constant in each copy of the loop).
  * pre: r < m->live. */
 HATF_AINLINE uint32_t select_rank(const hatf_amodel *m, uint32_t r, int hw)
 {
@@ -44,6 +46,15 @@ HATF_AINLINE uint32_t select_rank(const hatf_amodel *m, uint32_t r, int hw)
         while (r >= (c = hatf_popcount_(words[w], hw))) { r -= c; w--; }
         x = words[w];
     }
+#ifdef __x86_64__
+    if (hw == HATF_ADEC_BMI2) {
+        /* the (c - 1 - r)-th lowest set bit of x (c: its bits), without a loop;
+         * asm, so that no function needs the target attribute to compile */
+        uint64_t bit;
+        __asm__("pdep %2, %1, %0" : "=r"(bit) : "r"(1ull << (c - 1 - r)), "r"(x));
+        return (w << 6) + (uint32_t)__builtin_ctzll(bit);
+    }
+#endif
     while (r--) x &= ~(1ull << (63 - __builtin_clzll(x)));
     return (w << 6) + 63 - (uint32_t)__builtin_clzll(x);
 }
@@ -157,13 +168,22 @@ HATF_AINLINE uint32_t run_(hatf_amodel *m, hatf_event *e, uint32_t n, const uint
     return k;
 }
 
-/* Rank selection counts bits; the portable build lacks the instruction, so a
- * second copy of the loop uses it where the CPU has it. */
+/* Rank selection counts bits and picks one; the portable build lacks the
+ * instructions for both, so further copies of the loop use them where the
+ * CPU has them (hatf_adec_isa). */
 #if defined(__x86_64__) || defined(__i386__)
 static __attribute__((noinline, target("popcnt"))) uint32_t
 run_popcnt(hatf_amodel *m, hatf_event *e, uint32_t n, const uint8_t **pp, const uint8_t *end)
 {
-    return run_(m, e, n, pp, end, 1);
+    return run_(m, e, n, pp, end, HATF_ADEC_POPCNT);
+}
+#endif
+
+#ifdef __x86_64__
+static __attribute__((noinline, target("popcnt"))) uint32_t
+run_bmi2(hatf_amodel *m, hatf_event *e, uint32_t n, const uint8_t **pp, const uint8_t *end)
+{
+    return run_(m, e, n, pp, end, HATF_ADEC_BMI2);
 }
 #endif
 
@@ -171,18 +191,38 @@ static __attribute__((noinline)) uint32_t
 run_plain(hatf_amodel *m, hatf_event *e, uint32_t n, const uint8_t **pp, const uint8_t *end)
 {
 #ifdef __POPCNT__
-    return run_(m, e, n, pp, end, 1);
+    return run_(m, e, n, pp, end, HATF_ADEC_POPCNT);
 #else
-    return run_(m, e, n, pp, end, 0);
+    return run_(m, e, n, pp, end, HATF_ADEC_PLAIN);
+#endif
+}
+
+int hatf_adec_isa(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_cpu_init();
+    if (!__builtin_cpu_supports("popcnt")) return HATF_ADEC_PLAIN;
+#ifdef __x86_64__
+    /* pdep is microcoded, tens of cycles or more, before AMD's family 19h */
+    if (__builtin_cpu_supports("bmi2") &&
+        !__builtin_cpu_is("amdfam15h") && !__builtin_cpu_is("amdfam17h"))
+        return HATF_ADEC_BMI2;
+#endif
+    return HATF_ADEC_POPCNT;
+#else
+    return HATF_ADEC_PLAIN;
 #endif
 }
 
 uint32_t hatf_adec_run(hatf_amodel *m, hatf_event *e, uint32_t n, const uint8_t **pp,
-                       const uint8_t *end, int popcnt)
+                       const uint8_t *end, int isa)
 {
-#if defined(__x86_64__) || defined(__i386__)
-    if (popcnt) return run_popcnt(m, e, n, pp, end);
+#ifdef __x86_64__
+    if (isa == HATF_ADEC_BMI2) return run_bmi2(m, e, n, pp, end);
 #endif
-    (void)popcnt;
+#if defined(__x86_64__) || defined(__i386__)
+    if (isa == HATF_ADEC_POPCNT) return run_popcnt(m, e, n, pp, end);
+#endif
+    (void)isa;
     return run_plain(m, e, n, pp, end);
 }

@@ -70,7 +70,7 @@ typedef struct hatf_cursor {
     int pend;                 /* damage found right after evs[n - 1]: its code, else 0 */
     int pend_addr;            /* ... and it was in the address stream */
     uint64_t key;             /* merge time of evs[i] (a comment: of the event before it) */
-    int popcnt;               /* the CPU has the popcnt instruction: decode addresses with it */
+    int isa;                  /* instructions the address decoder uses (HATF_ADEC_*) */
     hatf_err err;
 } hatf_cursor;
 

@@ -592,10 +592,7 @@ int hatf_cursor_init(hatf_cursor *c, hatf_reader *r, const hatf_rthread *t)
     hatf_buf_init(&c->rec);
     hatf_buf_init(&c->adr);
     hatf_amodel_init(&c->am, 0);
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_cpu_init();
-    c->popcnt = __builtin_cpu_supports("popcnt");
-#endif
+    c->isa = hatf_adec_isa();
     c->evs = malloc(HATF_CURSOR_BATCH * sizeof *c->evs);
     return c->evs ? 0 : HATF_E_NOMEM;
 }
@@ -653,7 +650,7 @@ static int decode_batch(hatf_cursor *c)
     /* got < want: the decoder returns the error or the early end next time */
     hatf_event *e = c->evs;
     uint32_t n = (uint32_t)got, k;
-    k = hatf_adec_run(&c->am, e, n, &c->ap, c->aend, c->popcnt);
+    k = hatf_adec_run(&c->am, e, n, &c->ap, c->aend, c->isa);
     c->left -= k;
     if (k < n) {
         if (k == 0) return cursor_bad(c, HATF_E_CORRUPT, 1);

@@ -340,16 +340,20 @@ static void test_address_ranks_large(void)
             addrs[j] = addrs[--nlive];
         }
     }
-    const uint8_t *p = out.p, *end = out.p + out.len;
-    size_t bad = 0;
-    for (size_t i = 0, k = 0; i < nops; i++) {
-        hatf_event e = { .op = ops[i], .size = ops[i] ? 0 : 32 + k % 7 };
-        if (!ops[i]) k++;
-        if (hatf_adec_event(&d, &e, &p, end) != 0 || e.addr != vals[i]) bad++;
+    /* every copy of the decoder's loop this CPU can run */
+    for (int isa = HATF_ADEC_PLAIN; isa <= hatf_adec_isa(); isa++) {
+        CU_ASSERT_EQUAL_FATAL(hatf_amodel_reset(&d, N, HATF_ACODE_MODEL), 0);
+        const uint8_t *p = out.p, *end = out.p + out.len;
+        size_t bad = 0;
+        for (size_t i = 0, k = 0; i < nops; i++) {
+            hatf_event e = { .op = ops[i], .size = ops[i] ? 0 : 32 + k % 7 };
+            if (!ops[i]) k++;
+            if (hatf_adec_run(&d, &e, 1, &p, end, isa) != 1 || e.addr != vals[i]) bad++;
+        }
+        CU_ASSERT_EQUAL(bad, 0);
+        CU_ASSERT(p == end);
+        CU_ASSERT_EQUAL(d.live, nlive);
     }
-    CU_ASSERT_EQUAL(bad, 0);
-    CU_ASSERT(p == end);
-    CU_ASSERT_EQUAL(d.live, nlive);
     hatf_amodel_free(&m);
     hatf_amodel_free(&d);
     hatf_buf_free(&out);
