@@ -321,16 +321,6 @@ INLINE size_t put(hatf1_encoder *e, uint8_t *p, unsigned f, uint64_t v)
     return w;
 }
 
-/* put with the stored value s already known (no look at the interpretation). */
-INLINE size_t put_as(hatf1_encoder *e, uint8_t *p, unsigned f, uint64_t v, uint64_t s)
-{
-    unsigned w = e->width[f];
-    e->prev[f] = v;
-    uint64_t be = __builtin_bswap64(s << ((64 - 8 * w) & 63));
-    memcpy(p, &be, 8);
-    return w;
-}
-
 static int encode_general(hatf1_encoder *e, const hatf_event *ev);
 
 HATF_API int hatf1_encode(hatf1_encoder *e, const hatf_event *ev) { return encode_general(e, ev); }
