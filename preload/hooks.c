@@ -129,10 +129,25 @@ static int boot(void)
 
 #define U(p) ((uint64_t)(uintptr_t)(p))
 
-/* The caller's stack id and the flag that says d carries it (stacks.c);
- * nothing but a load and a test when stacks are off. */
-#define STACK(sid) ((sid) = HT_UNLIKELY(ht_stack_depth) ? ht_stack_here() : 0)
-#define STACKED(sid) ((sid) ? HT_STACKED : 0)
+/* The caller's stack id (stacks.c), 0 when stacks are off: then nothing but a
+ * load and a test. Inlined into the hook, as ht_stack_here skips exactly its
+ * own frame and the hook's. */
+static inline __attribute__((always_inline)) uint64_t stack_id(void)
+{
+    return HT_UNLIKELY(ht_stack_depth) ? ht_stack_here() : 0;
+}
+
+/* The event word's flags: the call failed, d carries a stack id. */
+#define FLAGS(failed, sid) (((failed) ? HT_FAILED : 0) | ((sid) ? HT_STACKED : 0))
+
+/* Record the call that just returned (a failed one too), with the caller's stack
+ * in d. Inlined like stack_id. */
+static inline __attribute__((always_inline)) void emit(uint32_t kind, int failed, uint64_t a, uint64_t b,
+                                                       uint64_t c)
+{
+    uint64_t sid = stack_id();
+    ht_emit(kind | FLAGS(failed, sid), a, b, c, sid);
+}
 
 /* ---- the malloc family ------------------------------------------------------ */
 
@@ -140,9 +155,7 @@ HT_EXPORT void *malloc(size_t n)
 {
     if (BOOTING()) return arena_alloc(n, 16);
     void *p = real_malloc(n);
-    uint64_t sid;
-    STACK(sid);
-    ht_emit(HT_K_MALLOC | (p ? 0 : HT_FAILED) | STACKED(sid), U(p), n, 0, sid);
+    emit(HT_K_MALLOC, !p, U(p), n, 0);
     return p;
 }
 
@@ -153,9 +166,7 @@ HT_EXPORT void *calloc(size_t nmemb, size_t size)
         return __builtin_mul_overflow(nmemb, size, &total) ? NULL : arena_alloc(total, 16);
     }
     void *p = real_calloc(nmemb, size);
-    uint64_t sid;
-    STACK(sid);
-    ht_emit(HT_K_CALLOC | (p ? 0 : HT_FAILED) | STACKED(sid), U(p), nmemb, size, sid);
+    emit(HT_K_CALLOC, !p, U(p), nmemb, size);
     return p;
 }
 
@@ -182,10 +193,7 @@ HT_EXPORT void *realloc(void *p, size_t n)
     if (HT_UNLIKELY(in_arena(p))) return arena_realloc(p, n);
     if (BOOTING()) return p ? NULL : arena_alloc(n, 16);
     void *q = real_realloc(p, n);
-    int failed = !q && (n || !p);
-    uint64_t sid;
-    STACK(sid);
-    ht_emit(HT_K_REALLOC | (failed ? HT_FAILED : 0) | STACKED(sid), U(p), n, U(q), sid);
+    emit(HT_K_REALLOC, !q && (n || !p), U(p), n, U(q));  /* realloc(p, 0) may free and return NULL */
     return q;
 }
 
@@ -207,10 +215,8 @@ HT_EXPORT void *reallocarray(void *p, size_t nmemb, size_t size)
         q = real_realloc(p, total);
     }
     int failed = !q && ((nmemb && size) || !p);
-    uint64_t sid = 0;
-    if (size <= UINT32_MAX) STACK(sid);  /* d holds both: see HT_STACKED */
-    ht_emit(HT_K_REALLOCARRAY | (failed ? HT_FAILED : 0) | STACKED(sid), U(p), nmemb, U(q),
-            size | sid << 32);
+    uint64_t sid = size <= UINT32_MAX ? stack_id() : 0;  /* d holds both: see HT_STACKED */
+    ht_emit(HT_K_REALLOCARRAY | FLAGS(failed, sid), U(p), nmemb, U(q), size | sid << 32);
     return q;
 }
 
@@ -223,9 +229,7 @@ HT_EXPORT int posix_memalign(void **out, size_t align, size_t n)
         return 0;
     }
     int rc = real_posix_memalign(out, align, n);
-    uint64_t sid;
-    STACK(sid);
-    ht_emit(HT_K_POSIX_MEMALIGN | (rc ? HT_FAILED : 0) | STACKED(sid), rc ? 0 : U(*out), n, align, sid);
+    emit(HT_K_POSIX_MEMALIGN, rc, rc ? 0 : U(*out), n, align);
     return rc;
 }
 
@@ -233,9 +237,7 @@ HT_EXPORT void *aligned_alloc(size_t align, size_t n)
 {
     if (BOOTING()) return arena_alloc(n, align);
     void *p = real_aligned_alloc(align, n);
-    uint64_t sid;
-    STACK(sid);
-    ht_emit(HT_K_ALIGNED_ALLOC | (p ? 0 : HT_FAILED) | STACKED(sid), U(p), n, align, sid);
+    emit(HT_K_ALIGNED_ALLOC, !p, U(p), n, align);
     return p;
 }
 
@@ -243,9 +245,7 @@ HT_EXPORT void *memalign(size_t align, size_t n)
 {
     if (BOOTING()) return arena_alloc(n, align);
     void *p = real_memalign(align, n);
-    uint64_t sid;
-    STACK(sid);
-    ht_emit(HT_K_MEMALIGN | (p ? 0 : HT_FAILED) | STACKED(sid), U(p), n, align, sid);
+    emit(HT_K_MEMALIGN, !p, U(p), n, align);
     return p;
 }
 
@@ -253,9 +253,7 @@ HT_EXPORT void *valloc(size_t n)
 {
     if (BOOTING()) return arena_alloc(n, 4096);
     void *p = real_valloc(n);
-    uint64_t sid;
-    STACK(sid);
-    ht_emit(HT_K_VALLOC | (p ? 0 : HT_FAILED) | STACKED(sid), U(p), n, 0, sid);
+    emit(HT_K_VALLOC, !p, U(p), n, 0);
     return p;
 }
 
@@ -263,9 +261,7 @@ HT_EXPORT void *pvalloc(size_t n)
 {
     if (BOOTING()) return arena_alloc(n, 4096);
     void *p = real_pvalloc(n);
-    uint64_t sid;
-    STACK(sid);
-    ht_emit(HT_K_PVALLOC | (p ? 0 : HT_FAILED) | STACKED(sid), U(p), n, 0, sid);
+    emit(HT_K_PVALLOC, !p, U(p), n, 0);
     return p;
 }
 
