@@ -20,7 +20,7 @@
 #   preload/*.c   -> libhatrace.so       (preload/hooks.c holds the interposed symbols;
 #                                         the rest also goes into libhatpreload.a for tests)
 #   cli/*.c       -> hatrace
-#   tests/unit/test_*.c      -> one CUnit program each
+#   tests/unit/test_*.c      -> one CUnit program each (main: tests/unit/cunit_main.c)
 #   tests/workloads/*.c|*.cc -> programs run under the preload
 #   tests/fuzz/fuzz_*.c      -> libFuzzer targets (clang)
 #   bench/*.c                -> benchmark programs
@@ -142,11 +142,13 @@ $(B)/libhatrace.so: $(SO_INPUT) preload/exports.map
 	$(Q)$(CC) -shared $(CFLAGS) -Wl,--version-script=preload/exports.map -Wl,-z,now \
 	    -o $@ $(SO_INPUT) $(PRELOAD_LIBS) $(LDFLAGS)
 
+# Each test file declares its tests; tests/unit/cunit_main.c is their main().
 TEST_LIBS := $(B)/libhatpreload.a $(B)/libhatreplay.a $(B)/libhatf.a
-$(B)/tests/%: tests/unit/%.c $(TEST_LIBS) $(B)/.flags
+TEST_MAIN := $(B)/obj/tests/unit/cunit_main.o
+$(B)/tests/%: tests/unit/%.c $(TEST_MAIN) $(TEST_LIBS) $(B)/.flags
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo '  TEST    $@')
-	$(Q)$(CC) $(REQ_CFLAGS) -Itests $(CFLAGS) $(LDSAN) -o $@ $< $(TEST_LIBS) -lcunit $(PRELOAD_LIBS) $(LDFLAGS)
+	$(Q)$(CC) $(REQ_CFLAGS) -Itests $(CFLAGS) $(LDSAN) -o $@ $< $(TEST_MAIN) $(TEST_LIBS) -lcunit $(PRELOAD_LIBS) $(LDFLAGS)
 
 $(B)/workloads/%: tests/workloads/%.c $(B)/.flags
 	@mkdir -p $(dir $@)
@@ -242,4 +244,4 @@ FORCE:
 .PHONY: all tests check test fuzz bench install uninstall clean check-sanitizers stress FORCE
 .SECONDARY:
 
--include $(shell find $(B)/obj $(B)/obj-so -name '*.d' 2>/dev/null)
+-include $(shell find $(B)/obj $(B)/obj-so $(B)/tests -name '*.d' 2>/dev/null)

@@ -1,9 +1,9 @@
 /* test_addrmap.c — the address map of stats and validate (hatf/addrmap.c),
  * against a reference model, with millions of keys. */
-#include <CUnit/Basic.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cunit_main.h"
 #include "../../hatf/addrmap.c"
 
 static void test_basic(void)
@@ -94,15 +94,12 @@ static void test_many(void)
     addrmap_free(&m);
 }
 
-int main(void)
-{
-    if (CU_initialize_registry() != CUE_SUCCESS) return 1;
-    CU_pSuite s = CU_add_suite("addrmap", NULL, NULL);
-    CU_add_test(s, "basic", test_basic);
-    CU_add_test(s, "millions", test_many);
-    CU_basic_set_mode(CU_BRM_VERBOSE);
-    CU_basic_run_tests();
-    unsigned fails = CU_get_number_of_failures();
-    CU_cleanup_registry();
-    return fails ? 1 : 0;
-}
+static CU_TestInfo tests[] = {
+    { "basic", test_basic },
+    { "millions", test_many },
+    CU_TEST_INFO_NULL,
+};
+CU_SuiteInfo ut_suites[] = {
+    { .pName = "addrmap", .pTests = tests },
+    CU_SUITE_INFO_NULL,
+};

@@ -1,16 +1,15 @@
 /* test_causal.c — events of equal time on different threads come out of
  * hatf_source in an order consistent with address liveness (hatf/causal.c):
  * hand-made containers with ties the iterator's tie order gets wrong. */
-#include <CUnit/Basic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cunit_main.h"
 #include "hatf.h"
 #include "hatf_container.h"
 #include "hatf_source.h"
 
-static char dir[] = "/tmp/test_causal.XXXXXX";
 static char path[256];
 static char got[4096];
 static hatf_order_stats stats;
@@ -26,7 +25,7 @@ static hatf_order_stats stats;
 static void roundtrip(const hatf_event *ev, size_t n, size_t chunk)
 {
     static int file_no;
-    snprintf(path, sizeof path, "%s/t%d.hatf", dir, file_no++);
+    ut_path(path, sizeof path, "t%d.hatf", file_no++);
     hatf_info info = { .address_bits = 64, .time_unit_ns_num = 1000, .time_unit_ns_den = 1 };
     hatf_writer_opts opts = { .chunk_events = chunk };
     hatf_err err = { 0 };
@@ -184,26 +183,19 @@ static void test_across_chunks(void)
     hatf_source_close(s);
 }
 
-int main(void)
-{
-    if (!mkdtemp(dir)) return 1;
-    if (CU_initialize_registry() != CUE_SUCCESS) return 1;
-    CU_pSuite s = CU_add_suite("causal", NULL, NULL);
-    CU_add_test(s, "alloc then free", test_alloc_then_free);
-    CU_add_test(s, "reuse", test_reuse);
-    CU_add_test(s, "chain", test_chain);
-    CU_add_test(s, "ping-pong", test_ping_pong);
-    CU_add_test(s, "realloc", test_realloc);
-    CU_add_test(s, "no consistent order", test_no_order);
-    CU_add_test(s, "no tie", test_no_tie);
-    CU_add_test(s, "history", test_history);
-    CU_add_test(s, "across chunks", test_across_chunks);
-    CU_basic_set_mode(CU_BRM_VERBOSE);
-    CU_basic_run_tests();
-    unsigned fails = CU_get_number_of_failures();
-    CU_cleanup_registry();
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);
-    return fails ? 1 : 0;
-}
+static CU_TestInfo tests[] = {
+    { "alloc then free", test_alloc_then_free },
+    { "reuse", test_reuse },
+    { "chain", test_chain },
+    { "ping-pong", test_ping_pong },
+    { "realloc", test_realloc },
+    { "no consistent order", test_no_order },
+    { "no tie", test_no_tie },
+    { "history", test_history },
+    { "across chunks", test_across_chunks },
+    CU_TEST_INFO_NULL,
+};
+CU_SuiteInfo ut_suites[] = {
+    { .pName = "causal", .pTests = tests },
+    CU_SUITE_INFO_NULL,
+};

@@ -1,5 +1,4 @@
 /* test_container.c — the container writer, reader, recovery and merge iterator. */
-#include <CUnit/Basic.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -8,12 +7,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cunit_main.h"
 #include "unit/merge_key.h"
 #include "hatf_container.h"
 #include "container_format.h"
 #include "container_addr.h"
 
-static char dir[256];
 static char path1[300], path2[300];
 
 /* ---- event sets --------------------------------------------------------- */
@@ -827,8 +826,8 @@ static void test_create_refusals(void)
     free(b);
 
     char link[320], target[320];
-    snprintf(link, sizeof link, "%s/link", dir);
-    snprintf(target, sizeof target, "%s/target", dir);
+    ut_path(link, sizeof link, "link");
+    ut_path(target, sizeof target, "target");
     unlink(link);
     unlink(target);
     CU_ASSERT_EQUAL_FATAL(symlink(target, link), 0);
@@ -864,34 +863,30 @@ static void test_write_error(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "write failed"));
 }
 
-int main(void)
+static int setup(void)
 {
-    const char *tmp = getenv("TMPDIR");
-    snprintf(dir, sizeof dir, "%s/hatf-container-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    if (!mkdtemp(dir)) { perror("mkdtemp"); return 1; }
-    snprintf(path1, sizeof path1, "%s/a.hatf", dir);
-    snprintf(path2, sizeof path2, "%s/b.hatf", dir);
-    if (CU_initialize_registry() != CUE_SUCCESS) return 1;
-    CU_pSuite s = CU_add_suite("container", NULL, NULL);
-    CU_add_test(s, "address coding bytes", test_address_coding_bytes);
-    CU_add_test(s, "address coding 2 still decodes", test_address_coding2_bytes);
-    CU_add_test(s, "address ranks, many objects", test_address_ranks_large);
-    CU_add_test(s, "round trip, three threads", test_round_trip);
-    CU_add_test(s, "global order ties", test_global_ties);
-    CU_add_test(s, "group without addresses", test_no_addresses);
-    CU_add_test(s, "newer major version refused", test_version_refused);
-    CU_add_test(s, "truncation at every byte", test_truncation_every_byte);
-    CU_add_test(s, "flipped byte", test_flipped_byte);
-    CU_add_test(s, "garbage", test_garbage);
-    CU_add_test(s, "create refusals", test_create_refusals);
-    CU_add_test(s, "write error", test_write_error);
-    CU_add_test(s, "time resolution", test_time_resolution);
-    CU_basic_set_mode(CU_BRM_VERBOSE);
-    CU_basic_run_tests();
-    unsigned failures = CU_get_number_of_failures();
-    CU_cleanup_registry();
-    unlink(path1);
-    unlink(path2);
-    rmdir(dir);
-    return failures ? 1 : 0;
+    ut_path(path1, sizeof path1, "a.hatf");
+    ut_path(path2, sizeof path2, "b.hatf");
+    return 0;
 }
+
+static CU_TestInfo tests[] = {
+    { "address coding bytes", test_address_coding_bytes },
+    { "address coding 2 still decodes", test_address_coding2_bytes },
+    { "address ranks, many objects", test_address_ranks_large },
+    { "round trip, three threads", test_round_trip },
+    { "global order ties", test_global_ties },
+    { "group without addresses", test_no_addresses },
+    { "newer major version refused", test_version_refused },
+    { "truncation at every byte", test_truncation_every_byte },
+    { "flipped byte", test_flipped_byte },
+    { "garbage", test_garbage },
+    { "create refusals", test_create_refusals },
+    { "write error", test_write_error },
+    { "time resolution", test_time_resolution },
+    CU_TEST_INFO_NULL,
+};
+CU_SuiteInfo ut_suites[] = {
+    { .pName = "container", .pInitFunc = setup, .pTests = tests },
+    CU_SUITE_INFO_NULL,
+};

@@ -3,14 +3,12 @@
  * their rings into the container; the trace read back holds every event of
  * every thread, in order. Runs under TSan too (made smaller):
  *   make SANITIZE=thread B=build-tsan build-tsan/tests/test_flusher */
-#include <CUnit/Basic.h>
-#include <dirent.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
+#include "cunit_main.h"
 #include "hatf_container.h"
 #include "../../preload/ring.h"
 #include "../../preload/recorder.h"
@@ -40,18 +38,11 @@ int (*ht_real_pthread_create)(pthread_t *, const pthread_attr_t *, void *(*)(voi
 
 /* libhatpreload.a has no constructor (it sits in hooks.c): the test starts
  * the recorder itself once it has set the HATRACE_* variables. */
-static char dir[256], trace[300];
+static char trace[300];
 
 static int start_recorder(void)
 {
-    const char *tmp = getenv("TMPDIR");
-    snprintf(dir, sizeof dir, "%s/hatrace-test-flusher.XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    if (!mkdtemp(dir)) {
-        perror(dir);
-        dir[0] = 0;
-        return -1;
-    }
-    snprintf(trace, sizeof trace, "%s/trace.hatf", dir);
+    ut_path(trace, sizeof trace, "trace.hatf");
     setenv("HATRACE_OUTPUT", trace, 1);
     setenv("HATRACE_RING_SIZE", RING_SIZE, 1);
     setenv("HATRACE_FLUSH_MS", "5", 1);
@@ -127,7 +118,6 @@ static int check_worker(hatf_reader *rd, uint64_t tid, uint64_t *events)
 
 static void test_threads_through_flusher(void)
 {
-    CU_ASSERT_FATAL(dir[0] != 0);
     CU_ASSERT_EQUAL_FATAL(atomic_load(&ht_state), HT_ST_READY);
 
     /* the main thread records first: it is thread 1 */
@@ -195,33 +185,11 @@ static void test_threads_through_flusher(void)
     hatf_reader_close(rd);
 }
 
-static void cleanup(void)
-{
-    if (!dir[0]) return;
-    DIR *d = opendir(dir);
-    if (d) {
-        struct dirent *de;
-        char p[600];
-        while ((de = readdir(d)) != NULL) {
-            if (de->d_name[0] == '.') continue;
-            snprintf(p, sizeof p, "%s/%s", dir, de->d_name);
-            unlink(p);
-        }
-        closedir(d);
-    }
-    rmdir(dir);
-}
-
-int main(void)
-{
-    if (start_recorder() < 0) return 1;
-    if (CU_initialize_registry() != CUE_SUCCESS) return 1;
-    CU_pSuite s = CU_add_suite("flusher", NULL, NULL);
-    CU_add_test(s, "threads record while the flusher drains", test_threads_through_flusher);
-    CU_basic_set_mode(CU_BRM_VERBOSE);
-    CU_basic_run_tests();
-    unsigned fails = CU_get_number_of_failures();
-    CU_cleanup_registry();
-    cleanup();
-    return fails ? 1 : 0;
-}
+static CU_TestInfo tests[] = {
+    { "threads record while the flusher drains", test_threads_through_flusher },
+    CU_TEST_INFO_NULL,
+};
+CU_SuiteInfo ut_suites[] = {
+    { .pName = "flusher", .pInitFunc = start_recorder, .pTests = tests },
+    CU_SUITE_INFO_NULL,
+};

@@ -6,8 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <CUnit/Basic.h>
-
+#include "cunit_main.h"
 #include "hatf.h"
 
 #define B(...) ((const uint8_t[]){ __VA_ARGS__ })
@@ -889,39 +888,36 @@ static void test_best_hysteresis(void)
     hatf_buf_free(&b);
 }
 
-int main(void)
-{
-    if (CU_initialize_registry() != CUE_SUCCESS) return 2;
-    CU_pSuite s = CU_add_suite("hatf1", NULL, NULL);
-    CU_add_test(s, "defaults, every tag", test_defaults_every_tag);
-    CU_add_test(s, "field order", test_field_order);
-    CU_add_test(s, "widths under none", test_widths_none);
-    CU_add_test(s, "default", test_interp_default);
-    CU_add_test(s, "baseOffset", test_interp_baseoffset);
-    CU_add_test(s, "delta", test_interp_delta);
-    CU_add_test(s, "delta uses a3 first", test_delta_first_uses_a3);
-    CU_add_test(s, "realloc address order", test_realloc_address_order);
-    CU_add_test(s, "stride", test_interp_stride);
-    CU_add_test(s, "width restore", test_width_restore);
-    CU_add_test(s, "attribute bytes", test_attr_bytes);
-    CU_add_test(s, "comments", test_comments);
-    CU_add_test(s, "errors", test_errors);
-    CU_add_test(s, "every prefix", test_every_prefix);
-    CU_add_test(s, "record offsets", test_last_record_offset);
-    CU_add_test(s, "encode plain", test_encode_plain_bytes);
-    CU_add_test(s, "encode plain split, bytes", test_encode_plain_bytes_attrs_split);
-    CU_add_test(s, "encode best", test_encode_best_bytes);
-    CU_add_test(s, "encode low level", test_encode_low_level);
-    CU_add_test(s, "round trip random", test_round_trip_random);
-    CU_add_test(s, "round trip extremes", test_round_trip_extremes);
-    CU_add_test(s, "doc example", test_doc_example);
-    CU_add_test(s, "decode many", test_decode_many);
-    CU_add_test(s, "decode many, changing states", test_decode_many_states);
-    CU_add_test(s, "best smaller than plain", test_best_smaller);
-    CU_add_test(s, "best hysteresis", test_best_hysteresis);
-    CU_basic_set_mode(CU_BRM_VERBOSE);
-    CU_basic_run_tests();
-    unsigned failures = CU_get_number_of_failures();
-    CU_cleanup_registry();
-    return failures ? 1 : 0;
-}
+static CU_TestInfo tests[] = {
+    { "defaults, every tag", test_defaults_every_tag },
+    { "field order", test_field_order },
+    { "widths under none", test_widths_none },
+    { "default", test_interp_default },
+    { "baseOffset", test_interp_baseoffset },
+    { "delta", test_interp_delta },
+    { "delta uses a3 first", test_delta_first_uses_a3 },
+    { "realloc address order", test_realloc_address_order },
+    { "stride", test_interp_stride },
+    { "width restore", test_width_restore },
+    { "attribute bytes", test_attr_bytes },
+    { "comments", test_comments },
+    { "errors", test_errors },
+    { "every prefix", test_every_prefix },
+    { "record offsets", test_last_record_offset },
+    { "encode plain", test_encode_plain_bytes },
+    { "encode plain split, bytes", test_encode_plain_bytes_attrs_split },
+    { "encode best", test_encode_best_bytes },
+    { "encode low level", test_encode_low_level },
+    { "round trip random", test_round_trip_random },
+    { "round trip extremes", test_round_trip_extremes },
+    { "doc example", test_doc_example },
+    { "decode many", test_decode_many },
+    { "decode many, changing states", test_decode_many_states },
+    { "best smaller than plain", test_best_smaller },
+    { "best hysteresis", test_best_hysteresis },
+    CU_TEST_INFO_NULL,
+};
+CU_SuiteInfo ut_suites[] = {
+    { .pName = "hatf1", .pTests = tests },
+    CU_SUITE_INFO_NULL,
+};

@@ -1,7 +1,6 @@
 /* test_heaps.c — heap names through the container, and `hatrace stats` per heap
  * and per heap name on a container written here (the text form has no names).
  * The stats figures are worked out by hand in the comments. */
-#include <CUnit/Basic.h>
 #include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
@@ -9,9 +8,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cunit_main.h"
 #include "hatf_container.h"
 
-static char dir[] = "/tmp/test_heaps_XXXXXX";
 static char trace[PATH_MAX];
 
 static hatf_event ev(unsigned op, uint64_t time, uint64_t heap, uint64_t size, uint64_t addr)
@@ -109,24 +108,23 @@ static void test_stats_table(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(t, "\nrequest                            2            4            1            0"));
 }
 
-int main(void)
+static int setup(void)
 {
-    if (!mkdtemp(dir)) return 1;
-    snprintf(trace, sizeof trace, "%s/heaps.hatrace", dir);
+    ut_path(trace, sizeof trace, "heaps.hatrace");
     if (write_trace()) {
         fprintf(stderr, "cannot write %s\n", trace);
         return 1;
     }
-    if (CU_initialize_registry() != CUE_SUCCESS) return 1;
-    CU_pSuite s = CU_add_suite("heaps", NULL, NULL);
-    CU_add_test(s, "names in the container", test_names);
-    CU_add_test(s, "stats --json per heap name", test_stats_json);
-    CU_add_test(s, "stats table per heap name", test_stats_table);
-    CU_basic_set_mode(CU_BRM_VERBOSE);
-    CU_basic_run_tests();
-    unsigned fails = CU_get_number_of_failures();
-    CU_cleanup_registry();
-    unlink(trace);
-    rmdir(dir);
-    return fails ? 1 : 0;
+    return 0;
 }
+
+static CU_TestInfo tests[] = {
+    { "names in the container", test_names },
+    { "stats --json per heap name", test_stats_json },
+    { "stats table per heap name", test_stats_table },
+    CU_TEST_INFO_NULL,
+};
+CU_SuiteInfo ut_suites[] = {
+    { .pName = "heaps", .pInitFunc = setup, .pTests = tests },
+    CU_SUITE_INFO_NULL,
+};

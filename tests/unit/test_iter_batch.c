@@ -1,12 +1,12 @@
 /* test_iter_batch.c — the container iterators' batched read path: runs
  * handed out by hatf_iter_next_batch, the global merge's runs between
  * threads, mixing with hatf_iter_next, and damage met inside a run. */
-#include <CUnit/Basic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "cunit_main.h"
 #include "unit/merge_key.h"
 #include "hatf_container.h"
 #include "container_format.h"
@@ -310,22 +310,22 @@ static void test_err_text(void)
     CU_ASSERT_STRING_EQUAL(hatf_err_text(&g), "version 2.0 is newer");
 }
 
-int main(void)
+static int setup(void)
 {
-    const char *tmp = getenv("TMPDIR");
-    snprintf(path, sizeof path, "%s/test_iter_batch.%d.hatf", tmp && *tmp ? tmp : "/tmp", (int)getpid());
-    if (CU_initialize_registry() != CUE_SUCCESS) return 1;
-    CU_pSuite s = CU_add_suite("iter_batch", NULL, NULL);
-    CU_add_test(s, "runs by hand", test_runs_by_hand);
-    CU_add_test(s, "thread runs", test_thread_runs);
-    CU_add_test(s, "global merge", test_global_merge);
-    CU_add_test(s, "damage in batches", test_damage_in_batches);
-    CU_add_test(s, "damage in addresses", test_damage_in_addresses);
-    CU_add_test(s, "error text", test_err_text);
-    CU_basic_set_mode(CU_BRM_VERBOSE);
-    CU_basic_run_tests();
-    unsigned failed = CU_get_number_of_failures();
-    CU_cleanup_registry();
-    unlink(path);
-    return failed ? 1 : 0;
+    ut_path(path, sizeof path, "batch.hatf");
+    return 0;
 }
+
+static CU_TestInfo tests[] = {
+    { "runs by hand", test_runs_by_hand },
+    { "thread runs", test_thread_runs },
+    { "global merge", test_global_merge },
+    { "damage in batches", test_damage_in_batches },
+    { "damage in addresses", test_damage_in_addresses },
+    { "error text", test_err_text },
+    CU_TEST_INFO_NULL,
+};
+CU_SuiteInfo ut_suites[] = {
+    { .pName = "iter_batch", .pInitFunc = setup, .pTests = tests },
+    CU_SUITE_INFO_NULL,
+};

@@ -1,11 +1,11 @@
 /* test_replay.c — the replay compiler on hand-made event arrays, the flat plan,
  * the runner with the null allocator and with this process's malloc, and the
  * latency histogram. */
-#include <CUnit/Basic.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "cunit_main.h"
 #include "../replay/replay.h"
 
 /* ---- building events --------------------------------------------------- */
@@ -621,29 +621,26 @@ static void test_allocators(void)
     }
 }
 
-int main(void)
-{
-    if (CU_initialize_registry() != CUE_SUCCESS) return 1;
-    CU_pSuite s = CU_add_suite("replay", NULL, NULL);
-    CU_add_test(s, "basic", test_basic);
-    CU_add_test(s, "cross-thread", test_cross_thread);
-    CU_add_test(s, "generation per slot", test_generation_per_slot);
-    CU_add_test(s, "inversions", test_inversion);
-    CU_add_test(s, "realloc outcomes", test_realloc_outcomes);
-    CU_add_test(s, "heaps", test_heaps);
-    CU_add_test(s, "heap confined", test_heap_confined);
-    CU_add_test(s, "heap not native", test_heap_not_native);
-    CU_add_test(s, "heap freed from other threads", test_heap_foreign_free);
-    CU_add_test(s, "free(NULL) and failed", test_null_and_failed);
-    CU_add_test(s, "func attributes", test_func_attrs);
-    CU_add_test(s, "errors", test_errors);
-    CU_add_test(s, "flat plan and runner", test_flat_and_run);
-    CU_add_test(s, "histogram", test_hist);
-    CU_add_test(s, "fragmentation", test_frag);
-    CU_add_test(s, "allocators", test_allocators);
-    CU_basic_set_mode(CU_BRM_VERBOSE);
-    CU_basic_run_tests();
-    unsigned fails = CU_get_number_of_failures();
-    CU_cleanup_registry();
-    return fails ? 1 : 0;
-}
+static CU_TestInfo tests[] = {
+    { "basic", test_basic },
+    { "cross-thread", test_cross_thread },
+    { "generation per slot", test_generation_per_slot },
+    { "inversions", test_inversion },
+    { "realloc outcomes", test_realloc_outcomes },
+    { "heaps", test_heaps },
+    { "heap confined", test_heap_confined },
+    { "heap not native", test_heap_not_native },
+    { "heap freed from other threads", test_heap_foreign_free },
+    { "free(NULL) and failed", test_null_and_failed },
+    { "func attributes", test_func_attrs },
+    { "errors", test_errors },
+    { "flat plan and runner", test_flat_and_run },
+    { "histogram", test_hist },
+    { "fragmentation", test_frag },
+    { "allocators", test_allocators },
+    CU_TEST_INFO_NULL,
+};
+CU_SuiteInfo ut_suites[] = {
+    { .pName = "replay", .pTests = tests },
+    CU_SUITE_INFO_NULL,
+};

@@ -2,12 +2,12 @@
  * mark, a full ring, and a two-thread stress with exact counts. Also the
  * allocation-free option helpers of the recorder. Runs under TSan too:
  *   make SANITIZE=thread B=build-tsan build-tsan/tests/test_ring */
-#include <CUnit/Basic.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cunit_main.h"
 #include "../../preload/ring.h"
 #include "../../preload/recorder.h"
 
@@ -201,19 +201,16 @@ static void test_parse_and_pattern(void)
     CU_ASSERT_STRING_EQUAL(out, "x%");
 }
 
-int main(void)
-{
-    if (CU_initialize_registry() != CUE_SUCCESS) return 1;
-    CU_pSuite s = CU_add_suite("ring", NULL, NULL);
-    CU_add_test(s, "empty and order", test_empty_and_order);
-    CU_add_test(s, "full ring and fill mark", test_full_and_mark);
-    CU_add_test(s, "wrap-around", test_wrap_around);
-    CU_add_test(s, "full ring wait", test_full_ring_wait);
-    CU_add_test(s, "two-thread stress", test_two_thread_stress);
-    CU_add_test(s, "option parsing and output pattern", test_parse_and_pattern);
-    CU_basic_set_mode(CU_BRM_VERBOSE);
-    CU_basic_run_tests();
-    unsigned fails = CU_get_number_of_failures();
-    CU_cleanup_registry();
-    return fails ? 1 : 0;
-}
+static CU_TestInfo tests[] = {
+    { "empty and order", test_empty_and_order },
+    { "full ring and fill mark", test_full_and_mark },
+    { "wrap-around", test_wrap_around },
+    { "full ring wait", test_full_ring_wait },
+    { "two-thread stress", test_two_thread_stress },
+    { "option parsing and output pattern", test_parse_and_pattern },
+    CU_TEST_INFO_NULL,
+};
+CU_SuiteInfo ut_suites[] = {
+    { .pName = "ring", .pTests = tests },
+    CU_SUITE_INFO_NULL,
+};

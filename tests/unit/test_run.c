@@ -2,9 +2,9 @@
  * timed calls, and the progress counters are stored at the end of each span.
  * Whatever the sampling rate, a run makes the same calls, ends with the same
  * live bytes and times every call when asked to. */
-#include <CUnit/Basic.h>
 #include <string.h>
 
+#include "cunit_main.h"
 #include "../replay/replay.h"
 
 static hatf_event ev(unsigned op, uint64_t heap, uint64_t size, uint64_t addr, uint64_t new_addr)
@@ -116,14 +116,11 @@ static void test_spans(void)
     rp_plan_free(&p);
 }
 
-int main(void)
-{
-    if (CU_initialize_registry() != CUE_SUCCESS) return 2;
-    CU_pSuite s = CU_add_suite("run", NULL, NULL);
-    CU_add_test(s, "spans between timed calls", test_spans);
-    CU_basic_set_mode(CU_BRM_NORMAL);
-    CU_basic_run_tests();
-    unsigned fails = CU_get_number_of_failures();
-    CU_cleanup_registry();
-    return fails ? 1 : 0;
-}
+static CU_TestInfo tests[] = {
+    { "spans between timed calls", test_spans },
+    CU_TEST_INFO_NULL,
+};
+CU_SuiteInfo ut_suites[] = {
+    { .pName = "run", .pTests = tests },
+    CU_SUITE_INFO_NULL,
+};

@@ -1,20 +1,19 @@
 /* test_source.c — opening each format, record numbers and offsets, errors. */
-#include <CUnit/Basic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "cunit_main.h"
 #include "hatf.h"
 #include "hatf_source.h"
 #include "hatf_text.h"
 
-static char dir[] = "/tmp/test_source.XXXXXX";
 static char path[256];
 
 static const char *write_file(const char *name, const void *data, size_t len)
 {
-    snprintf(path, sizeof path, "%s/%s", dir, name);
+    ut_path(path, sizeof path, "%s", name);
     FILE *f = fopen(path, "wb");
     CU_ASSERT_PTR_NOT_NULL_FATAL(f);
     CU_ASSERT_EQUAL(fwrite(data, 1, len, f), len);
@@ -118,7 +117,7 @@ static void test_auto(void)
     CU_ASSERT_PTR_NULL(hatf_source_open(write_file("g", "", 0), HATF_FMT_AUTO, &err));
     CU_ASSERT_STRING_EQUAL(err.msg, "empty file, not a hatrace container (use --from hatf1.0 or --from text)");
     memset(&err, 0, sizeof err);
-    snprintf(path, sizeof path, "%s/none", dir);
+    ut_path(path, sizeof path, "none");
     CU_ASSERT_PTR_NULL(hatf_source_open(path, HATF_FMT_TEXT, &err));
     CU_ASSERT_EQUAL(err.code, HATF_E_IO);
     CU_ASSERT(strstr(err.msg, "cannot open") != NULL);
@@ -159,7 +158,7 @@ static void test_hatf1(void)
 /* A container written here reads back in time order across threads. */
 static void test_container(void)
 {
-    snprintf(path, sizeof path, "%s/j.hatf", dir);
+    ut_path(path, sizeof path, "j.hatf");
     hatf_info info = { .address_bits = 64, .time_unit_ns_num = 1, .time_unit_ns_den = 1, .pid = 77 };
     hatf_err err = { 0 };
     hatf_writer *w = hatf_writer_create(path, 1, &info, NULL, &err);
@@ -190,23 +189,16 @@ static void test_container(void)
     hatf_source_close(s);
 }
 
-int main(void)
-{
-    if (!mkdtemp(dir)) return 1;
-    if (CU_initialize_registry() != CUE_SUCCESS) return 1;
-    CU_pSuite s = CU_add_suite("source", NULL, NULL);
-    CU_add_test(s, "format names", test_names);
-    CU_add_test(s, "text positions", test_text_positions);
-    CU_add_test(s, "text errors", test_text_errors);
-    CU_add_test(s, "auto and open errors", test_auto);
-    CU_add_test(s, "hatf1.0", test_hatf1);
-    CU_add_test(s, "container", test_container);
-    CU_basic_set_mode(CU_BRM_VERBOSE);
-    CU_basic_run_tests();
-    unsigned fails = CU_get_number_of_failures();
-    CU_cleanup_registry();
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);
-    return fails ? 1 : 0;
-}
+static CU_TestInfo tests[] = {
+    { "format names", test_names },
+    { "text positions", test_text_positions },
+    { "text errors", test_text_errors },
+    { "auto and open errors", test_auto },
+    { "hatf1.0", test_hatf1 },
+    { "container", test_container },
+    CU_TEST_INFO_NULL,
+};
+CU_SuiteInfo ut_suites[] = {
+    { .pName = "source", .pTests = tests },
+    CU_SUITE_INFO_NULL,
+};

@@ -1,12 +1,12 @@
 /* test_stacks.c — call stacks: the per-thread dedup table and its
  * process-wide ids (preload/stacks.c), and the stack, module and symbol
  * entries of the container's tables stream (hatf/container_tables.c). */
-#include <CUnit/Basic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "cunit_main.h"
 #include "hatf_container.h"
 #include "../../preload/ring.h"
 #include "../../preload/recorder.h"
@@ -156,15 +156,12 @@ static void test_table_entries(void)
     unlink(path);
 }
 
-int main(void)
-{
-    if (CU_initialize_registry() != CUE_SUCCESS) return 1;
-    CU_pSuite s = CU_add_suite("stacks", NULL, NULL);
-    CU_add_test(s, "dedup table and process-wide ids", test_dedup_and_global_ids);
-    CU_add_test(s, "stack, module and symbol entries", test_table_entries);
-    CU_basic_set_mode(CU_BRM_VERBOSE);
-    CU_basic_run_tests();
-    unsigned fails = CU_get_number_of_failures();
-    CU_cleanup_registry();
-    return fails ? 1 : 0;
-}
+static CU_TestInfo tests[] = {
+    { "dedup table and process-wide ids", test_dedup_and_global_ids },
+    { "stack, module and symbol entries", test_table_entries },
+    CU_TEST_INFO_NULL,
+};
+CU_SuiteInfo ut_suites[] = {
+    { .pName = "stacks", .pTests = tests },
+    CU_SUITE_INFO_NULL,
+};

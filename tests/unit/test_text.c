@@ -1,7 +1,7 @@
 /* test_text.c — the text form: formatting, parsing, round trips, errors. */
-#include <CUnit/Basic.h>
 #include <string.h>
 
+#include "cunit_main.h"
 #include "hatf.h"
 #include "hatf_text.h"
 
@@ -253,23 +253,30 @@ static void test_parse_errors(void)
     check_error(hugeattr, HATF_E_CORRUPT, 25);
 }
 
-int main(void)
+static int setup(void)
 {
     hatf_buf_init(&out);
     hatf_buf_init(&scratch);
-    if (CU_initialize_registry() != CUE_SUCCESS) return 1;
-    CU_pSuite s = CU_add_suite("text", NULL, NULL);
-    CU_add_test(s, "format every op", test_format_ops);
-    CU_add_test(s, "format attributes", test_format_attrs);
-    CU_add_test(s, "format comments", test_format_comment);
-    CU_add_test(s, "parse every op", test_parse_ops);
-    CU_add_test(s, "round trip", test_round_trip_all);
-    CU_add_test(s, "parse errors", test_parse_errors);
-    CU_basic_set_mode(CU_BRM_VERBOSE);
-    CU_basic_run_tests();
-    unsigned fails = CU_get_number_of_failures();
-    CU_cleanup_registry();
+    return 0;
+}
+
+static int cleanup(void)
+{
     hatf_buf_free(&out);
     hatf_buf_free(&scratch);
-    return fails ? 1 : 0;
+    return 0;
 }
+
+static CU_TestInfo tests[] = {
+    { "format every op", test_format_ops },
+    { "format attributes", test_format_attrs },
+    { "format comments", test_format_comment },
+    { "parse every op", test_parse_ops },
+    { "round trip", test_round_trip_all },
+    { "parse errors", test_parse_errors },
+    CU_TEST_INFO_NULL,
+};
+CU_SuiteInfo ut_suites[] = {
+    { .pName = "text", .pInitFunc = setup, .pCleanupFunc = cleanup, .pTests = tests },
+    CU_SUITE_INFO_NULL,
+};
