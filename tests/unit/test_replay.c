@@ -49,6 +49,15 @@ static int compile(const hatf_event *e, size_t n, int single, rp_plan *p, hatf_e
     return r;
 }
 
+/* Compile the first n events, which must succeed; the plan in *p. */
+static void compile_ok(const hatf_event *e, size_t n, int single, rp_plan *p)
+{
+    hatf_err err = { 0 };
+    CU_ASSERT_EQUAL_FATAL(compile(e, n, single, p, &err), 0);
+}
+#define LEN(a) (sizeof(a) / sizeof((a)[0]))
+#define COMPILE_OK(e, single, p) compile_ok(e, LEN(e), single, p)  /* all of array e */
+
 static unsigned K(const rp_plan *p, unsigned t, unsigned i) { return rp_op_kind(&p->threads[t].ops[i]); }
 static unsigned F(const rp_plan *p, unsigned t, unsigned i) { return rp_op_flags(&p->threads[t].ops[i]); }
 static uint64_t S(const rp_plan *p, unsigned t, unsigned i) { return rp_op_size(&p->threads[t].ops[i]); }
@@ -61,8 +70,7 @@ static void test_basic(void)
     hatf_event e[] = { ALLOC(1, 100, 0x1000), ALLOC(1, 50, 0x2000), FREE(1, 0x1000), ALLOC(1, 30, 0x3000),
                        FREE(1, 0x2000), FREE(1, 0x3000) };
     rp_plan p;
-    hatf_err err = { 0 };
-    CU_ASSERT_EQUAL_FATAL(compile(e, 6, 0, &p, &err), 0);
+    COMPILE_OK(e, 0, &p);
     CU_ASSERT_EQUAL(p.nthreads, 1);
     CU_ASSERT_EQUAL(p.threads[0].nops, 6);
     CU_ASSERT_EQUAL(p.threads[0].calls, 6);
@@ -94,8 +102,7 @@ static void test_cross_thread(void)
     hatf_event e[] = { ALLOC(1, 10, 0x1000), ALLOC(2, 20, 0x2000), FREE(2, 0x1000),
                        ev(HATF_OP_REALLOC_MOVE, 1, 0, 40, 0x2000, 0x3000), FREE(1, 0x3000) };
     rp_plan p;
-    hatf_err err = { 0 };
-    CU_ASSERT_EQUAL_FATAL(compile(e, 5, 0, &p, &err), 0);
+    COMPILE_OK(e, 0, &p);
     CU_ASSERT_EQUAL_FATAL(p.nthreads, 2);
     CU_ASSERT_EQUAL(p.threads[0].trace_thread, 1);
     CU_ASSERT_EQUAL(p.threads[1].trace_thread, 2);
@@ -125,7 +132,7 @@ static void test_cross_thread(void)
     rp_plan_free(&p);
 
     /* --threads 1: one list in global order, no waits */
-    CU_ASSERT_EQUAL_FATAL(compile(e, 5, 1, &p, &err), 0);
+    COMPILE_OK(e, 1, &p);
     CU_ASSERT_EQUAL(p.nthreads, 1);
     CU_ASSERT_EQUAL(p.threads[0].nops, 5);
     CU_ASSERT_EQUAL(p.st.waits, 0);
@@ -138,8 +145,7 @@ static void test_generation_per_slot(void)
     /* slot 0 crosses threads twice: the second wait must expect generation 2 */
     hatf_event e[] = { ALLOC(1, 8, 0x1000), FREE(2, 0x1000), ALLOC(2, 8, 0x1000), FREE(1, 0x1000) };
     rp_plan p;
-    hatf_err err = { 0 };
-    CU_ASSERT_EQUAL_FATAL(compile(e, 4, 0, &p, &err), 0);
+    COMPILE_OK(e, 0, &p);
     /* thread 2 freed slot 0 and reuses it for its own allocation */
     CU_ASSERT_EQUAL(O(&p, 1, 2)->slot, 0);
     CU_ASSERT_EQUAL(K(&p, 0, 1), RP_WAIT);
@@ -155,8 +161,7 @@ static void test_inversion(void)
     hatf_event e[] = { ALLOC(1, 10, 0x1000), ALLOC(2, 70, 0x1000),
                        ev(HATF_OP_REALLOC_MOVE, 1, 0, 30, 0x1000, 0x5000), FREE(2, 0x1000), FREE(1, 0x5000) };
     rp_plan p;
-    hatf_err err = { 0 };
-    CU_ASSERT_EQUAL_FATAL(compile(e, 5, 0, &p, &err), 0);
+    COMPILE_OK(e, 0, &p);
     CU_ASSERT_EQUAL(p.st.reused_live, 1);
     CU_ASSERT_EQUAL(p.st.late_consumed, 1);
     CU_ASSERT_EQUAL(p.st.left_displaced, 0);
@@ -173,7 +178,7 @@ static void test_inversion(void)
 
     /* the thread that made the current object frees it: no late free */
     hatf_event f[] = { ALLOC(1, 10, 0x1000), ALLOC(2, 70, 0x1000), FREE(2, 0x1000), FREE(1, 0x1000) };
-    CU_ASSERT_EQUAL_FATAL(compile(f, 4, 0, &p, &err), 0);
+    COMPILE_OK(f, 0, &p);
     CU_ASSERT_EQUAL(p.st.reused_live, 1);
     CU_ASSERT_EQUAL(p.st.late_consumed, 0);
     CU_ASSERT_EQUAL(O(&p, 1, 1)->slot, O(&p, 1, 0)->slot);
@@ -182,7 +187,7 @@ static void test_inversion(void)
 
     /* an old object never freed stays live and is counted */
     hatf_event g[] = { ALLOC(1, 10, 0x1000), ALLOC(1, 20, 0x1000), FREE(1, 0x1000) };
-    CU_ASSERT_EQUAL_FATAL(compile(g, 3, 0, &p, &err), 0);
+    COMPILE_OK(g, 0, &p);
     CU_ASSERT_EQUAL(p.st.left_displaced, 1);
     CU_ASSERT_EQUAL(p.st.end_live_bytes, 10);
     rp_plan_free(&p);
@@ -197,8 +202,7 @@ static void test_realloc_outcomes(void)
         ev(HATF_OP_REALLOC_FREE, 1, 0, 0, 0x8000, 0),          /* realloc(p, 0) freed */
     };
     rp_plan p;
-    hatf_err err = { 0 };
-    CU_ASSERT_EQUAL_FATAL(compile(e, 4, 0, &p, &err), 0);
+    COMPILE_OK(e, 0, &p);
     CU_ASSERT_EQUAL_FATAL(p.threads[0].nops, 4);
     CU_ASSERT_EQUAL(K(&p, 0, 0), RP_REALLOC_NULL);
     CU_ASSERT_EQUAL(S(&p, 0, 0), 16);
@@ -224,8 +228,7 @@ static void test_heaps(void)
                        ev(HATF_OP_FREE, 1, 5, 0, 0x1000, 0), ev(HATF_OP_ALLOC, 1, 5, 300, 0x4000, 0),
                        ev(HATF_OP_HEAP_DESTROY, 1, 5, 0, 0, 0) };
     rp_plan p;
-    hatf_err err = { 0 };
-    CU_ASSERT_EQUAL_FATAL(compile(e, 7, 0, &p, &err), 0);
+    COMPILE_OK(e, 0, &p);
     CU_ASSERT_EQUAL(p.st.heaps_created, 1);
     CU_ASSERT_EQUAL(p.st.heaps_destroyed, 1);
     CU_ASSERT_EQUAL(p.st.heaps_confined, 0);
@@ -253,7 +256,7 @@ static void test_heaps(void)
     rp_plan_free(&p);
 
     /* the same trace on one runner thread: the heap is confined, so native */
-    CU_ASSERT_EQUAL_FATAL(compile(e, 7, 1, &p, &err), 0);
+    COMPILE_OK(e, 1, &p);
     CU_ASSERT_EQUAL(p.st.heaps_confined, 1);
     CU_ASSERT_EQUAL(p.st.heaps_shared, 0);
     CU_ASSERT_EQUAL_FATAL(p.threads[0].nops, 9);
@@ -282,8 +285,7 @@ static void test_heap_confined(void)
         FREE(1, 0x9000),
     };
     rp_plan p;
-    hatf_err err = { 0 };
-    CU_ASSERT_EQUAL_FATAL(compile(e, 8, 0, &p, &err), 0);
+    COMPILE_OK(e, 0, &p);
     CU_ASSERT_EQUAL(p.st.heaps_confined, 1);
     CU_ASSERT_EQUAL(p.st.heaps_shared, 0);
     CU_ASSERT_EQUAL(p.st.heap_frees, 1);
@@ -358,15 +360,14 @@ static void test_heap_not_native(void)
         /* never destroyed: judged at the end of the trace */
     };
     rp_plan p;
-    hatf_err err = { 0 };
-    CU_ASSERT_EQUAL_FATAL(compile(aligned, 3, 0, &p, &err), 0);
+    COMPILE_OK(aligned, 0, &p);
     CU_ASSERT_EQUAL(p.st.heaps_shared, 1);
     CU_ASSERT_EQUAL(K(&p, 0, 1), RP_POSIX_MEMALIGN);
     CU_ASSERT_EQUAL(K(&p, 0, 2), RP_FREE);
     CU_ASSERT_EQUAL(p.threads[0].nops, 3);  /* no destroy op */
     rp_plan_free(&p);
 
-    CU_ASSERT_EQUAL_FATAL(compile(moved, 5, 0, &p, &err), 0);
+    COMPILE_OK(moved, 0, &p);
     CU_ASSERT_EQUAL(p.st.heaps_shared, 1);
     CU_ASSERT_EQUAL(p.st.heap_frees, 0);
     CU_ASSERT_EQUAL(K(&p, 0, 1), RP_HEAP_ALLOC);  /* falls back to malloc at run time */
@@ -376,15 +377,15 @@ static void test_heap_not_native(void)
     CU_ASSERT_EQUAL(F(&p, 0, 0) & RP_F_NATIVE, 0);
     rp_plan_free(&p);
 
-    CU_ASSERT_EQUAL_FATAL(compile(foreign, 4, 0, &p, &err), 0);
+    COMPILE_OK(foreign, 0, &p);
     CU_ASSERT_EQUAL(p.st.heaps_shared, 1);
     CU_ASSERT_EQUAL(p.st.heaps_confined, 0);
     CU_ASSERT_EQUAL(K(&p, 1, 0), RP_MALLOC);
     CU_ASSERT_EQUAL(K(&p, 0, 2), RP_MALLOC);
     rp_plan_free(&p);
 
-    /* a heap never destroyed but confined is still native */
-    CU_ASSERT_EQUAL_FATAL(compile(foreign, 2, 0, &p, &err), 0);
+    /* a heap never destroyed but confined is still native (thread 1 alone) */
+    compile_ok(foreign, 2, 0, &p);
     CU_ASSERT_EQUAL(p.st.heaps_confined, 1);
     CU_ASSERT_EQUAL(F(&p, 0, 0), RP_F_NATIVE);
     rp_plan_free(&p);
@@ -404,8 +405,7 @@ static void test_heap_foreign_free(void)
         ev(HATF_OP_HEAP_DESTROY, 1, 4, 0, 0, 0),
     };
     rp_plan p;
-    hatf_err err = { 0 };
-    CU_ASSERT_EQUAL_FATAL(compile(e, 7, 0, &p, &err), 0);
+    COMPILE_OK(e, 0, &p);
     CU_ASSERT_EQUAL(p.st.heaps_confined, 1);
     CU_ASSERT_EQUAL(p.st.heaps_shared, 0);
     CU_ASSERT_EQUAL(p.st.waits, 3);  /* two object waits, the owner's wait for both frees */
@@ -448,8 +448,7 @@ static void test_null_and_failed(void)
         FREE(1, 0x1000),
     };
     rp_plan p;
-    hatf_err err = { 0 };
-    CU_ASSERT_EQUAL_FATAL(compile(e, 5, 0, &p, &err), 0);
+    COMPILE_OK(e, 0, &p);
     CU_ASSERT_EQUAL(p.st.ops, 5);
     CU_ASSERT_EQUAL(p.st.free_null, 1);
     CU_ASSERT_EQUAL(p.st.skipped_failed, 2);
@@ -474,8 +473,7 @@ static void test_func_attrs(void)
         ALLOC(1, 8, 0x8000),
     };
     rp_plan p;
-    hatf_err err = { 0 };
-    CU_ASSERT_EQUAL_FATAL(compile(e, 8, 0, &p, &err), 0);
+    COMPILE_OK(e, 0, &p);
     CU_ASSERT_EQUAL(K(&p, 0, 0), RP_CALLOC);
     CU_ASSERT_EQUAL(O(&p, 0, 0)->arg, 12);
     CU_ASSERT_EQUAL(K(&p, 0, 1), RP_MEMALIGN);
@@ -501,19 +499,19 @@ static void test_errors(void)
     rp_plan p;
     hatf_err err = { 0 };
     err.record = UINT64_MAX;
-    CU_ASSERT_EQUAL(compile(e, 4, 0, &p, &err), HATF_E_CORRUPT);
+    CU_ASSERT_EQUAL(compile(e, LEN(e), 0, &p, &err), HATF_E_CORRUPT);
     CU_ASSERT_EQUAL(err.record, 3);
     CU_ASSERT_EQUAL(err.offset, 130);
     CU_ASSERT_STRING_EQUAL(err.msg, "record 3: free of 0xdead on thread 3, which is not live");
 
     hatf_event f[] = { ALLOC(1, 10, 0x1000), ev(HATF_OP_REALLOC_MOVE, 1, 0, 9, 0x3000, 0x4000) };
     hatf_err err2 = { 0 };
-    CU_ASSERT_EQUAL(compile(f, 2, 0, &p, &err2), HATF_E_CORRUPT);
+    CU_ASSERT_EQUAL(compile(f, LEN(f), 0, &p, &err2), HATF_E_CORRUPT);
     CU_ASSERT_STRING_EQUAL(err2.msg, "record 1: realloc-move of 0x3000 on thread 1, which is not live");
 
     hatf_event g[] = { ALLOC(1, (uint64_t)1 << 50, 0x1000) };
     hatf_err err3 = { 0 };
-    CU_ASSERT_EQUAL(compile(g, 1, 0, &p, &err3), HATF_E_LIMIT);
+    CU_ASSERT_EQUAL(compile(g, LEN(g), 0, &p, &err3), HATF_E_LIMIT);
 }
 
 /* ---- flat plan and runner ----------------------------------------------- */
@@ -526,7 +524,7 @@ static void test_flat_and_run(void)
                        FREE(1, 0) };
     rp_plan built, p;
     hatf_err err = { 0 };
-    CU_ASSERT_EQUAL_FATAL(compile(e, 8, 0, &built, &err), 0);
+    COMPILE_OK(e, 0, &built);
     int fd = memfd_create("test-plan", MFD_CLOEXEC);
     CU_ASSERT_FATAL(fd >= 0);
     CU_ASSERT_EQUAL_FATAL(rp_plan_save(&built, fd), 0);
