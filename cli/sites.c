@@ -118,11 +118,12 @@ static int add_event(sites *st, const hatf_event *ev)
         site *s = site_of(st, stack, &pos);
         if (!s) return -1;
         s->calls++;
+        if (ev->op != HATF_OP_ALLOC && hatf_event_failed(ev)) return 0;  /* a call only: the realloc left its block */
         if (ev->op != HATF_OP_ALLOC && ev->op != HATF_OP_REALLOC_NEW && ev->addr) heaplive_remove(&st->live, ev->addr);
         if (ev->op == HATF_OP_REALLOC_FREE) return 0;
-        s->bytes += ev->size;
         uint64_t addr = ev->op == HATF_OP_ALLOC ? ev->addr : ev->new_addr;
-        if (!addr) return 0;  /* a failed call */
+        if (!addr) return 0;  /* a failed call: its (often absurd) size made no object, as in stats */
+        s->bytes += ev->size;
         if (ev->heap != st->last_heap_id || !st->nheaps) {  /* most events stay in one heap */
             long heap = addrmap_index(&st->heaps, ev->heap, &added);
             if (heap < 0) return -1;

@@ -231,6 +231,8 @@ static int add_event(stats *st, const hatf_event *ev)
     case HATF_OP_REALLOC_NEW: case HATF_OP_REALLOC_FREE:
         st->reallocs++; t->reallocs++; h->reallocs++;
         if (g) g->reallocs++;
+        /* a failed realloc left its block as it was (the requested size, often absurd, is not its size) */
+        if (hatf_event_failed(ev)) break;
         if (ev->op != HATF_OP_REALLOC_NEW && ev->addr && !heaplive_remove(&st->live, ev->addr)) st->unknown_frees++;
         if (ev->op != HATF_OP_REALLOC_FREE && heaplive_add(&st->live, ev->new_addr, ev->size, h->cell))
             return HATF_E_NOMEM;

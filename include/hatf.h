@@ -282,6 +282,9 @@ size_t hatf_attrs_encode(const hatf_attrs *a, uint8_t *out);
 /* Parse attribute bytes. @return 0 if they are exactly a canonical hatrace key
  * list of known keys (so re-encoding gives the same bytes), else -1. */
 int hatf_attrs_decode(const uint8_t *p, size_t n, hatf_attrs *a);
+/* 1 if the event's attributes say its call failed (failed=1): an allocation
+ * that made nothing, or a realloc that left its block as it was. */
+int hatf_event_failed(const hatf_event *ev);
 
 #ifdef __cplusplus
 }
