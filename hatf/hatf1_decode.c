@@ -497,7 +497,13 @@ fast_run(const uint8_t *restrict buf, size_t *ppos, size_t *last, size_t lim, si
     const uint64_t s_add = fs->s_add, s_hmask = fs->s_hmask, t_add = fs->t_add, t_hmask = fs->t_hmask;
     const unsigned s_shift = fs->s_shift, s_nb = fs->s_nb, t_shift = fs->t_shift, t_nb = fs->t_nb;
     const u64x2 zero2 = { 0, 0 }, th_heap = { fs->tmpl.thread, fs->tmpl.heap }, attr_data = { fs->tmpl.attr, 0 };
-    while (n < max && pos <= lim) {
+    if (!lb) {
+        /* records of at most 1 + s_nb + t_nb bytes: this many start by lim */
+        size_t fit = (lim - pos) / (1 + s_nb + t_nb) + 1;
+        if (pos > lim) fit = 0;
+        if (fit < max) max = fit;
+    }
+    while (n < max && (!lb || pos <= lim)) {
         const uint8_t *p = buf + pos;
         unsigned tag = p[0];
         if (UNLIKELY(tag > HATF_OP_REALLOC_FREE)) break;

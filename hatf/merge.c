@@ -223,14 +223,21 @@ static __attribute__((noinline)) int next_run(hatf_iter *it)
     }
 }
 
+/* hatf_iter_next at the end of a run; apart, so that the common path needs
+ * no stack frame. */
+static __attribute__((noinline)) int next_after_run(hatf_iter *it, hatf_event *ev)
+{
+    int rc = next_run(it);
+    if (rc <= 0) return rc;
+    hatf_cursor *c = it->top;
+    *ev = c->evs[c->i++];
+    return 1;
+}
+
 HATF_API int hatf_iter_next(hatf_iter *it, hatf_event *ev)
 {
     hatf_cursor *c = it->top;
-    if (UNLIKELY(c->i >= it->stop)) {
-        int rc = next_run(it);
-        if (rc <= 0) return rc;
-        c = it->top;
-    }
+    if (UNLIKELY(c->i >= it->stop)) return next_after_run(it, ev);
     *ev = c->evs[c->i++];
     return 1;
 }
