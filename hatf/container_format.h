@@ -57,6 +57,11 @@ enum { HATF_CODEC_STORED = 0, HATF_CODEC_ZSTD = 1 };
  * bump references (written since). */
 enum { HATF_ACODE_MODEL2 = 2, HATF_ACODE_MODEL = 3 };
 
+/* Records chunk codings: 0, a HATF 1.0 stream with its times (written before);
+ * 1, a time section (varint length, then its runs) followed by a HATF 1.0
+ * stream whose times are all 0 (docs/format-container.md, "Records chunk"). */
+enum { HATF_RCODE_HATF = 0, HATF_RCODE_TIMES = 1 };
+
 /* Table entry types in a tables chunk. */
 enum {
     HATF_TAB_THREAD_NAME = 1, HATF_TAB_HEAP_NAME = 2,

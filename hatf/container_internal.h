@@ -63,6 +63,9 @@ typedef struct hatf_cursor {
     hatf_buf rec, adr;
     hatf1_decoder dec;
     const uint8_t *ap, *aend;
+    const uint8_t *tp, *tend; /* the time section (records coding 1), else tp NULL */
+    uint64_t t_cur;           /* its current run's time and the events left in the run */
+    uint64_t t_left;
     hatf_amodel am;
     uint64_t chunk_off;       /* records chunk of the loaded group */
     hatf_event *evs;          /* HATF_CURSOR_BATCH decoded events */

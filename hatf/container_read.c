@@ -624,11 +624,15 @@ static int cursor_damage(hatf_cursor *c, int code, uint64_t off, const char *fmt
 }
 
 /* The loaded group is bad at event (events - left): rc from the records
- * decoder (0: the records ended early), or in the address stream. */
+ * decoder (0: the records ended early), or in the address stream (in_addrs
+ * 1), or in the time section (2). */
 static int cursor_bad(hatf_cursor *c, int rc, int in_addrs)
 {
     const hatf_rgroup *g = &c->t->g[c->gi - 1];
     uint32_t done = g->rh.events - c->left;
+    if (in_addrs == 2)
+        return cursor_damage(c, HATF_E_CORRUPT, c->chunk_off, "offset %llu: records chunk (thread %llu, group %u): time section bad at event %u",
+                             LLU(c->chunk_off), LLU(c->t->thread), g->rh.seq, done);
     if (in_addrs)
         return cursor_damage(c, HATF_E_CORRUPT, g->aoff, "offset %llu: address chunk (thread %llu, group %u) bad at event %u",
                              LLU(g->aoff), LLU(c->t->thread), g->rh.seq, done);
@@ -637,6 +641,36 @@ static int cursor_bad(hatf_cursor *c, int rc, int in_addrs)
                              LLU(c->chunk_off), LLU(c->t->thread), g->rh.seq, done, g->rh.events);
     return cursor_damage(c, rc, c->chunk_off, "offset %llu: records chunk (thread %llu, group %u), event %u: %s",
                          LLU(c->chunk_off), LLU(c->t->thread), g->rh.seq, done, c->dec.err.msg);
+}
+
+/* Give e[0..n)'s timed events (all but comments) their times from the time
+ * section: runs of events of one time, each but the last followed by the
+ * step to the next (docs/format-container.md, "Records chunk").
+ * @return the events done; fewer than n when the section is bad there. */
+static uint32_t times_run(hatf_cursor *c, hatf_event *e, uint32_t n)
+{
+    uint64_t cur = c->t_cur, left = c->t_left, v;
+    const uint8_t *p = c->tp;
+    uint32_t k;
+    for (k = 0; k < n; k++) {
+        if (e[k].op == HATF_OP_COMMENT) continue;
+        if (!left) {  /* the next run: the step to its time, then its length */
+            size_t u = hatf_varint_get(p, (size_t)(c->tend - p), &v);
+            if (!u || v == UINT64_MAX) break;
+            p += u;
+            cur += (uint64_t)hatf_unzigzag(v + 1);
+            u = hatf_varint_get(p, (size_t)(c->tend - p), &v);
+            if (!u || v == UINT64_MAX) break;
+            p += u;
+            left = v + 1;
+        }
+        e[k].time = cur;
+        left--;
+    }
+    c->tp = p;
+    c->t_cur = cur;
+    c->t_left = left;
+    return k;
 }
 
 /* Decode the next batch of the loaded group: records first, then their
@@ -651,11 +685,16 @@ static int decode_batch(hatf_cursor *c)
     hatf_event *e = c->evs;
     uint32_t n = (uint32_t)got, k;
     k = hatf_adec_run(&c->am, e, n, &c->ap, c->aend, c->isa);
+    int where = 1;
+    if (c->tp) {
+        uint32_t kt = times_run(c, e, k);
+        if (kt < k) k = kt, where = 2;
+    }
     c->left -= k;
     if (k < n) {
-        if (k == 0) return cursor_bad(c, HATF_E_CORRUPT, 1);
+        if (k == 0) return cursor_bad(c, HATF_E_CORRUPT, where);
         c->pend = HATF_E_CORRUPT;
-        c->pend_addr = 1;
+        c->pend_addr = where;
     }
     c->i = 0;
     c->n = k;
@@ -682,6 +721,9 @@ int hatf_cursor_fill_(hatf_cursor *c)
             if (c->ap != c->aend)
                 return cursor_damage(c, HATF_E_CORRUPT, g->aoff, "offset %llu: address chunk (thread %llu, group %u) has bytes left over",
                                      LLU(g->aoff), LLU(c->t->thread), g->rh.seq);
+            if (c->tp && (c->tp != c->tend || c->t_left))
+                return cursor_damage(c, HATF_E_CORRUPT, c->chunk_off, "offset %llu: records chunk (thread %llu, group %u): time section does not match its events",
+                                     LLU(c->chunk_off), LLU(c->t->thread), g->rh.seq);
         }
         if (c->gi >= c->t->ng) return 0;
         const hatf_rgroup *g = &c->t->g[c->gi++];
@@ -702,7 +744,31 @@ int hatf_cursor_fill_(hatf_cursor *c)
         uint32_t objects = c->adr.len < g->rh.events ? (uint32_t)c->adr.len : g->rh.events;
         if (hatf_amodel_reset(&c->am, objects, g->ah.coding) != 0)
             return cursor_damage(c, HATF_E_NOMEM, g->roff, "offset %llu: out of memory", LLU(g->roff));
-        hatf1_decoder_init(&c->dec, c->rec.p, c->rec.len, 0);
+        size_t hat = 0;  /* where the HATF stream starts */
+        c->tp = NULL;
+        if (g->rh.coding == HATF_RCODE_TIMES) {
+            uint64_t tlen;
+            size_t u = hatf_varint_get(c->rec.p, c->rec.len, &tlen);
+            if (!u || tlen > c->rec.len - u)
+                return cursor_damage(c, HATF_E_CORRUPT, g->roff, "offset %llu: records chunk (thread %llu, group %u): time section longer than its chunk",
+                                     LLU(g->roff), LLU(c->t->thread), g->rh.seq);
+            c->tp = c->rec.p + u;
+            c->tend = c->tp + tlen;
+            hat = u + (size_t)tlen;
+            /* the first run starts at the group's first time; its length first */
+            c->t_cur = g->rh.t_first;
+            uint64_t v;
+            size_t w = hatf_varint_get(c->tp, (size_t)tlen, &v);
+            if (tlen && (!w || v == UINT64_MAX))
+                return cursor_damage(c, HATF_E_CORRUPT, g->roff, "offset %llu: records chunk (thread %llu, group %u): time section bad at event 0",
+                                     LLU(g->roff), LLU(c->t->thread), g->rh.seq);
+            c->t_left = tlen ? v + 1 : 0;
+            c->tp += w;
+        } else if (g->rh.coding != HATF_RCODE_HATF) {
+            return cursor_damage(c, HATF_E_CORRUPT, g->roff, "offset %llu: records chunk with unknown coding %u",
+                                 LLU(g->roff), g->rh.coding);
+        }
+        hatf1_decoder_init(&c->dec, c->rec.p + hat, c->rec.len - hat, hat);
         c->ap = c->adr.p;
         c->aend = c->adr.p + c->adr.len;
         c->left = g->rh.events;

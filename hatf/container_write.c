@@ -29,6 +29,9 @@ typedef struct wthread {
     uint64_t t_first, t_last;
     uint64_t t_prev;          /* last stored time (time_res_ns: times never go back) */
     int has_time;             /* the pending group has a timed event */
+    uint64_t t_cur;           /* the time section: the current run's time and length */
+    uint32_t t_run;
+    hatf_buf tsec;            /* the time section's finished runs */
     hatf_buf rec;
     hatf1_encoder enc;
     hatf_aitem *items;
@@ -50,6 +53,7 @@ struct hatf_writer {
     unsigned thmap_bits;
     hatf_buf tables;          /* pending names */
     hatf_buf obuf, abuf;      /* chunks not yet written (one write per group); address stream */
+    hatf_buf rbuf;            /* a records chunk's payload: time section, then HATF stream */
     hatf_buf index;           /* index entries written so far */
     uint64_t nchunks;
     ZSTD_CCtx *cctx;
@@ -153,6 +157,8 @@ static void thread_start_group(hatf_writer *w, wthread *t)
 {
     (void)w;
     t->rec.len = 0;
+    t->tsec.len = 0;
+    t->t_run = 0;
     hatf1_encoder_init(&t->enc, &t->rec, HATF1_BEST);
     t->enc.split_addr = 1;
     t->events = 0;
@@ -179,6 +185,7 @@ static wthread *thread_get(hatf_writer *w, uint64_t thread)
     if (!t) return NULL;
     t->thread = thread;
     hatf_buf_init(&t->rec);
+    hatf_buf_init(&t->tsec);
     thread_start_group(w, t);
     w->th[w->nth++] = t;
     if ((w->nth * 2 > (1u << w->thmap_bits) && thmap_grow(w)) ) { w->nth--; free(t); return NULL; }
@@ -187,6 +194,30 @@ static wthread *thread_get(hatf_writer *w, uint64_t thread)
     while (w->thmap[i]) i = (i + 1) & mask;
     w->thmap[i] = (uint32_t)w->nth;
     return t;
+}
+
+/* A varint of the time section; nearly all fit in one byte. */
+static inline uint8_t *time_put(uint8_t *o, uint64_t v)
+{
+    if (v < 0x80) { *o = (uint8_t)v; return o + 1; }
+    return o + hatf_varint_put(o, v);
+}
+
+/* The next timed event's time into the thread's time section at o (room for
+ * two varints): the events of one time make a run; a run ends with its
+ * length - 1 and the step to the next time (zigzag, - 1: never 0), so a
+ * group that stays within one time unit for a while costs a byte or two per
+ * run, not one per event. */
+static inline uint8_t *time_add(wthread *t, uint64_t time, uint8_t *o)
+{
+    if (t->t_run && time == t->t_cur) { t->t_run++; return o; }
+    if (t->t_run) {
+        o = time_put(o, t->t_run - 1);
+        o = time_put(o, hatf_zigzag((int64_t)(time - t->t_cur)) - 1);
+    }
+    t->t_cur = time;
+    t->t_run = 1;
+    return o;
 }
 
 /* Write the thread's pending group: records chunk, then address chunk. */
@@ -201,10 +232,17 @@ static int emit_group(hatf_writer *w, wthread *t)
     hatf_aenc_run(&w->am, t->items, t->nitems, &w->abuf);
     if (w->abuf.failed) return fail(w, HATF_E_NOMEM, "offset %llu: %s", "out of memory");
     hatf_chunk_hdr h = {
-        .kind = HATF_CK_RECORDS, .thread = t->thread, .seq = t->seq, .events = t->events,
-        .t_first = t->t_first, .t_last = t->t_last,
+        .kind = HATF_CK_RECORDS, .coding = HATF_RCODE_TIMES, .thread = t->thread, .seq = t->seq,
+        .events = t->events, .t_first = t->t_first, .t_last = t->t_last,
     };
-    int rc = write_chunk(w, &h, t->rec.p, t->rec.len);
+    uint8_t *p = hatf_buf_reserve(&t->tsec, HATF_VARINT_MAX);
+    if (p && t->t_run) t->tsec.len += (size_t)(time_put(p, t->t_run - 1) - p);  /* the last run: its length only */
+    if (p) p = hatf_buf_reserve(&w->rbuf, HATF_VARINT_MAX + t->tsec.len + t->rec.len);
+    if (!p) return fail(w, HATF_E_NOMEM, "offset %llu: %s", "out of memory");
+    size_t n = hatf_varint_put(p, t->tsec.len);
+    memcpy(p + n, t->tsec.p, t->tsec.len);
+    memcpy(p + n + t->tsec.len, t->rec.p, t->rec.len);
+    int rc = write_chunk(w, &h, p, n + t->tsec.len + t->rec.len);
     if (rc) return rc;
     h.kind = HATF_CK_ADDRS;
     h.coding = HATF_ACODE_MODEL;
@@ -328,6 +366,7 @@ HATF_API int hatf_writer_add(hatf_writer *w, const hatf_event *ev, size_t n)
     /* the stored times first, a slice at a time (the conversion carries
      * t_prev from event to event, group cuts or not) */
     uint64_t times[256];
+    static const uint64_t zero_times[256];  /* the HATF stream's times: all in the time section */
     for (size_t s0 = 0; s0 < n; s0 += 256) {
         const hatf_event *sev = ev + s0;
         size_t sn = n - s0 < 256 ? n - s0 : 256;
@@ -349,14 +388,19 @@ HATF_API int hatf_writer_add(hatf_writer *w, const hatf_event *ev, size_t n)
             t->cap_items = cap;
         }
         for (size_t i = 0; i < sn;) {
-            if (t->events >= w->chunk_events || t->rec.len >= HATF_CK_WRITER_RAW_CUT) {
+            if (t->events >= w->chunk_events || t->rec.len + t->tsec.len >= HATF_CK_WRITER_RAW_CUT) {
                 int rc = emit_group(w, t);
                 if (rc) return rc;
             }
             size_t m = w->chunk_events - t->events;
             if (m > sn - i) m = sn - i;
             int rc;
-            size_t done = hatf1_encode_batch_(&t->enc, sev + i, times + i, m, HATF_CK_WRITER_RAW_CUT, &rc);
+            size_t done = hatf1_encode_batch_(&t->enc, sev + i, zero_times + i, m, HATF_CK_WRITER_RAW_CUT, &rc);
+            uint8_t *o = hatf_buf_reserve(&t->tsec, done * 2 * HATF_VARINT_MAX), *o0 = o;
+            if (!o) return fail(w, HATF_E_NOMEM, "offset %llu: %s", "out of memory");
+            for (size_t j = i; j < i + done; j++)
+                if (sev[j].op != HATF_OP_COMMENT) o = time_add(t, times[j], o);
+            t->tsec.len += (size_t)(o - o0);
             hatf_aitem *it = t->items + t->nitems;
             for (size_t j = i; j < i + done; j++) {
                 const hatf_event *e = &sev[j];
@@ -389,6 +433,7 @@ HATF_API int hatf_writer_add(hatf_writer *w, const hatf_event *ev, size_t n)
         t->items = NULL;
         t->cap_items = 0;
         hatf_buf_free(&t->rec);
+        hatf_buf_free(&t->tsec);
         thread_start_group(w, t);
     }
     return 0;
@@ -490,6 +535,7 @@ HATF_API int hatf_writer_close(hatf_writer *w, const hatf_counters *counters, ha
     if (rc && err) *err = w->err;
     for (size_t i = 0; i < w->nth; i++) {
         hatf_buf_free(&w->th[i]->rec);
+        hatf_buf_free(&w->th[i]->tsec);
         free(w->th[i]->items);
         free(w->th[i]);
     }
@@ -498,6 +544,7 @@ HATF_API int hatf_writer_close(hatf_writer *w, const hatf_counters *counters, ha
     hatf_buf_free(&w->tables);
     hatf_buf_free(&w->obuf);
     hatf_buf_free(&w->abuf);
+    hatf_buf_free(&w->rbuf);
     hatf_buf_free(&w->index);
     hatf_amodel_free(&w->am);
     ZSTD_freeCCtx(w->cctx);

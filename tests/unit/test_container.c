@@ -12,6 +12,7 @@
 #include "hatf_container.h"
 #include "container_format.h"
 #include "container_addr.h"
+#include <xxhash.h>
 
 static char path1[300], path2[300];
 
@@ -711,6 +712,105 @@ static void test_truncation_every_byte(void)
     free(small[1].ev);
 }
 
+/* The worked example of docs/format-container.md up to its index chunk (whose
+ * zstd frame may differ between zstd versions): header, records chunk with its
+ * time section, address chunk. */
+static const uint8_t worked_example[0x103] = {
+    0x48, 0x41, 0x54, 0x52, 0x41, 0x43, 0x45, 0x00, 0x01, 0x00, 0x00, 0x00, 0x58, 0x00, 0x00, 0x00,
+    0x40, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x92, 0x10, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
+    0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+    0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0f, 0x00, 0x43, 0x4c, 0x4f, 0x43, 0x4b, 0x5f,
+    0x4d, 0x4f, 0x4e, 0x4f, 0x54, 0x4f, 0x4e, 0x49, 0x43, 0x03, 0x00, 0x2e, 0x2f, 0x61, 0x00, 0x00,
+    0x5f, 0x00, 0xa6, 0x9a, 0xf0, 0x76, 0xec, 0xb0, 0x48, 0x43, 0x48, 0x4b, 0x01, 0x00, 0x01, 0x00,
+    0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00,
+    0x27, 0x00, 0x00, 0x00, 0x27, 0x00, 0x00, 0x00, 0x64, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+    0x96, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x3a, 0x8f, 0xa8, 0x6a, 0x5d, 0x45, 0x6b, 0x73,
+    0x5b, 0x90, 0xaa, 0x69, 0x00, 0x00, 0x00, 0x00, 0x03, 0x00, 0x63, 0x00, 0x0b, 0x01, 0x00, 0x01,
+    0x0b, 0x02, 0x03, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x0b, 0x02, 0x02, 0x03,
+    0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0b, 0x01, 0x01, 0x00, 0x00, 0x18, 0x01, 0x48,
+    0x43, 0x48, 0x4b, 0x02, 0x00, 0x03, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+    0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00, 0x04, 0x00, 0x00, 0x00, 0x04, 0x00, 0x00, 0x00, 0x64,
+    0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x96, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x6b,
+    0x7f, 0x14, 0x7c, 0xc0, 0x01, 0xec, 0xe0, 0x75, 0xb5, 0xbb, 0xed, 0x00, 0x00, 0x00, 0x00, 0x83,
+    0xc0, 0x01, 0x02,
+};
+
+static void write_worked_example(const char *path)
+{
+    hatf_info in;
+    memset(&in, 0, sizeof in);
+    in.address_bits = 64; in.pid = 4242; in.ppid = 1;
+    in.time_unit_ns_num = in.time_unit_ns_den = 1;
+    strcpy(in.clock, "CLOCK_MONOTONIC");
+    strcpy(in.cmdline, "./a");
+    hatf_err err;
+    hatf_writer *w = hatf_writer_create(path, 1, &in, NULL, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(w);
+    hatf_event e[2] = {
+        { .op = HATF_OP_ALLOC, .size = 24, .addr = 0x1000, .time = 100, .thread = 1 },
+        { .op = HATF_OP_FREE, .addr = 0x1000, .time = 150, .thread = 1 },
+    };
+    CU_ASSERT_EQUAL(hatf_writer_add(w, e, 2), 0);
+    hatf_counters c = { 2, 0, 0 };
+    CU_ASSERT_EQUAL(hatf_writer_close(w, &c, &err), 0);
+}
+
+/* Patch the worked example's time section (bytes 0x98..0x9b) and fix the
+ * records chunk's checksums; without its index (which holds a copy of the
+ * chunk header) the reader scans the chunks. A damage line must contain want. */
+static void time_section_damage(const uint8_t patch[4], const char *want, size_t want_events)
+{
+    size_t n;
+    uint8_t *b = slurp(path1, &n);
+    CU_ASSERT_FATAL(n > 0x103);
+    memcpy(b + 0x98, patch, 4);
+    hatf_store_le64(b + 0x58 + 48, XXH3_64bits(b + 0x58 + HATF_CK_HDR, 39));
+    hatf_store_le32(b + 0x58 + 56, (uint32_t)XXH3_64bits(b + 0x58, 56));
+    spit(path2, b, 0x103);
+    free(b);
+    hatf_err err = {0};
+    hatf_reader *r = hatf_reader_open(path2, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+    size_t errors, k = read_all(r, &errors, NULL, 0);
+    CU_ASSERT_EQUAL(errors, 1);
+    CU_ASSERT_EQUAL(k, want_events);
+    const char *const *lines;
+    size_t nl = hatf_reader_damage(r, &lines), found = 0;
+    for (size_t i = 0; i < nl; i++) found += strstr(lines[i], want) != NULL;
+    CU_ASSERT_EQUAL(found, 1);
+    hatf_reader_close(r);
+}
+
+static void test_time_section(void)
+{
+    write_worked_example(path1);
+    size_t n;
+    uint8_t *b = slurp(path1, &n);
+    CU_ASSERT_EQUAL(n, 462);
+    CU_ASSERT_FATAL(n >= sizeof worked_example);
+    CU_ASSERT(memcmp(b, worked_example, sizeof worked_example) == 0);
+    free(b);
+    /* the times come back from the section: 100, then 150 */
+    hatf_err err = {0};
+    hatf_reader *r = hatf_reader_open(path1, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+    hatf_event ev[2];
+    size_t errors;
+    CU_ASSERT_EQUAL(read_all(r, &errors, ev, 2), 2);
+    CU_ASSERT_EQUAL(errors, 0);
+    CU_ASSERT_EQUAL(ev[0].time, 100);
+    CU_ASSERT_EQUAL(ev[1].time, 150);
+    hatf_reader_close(r);
+    /* a first run of two events: the step and the last run are left over */
+    time_section_damage((const uint8_t[]){ 0x03, 0x01, 0x63, 0x00 }, "time section does not match its events", 2);
+    /* a last run of two events for the one event left */
+    time_section_damage((const uint8_t[]){ 0x03, 0x00, 0x63, 0x01 }, "time section does not match its events", 2);
+    /* the step cut off in its varint: the second event has no time */
+    time_section_damage((const uint8_t[]){ 0x03, 0x00, 0xff, 0xff }, "time section bad at event 1", 1);
+    /* a section longer than the chunk */
+    time_section_damage((const uint8_t[]){ 0x30, 0x00, 0x63, 0x00 }, "time section longer than its chunk", 0);
+}
+
 static void test_flipped_byte(void)
 {
     build_sets();
@@ -873,6 +973,7 @@ static int setup(void)
 static CU_TestInfo tests[] = {
     { "address coding bytes", test_address_coding_bytes },
     { "address coding 2 still decodes", test_address_coding2_bytes },
+    { "time section: the worked example, and damage", test_time_section },
     { "address ranks, many objects", test_address_ranks_large },
     { "round trip, three threads", test_round_trip },
     { "global order ties", test_global_ties },
