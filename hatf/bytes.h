@@ -70,4 +70,22 @@ static inline size_t hatf_varint_get(const uint8_t *p, size_t len, uint64_t *out
     return 0;
 }
 
+/* hatf_varint_get at *pp..end, moving *pp past it; codes of one to three
+ * bytes (nearly all in the container's streams) without a loop.
+ * @return 0 when it is truncated or malformed (*pp then unchanged). */
+static inline __attribute__((always_inline)) int hatf_varint_next(const uint8_t **pp, const uint8_t *end, uint64_t *v)
+{
+    const uint8_t *p = *pp;
+    if (__builtin_expect(end - p >= 3, 1)) {
+        uint64_t b0 = p[0], b1 = p[1], b2 = p[2];
+        if (b0 < 0x80) { *v = b0; *pp = p + 1; return 1; }
+        b0 &= 0x7f;
+        if (b1 < 0x80) { *v = b0 | b1 << 7; *pp = p + 2; return 1; }
+        if (b2 < 0x80) { *v = b0 | (b1 & 0x7f) << 7 | b2 << 14; *pp = p + 3; return 1; }
+    }
+    size_t n = hatf_varint_get(p, (size_t)(end - p), v);
+    *pp = p + n;
+    return n != 0;
+}
+
 #endif /* HATF_BYTES_H */

@@ -4,27 +4,10 @@
  * object is first looked for in the newest word of live bits, where three
  * frees in four find it (python3 and synthetic traces), and picked there
  * with pdep where the CPU has a fast one; varints of up to three bytes are
- * read without a loop.
+ * read without a loop (hatf_varint_next).
  */
 #include "container_addr.h"
 #include "container_format.h"
-
-/* A varint; codes of one to three bytes (nearly all) without a loop.
- * @return 0 when it is truncated or malformed. */
-HATF_AINLINE int varint(const uint8_t **pp, const uint8_t *end, uint64_t *v)
-{
-    const uint8_t *p = *pp;
-    if (__builtin_expect(end - p >= 3, 1)) {
-        uint64_t b0 = p[0], b1 = p[1], b2 = p[2];
-        if (b0 < 0x80) { *v = b0; *pp = p + 1; return 1; }
-        b0 &= 0x7f;
-        if (b1 < 0x80) { *v = b0 | b1 << 7; *pp = p + 2; return 1; }
-        if (b2 < 0x80) { *v = b0 | (b1 & 0x7f) << 7 | b2 << 14; *pp = p + 3; return 1; }
-    }
-    size_t n = hatf_varint_get(p, (size_t)(end - p), v);
-    *pp = p + n;
-    return n != 0;
-}
 
 /* The allocation number of the live object of rank r (0 = most recent).
  * hw: HATF_ADEC_* (a constant in each copy of the loop).
@@ -64,7 +47,7 @@ HATF_AINLINE int freed(hatf_amodel *m, const uint8_t **pp, const uint8_t *end,
                        uint64_t *addr, int hw)
 {
     uint64_t v, a;
-    if (!varint(pp, end, &v)) return -1;
+    if (!hatf_varint_next(pp, end, &v)) return -1;
     if (v >= 2) {
         if (v - 2 >= m->live) return -1;
         uint32_t seq = select_rank(m, (uint32_t)(v - 2), hw);
@@ -74,7 +57,7 @@ HATF_AINLINE int freed(hatf_amodel *m, const uint8_t **pp, const uint8_t *end,
         return hatf_amodel_kill(m, seq);
     }
     if (v == 0) { *addr = 0; return 0; }
-    if (!varint(pp, end, &v)) return -1;
+    if (!hatf_varint_next(pp, end, &v)) return -1;
     a = m->last_esc += (uint64_t)hatf_unzigzag(v);
     *addr = a;
     m->recent[m->nfreed++ & (HATF_RECENT - 1)] = a;
@@ -123,7 +106,7 @@ HATF_AINLINE int new_addr(hatf_amodel *m, const uint8_t **pp, const uint8_t *end
                           uint64_t size, uint64_t old, uint64_t *addr)
 {
     uint64_t v, a;
-    if (!varint(pp, end, &v)) return -1;
+    if (!hatf_varint_next(pp, end, &v)) return -1;
     if (v == 0) {
         hatf_pred_slot *p = hatf_pred_get(m, size);
         if (!p || !p->head) return -1;
@@ -132,7 +115,7 @@ HATF_AINLINE int new_addr(hatf_amodel *m, const uint8_t **pp, const uint8_t *end
     } else if (v == 1) {
         a = old;
     } else if (v == 2) {
-        if (!varint(pp, end, &a)) return -1;
+        if (!hatf_varint_next(pp, end, &a)) return -1;
         if (a && m->coding == HATF_ACODE_MODEL) hatf_amodel_fresh(m, a, size, 1);
     } else {
         if (new_ref(m, v, size, &a)) return -1;

@@ -650,22 +650,21 @@ static int cursor_bad(hatf_cursor *c, int rc, int in_addrs)
 static uint32_t times_run(hatf_cursor *c, hatf_event *e, uint32_t n)
 {
     uint64_t cur = c->t_cur, left = c->t_left, v;
-    const uint8_t *p = c->tp;
-    uint32_t k;
-    for (k = 0; k < n; k++) {
-        if (e[k].op == HATF_OP_COMMENT) continue;
+    const uint8_t *p = c->tp, *end = c->tend;
+    uint32_t k = 0;
+    while (k < n) {
+        if (e[k].op == HATF_OP_COMMENT) { k++; continue; }  /* no time of its own */
         if (!left) {  /* the next run: the step to its time, then its length */
-            size_t u = hatf_varint_get(p, (size_t)(c->tend - p), &v);
-            if (!u || v == UINT64_MAX) break;
-            p += u;
+            if (!hatf_varint_next(&p, end, &v) || v == UINT64_MAX) break;
             cur += (uint64_t)hatf_unzigzag(v + 1);
-            u = hatf_varint_get(p, (size_t)(c->tend - p), &v);
-            if (!u || v == UINT64_MAX) break;
-            p += u;
+            if (!hatf_varint_next(&p, end, &v) || v == UINT64_MAX) break;
             left = v + 1;
         }
-        e[k].time = cur;
-        left--;
+        /* the run's events in this batch, up to a comment */
+        uint32_t stop = n - k < left ? n : k + (uint32_t)left, i = k;
+        while (i < stop && e[i].op != HATF_OP_COMMENT) e[i++].time = cur;
+        left -= i - k;
+        k = i;
     }
     c->tp = p;
     c->t_cur = cur;
