@@ -101,8 +101,20 @@ long ht_read_file(const char *path, char *buf, size_t cap) HT_HIDDEN;
 #if defined(__x86_64__) || defined(__i386__)
 #include <x86intrin.h>
 static inline uint64_t ht_now(void) { return ht_use_tsc ? __rdtsc() : ht_mono_ns(); }
+/* ht_now, but not read before the thread's earlier loads are done: rdtsc may
+ * run ahead of them, so a thread that frees a pointer it has just loaded from
+ * another thread's hand-off could stamp the free before that thread's
+ * allocation of it. The lfence costs a few ns; only frees take it (the
+ * vDSO's clock_gettime orders its own read). */
+static inline uint64_t ht_now_ordered(void)
+{
+    if (!ht_use_tsc) return ht_mono_ns();
+    _mm_lfence();
+    return __rdtsc();
+}
 #else
 static inline uint64_t ht_now(void) { return ht_mono_ns(); }
+static inline uint64_t ht_now_ordered(void) { return ht_mono_ns(); }
 #endif
 
 /* ---- options.c ---- */
@@ -208,7 +220,7 @@ static inline __attribute__((always_inline)) void ht_emit_free(void *p, void (*r
     ht_ring *r = t->ring;
     if (HT_LIKELY(r != NULL && !t->busy && !t->untraced)) {
         ht_rawev *e = ht_enter(t, r);  /* a wait for space comes before the time is taken */
-        uint64_t ts = ht_now();
+        uint64_t ts = ht_now_ordered();
         real(p);
         ht_leave(t, r, e, (ts - ht_t0) << 8 | HT_K_FREE, (uint64_t)(uintptr_t)p, 0, 0, 0);
     } else {
