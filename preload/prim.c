@@ -6,6 +6,9 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -58,6 +61,16 @@ int ht_tsc_invariant(void)
     char *end = strchr(flags + 1, '\n');
     if (end) *end = 0;
     return strstr(flags, " constant_tsc") && strstr(flags, " nonstop_tsc");
+#else
+    return 0;
+#endif
+}
+
+int ht_has_rdtscp(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    unsigned a, b, c, d;
+    return __get_cpuid(0x80000001u, &a, &b, &c, &d) && (d >> 27 & 1);
 #else
     return 0;
 #endif

@@ -80,11 +80,14 @@ extern __thread ht_tls ht_t __attribute__((tls_model("initial-exec"))) HT_HIDDEN
 
 /* ---- prim.c ---- */
 /* Timestamp source chosen at init: "tsc" (rdtsc) or "monotonic" (clock_gettime). */
-extern int ht_use_tsc HT_HIDDEN;
+extern int ht_use_tsc HT_HIDDEN;                /* 0: CLOCK_MONOTONIC; HT_TSC_* */
+enum { HT_TSC = 1, HT_TSC_RDTSCP = 2 };          /* the TSC; and the CPU has rdtscp */
 static inline uint64_t ht_now(void);
 uint64_t ht_mono_ns(void) HT_HIDDEN;
 uint64_t ht_real_ns(void) HT_HIDDEN;
 int ht_tsc_invariant(void) HT_HIDDEN;
+/* 1 if the CPU has the rdtscp instruction (a VM may hide it). */
+int ht_has_rdtscp(void) HT_HIDDEN;
 uint32_t ht_gettid(void) HT_HIDDEN;
 void ht_futex_wake(_Atomic uint32_t *addr, int n) HT_HIDDEN;
 /* Wait while *addr == val, at most timeout_ns (0: forever). */
@@ -104,10 +107,15 @@ static inline uint64_t ht_now(void) { return ht_use_tsc ? __rdtsc() : ht_mono_ns
 /* ht_now, but not read before the thread's earlier loads are done: rdtsc may
  * run ahead of them, so a thread that frees a pointer it has just loaded from
  * another thread's hand-off could stamp the free before that thread's
- * allocation of it. The lfence costs a few ns; only frees take it (the
- * vDSO's clock_gettime orders its own read). */
+ * allocation of it. rdtscp waits for them (and lets later instructions go on),
+ * else an lfence does; only frees pay it (the vDSO's clock_gettime orders its
+ * own read). */
 static inline uint64_t ht_now_ordered(void)
 {
+    if (ht_use_tsc == HT_TSC_RDTSCP) {
+        unsigned aux;
+        return __rdtscp(&aux);
+    }
     if (!ht_use_tsc) return ht_mono_ns();
     _mm_lfence();
     return __rdtsc();
