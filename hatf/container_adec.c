@@ -64,6 +64,14 @@ HATF_AINLINE int freed(hatf_amodel *m, const uint8_t **pp, const uint8_t *end,
     return 0;
 }
 
+/* The k-th most recently freed address (0 the newest). @return -1 if there is none. */
+HATF_AINLINE int recent_free(const hatf_amodel *m, uint64_t k, uint64_t *a)
+{
+    if (k >= HATF_RECENT || k >= m->nfreed) return -1;
+    *a = m->recent[(m->nfreed - 1 - k) & (HATF_RECENT - 1)];
+    return 0;
+}
+
 /* A new address coded from a reference (codes v >= 3; container_addr.h). */
 HATF_AINLINE int new_ref(hatf_amodel *m, uint64_t v, uint64_t size, uint64_t *addr)
 {
@@ -71,10 +79,8 @@ HATF_AINLINE int new_ref(hatf_amodel *m, uint64_t v, uint64_t size, uint64_t *ad
     if (__builtin_expect(m->coding == HATF_ACODE_MODEL2, 0)) {
         if (v & 1) {
             a = m->last_new + hatf_chunk_guess(m->last_size) + (uint64_t)hatf_unzigzag((v - 3) >> 1);
-        } else {
-            k = (v - 4) >> 1;
-            if (k >= HATF_RECENT || k >= m->nfreed) return -1;
-            a = m->recent[(m->nfreed - 1 - k) & (HATF_RECENT - 1)];
+        } else if (recent_free(m, (v - 4) >> 1, &a)) {
+            return -1;
         }
         *addr = a;
         return 0;
@@ -86,8 +92,7 @@ HATF_AINLINE int new_ref(hatf_amodel *m, uint64_t v, uint64_t size, uint64_t *ad
         if (a) hatf_amodel_fresh(m, a, size, 1);
         break;
     case 1:
-        if (k >= HATF_RECENT || k >= m->nfreed) return -1;
-        a = m->recent[(m->nfreed - 1 - k) & (HATF_RECENT - 1)];
+        if (recent_free(m, k, &a)) return -1;
         break;
     default: {
         hatf_fresh_slot *f = hatf_fresh_of(m, size);

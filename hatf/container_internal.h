@@ -54,6 +54,9 @@ struct hatf_reader {
 /* One thread's events, a chunk group at a time (memory: one decoded group).
  * Records and addresses are decoded HATF_CURSOR_BATCH events at a time into
  * evs; the iterators hand out evs[i..n). */
+/* Where a loaded group went bad. */
+enum { HATF_BAD_RECORDS = 0, HATF_BAD_ADDRS = 1, HATF_BAD_TIMES = 2 };
+
 typedef struct hatf_cursor {
     hatf_reader *r;
     const hatf_rthread *t;
@@ -71,7 +74,7 @@ typedef struct hatf_cursor {
     hatf_event *evs;          /* HATF_CURSOR_BATCH decoded events */
     uint32_t i, n;            /* next event to hand out, events in evs */
     int pend;                 /* damage found right after evs[n - 1]: its code, else 0 */
-    int pend_addr;            /* ... and it was in the address stream */
+    int pend_where;           /* ... and where: a HATF_BAD_* */
     uint64_t key;             /* merge time of evs[i] (a comment: of the event before it) */
     int isa;                  /* instructions the address decoder uses (HATF_ADEC_*) */
     hatf_err err;

@@ -623,17 +623,17 @@ static int cursor_damage(hatf_cursor *c, int code, uint64_t off, const char *fmt
     return code;
 }
 
-/* The loaded group is bad at event (events - left): rc from the records
- * decoder (0: the records ended early), or in the address stream (in_addrs
- * 1), or in the time section (2). */
-static int cursor_bad(hatf_cursor *c, int rc, int in_addrs)
+/* The loaded group is bad at event (events - left), where says in which
+ * stream (HATF_BAD_*); in the records, rc is the decoder's (0: the records
+ * ended early). */
+static int cursor_bad(hatf_cursor *c, int rc, int where)
 {
     const hatf_rgroup *g = &c->t->g[c->gi - 1];
     uint32_t done = g->rh.events - c->left;
-    if (in_addrs == 2)
+    if (where == HATF_BAD_TIMES)
         return cursor_damage(c, HATF_E_CORRUPT, c->chunk_off, "offset %llu: records chunk (thread %llu, group %u): time section bad at event %u",
                              LLU(c->chunk_off), LLU(c->t->thread), g->rh.seq, done);
-    if (in_addrs)
+    if (where == HATF_BAD_ADDRS)
         return cursor_damage(c, HATF_E_CORRUPT, g->aoff, "offset %llu: address chunk (thread %llu, group %u) bad at event %u",
                              LLU(g->aoff), LLU(c->t->thread), g->rh.seq, done);
     if (rc == 0)
@@ -679,25 +679,53 @@ static int decode_batch(hatf_cursor *c)
 {
     uint32_t want = c->left < HATF_CURSOR_BATCH ? c->left : HATF_CURSOR_BATCH;
     int got = hatf1_decode_many(&c->dec, c->evs, want);
-    if (got <= 0) return cursor_bad(c, got, 0);
+    if (got <= 0) return cursor_bad(c, got, HATF_BAD_RECORDS);
     /* got < want: the decoder returns the error or the early end next time */
     hatf_event *e = c->evs;
     uint32_t n = (uint32_t)got, k;
     k = hatf_adec_run(&c->am, e, n, &c->ap, c->aend, c->isa);
-    int where = 1;
+    int where = HATF_BAD_ADDRS;
     if (c->tp) {
         uint32_t kt = times_run(c, e, k);
-        if (kt < k) k = kt, where = 2;
+        if (kt < k) k = kt, where = HATF_BAD_TIMES;
     }
     c->left -= k;
     if (k < n) {
         if (k == 0) return cursor_bad(c, HATF_E_CORRUPT, where);
         c->pend = HATF_E_CORRUPT;
-        c->pend_addr = where;
+        c->pend_where = where;
     }
     c->i = 0;
     c->n = k;
     return (int)k;
+}
+
+/* Set up the loaded records payload's time section (records coding 1; none
+ * for coding 0): the first run starts at the group's first time, its length
+ * first. *hat: where the HATF stream starts. @return 0 or the damage code. */
+static int load_times(hatf_cursor *c, const hatf_rgroup *g, size_t *hat)
+{
+    c->tp = NULL;
+    if (g->rh.coding == HATF_RCODE_HATF) return 0;
+    if (g->rh.coding != HATF_RCODE_TIMES)
+        return cursor_damage(c, HATF_E_CORRUPT, g->roff, "offset %llu: records chunk with unknown coding %u",
+                             LLU(g->roff), g->rh.coding);
+    uint64_t tlen, v;
+    size_t u = hatf_varint_get(c->rec.p, c->rec.len, &tlen);
+    if (!u || tlen > c->rec.len - u)
+        return cursor_damage(c, HATF_E_CORRUPT, g->roff, "offset %llu: records chunk (thread %llu, group %u): time section longer than its chunk",
+                             LLU(g->roff), LLU(c->t->thread), g->rh.seq);
+    c->tp = c->rec.p + u;
+    c->tend = c->tp + tlen;
+    *hat = u + (size_t)tlen;
+    c->t_cur = g->rh.t_first;
+    c->t_left = 0;
+    if (!tlen) return 0;  /* a group of comments only */
+    if (!hatf_varint_next(&c->tp, c->tend, &v) || v == UINT64_MAX)
+        return cursor_damage(c, HATF_E_CORRUPT, g->roff, "offset %llu: records chunk (thread %llu, group %u): time section bad at event 0",
+                             LLU(g->roff), LLU(c->t->thread), g->rh.seq);
+    c->t_left = v + 1;
+    return 0;
 }
 
 int hatf_cursor_fill_(hatf_cursor *c)
@@ -706,7 +734,7 @@ int hatf_cursor_fill_(hatf_cursor *c)
     if (c->pend) {
         int rc = c->pend;
         c->pend = 0;
-        return cursor_bad(c, rc, c->pend_addr);
+        return cursor_bad(c, rc, c->pend_where);
     }
     for (;;) {
         if (c->left) return decode_batch(c);
@@ -744,29 +772,8 @@ int hatf_cursor_fill_(hatf_cursor *c)
         if (hatf_amodel_reset(&c->am, objects, g->ah.coding) != 0)
             return cursor_damage(c, HATF_E_NOMEM, g->roff, "offset %llu: out of memory", LLU(g->roff));
         size_t hat = 0;  /* where the HATF stream starts */
-        c->tp = NULL;
-        if (g->rh.coding == HATF_RCODE_TIMES) {
-            uint64_t tlen;
-            size_t u = hatf_varint_get(c->rec.p, c->rec.len, &tlen);
-            if (!u || tlen > c->rec.len - u)
-                return cursor_damage(c, HATF_E_CORRUPT, g->roff, "offset %llu: records chunk (thread %llu, group %u): time section longer than its chunk",
-                                     LLU(g->roff), LLU(c->t->thread), g->rh.seq);
-            c->tp = c->rec.p + u;
-            c->tend = c->tp + tlen;
-            hat = u + (size_t)tlen;
-            /* the first run starts at the group's first time; its length first */
-            c->t_cur = g->rh.t_first;
-            uint64_t v;
-            size_t w = hatf_varint_get(c->tp, (size_t)tlen, &v);
-            if (tlen && (!w || v == UINT64_MAX))
-                return cursor_damage(c, HATF_E_CORRUPT, g->roff, "offset %llu: records chunk (thread %llu, group %u): time section bad at event 0",
-                                     LLU(g->roff), LLU(c->t->thread), g->rh.seq);
-            c->t_left = tlen ? v + 1 : 0;
-            c->tp += w;
-        } else if (g->rh.coding != HATF_RCODE_HATF) {
-            return cursor_damage(c, HATF_E_CORRUPT, g->roff, "offset %llu: records chunk with unknown coding %u",
-                                 LLU(g->roff), g->rh.coding);
-        }
+        rc = load_times(c, g, &hat);
+        if (rc) return rc;
         hatf1_decoder_init(&c->dec, c->rec.p + hat, c->rec.len - hat, hat);
         c->ap = c->adr.p;
         c->aend = c->adr.p + c->adr.len;

@@ -26,10 +26,10 @@ typedef struct wthread {
     uint32_t seq;             /* number of the next group */
     uint32_t events;          /* in the pending group */
     uint64_t total;           /* events written for this thread */
-    uint64_t t_first, t_last;
     uint64_t t_prev;          /* last stored time (time_res_ns: times never go back) */
-    int has_time;             /* the pending group has a timed event */
-    uint64_t t_cur;           /* the time section: the current run's time and length */
+    /* the pending group's time section: its first time, the current run's time
+     * and length (0: no timed event yet; comments have no time) */
+    uint64_t t_first, t_cur;
     uint32_t t_run;
     hatf_buf tsec;            /* the time section's finished runs */
     hatf_buf rec;
@@ -163,8 +163,7 @@ static void thread_start_group(hatf_writer *w, wthread *t)
     t->enc.split_addr = 1;
     t->events = 0;
     t->nitems = 0;
-    t->has_time = 0;
-    t->t_first = t->t_last = 0;
+    t->t_first = 0;
 }
 
 static wthread *thread_get(hatf_writer *w, uint64_t thread)
@@ -214,6 +213,8 @@ static inline uint8_t *time_add(wthread *t, uint64_t time, uint8_t *o)
     if (t->t_run) {
         o = time_put(o, t->t_run - 1);
         o = time_put(o, hatf_zigzag((int64_t)(time - t->t_cur)) - 1);
+    } else {
+        t->t_first = time;  /* the first run's time is the chunk header's */
     }
     t->t_cur = time;
     t->t_run = 1;
@@ -233,7 +234,7 @@ static int emit_group(hatf_writer *w, wthread *t)
     if (w->abuf.failed) return fail(w, HATF_E_NOMEM, "offset %llu: %s", "out of memory");
     hatf_chunk_hdr h = {
         .kind = HATF_CK_RECORDS, .coding = HATF_RCODE_TIMES, .thread = t->thread, .seq = t->seq,
-        .events = t->events, .t_first = t->t_first, .t_last = t->t_last,
+        .events = t->events, .t_first = t->t_first, .t_last = t->t_run ? t->t_cur : 0,
     };
     uint8_t *p = hatf_buf_reserve(&t->tsec, HATF_VARINT_MAX);
     if (p && t->t_run) t->tsec.len += (size_t)(time_put(p, t->t_run - 1) - p);  /* the last run: its length only */
@@ -408,11 +409,6 @@ HATF_API int hatf_writer_add(hatf_writer *w, const hatf_event *ev, size_t n)
                     *it++ = (hatf_aitem){ e->size, e->addr, e->new_addr, (uint8_t)e->op };
             }
             t->nitems = (size_t)(it - t->items);
-            /* the group's first and last times: comments have none */
-            for (size_t j = i; !t->has_time && j < i + done; j++)
-                if (sev[j].op != HATF_OP_COMMENT) { t->t_first = times[j]; t->has_time = 1; }
-            for (size_t j = i + done; j-- > i;)
-                if (sev[j].op != HATF_OP_COMMENT) { t->t_last = times[j]; break; }
             t->events += (uint32_t)done;
             i += done;
             if (rc) {
