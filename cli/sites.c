@@ -69,8 +69,8 @@ void sites_frame_name(hatf_reader *r, uint64_t addr, char *out, size_t cap)
 uint64_t sites_event_stack(const hatf_event *ev)
 {
     hatf_attrs a;
-    if (!ev->attr_is_bytes || !ev->data_len || hatf_attrs_decode(ev->data, ev->data_len, &a) < 0) return 0;
-    return (a.present >> HATF_A_STACK & 1) ? a.value[HATF_A_STACK] : 0;
+    hatf_event_attrs(ev, &a);
+    return hatf_attrs_get(&a, HATF_A_STACK, 0);
 }
 
 static site *site_of(sites *st, uint64_t stack, uint32_t *pos)

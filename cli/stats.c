@@ -201,8 +201,8 @@ static int add_event(stats *st, const hatf_event *ev)
 
     unsigned fn = 0;
     hatf_attrs a;
-    if (ev->attr_is_bytes && ev->data_len && hatf_attrs_decode(ev->data, ev->data_len, &a) == 0 &&
-        (a.present & (1u << HATF_A_FUNC)))
+    hatf_event_attrs(ev, &a);
+    if (hatf_attrs_has(&a, HATF_A_FUNC))
         fn = a.value[HATF_A_FUNC] > 0 && a.value[HATF_A_FUNC] < HATF_FN_COUNT_ ? (unsigned)a.value[HATF_A_FUNC]
                                                                               : FUNC_SLOTS - 1;
     if (!fn) fn = hatf_plain_func(ev->op);  /* an absent func is the plain call */
@@ -232,7 +232,7 @@ static int add_event(stats *st, const hatf_event *ev)
         st->reallocs++; t->reallocs++; h->reallocs++;
         if (g) g->reallocs++;
         /* a failed realloc left its block as it was (the requested size, often absurd, is not its size) */
-        if (hatf_event_failed(ev)) break;
+        if (hatf_attrs_failed(&a)) break;
         if (ev->op != HATF_OP_REALLOC_NEW && ev->addr && !heaplive_remove(&st->live, ev->addr)) st->unknown_frees++;
         if (ev->op != HATF_OP_REALLOC_FREE && heaplive_add(&st->live, ev->new_addr, ev->size, h->cell))
             return HATF_E_NOMEM;

@@ -118,11 +118,18 @@ HATF_API size_t hatf_attrs_encode(const hatf_attrs *a, uint8_t *out)
     return n;
 }
 
+HATF_API int hatf_event_attrs(const hatf_event *ev, hatf_attrs *a)
+{
+    if (ev->attr_is_bytes && hatf_attrs_decode(ev->data, ev->data_len, a) == 0) return 0;
+    memset(a, 0, sizeof *a);  /* decode may have filled some keys before it failed */
+    return -1;
+}
+
 HATF_API int hatf_event_failed(const hatf_event *ev)
 {
     hatf_attrs a;
-    return ev->attr_is_bytes && ev->data_len && hatf_attrs_decode(ev->data, ev->data_len, &a) == 0 &&
-           (a.present & (1u << HATF_A_FAILED)) && a.value[HATF_A_FAILED];
+    hatf_event_attrs(ev, &a);
+    return hatf_attrs_failed(&a);
 }
 
 HATF_API int hatf_attrs_decode(const uint8_t *p, size_t n, hatf_attrs *a)

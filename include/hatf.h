@@ -282,8 +282,27 @@ size_t hatf_attrs_encode(const hatf_attrs *a, uint8_t *out);
 /* Parse attribute bytes. @return 0 if they are exactly a canonical hatrace key
  * list of known keys (so re-encoding gives the same bytes), else -1. */
 int hatf_attrs_decode(const uint8_t *p, size_t n, hatf_attrs *a);
-/* 1 if the event's attributes say its call failed (failed=1): an allocation
- * that made nothing, or a realloc that left its block as it was. */
+/* The event's hatrace attributes into *a. @return 0 if the event carries
+ * attribute bytes hatf_attrs_decode accepts (none at all included), else -1
+ * with *a empty: readers then see every key as absent. */
+int hatf_event_attrs(const hatf_event *ev, hatf_attrs *a);
+/* 1 if key k is present in a. */
+static inline int hatf_attrs_has(const hatf_attrs *a, unsigned k)
+{
+    return a->present >> k & 1;
+}
+/* Key k's value in a, or absent if a lacks it. */
+static inline uint64_t hatf_attrs_get(const hatf_attrs *a, unsigned k, uint64_t absent)
+{
+    return hatf_attrs_has(a, k) ? a->value[k] : absent;
+}
+/* 1 if a says its call failed (failed=1): an allocation that made nothing, or
+ * a realloc that left its block as it was. */
+static inline int hatf_attrs_failed(const hatf_attrs *a)
+{
+    return hatf_attrs_get(a, HATF_A_FAILED, 0) != 0;
+}
+/* hatf_attrs_failed on the event's attributes. */
 int hatf_event_failed(const hatf_event *ev);
 
 #ifdef __cplusplus

@@ -393,14 +393,14 @@ static unsigned log2_align(uint64_t a)
 }
 
 /* The call to replay for an allocating event, from its func attribute. */
-static unsigned alloc_kind(const hatf_attrs *a, int have, unsigned *arg)
+static unsigned alloc_kind(const hatf_attrs *a, unsigned *arg)
 {
     *arg = 0;
-    unsigned fn = have && (a->present & (1u << HATF_A_FUNC)) ? (unsigned)a->value[HATF_A_FUNC] : 0;
-    uint64_t align = have && (a->present & (1u << HATF_A_ALIGN)) ? a->value[HATF_A_ALIGN] : 0;
+    uint64_t fn = hatf_attrs_get(a, HATF_A_FUNC, 0);
+    uint64_t align = hatf_attrs_get(a, HATF_A_ALIGN, 0);
     switch (fn) {
     case HATF_FN_CALLOC: {
-        uint64_t n = have && (a->present & (1u << HATF_A_NMEMB)) ? a->value[HATF_A_NMEMB] : 1;
+        uint64_t n = hatf_attrs_get(a, HATF_A_NMEMB, 1);
         *arg = n <= UINT32_MAX ? (uint32_t)n : 1;
         return RP_CALLOC;
     }
@@ -562,8 +562,8 @@ int rp_compiler_add(rp_compiler *c, const hatf_event *ev, uint64_t record, uint6
 
     st->ops++;  /* every operation record counts, replayed or skipped */
     hatf_attrs a;
-    int have = ev->attr_is_bytes && hatf_attrs_decode(ev->data, ev->data_len, &a) == 0;
-    int failed = have && (a.present & (1u << HATF_A_FAILED)) && a.value[HATF_A_FAILED];
+    hatf_event_attrs(ev, &a);
+    int failed = hatf_attrs_failed(&a);
     if (hatf_op_has_size(op) && ev->size >> RP_SIZE_BITS)
         return hatf_err_set(err, HATF_E_LIMIT, offset, "record %llu: size %llu too large to replay",
                             (unsigned long long)record,
@@ -579,7 +579,7 @@ int rp_compiler_add(rp_compiler *c, const hatf_event *ev, uint64_t record, uint6
             st->skipped_failed++;
             return 0;
         }
-        unsigned arg, kind = op == HATF_OP_ALLOC ? alloc_kind(&a, have, &arg) : (arg = 0, RP_REALLOC_NULL);
+        unsigned arg, kind = op == HATF_OP_ALLOC ? alloc_kind(&a, &arg) : (arg = 0, RP_REALLOC_NULL);
         if (kind == RP_PVALLOC) st->pvalloc++;
         int64_t o = obj_new(c, made, ev->size, ev->heap, t);
         if (o < 0) return nomem(err);

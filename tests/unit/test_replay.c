@@ -471,6 +471,7 @@ static void test_func_attrs(void)
         with(ALLOC(1, 100, 0x6000), HATF_A_FUNC, HATF_FN_PVALLOC, 0, 0),
         with(ALLOC(1, 8, 0x7000), HATF_A_FUNC, HATF_FN_NEW, 0, 0),
         ALLOC(1, 8, 0x8000),
+        with(ALLOC(1, 8, 0x9000), HATF_A_FUNC, 1ull << 32 | HATF_FN_CALLOC, 0, 0),  /* unknown, not calloc */
     };
     rp_plan p;
     COMPILE_OK(e, 0, &p);
@@ -487,9 +488,10 @@ static void test_func_attrs(void)
     CU_ASSERT_EQUAL(p.st.pvalloc, 1);
     CU_ASSERT_EQUAL(K(&p, 0, 6), RP_MALLOC);
     CU_ASSERT_EQUAL(K(&p, 0, 7), RP_MALLOC);
-    /* null allocator reserve: sizes rounded to 16 (96+112+112+128+112+112+16+16 = 704)
+    CU_ASSERT_EQUAL(K(&p, 0, 8), RP_MALLOC);
+    /* null allocator reserve: sizes rounded to 16 (96+112+112+128+112+112+16+16+16 = 720)
        plus alignments 64 + 4096 + 32 and two pages each for valloc and pvalloc */
-    CU_ASSERT_EQUAL(p.threads[0].bump_bytes, 704 + 64 + 4096 + 32 + 4 * 4096);
+    CU_ASSERT_EQUAL(p.threads[0].bump_bytes, 720 + 64 + 4096 + 32 + 4 * 4096);
     rp_plan_free(&p);
 }
 

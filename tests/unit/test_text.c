@@ -106,6 +106,30 @@ static void test_format_attrs(void)
     check_format(&ev, "0 0 0 free 0x20 func=delete\n");
 }
 
+/* hatf_event_attrs / hatf_event_failed: what readers of the attributes see. */
+static void test_event_attrs(void)
+{
+    hatf_attrs a;
+    hatf_event ev = { .op = HATF_OP_ALLOC, .addr = 0x20, .attr = 6 };
+    CU_ASSERT_EQUAL(hatf_event_attrs(&ev, &a), -1);  /* a number, not hatrace's key list */
+    CU_ASSERT_EQUAL(a.present, 0);
+    uint8_t ok[] = { 3, 7, 6, 1 };
+    ev.attr_is_bytes = 1; ev.data = ok; ev.data_len = sizeof ok;
+    CU_ASSERT_EQUAL(hatf_event_attrs(&ev, &a), 0);
+    CU_ASSERT_EQUAL(hatf_attrs_get(&a, HATF_A_STACK, 0), 7);
+    CU_ASSERT_EQUAL(hatf_attrs_get(&a, HATF_A_NMEMB, 1), 1);  /* absent */
+    CU_ASSERT(hatf_attrs_failed(&a) && hatf_event_failed(&ev));
+    /* failed=1 read before the key that makes the bytes invalid: nothing is kept */
+    uint8_t bad[] = { 6, 1, 6, 1 };
+    ev.data = bad; ev.data_len = sizeof bad;
+    CU_ASSERT_EQUAL(hatf_event_attrs(&ev, &a), -1);
+    CU_ASSERT_EQUAL(a.present, 0);
+    CU_ASSERT(!hatf_event_failed(&ev));
+    ev.data_len = 0;  /* no bytes: valid, no keys */
+    CU_ASSERT_EQUAL(hatf_event_attrs(&ev, &a), 0);
+    CU_ASSERT_EQUAL(a.present, 0);
+}
+
 static void test_format_comment(void)
 {
     const char *txt = "text\n with \"escapes\" \\ \t\r\x01\x7f\xc3\xa9";
@@ -270,6 +294,7 @@ static int cleanup(void)
 static CU_TestInfo tests[] = {
     { "format every op", test_format_ops },
     { "format attributes", test_format_attrs },
+    { "event attributes", test_event_attrs },
     { "format comments", test_format_comment },
     { "parse every op", test_parse_ops },
     { "round trip", test_round_trip_all },
