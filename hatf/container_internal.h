@@ -94,9 +94,10 @@ int hatf_cursor_fill_(hatf_cursor *c);
 
 /* container_tables.c: the stack, module and symbol entries of the tables stream.
  * add: @return 0, HATF_E_CORRUPT if the entry is malformed, HATF_E_NOMEM (it is lost).
- * finish: sort for lookups, once the chunks are scanned. free: forget them all. */
+ * finish: sort for lookups and keep the first entry of each id, once the chunks
+ * are scanned; @return 0 or HATF_E_NOMEM. free: forget them all. */
 int hatf_stacktab_add_(hatf_reader *r, unsigned type, uint64_t id, const uint8_t *p, size_t n);
-void hatf_stacktab_finish_(hatf_reader *r);
+int hatf_stacktab_finish_(hatf_reader *r);
 void hatf_stacktab_free_(hatf_reader *r);
 
 /* Append a damage line (printf-style). */

@@ -491,7 +491,7 @@ static int finish(hatf_reader *r)
     r->nth = keep_t;
     if (index_threads(r) != 0) return HATF_E_NOMEM;  /* positions moved */
     for (size_t i = 0; i < r->nth; i++) r->thread_ids[i] = r->th[i].thread;
-    hatf_stacktab_finish_(r);
+    if (hatf_stacktab_finish_(r) != 0) return HATF_E_NOMEM;
     if (!r->complete)
         hatf_reader_add_damage_(r, "offset %llu: index missing: file ended without a trailer", LLU(r->size));
     return 0;

@@ -6,7 +6,8 @@
  *   4 module  id = module id  start, end, bias, build-id length (varints), build id, path
  *   5 symbol  id = address    module id, offset in function (varints), name
  * The reader keeps them in flat arrays, sorted once the file is scanned, so
- * a lookup is a binary search. When an id comes twice the first one wins.
+ * a lookup is a binary search. When an id comes twice the first one wins: the
+ * sort puts equal ids in order of arrival and the later ones are dropped.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -58,15 +59,20 @@ HATF_API int hatf_writer_symbol(hatf_writer *w, const hatf_symbol *s)
 /* ---- reader ---------------------------------------------------------------- */
 
 typedef struct stack_ent { uint64_t id; size_t off, n; } stack_ent;
+/* seq: order of arrival, which qsort does not keep */
+typedef struct sym_ent { hatf_symbol s; size_t seq; } sym_ent;
+typedef struct mod_ent { hatf_module m; size_t seq; } mod_ent;
 
 struct hatf_stacktab {
     stack_ent *st;
     size_t nst, capst;
     uint64_t *fr;             /* frames of all stacks */
     size_t nfr, capfr;
-    hatf_module *mod;
-    size_t nmod, capmod;
-    hatf_symbol *sym;
+    mod_ent *in;              /* modules as read, until finish */
+    size_t nin, capin;
+    hatf_module *mod;         /* after finish: one per id, by id */
+    size_t nmod;
+    sym_ent *sym;
     size_t nsym, capsym;
 };
 
@@ -125,9 +131,10 @@ int hatf_stacktab_add_(hatf_reader *r, unsigned type, uint64_t id, const uint8_t
         memcpy(m.build_id, p + i, bl);
         m.build_id_len = (uint32_t)bl;
         i += bl;
-        if (grow(&t->mod, &t->capmod, t->nmod, sizeof *t->mod, 1) || !(m.path = dup_str(p + i, n - i)))
+        if (grow(&t->in, &t->capin, t->nin, sizeof *t->in, 1) || !(m.path = dup_str(p + i, n - i)))
             return HATF_E_NOMEM;
-        t->mod[t->nmod++] = m;
+        t->in[t->nin] = (mod_ent){ m, t->nin };
+        t->nin++;
         return 0;
     }
     /* HATF_TAB_SYMBOL */
@@ -139,49 +146,79 @@ int hatf_stacktab_add_(hatf_reader *r, unsigned type, uint64_t id, const uint8_t
     i += k;
     if (grow(&t->sym, &t->capsym, t->nsym, sizeof *t->sym, 1) || !(s.name = dup_str(p + i, n - i)))
         return HATF_E_NOMEM;
-    t->sym[t->nsym++] = s;
+    t->sym[t->nsym] = (sym_ent){ s, t->nsym };
+    t->nsym++;
     return 0;
 }
 
-/* Sort by key, then by order of arrival, so the first of equal keys wins. */
+/* Sort by key, then by order of arrival, so the first of equal keys comes first. */
+static int cmp_key(uint64_t a, uint64_t b, size_t seq_a, size_t seq_b)
+{
+    if (a != b) return a < b ? -1 : 1;
+    return seq_a < seq_b ? -1 : seq_a > seq_b;
+}
+
 static int cmp_stack(const void *a, const void *b)
 {
     const stack_ent *x = a, *y = b;
-    if (x->id != y->id) return x->id < y->id ? -1 : 1;
-    return x->off < y->off ? -1 : x->off > y->off;
+    /* Frames are stored in order of arrival, so off follows it; only an entry
+     * without frames shares its off with the next one: n puts it first. */
+    int c = cmp_key(x->id, y->id, x->off, y->off);
+    return c ? c : (x->n > y->n) - (x->n < y->n);
 }
 
 static int cmp_sym(const void *a, const void *b)
 {
-    const hatf_symbol *x = a, *y = b;
-    if (x->addr != y->addr) return x->addr < y->addr ? -1 : 1;
-    return x->name < y->name ? -1 : x->name > y->name;  /* arrival order is lost; any stable pick */
+    const sym_ent *x = a, *y = b;
+    return cmp_key(x->s.addr, y->s.addr, x->seq, y->seq);
 }
 
 static int cmp_mod(const void *a, const void *b)
 {
-    const hatf_module *x = a, *y = b;
-    return x->id < y->id ? -1 : x->id > y->id;
+    const mod_ent *x = a, *y = b;
+    return cmp_key(x->m.id, y->m.id, x->seq, y->seq);
 }
 
-void hatf_stacktab_finish_(hatf_reader *r)
+int hatf_stacktab_finish_(hatf_reader *r)
 {
     struct hatf_stacktab *t = r->stk;
-    if (!t) return;
+    if (!t) return 0;
+    size_t k = 0;
     /* qsort's base must not be NULL, even for 0 elements (found by fuzz_container) */
     if (t->nst) qsort(t->st, t->nst, sizeof *t->st, cmp_stack);
+    for (size_t i = 0; i < t->nst; i++)
+        if (!k || t->st[i].id != t->st[k - 1].id) t->st[k++] = t->st[i];
+    t->nst = k;
     if (t->nsym) qsort(t->sym, t->nsym, sizeof *t->sym, cmp_sym);
-    if (t->nmod) qsort(t->mod, t->nmod, sizeof *t->mod, cmp_mod);
+    k = 0;
+    for (size_t i = 0; i < t->nsym; i++) {
+        if (!k || t->sym[i].s.addr != t->sym[k - 1].s.addr) t->sym[k++] = t->sym[i];
+        else free((char *)t->sym[i].s.name);
+    }
+    t->nsym = k;
+    if (!t->nin) return 0;
+    qsort(t->in, t->nin, sizeof *t->in, cmp_mod);
+    if (!(t->mod = malloc(t->nin * sizeof *t->mod))) return HATF_E_NOMEM;
+    for (size_t i = 0; i < t->nin; i++) {
+        if (!t->nmod || t->in[i].m.id != t->mod[t->nmod - 1].id) t->mod[t->nmod++] = t->in[i].m;
+        else free((char *)t->in[i].m.path);
+    }
+    free(t->in);
+    t->in = NULL;
+    t->nin = t->capin = 0;
+    return 0;
 }
 
 void hatf_stacktab_free_(hatf_reader *r)
 {
     struct hatf_stacktab *t = r->stk;
     if (!t) return;
+    for (size_t i = 0; i < t->nin; i++) free((char *)t->in[i].m.path);
     for (size_t i = 0; i < t->nmod; i++) free((char *)t->mod[i].path);
-    for (size_t i = 0; i < t->nsym; i++) free((char *)t->sym[i].name);
+    for (size_t i = 0; i < t->nsym; i++) free((char *)t->sym[i].s.name);
     free(t->st);
     free(t->fr);
+    free(t->in);
     free(t->mod);
     free(t->sym);
     free(t);
@@ -215,10 +252,10 @@ HATF_API const hatf_symbol *hatf_reader_symbol(const hatf_reader *r, uint64_t ad
     size_t lo = 0, hi = t->nsym;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (t->sym[mid].addr < addr) lo = mid + 1;
+        if (t->sym[mid].s.addr < addr) lo = mid + 1;
         else hi = mid;
     }
-    return lo < t->nsym && t->sym[lo].addr == addr ? &t->sym[lo] : NULL;
+    return lo < t->nsym && t->sym[lo].s.addr == addr ? &t->sym[lo].s : NULL;
 }
 
 HATF_API size_t hatf_reader_modules(const hatf_reader *r, const hatf_module **mods)

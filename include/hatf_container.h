@@ -149,11 +149,11 @@ const char *hatf_reader_thread_name(const hatf_reader *r, uint64_t thread);
 const char *hatf_reader_heap_name(const hatf_reader *r, uint64_t heap);
 /* Frames of stack id (innermost first). @return the count, 0 if unknown. */
 size_t hatf_reader_stack(const hatf_reader *r, uint64_t id, const uint64_t **frames);
-/* Number of stacks stored (ids need not be dense in a damaged file). */
+/* Number of stack ids stored (ids need not be dense in a damaged file). */
 size_t hatf_reader_stack_count(const hatf_reader *r);
 /* The symbol stored for exactly this frame address, or NULL. */
 const hatf_symbol *hatf_reader_symbol(const hatf_reader *r, uint64_t addr);
-/* Modules of the load map, by id. @return count; *mods valid until close. */
+/* Modules of the load map, by id, one per id. @return count; *mods valid until close. */
 size_t hatf_reader_modules(const hatf_reader *r, const hatf_module **mods);
 /* Total events in intact chunks (from chunk headers, without decoding). */
 uint64_t hatf_reader_event_count(const hatf_reader *r);

@@ -156,9 +156,62 @@ static void test_table_entries(void)
     unlink(path);
 }
 
+/* An id given twice (or more) in the tables: the reader keeps the first entry,
+ * for stacks, modules and symbols alike, whatever order its sort leaves. */
+static void test_repeated_ids(void)
+{
+    char path[256];
+    hatf_info info;
+    memset(&info, 0, sizeof info);
+    info.address_bits = 64;
+    info.time_unit_ns_num = info.time_unit_ns_den = 1;
+    hatf_err err = {0};
+    hatf_writer *w = hatf_writer_create(ut_path(path, sizeof path, "repeated.hatf"), 0, &info, NULL, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(w);
+    uint64_t f[3] = { 0xa, 0xb, 0xc };
+    CU_ASSERT_EQUAL(hatf_writer_stack(w, 5, f, 1), 0);
+    CU_ASSERT_EQUAL(hatf_writer_stack(w, 7, f, 0), 0);  /* no frames: shares its offset with the next */
+    CU_ASSERT_EQUAL(hatf_writer_stack(w, 7, f + 1, 2), 0);
+    CU_ASSERT_EQUAL(hatf_writer_stack(w, 5, f + 1, 2), 0);
+    char name[64];
+    for (int i = 0; i < 200; i++) {  /* 20 modules and 20 symbols, each given 10 times */
+        snprintf(name, sizeof name, "/lib/m%d-%.*s", i, i % 7 * 5, "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxx");
+        hatf_module m = { .id = 1 + (uint64_t)(i * 7 % 20), .start = (uint64_t)i, .path = name };
+        CU_ASSERT_EQUAL(hatf_writer_module(w, &m), 0);
+        hatf_symbol s = { .addr = 0x401000 + (uint64_t)(i * 7 % 20), .offset = (uint64_t)i, .name = name + 5 };
+        CU_ASSERT_EQUAL(hatf_writer_symbol(w, &s), 0);
+    }
+    hatf_event ev = { .op = HATF_OP_ALLOC, .size = 8, .addr = 0x1000, .thread = 1, .time = 1 };
+    CU_ASSERT_EQUAL(hatf_writer_add(w, &ev, 1), 0);
+    CU_ASSERT_EQUAL(hatf_writer_close(w, NULL, &err), 0);
+
+    hatf_reader *r = hatf_reader_open(path, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+    CU_ASSERT_EQUAL(hatf_reader_stack_count(r), 2);
+    const uint64_t *fr;
+    CU_ASSERT_EQUAL(hatf_reader_stack(r, 5, &fr), 1);
+    CU_ASSERT_EQUAL(fr[0], 0xa);
+    CU_ASSERT_EQUAL(hatf_reader_stack(r, 7, &fr), 0);
+    const hatf_module *mods;
+    CU_ASSERT_EQUAL_FATAL(hatf_reader_modules(r, &mods), 20);
+    for (int i = 0; i < 20; i++) {  /* the first entry of id 1 + i*7%20 is i's */
+        int first = i * 3 % 20;     /* 7 * 3 = 1 (mod 20) */
+        CU_ASSERT_EQUAL(mods[i].id, (uint64_t)i + 1);
+        CU_ASSERT_EQUAL(mods[i].start, (uint64_t)first);
+        snprintf(name, sizeof name, "/lib/m%d-%.*s", first, first % 7 * 5, "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxx");
+        CU_ASSERT_STRING_EQUAL(mods[i].path, name);
+        const hatf_symbol *s = hatf_reader_symbol(r, 0x401000 + (uint64_t)i);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+        CU_ASSERT_EQUAL(s->offset, (uint64_t)first);
+        CU_ASSERT_STRING_EQUAL(s->name, name + 5);
+    }
+    hatf_reader_close(r);
+}
+
 static CU_TestInfo tests[] = {
     { "dedup table and process-wide ids", test_dedup_and_global_ids },
     { "stack, module and symbol entries", test_table_entries },
+    { "repeated ids: the first entry wins", test_repeated_ids },
     CU_TEST_INFO_NULL,
 };
 CU_SuiteInfo ut_suites[] = {
