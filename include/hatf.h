@@ -210,7 +210,8 @@ typedef struct hatf1_decoder {
     uint64_t arg[HATF_F_COUNT_];   /* a3: default value, base, or first "previous" */
     uint64_t stride[HATF_F_COUNT_];/* a4 of stride */
     uint64_t prev[HATF_F_COUNT_];
-    /* per-field readers folded from the state (private to hatf1_decode.c) */
+    /* private to hatf1_decode.c down to rec_len (here only because callers hold
+     * the struct): per-field readers folded from the state, record lengths */
     uint64_t add[HATF_F_COUNT_];   /* default value, base or stride */
     uint64_t smask[HATF_F_COUNT_]; /* sign bit of the width, for signed stored values */
     uint8_t kind[HATF_F_COUNT_];   /* HATF1_K_* */
