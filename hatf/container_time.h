@@ -15,8 +15,11 @@
 #include <stdint.h>
 #include "hatf.h"
 
-/* t * num / (den * R) as a 64.64 fixed-point factor: integer part fi, fraction ff. */
-typedef struct hatf_tconv { uint64_t fi, ff; } hatf_tconv;
+/* t * num / (den * R) as a 64.64 fixed-point factor: integer part fi, fraction
+ * ff; ri, rf: its inverse (ticks per coarse unit), rounded down. A clock of
+ * many ticks per unit gives several events in a row the same unit, so
+ * hatf_tconv_next remembers the ticks [lo, hi) known to give unit u. */
+typedef struct hatf_tconv { uint64_t fi, ff, ri, rf, lo, hi, u; } hatf_tconv;
 
 /* pre: num, den, res_ns > 0. */
 void hatf_tconv_init(hatf_tconv *c, uint64_t num, uint64_t den, uint64_t res_ns);
@@ -29,15 +32,39 @@ static inline uint64_t hatf_tconv_apply(const hatf_tconv *c, uint64_t t)
     return q > UINT64_MAX ? UINT64_MAX : (uint64_t)q;
 }
 
-/* hatf1_encode with ev->time replaced by time (hatf1_encode.c): the writer
- * encodes its converted times without copying each event. */
-int hatf1_encode_at_(hatf1_encoder *e, const hatf_event *ev, uint64_t time);
+/* hatf_tconv_apply(c, t) that notes t's unit and where it ends. apply(t) =
+ * floor(t * K / 2^64) exactly (below the clamp), so unit u + 1 starts at tick
+ * ceil((u + 1) * 2^64 / K); est is at most that, and every tick in [t, est)
+ * gives u: at least u as t does, under u + 1 as it is below the start. A
+ * tick in [est, the start) just comes here again. Inline, so that a copy of
+ * c in locals stays in registers. */
+static inline uint64_t hatf_tconv_miss_(hatf_tconv *c, uint64_t t)
+{
+    uint64_t u = hatf_tconv_apply(c, t), hi = UINT64_MAX;
+    if (u < UINT64_MAX) {
+        unsigned __int128 x = (unsigned __int128)(u + 1) * c->rf;
+        unsigned __int128 est = (unsigned __int128)(u + 1) * c->ri + (uint64_t)(x >> 64);
+        if (est < UINT64_MAX) hi = (uint64_t)est > t ? (uint64_t)est : t;
+    }
+    c->lo = t;
+    c->hi = hi;
+    c->u = u;
+    return u;
+}
 
-/* hatf1_encode_at_ over ev[0..n) with times time[0..n), stopping before an
- * event when e->out->len >= stop_len (the writer's cut of a group).
+/* hatf_tconv_apply(c, t), the same result, a compare when t is in the unit
+ * of the last one converted. */
+static inline uint64_t hatf_tconv_next(hatf_tconv *c, uint64_t t)
+{
+    if (t - c->lo < c->hi - c->lo) return c->u;
+    return hatf_tconv_miss_(c, t);
+}
+
+/* hatf1_encode over ev[0..n) with every time replaced by 0 (hatf1_encode.c:
+ * the container's times are in the time section), stopping before an event
+ * when e->out->len >= stop_len (the writer's cut of a group).
  * @return the number of events encoded; *rc is 0, or the error of event
  * [return value], which is not encoded. */
-size_t hatf1_encode_batch_(hatf1_encoder *e, const hatf_event *ev, const uint64_t *time,
-                           size_t n, size_t stop_len, int *rc);
+size_t hatf1_encode_batch_(hatf1_encoder *e, const hatf_event *ev, size_t n, size_t stop_len, int *rc);
 
 #endif /* HATF_CONTAINER_TIME_H */

@@ -21,16 +21,21 @@
 
 #define HATF_API __attribute__((visibility("default")))
 
+/* A thread's times: the last stored one (time_res_ns: times never go back),
+ * the pending group's first time, its current run's time and length (0: no
+ * timed event yet; comments have no time). hatf_writer_add keeps a copy in
+ * registers while it goes over a batch. */
+typedef struct tclock {
+    uint64_t t_prev, t_first, t_cur;
+    uint32_t t_run;
+} tclock;
+
 typedef struct wthread {
     uint64_t thread;
     uint32_t seq;             /* number of the next group */
     uint32_t events;          /* in the pending group */
     uint64_t total;           /* events written for this thread */
-    uint64_t t_prev;          /* last stored time (time_res_ns: times never go back) */
-    /* the pending group's time section: its first time, the current run's time
-     * and length (0: no timed event yet; comments have no time) */
-    uint64_t t_first, t_cur;
-    uint32_t t_run;
+    tclock tc;
     hatf_buf tsec;            /* the time section's finished runs */
     hatf_buf rec;
     hatf1_encoder enc;
@@ -158,12 +163,12 @@ static void thread_start_group(hatf_writer *w, wthread *t)
     (void)w;
     t->rec.len = 0;
     t->tsec.len = 0;
-    t->t_run = 0;
+    t->tc.t_run = 0;
     hatf1_encoder_init(&t->enc, &t->rec, HATF1_BEST);
     t->enc.split_addr = 1;
     t->events = 0;
     t->nitems = 0;
-    t->t_first = 0;
+    t->tc.t_first = 0;
 }
 
 static wthread *thread_get(hatf_writer *w, uint64_t thread)
@@ -207,17 +212,48 @@ static inline uint8_t *time_put(uint8_t *o, uint64_t v)
  * length - 1 and the step to the next time (zigzag, - 1: never 0), so a
  * group that stays within one time unit for a while costs a byte or two per
  * run, not one per event. */
-static inline uint8_t *time_add(wthread *t, uint64_t time, uint8_t *o)
+static inline uint8_t *time_add(tclock *c, uint64_t time, uint8_t *o)
 {
-    if (t->t_run && time == t->t_cur) { t->t_run++; return o; }
-    if (t->t_run) {
-        o = time_put(o, t->t_run - 1);
-        o = time_put(o, hatf_zigzag((int64_t)(time - t->t_cur)) - 1);
+    if (c->t_run && time == c->t_cur) { c->t_run++; return o; }
+    if (c->t_run) {
+        o = time_put(o, c->t_run - 1);
+        o = time_put(o, hatf_zigzag((int64_t)(time - c->t_cur)) - 1);
     } else {
-        t->t_first = time;  /* the first run's time is the chunk header's */
+        c->t_first = time;  /* the first run's time is the chunk header's */
     }
-    t->t_cur = time;
-    t->t_run = 1;
+    c->t_cur = time;
+    c->t_run = 1;
+    return o;
+}
+
+/* Events ev[0..n) after their records: their times into the time section
+ * at o (converted with conv when coarse, a constant), their addresses to *it;
+ * *other gets a nonzero bit if an event is not the thread's.
+ * @return the end of the time section. */
+static inline __attribute__((always_inline))
+uint8_t *take_events(tclock *c, hatf_tconv *conv, const hatf_event *ev, size_t n, uint64_t thread,
+                     uint8_t *o, hatf_aitem **it, uint64_t *other, int coarse)
+{
+    hatf_tconv cv;
+    if (coarse) cv = *conv;  /* in registers too */
+    hatf_aitem *a = *it;
+    uint64_t x = 0;
+    for (const hatf_event *e = ev, *end = ev + n; e < end; e++) {
+        unsigned op = e->op;
+        if (op == HATF_OP_COMMENT) continue;
+        x |= e->thread ^ thread;
+        uint64_t time = e->time;
+        if (coarse) {
+            time = hatf_tconv_next(&cv, time);
+            if (time < c->t_prev) time = c->t_prev;
+            c->t_prev = time;
+        }
+        o = time_add(c, time, o);
+        if (hatf_op_has_addr(op)) *a++ = (hatf_aitem){ e->size, e->addr, e->new_addr, (uint8_t)op };
+    }
+    if (coarse) *conv = cv;
+    *it = a;
+    *other |= x;
     return o;
 }
 
@@ -234,10 +270,10 @@ static int emit_group(hatf_writer *w, wthread *t)
     if (w->abuf.failed) return fail(w, HATF_E_NOMEM, "offset %llu: %s", "out of memory");
     hatf_chunk_hdr h = {
         .kind = HATF_CK_RECORDS, .coding = HATF_RCODE_TIMES, .thread = t->thread, .seq = t->seq,
-        .events = t->events, .t_first = t->t_first, .t_last = t->t_run ? t->t_cur : 0,
+        .events = t->events, .t_first = t->tc.t_first, .t_last = t->tc.t_run ? t->tc.t_cur : 0,
     };
     uint8_t *p = hatf_buf_reserve(&t->tsec, HATF_VARINT_MAX);
-    if (p && t->t_run) t->tsec.len += (size_t)(time_put(p, t->t_run - 1) - p);  /* the last run: its length only */
+    if (p && t->tc.t_run) t->tsec.len += (size_t)(time_put(p, t->tc.t_run - 1) - p);  /* the last run: its length only */
     if (p) p = hatf_buf_reserve(&w->rbuf, HATF_VARINT_MAX + t->tsec.len + t->rec.len);
     if (!p) return fail(w, HATF_E_NOMEM, "offset %llu: %s", "out of memory");
     size_t n = hatf_varint_put(p, t->tsec.len);
@@ -356,68 +392,55 @@ HATF_API int hatf_writer_add(hatf_writer *w, const hatf_event *ev, size_t n)
     uint64_t thread = 0;
     for (size_t i = 0; i < n; i++)
         if (ev[i].op != HATF_OP_COMMENT) { thread = ev[i].thread; break; }
-    for (size_t i = 0; i < n; i++)
-        if (ev[i].op != HATF_OP_COMMENT && ev[i].thread != thread) {
-            hatf_err_set(&w->err, HATF_E_USAGE, w->off, "events of threads %llu and %llu in one batch",
-                         (unsigned long long)thread, (unsigned long long)ev[i].thread);
-            return w->failed = HATF_E_USAGE;
-        }
     wthread *t = thread_get(w, thread);
     if (!t) return fail(w, HATF_E_NOMEM, "offset %llu: %s", "out of memory");
-    /* the stored times first, a slice at a time (the conversion carries
-     * t_prev from event to event, group cuts or not) */
-    uint64_t times[256];
-    static const uint64_t zero_times[256];  /* the HATF stream's times: all in the time section */
-    for (size_t s0 = 0; s0 < n; s0 += 256) {
-        const hatf_event *sev = ev + s0;
-        size_t sn = n - s0 < 256 ? n - s0 : 256;
-        for (size_t i = 0; i < sn; i++) {
-            uint64_t time = sev[i].time;
-            if (w->coarse && sev[i].op != HATF_OP_COMMENT) {
-                time = hatf_tconv_apply(&w->tconv, time);
-                if (time < t->t_prev) time = t->t_prev;
-                t->t_prev = time;
-            }
-            times[i] = time;
+    if (t->nitems + n > t->cap_items) {
+        size_t cap = t->cap_items ? 2 * t->cap_items : 256;
+        while (cap < t->nitems + n) cap *= 2;
+        hatf_aitem *a = realloc(t->items, cap * sizeof *a);
+        if (!a) return fail(w, HATF_E_NOMEM, "offset %llu: %s", "out of memory");
+        t->items = a;
+        t->cap_items = cap;
+    }
+    for (size_t i = 0; i < n;) {
+        if (t->events >= w->chunk_events || t->rec.len + t->tsec.len >= HATF_CK_WRITER_RAW_CUT) {
+            int rc = emit_group(w, t);
+            if (rc) return rc;
         }
-        if (t->nitems + sn > t->cap_items) {
-            size_t cap = t->cap_items ? 2 * t->cap_items : 256;
-            while (cap < t->nitems + sn) cap *= 2;
-            hatf_aitem *a = realloc(t->items, cap * sizeof *a);
-            if (!a) return fail(w, HATF_E_NOMEM, "offset %llu: %s", "out of memory");
-            t->items = a;
-            t->cap_items = cap;
-        }
-        for (size_t i = 0; i < sn;) {
-            if (t->events >= w->chunk_events || t->rec.len + t->tsec.len >= HATF_CK_WRITER_RAW_CUT) {
-                int rc = emit_group(w, t);
-                if (rc) return rc;
-            }
-            size_t m = w->chunk_events - t->events;
-            if (m > sn - i) m = sn - i;
-            int rc;
-            size_t done = hatf1_encode_batch_(&t->enc, sev + i, zero_times + i, m, HATF_CK_WRITER_RAW_CUT, &rc);
-            uint8_t *o = hatf_buf_reserve(&t->tsec, done * 2 * HATF_VARINT_MAX), *o0 = o;
-            if (!o) return fail(w, HATF_E_NOMEM, "offset %llu: %s", "out of memory");
+        size_t m = w->chunk_events - t->events;
+        if (m > n - i) m = n - i;
+        int rc;
+        size_t done = hatf1_encode_batch_(&t->enc, ev + i, m, HATF_CK_WRITER_RAW_CUT, &rc);
+        /* the encoded events' times and addresses, and the one-thread check,
+         * in one pass; a batch that mixes threads fails the writer before
+         * its group is written */
+        uint8_t *o = hatf_buf_reserve(&t->tsec, done * 2 * HATF_VARINT_MAX), *o0 = o;
+        if (!o) return fail(w, HATF_E_NOMEM, "offset %llu: %s", "out of memory");
+        hatf_aitem *it = t->items + t->nitems;
+        uint64_t other = 0;
+        tclock c = t->tc;  /* in registers: the byte stores could alias t */
+        if (w->coarse) o = take_events(&c, &w->tconv, ev + i, done, thread, o, &it, &other, 1);
+        else o = take_events(&c, NULL, ev + i, done, thread, o, &it, &other, 0);
+        t->tc = c;
+        if (other) {
             for (size_t j = i; j < i + done; j++)
-                if (sev[j].op != HATF_OP_COMMENT) o = time_add(t, times[j], o);
-            t->tsec.len += (size_t)(o - o0);
-            hatf_aitem *it = t->items + t->nitems;
-            for (size_t j = i; j < i + done; j++) {
-                const hatf_event *e = &sev[j];
-                if (hatf_op_has_addr(e->op))
-                    *it++ = (hatf_aitem){ e->size, e->addr, e->new_addr, (uint8_t)e->op };
-            }
-            t->nitems = (size_t)(it - t->items);
-            t->events += (uint32_t)done;
-            i += done;
-            if (rc) {
-                const hatf_event *e = &sev[i];
-                hatf_err_set(&w->err, rc, w->off, "thread %llu: cannot encode a %s event: %s",
-                             (unsigned long long)thread, hatf_op_name(e->op) ? hatf_op_name(e->op) : "bad",
-                             hatf_strerror(rc));
-                return w->failed = rc;
-            }
+                if (ev[j].op != HATF_OP_COMMENT && ev[j].thread != thread) {
+                    hatf_err_set(&w->err, HATF_E_USAGE, w->off, "events of threads %llu and %llu in one batch",
+                                 (unsigned long long)thread, (unsigned long long)ev[j].thread);
+                    break;
+                }
+            return w->failed = HATF_E_USAGE;
+        }
+        t->tsec.len += (size_t)(o - o0);
+        t->nitems = (size_t)(it - t->items);
+        t->events += (uint32_t)done;
+        i += done;
+        if (rc) {
+            const hatf_event *e = &ev[i];
+            hatf_err_set(&w->err, rc, w->off, "thread %llu: cannot encode a %s event: %s",
+                         (unsigned long long)thread, hatf_op_name(e->op) ? hatf_op_name(e->op) : "bad",
+                         hatf_strerror(rc));
+            return w->failed = rc;
         }
     }
     /* A thread that has ended gives back its buffers (a program may start

@@ -325,12 +325,13 @@ static int encode_general(hatf1_encoder *e, const hatf_event *ev);
 
 HATF_API int hatf1_encode(hatf1_encoder *e, const hatf_event *ev) { return encode_general(e, ev); }
 
-/* The events the batch's runs (encode_run) do not take: the general path. */
-int hatf1_encode_at_(hatf1_encoder *e, const hatf_event *ev, uint64_t time)
+/* The events the batch's runs (encode_run) do not take: the general path,
+ * with time 0 (hatf1_encode_batch_). */
+static int encode_at_zero(hatf1_encoder *e, const hatf_event *ev)
 {
-    if (time == ev->time || ev->op == HATF_OP_COMMENT) return encode_general(e, ev);
+    if (ev->time == 0 || ev->op == HATF_OP_COMMENT) return encode_general(e, ev);
     hatf_event c = *ev;
-    c.time = time;
+    c.time = 0;
     return encode_general(e, &c);
 }
 
@@ -460,19 +461,21 @@ INLINE size_t run_lim(const hatf_buf *out, size_t len, size_t stop_len, size_t r
 /* BEST with split addresses, the container's common records, over a run of
  * events with the state in locals: an alloc, free or realloc whose thread and
  * heap equal their defaults, whose attribute is the default or bytes in v1,
- * size under none, time under delta. The stream state is checked once, each
- * event only for its own values. Same steps and bytes as the general path.
+ * size under none, time 0 under delta with width 0 (the container keeps times
+ * in its time section, so every record's time is 0 and stores nothing: the
+ * time field's only work is its narrowing count, done once at the end). The
+ * stream state is checked once, each event only for its own values. Same
+ * steps and bytes as the general path.
  * @return the number of events encoded (it stops at the first event that
  * needs the general path, or before one when out->len >= stop_len). */
-static size_t encode_run(hatf1_encoder *e, const hatf_event *ev, const uint64_t *time,
-                         size_t n, size_t stop_len)
+static size_t encode_run(hatf1_encoder *e, const hatf_event *ev, size_t n, size_t stop_len)
 {
     hatf_buf *out = e->out;
     if (out->failed || e->mode != HATF1_BEST || !e->split_addr ||
         e->interp[HATF_F_ADDR] != HATF_I_NONE || e->width[HATF_F_ADDR] != 0 ||
         e->interp[HATF_F_THREAD] != HATF_I_DEFAULT || e->width[HATF_F_THREAD] != 0 ||
         e->interp[HATF_F_HEAP] != HATF_I_DEFAULT || e->width[HATF_F_HEAP] != 0 ||
-        e->interp[HATF_F_TIME] != HATF_I_DELTA || e->width[HATF_F_TIME] > 8)
+        e->interp[HATF_F_TIME] != HATF_I_DELTA || e->width[HATF_F_TIME] != 0 || e->prev[HATF_F_TIME] != 0)
         return 0;
     const int size_ok = e->interp[HATF_F_SIZE] == HATF_I_NONE && e->width[HATF_F_SIZE] <= 8;
     /* ops the run takes (0..5): with a size only when the size field can carry it */
@@ -488,14 +491,13 @@ static size_t encode_run(hatf1_encoder *e, const hatf_event *ev, const uint64_t 
     uint32_t a_run = e->run_len[A];
     size_t def_at = SIZE_MAX;  /* the run's last new attribute default */
     unsigned a_max = e->run_max[A], a_chosen = e->chosen[A];
-    lwidth ws, wt;
+    lwidth ws;
     lwidth_load(&ws, e, HATF_F_SIZE);
-    lwidth_load(&wt, e, HATF_F_TIME);
-    uint64_t prev_t = e->prev[HATF_F_TIME], meta = e->metadata;
+    uint64_t meta = e->metadata;
     uint8_t *p = out->p;
     size_t len = out->len;
-    /* two width records, a record's 8-byte stores, a v1 string */
-    enum { ROOM = 2 * 4 + 12 + 1 + 2 * 8 + 1 + 255 };
+    /* a width record, an attribute's interpretation, a record's 8-byte store, a v1 string */
+    enum { ROOM = 4 + 12 + 1 + 8 + 1 + 255 };
     size_t lim = run_lim(out, len, stop_len, ROOM);
     size_t k = 0;
     for (; k < n; k++) {
@@ -521,8 +523,6 @@ static size_t encode_run(hatf1_encoder *e, const hatf_event *ev, const uint64_t 
             lim = run_lim(out, len, stop_len, ROOM);
         }
         if (has_size) len += ladapt(&ws, HATF_F_SIZE, uwidth(x->size), p + len, &meta);
-        uint64_t dt = time[k] - prev_t;
-        len += ladapt(&wt, HATF_F_TIME, swidth(dt), p + len, &meta);
         if (to_v1) {  /* interpretation none: the width is v1 again */
             uint8_t *r = p + len;
             r[0] = HATF_TAG_METADATA; r[1] = 2; r[2] = (uint8_t)A; r[3] = HATF_I_NONE;
@@ -552,10 +552,6 @@ static size_t encode_run(hatf1_encoder *e, const hatf_event *ev, const uint64_t 
             memcpy(q + m, &be, 8);
             m += ws.w;
         }
-        be = __builtin_bswap64(dt << ((64 - 8 * wt.w) & 63));
-        memcpy(q + m, &be, 8);
-        m += wt.w;
-        prev_t = time[k];
         if (bytes) {
             a_run = 0;
             q[m++] = (uint8_t)dlen;
@@ -582,8 +578,14 @@ static size_t encode_run(hatf1_encoder *e, const hatf_event *ev, const uint64_t 
     uint32_t a_stable = def_at == SIZE_MAX ? sat_add(e->stable[A], plain) : plain;
     e->started = 1;
     lwidth_store(&ws, e, HATF_F_SIZE);
-    lwidth_store(&wt, e, HATF_F_TIME);
-    e->prev[HATF_F_TIME] = prev_t;
+    /* the time field: a need of 0 at width 0 per record (adapt_width counts
+     * NARROW_RUN of them, then starts again, never narrowing) */
+    uint32_t t_run = e->run_len[HATF_F_TIME] + (uint32_t)k;
+    if (t_run >= NARROW_RUN) {
+        t_run %= NARROW_RUN;
+        e->run_max[HATF_F_TIME] = 0;
+    }
+    e->run_len[HATF_F_TIME] = t_run;
     e->prev[HATF_F_SIZE] = prev_s;
     e->prev[HATF_F_ADDR] = prev_a;
     e->prev[HATF_F_THREAD] = thread;
@@ -603,15 +605,14 @@ static size_t encode_run(hatf1_encoder *e, const hatf_event *ev, const uint64_t 
     return k;
 }
 
-size_t hatf1_encode_batch_(hatf1_encoder *e, const hatf_event *ev, const uint64_t *time,
-                           size_t n, size_t stop_len, int *rc)
+size_t hatf1_encode_batch_(hatf1_encoder *e, const hatf_event *ev, size_t n, size_t stop_len, int *rc)
 {
     size_t i = 0;
     *rc = 0;
     while (i < n) {
-        i += encode_run(e, ev + i, time + i, n - i, stop_len);
+        i += encode_run(e, ev + i, n - i, stop_len);
         if (i == n || e->out->len >= stop_len) break;
-        if ((*rc = hatf1_encode_at_(e, &ev[i], time[i])) != 0) break;
+        if ((*rc = encode_at_zero(e, &ev[i])) != 0) break;
         i++;
     }
     return i;

@@ -12,6 +12,7 @@
 #include "hatf_container.h"
 #include "container_format.h"
 #include "container_addr.h"
+#include "container_time.h"
 #include <xxhash.h>
 
 static char path1[300], path2[300];
@@ -165,6 +166,46 @@ static int write_sets(const char *path, evset *sets, size_t nsets, size_t chunk_
 }
 
 /* ---- tests -------------------------------------------------------------- */
+
+/* hatf_tconv_next remembers a unit's ticks: it must give what
+ * hatf_tconv_apply gives for every tick, in order or not, at a unit's edges,
+ * for clocks coarser and finer than the unit and at the 64-bit clamp. */
+static void test_tconv_next(void)
+{
+    static const uint64_t f[][3] = {  /* num, den, res_ns */
+        { 14505554, 35472481, 1000 }, { 2812409, 6877592, 1000 }, { 1, 1, 1000 }, { 1, 1, 1 },
+        { 5, 2, 64 }, { 1000, 1, 1 }, { UINT64_MAX, 1, 1 }, { 1, UINT64_MAX, 1 }, { 3, 7, 999983 },
+    };
+    uint64_t x = 0x9E3779B97F4A7C15ull;
+    for (size_t k = 0; k < sizeof f / sizeof f[0]; k++) {
+        hatf_tconv c;
+        hatf_tconv_init(&c, f[k][0], f[k][1], f[k][2]);
+        uint64_t t = k & 1 ? 0 : UINT64_MAX - 1000000, bad = 0;
+        for (int i = 0; i < 200000; i++) {
+            x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+            switch (x % 8) {
+            case 0: t = x; break;                   /* anywhere */
+            case 1: t -= x % 5000; break;           /* backwards */
+            case 2: case 3: t += x % 5000; break;   /* a few units on */
+            default: t += x % 3; break;             /* the same unit, its edge */
+            }
+            uint64_t u = hatf_tconv_apply(&c, t);
+            bad += hatf_tconv_next(&c, t) != u;
+            if (u < UINT64_MAX && x % 3 == 0) {  /* around the next unit's first tick */
+                uint64_t lo = t, hi = UINT64_MAX;
+                while (hi - lo > 1) {
+                    uint64_t mid = lo + (hi - lo) / 2;
+                    if (hatf_tconv_apply(&c, mid) > u) hi = mid; else lo = mid;
+                }
+                bad += hatf_tconv_next(&c, hi - 1) != hatf_tconv_apply(&c, hi - 1);
+                bad += hatf_tconv_next(&c, hi) != hatf_tconv_apply(&c, hi);
+                bad += hatf_tconv_next(&c, hi - 1) != hatf_tconv_apply(&c, hi - 1);
+            }
+        }
+        bad += hatf_tconv_next(&c, UINT64_MAX) != hatf_tconv_apply(&c, UINT64_MAX);
+        CU_ASSERT_EQUAL(bad, 0);
+    }
+}
 
 /* time_res_ns: ticks of 2.5 ns stored as 64 ns units, every time rounded
  * down, never backwards within a thread; the header says 64/1. */
@@ -985,6 +1026,7 @@ static CU_TestInfo tests[] = {
     { "create refusals", test_create_refusals },
     { "write error", test_write_error },
     { "time resolution", test_time_resolution },
+    { "time conversion by unit", test_tconv_next },
     CU_TEST_INFO_NULL,
 };
 CU_SuiteInfo ut_suites[] = {
