@@ -310,19 +310,19 @@ static void check(vstate *v, const hatf_event *ev)
     long ti = addrmap_index(&v->tidx, ev->thread, &added);
     if (ti < 0) { v->oom = 1; return; }
     long hi = 0;
-    if (hatf_op_has_addr(ev->op) && (hi = cur_inst(v, ev->heap, 0)) < 0) return;
+    if (hatf_op_has_addr(ev->op)) {
+        if ((hi = cur_inst(v, ev->heap, 0)) < 0) return;
+        check_heap_use(v, ev->heap);  /* once, also for an in-place realloc checked as a move */
+    }
 
     switch (ev->op) {
     case HATF_OP_ALLOC:
-        check_heap_use(v, ev->heap);
         allocate(v, ev->addr, ev->size, (uint32_t)hi, (uint32_t)ti);
         break;
     case HATF_OP_FREE:
-        check_heap_use(v, ev->heap);
         if (ev->addr) release(v, ev->addr, ev->heap, (uint32_t)ti, "free");
         break;
     case HATF_OP_REALLOC_INPLACE:
-        check_heap_use(v, ev->heap);
         if (ev->addr == ev->new_addr) {
             addrmap_entry *e = addrmap_find(&v->objs, ev->addr);
             if (!e) {
@@ -335,16 +335,13 @@ static void check(vstate *v, const hatf_event *ev)
         /* a foreign writer's in-place realloc that moved: check it as a move */
         __attribute__((fallthrough));
     case HATF_OP_REALLOC_MOVE:
-        check_heap_use(v, ev->heap);
         release(v, ev->addr, 0, (uint32_t)ti, "realloc");
         allocate(v, ev->new_addr, ev->size, (uint32_t)hi, (uint32_t)ti);
         break;
     case HATF_OP_REALLOC_NEW:
-        check_heap_use(v, ev->heap);
         allocate(v, ev->new_addr, ev->size, (uint32_t)hi, (uint32_t)ti);
         break;
     case HATF_OP_REALLOC_FREE:
-        check_heap_use(v, ev->heap);
         release(v, ev->addr, 0, (uint32_t)ti, "realloc");
         break;
     case HATF_OP_HEAP_CREATE: {
