@@ -253,10 +253,23 @@ static int add_event(stats *st, const hatf_event *ev)
 /* ---- output -------------------------------------------------------------- */
 
 
-static void avg(char *out, size_t n, uint64_t bytes, uint64_t count)
+/* What both reports derive from the counts and the source. */
+typedef struct derived {
+    hatf_reader *r;          /* the container's reader, NULL for the other formats */
+    uint64_t num, den, dur;  /* the time unit (num/den ns), the duration in it */
+    double dur_ns;
+    char avg[32];            /* avg_size: bytes per allocation that made an object */
+} derived;
+
+static void derive(const stats *st, hatf_source *s, derived *d)
 {
-    if (!count) snprintf(out, n, "0");
-    else snprintf(out, n, "%.2f", (double)bytes / (double)count);
+    d->r = hatf_source_container(s);
+    cli_time_unit(s, &d->num, &d->den);
+    d->dur = st->timed ? st->last_time - st->first_time : 0;
+    d->dur_ns = (double)d->dur * (double)d->num / (double)d->den;
+    uint64_t made = st->allocs - st->failed_allocs;
+    if (!made) snprintf(d->avg, sizeof d->avg, "0");
+    else snprintf(d->avg, sizeof d->avg, "%.2f", (double)st->total_bytes / (double)made);
 }
 
 static const char *func_label(unsigned i)
@@ -283,12 +296,8 @@ static const char *name_of(hatf_reader *r, int heap, uint64_t id)
 
 static void print_table(hatf_buf *o, stats *st, const char *path, hatf_source *s)
 {
-    hatf_reader *r = hatf_source_container(s);
-    uint64_t num, den;
-    cli_time_unit(s, &num, &den);
-    uint64_t dur = st->timed ? st->last_time - st->first_time : 0;
-    char a[32];
-    avg(a, sizeof a, st->total_bytes, st->allocs - st->failed_allocs);
+    derived d;
+    derive(st, s, &d);
     cli_put(o, "%-18s %s (%s)\n", "file", path, hatf_format_name(hatf_source_format(s)));
     cli_put(o, "%-18s %llu\n", "records", U(st->records));
     cli_put(o, "%-18s %llu\n", "allocs", U(st->allocs));
@@ -297,7 +306,7 @@ static void print_table(hatf_buf *o, stats *st, const char *path, hatf_source *s
         U(st->kinds[HATF_OP_REALLOC_INPLACE]), U(st->kinds[HATF_OP_REALLOC_MOVE]),
         U(st->kinds[HATF_OP_REALLOC_NEW]), U(st->kinds[HATF_OP_REALLOC_FREE]));
     cli_put(o, "%-18s %llu\n", "total_bytes", U(st->total_bytes));
-    cli_put(o, "%-18s %s\n", "avg_size", a);
+    cli_put(o, "%-18s %s\n", "avg_size", d.avg);
     cli_put(o, "%-18s %llu\n", "max_live_objects", U(st->max_live_objects));
     cli_put(o, "%-18s %llu\n", "max_live_bytes", U(st->max_live_bytes));
     cli_put(o, "%-18s %llu objects, %llu bytes\n", "live_at_end", U(st->live_objects), U(st->live_bytes));
@@ -307,28 +316,28 @@ static void print_table(hatf_buf *o, stats *st, const char *path, hatf_source *s
     cli_put(o, "%-18s %llu create, %llu destroy\n", "thread events", U(st->kinds[HATF_OP_THREAD_CREATE]),
         U(st->kinds[HATF_OP_THREAD_DESTROY]));
     cli_put(o, "%-18s %llu\n", "comments", U(st->kinds[HATF_OP_COMMENT]));
-    if (num == 1 && den == 1)
-        cli_put(o, "%-18s %llu ns (time %llu .. %llu)\n", "duration", U(dur), U(st->first_time), U(st->last_time));
+    if (d.num == 1 && d.den == 1)
+        cli_put(o, "%-18s %llu ns (time %llu .. %llu)\n", "duration", U(d.dur), U(st->first_time), U(st->last_time));
     else
-        cli_put(o, "%-18s %llu units of %llu/%llu ns = %.0f ns\n", "duration", U(dur), U(num), U(den),
-            (double)dur * (double)num / (double)den);
-    if (r) {
-        const hatf_counters *c = hatf_reader_counters(r);
-        const hatf_info *in = hatf_reader_info(r);
+        cli_put(o, "%-18s %llu units of %llu/%llu ns = %.0f ns\n", "duration", U(d.dur), U(d.num), U(d.den),
+            d.dur_ns);
+    if (d.r) {
+        const hatf_counters *c = hatf_reader_counters(d.r);
+        const hatf_info *in = hatf_reader_info(d.r);
         cli_put(o, "%-18s %u\n", "pid", in->pid);
         cli_put(o, "%-18s %s\n", "cmdline", in->cmdline);
-        cli_put(o, "%-18s %s\n", "complete", hatf_reader_complete(r) ? "yes" : "no");
+        cli_put(o, "%-18s %s\n", "complete", hatf_reader_complete(d.r) ? "yes" : "no");
         cli_put(o, "%-18s %llu\n", "dropped", U(c->dropped));
         cli_put(o, "%-18s %llu\n", "ring_waits", U(c->ring_waits));
         const char *const *lines;
-        size_t n = hatf_reader_damage(r, &lines);
+        size_t n = hatf_reader_damage(d.r, &lines);
         for (size_t i = 0; i < n; i++) cli_put(o, "%-18s %s\n", "damage", lines[i]);
     }
 
     cli_put(o, "\n%-10s %-16s %12s %12s %12s %16s\n", "thread", "name", "allocs", "frees", "reallocs", "bytes");
     for (size_t i = 0; i < st->threads.n; i++) {
         counts *c = &st->threads.v[i];
-        const char *nm = name_of(r, 0, c->id);
+        const char *nm = name_of(d.r, 0, c->id);
         cli_put(o, "%-10llu %-16s %12llu %12llu %12llu %16llu\n", U(c->id), nm ? nm : "-", U(c->allocs), U(c->frees),
             U(c->reallocs), U(c->bytes));
     }
@@ -336,7 +345,7 @@ static void print_table(hatf_buf *o, stats *st, const char *path, hatf_source *s
         "max_objects", "max_live_bytes", "destroy_frees");
     for (size_t i = 0; i < st->heaps.n; i++) {
         counts *c = &st->heaps.v[i];
-        const char *nm = name_of(r, 1, c->id);
+        const char *nm = name_of(d.r, 1, c->id);
         cli_put(o, "%-10llu %-16s %12llu %12llu %12llu %16llu %12llu %16llu %14llu\n", U(c->id), nm ? nm : "-",
             U(c->allocs), U(c->frees), U(c->reallocs), U(c->bytes), U(c->max_live_objects), U(c->max_live_bytes),
             U(c->destroy_frees));
@@ -367,12 +376,8 @@ static void print_table(hatf_buf *o, stats *st, const char *path, hatf_source *s
 
 static void print_json(hatf_buf *o, stats *st, const char *path, hatf_source *s)
 {
-    hatf_reader *r = hatf_source_container(s);
-    uint64_t num, den;
-    cli_time_unit(s, &num, &den);
-    uint64_t dur = st->timed ? st->last_time - st->first_time : 0;
-    char a[32];
-    avg(a, sizeof a, st->total_bytes, st->allocs - st->failed_allocs);
+    derived d;
+    derive(st, s, &d);
     cli_put(o, "{\n  \"file\": ");
     cli_json_string(o, path);
     cli_put(o, ",\n  \"format\": \"%s\",\n", hatf_format_name(hatf_source_format(s)));
@@ -389,15 +394,15 @@ static void print_json(hatf_buf *o, stats *st, const char *path, hatf_source *s)
     cli_put(o, "  \"total_bytes\": %llu,\n  \"avg_size\": %s,\n  \"max_live_objects\": %llu,\n"
            "  \"max_live_bytes\": %llu,\n  \"live_objects_at_end\": %llu,\n  \"live_bytes_at_end\": %llu,\n"
            "  \"unknown_frees\": %llu,\n",
-        U(st->total_bytes), a, U(st->max_live_objects), U(st->max_live_bytes), U(st->live_objects),
+        U(st->total_bytes), d.avg, U(st->max_live_objects), U(st->max_live_bytes), U(st->live_objects),
         U(st->live_bytes), U(st->unknown_frees));
     cli_put(o, "  \"first_time\": %llu,\n  \"last_time\": %llu,\n  \"duration\": %llu,\n"
            "  \"time_unit_ns\": [%llu, %llu],\n  \"duration_ns\": %.0f,\n",
-        U(st->first_time), U(st->last_time), U(dur), U(num), U(den), (double)dur * (double)num / (double)den);
+        U(st->first_time), U(st->last_time), U(d.dur), U(d.num), U(d.den), d.dur_ns);
     cli_put(o, "  \"threads\": [");
     for (size_t i = 0; i < st->threads.n; i++) {
         counts *c = &st->threads.v[i];
-        const char *nm = name_of(r, 0, c->id);
+        const char *nm = name_of(d.r, 0, c->id);
         cli_put(o, "%s\n    {\"id\": %llu, ", i ? "," : "", U(c->id));
         if (nm) { cli_put(o, "\"name\": "); cli_json_string(o, nm); cli_put(o, ", "); }
         cli_put(o, "\"allocs\": %llu, \"frees\": %llu, \"reallocs\": %llu, \"bytes\": %llu}", U(c->allocs),
@@ -406,7 +411,7 @@ static void print_json(hatf_buf *o, stats *st, const char *path, hatf_source *s)
     cli_put(o, "%s],\n  \"heaps\": [", st->threads.n ? "\n  " : "");
     for (size_t i = 0; i < st->heaps.n; i++) {
         counts *c = &st->heaps.v[i];
-        const char *nm = name_of(r, 1, c->id);
+        const char *nm = name_of(d.r, 1, c->id);
         cli_put(o, "%s\n    {\"id\": %llu, ", i ? "," : "", U(c->id));
         if (nm) { cli_put(o, "\"name\": "); cli_json_string(o, nm); cli_put(o, ", "); }
         cli_put(o, "\"allocs\": %llu, \"frees\": %llu, \"reallocs\": %llu, \"bytes\": %llu, "
@@ -442,15 +447,15 @@ static void print_json(hatf_buf *o, stats *st, const char *path, hatf_source *s)
         first = 0;
     }
     cli_put(o, "}");
-    if (r) {
-        const hatf_counters *c = hatf_reader_counters(r);
-        const hatf_info *in = hatf_reader_info(r);
+    if (d.r) {
+        const hatf_counters *c = hatf_reader_counters(d.r);
+        const hatf_info *in = hatf_reader_info(d.r);
         cli_put(o, ",\n  \"container\": {\"pid\": %u, \"cmdline\": ", in->pid);
         cli_json_string(o, in->cmdline);
         cli_put(o, ", \"complete\": %s, \"events\": %llu, \"dropped\": %llu, \"ring_waits\": %llu, \"damage\": [",
-            hatf_reader_complete(r) ? "true" : "false", U(c->events), U(c->dropped), U(c->ring_waits));
+            hatf_reader_complete(d.r) ? "true" : "false", U(c->events), U(c->dropped), U(c->ring_waits));
         const char *const *lines;
-        size_t n = hatf_reader_damage(r, &lines);
+        size_t n = hatf_reader_damage(d.r, &lines);
         for (size_t i = 0; i < n; i++) {
             if (i) cli_put(o, ", ");
             cli_json_string(o, lines[i]);
