@@ -36,15 +36,16 @@ static inline uint64_t hatf_tconv_apply(const hatf_tconv *c, uint64_t t)
  * floor(t * K / 2^64) exactly (below the clamp), so unit u + 1 starts at tick
  * ceil((u + 1) * 2^64 / K); est is at most that, and every tick in [t, est)
  * gives u: at least u as t does, under u + 1 as it is below the start. A
- * tick in [est, the start) just comes here again. Inline, so that a copy of
- * c in locals stays in registers. */
+ * tick in [est, the start) just comes here again. [t, t + 1) is a range too:
+ * with units of a tick or less, a repeated tick costs a compare. Inline, so
+ * that a copy of c in locals stays in registers. */
 static inline uint64_t hatf_tconv_miss_(hatf_tconv *c, uint64_t t)
 {
     uint64_t u = hatf_tconv_apply(c, t), hi = UINT64_MAX;
     if (u < UINT64_MAX) {
         unsigned __int128 x = (unsigned __int128)(u + 1) * c->rf;
         unsigned __int128 est = (unsigned __int128)(u + 1) * c->ri + (uint64_t)(x >> 64);
-        if (est < UINT64_MAX) hi = (uint64_t)est > t ? (uint64_t)est : t;
+        if (est < UINT64_MAX) hi = (uint64_t)est > t ? (uint64_t)est : t + 1;  /* t itself at least */
     }
     c->lo = t;
     c->hi = hi;
