@@ -276,8 +276,8 @@ extern _Atomic uint64_t ht_stacks_full HT_HIDDEN;
 
 /* ---- unwind.c ---- */
 /* cached frame rules per thread: 16384 (256 KiB), an address's in the window
- * of slots from its home one (hence the extra slots at the end) */
-enum { HT_UNW_BITS = 14, HT_UNW_WINDOW = 8 };
+ * of slots from its home one (hence the extra slots at the end); 256 near copies */
+enum { HT_UNW_BITS = 14, HT_UNW_WINDOW = 8, HT_UNW_NEAR_BITS = 8 };
 /* How to find a frame's caller, for one code address (see unwind.c). */
 typedef struct ht_unw_rule {
     uintptr_t ip;           /* the code address; 0: empty slot */
@@ -285,9 +285,12 @@ typedef struct ht_unw_rule {
     int16_t rbp_off;        /* the caller's rbp saved at CFA + rbp_off; 0: still in rbp */
     uint8_t cfa_rbp, kind;
 } ht_unw_rule;
-/* A thread's unwinder: its stack's bounds and rule cache (no lock: one thread). */
+/* A thread's unwinder: its stack's bounds and rule caches (no lock: one
+ * thread). near copies the rules of recent addresses into 4 KiB that stay in
+ * the L1 cache between walks; slot, every address's, spans 256 KiB. */
 typedef struct ht_unw {
     uintptr_t lo, hi;
+    ht_unw_rule near[1 << HT_UNW_NEAR_BITS];
     ht_unw_rule slot[(1 << HT_UNW_BITS) + HT_UNW_WINDOW];
 } ht_unw;
 /* Take the calling thread's stack bounds. pre: untraced (it may allocate).

@@ -318,6 +318,11 @@ static ht_unw_rule rule_at(uintptr_t pc)
     return out;
 }
 
+static inline ht_unw_rule *near_of(ht_unw *u, uintptr_t ip)
+{
+    return &u->near[(ip * 0x9e3779b97f4a7c15ULL) >> (64 - HT_UNW_NEAR_BITS)];
+}
+
 static inline ht_unw_rule *slot_of(ht_unw *u, uintptr_t ip)
 {
     return &u->slot[(ip * 0x9e3779b97f4a7c15ULL) >> (64 - HT_UNW_BITS)];
@@ -347,10 +352,11 @@ __attribute__((noinline)) int ht_unwind(ht_unw *u, uint64_t *out, int max)
     if (sp < u->lo || sp >= hi) return -1;  /* not on the thread's own stack */
     int n = 0;
     while (n < max) {
-        ht_unw_rule *e = slot_of(u, ip);
+        ht_unw_rule *e = near_of(u, ip);
         if (HT_UNLIKELY(e->ip != ip)) {  /* ip > 0: 0 is empty */
-            if (e[1].ip == ip) e++;
-            else e = rule_miss(e, ip);
+            ht_unw_rule *f = slot_of(u, ip);
+            if (f->ip != ip) f = f[1].ip == ip ? f + 1 : rule_miss(f, ip);
+            *e = *f;
         }
         /* other kinds than R_OK have cfa_off 0: the CFA check sorts them out */
         uintptr_t cfa = (e->cfa_rbp ? bp : sp) + (uint32_t)e->cfa_off;
