@@ -186,15 +186,21 @@ static void drop_pending(vstate *v, pending *p)
     v->npend--;
 }
 
-static void report_unresolved(vstate *v, pending *p)
+/* Held-back allocation p takes effect, as of its own record. */
+static void settle(vstate *v, pending *p)
 {
-    problem_at(v, p->rec, p->offset, "allocation of 0x%llx, still live (allocated at record %llu)",
-               U(p->addr), U(p->live_rec));
     uint64_t saved = v->rec;
     v->rec = p->rec;
     obj_new(v, p->addr, p->size, p->heap, p->thread);
     v->rec = saved;
     drop_pending(v, p);
+}
+
+static void report_unresolved(vstate *v, pending *p)
+{
+    problem_at(v, p->rec, p->offset, "allocation of 0x%llx, still live (allocated at record %llu)",
+               U(p->addr), U(p->live_rec));
+    settle(v, p);
 }
 
 /* An allocation at addr by thread: checks reuse of a live address. */
@@ -266,11 +272,7 @@ static void release(vstate *v, uint64_t addr, uint64_t heap, uint32_t thread, co
     e->rec = v->rec;
     if (p) {
         v->resolved++;
-        uint64_t saved = v->rec;
-        v->rec = p->rec;
-        obj_new(v, p->addr, p->size, p->heap, p->thread);
-        v->rec = saved;
-        drop_pending(v, p);
+        settle(v, p);
     }
 }
 
