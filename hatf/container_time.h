@@ -16,20 +16,29 @@
 #include "hatf.h"
 
 /* t * num / (den * R) as a 64.64 fixed-point factor: integer part fi, fraction
- * ff; ri, rf: its inverse (ticks per coarse unit), rounded down. A clock of
- * many ticks per unit gives several events in a row the same unit, so
- * hatf_tconv_next remembers the ticks [lo, hi) known to give unit u. */
-typedef struct hatf_tconv { uint64_t fi, ff, ri, rf, lo, hi, u; } hatf_tconv;
+ * ff, rounded down, so a product may come out one short of the exact quotient:
+ * num and d = den * R check it; ri, rf: an inverse (ticks per coarse unit)
+ * rounded down from above the factor, so it never reaches past a unit's first
+ * tick. A clock of many ticks per unit gives several events in a row the same
+ * unit, so hatf_tconv_next remembers the ticks [lo, hi) known to give unit u. */
+typedef struct hatf_tconv {
+    uint64_t fi, ff, ri, rf, lo, hi, u, num;
+    unsigned __int128 d;
+} hatf_tconv;
 
 /* pre: num, den, res_ns > 0. */
 void hatf_tconv_init(hatf_tconv *c, uint64_t num, uint64_t den, uint64_t res_ns);
 
-/* @return t in the coarse unit, rounded down. */
+/* @return floor(t * num / (den * R)), at most UINT64_MAX. */
 static inline uint64_t hatf_tconv_apply(const hatf_tconv *c, uint64_t t)
 {
     unsigned __int128 x = (unsigned __int128)t * c->ff;
     unsigned __int128 q = (unsigned __int128)t * c->fi + (uint64_t)(x >> 64);
-    return q > UINT64_MAX ? UINT64_MAX : (uint64_t)q;
+    if (q >= UINT64_MAX) return UINT64_MAX;
+    if (__builtin_expect(c->d >> 64 != 0, 0))  /* a factor under 2^-64 units per tick: exact */
+        return (uint64_t)((unsigned __int128)t * c->num / c->d);
+    if ((q + 1) * c->d <= (unsigned __int128)t * c->num) q++;  /* (q + 1) * d < 2^128 */
+    return (uint64_t)q;
 }
 
 /* hatf_tconv_apply(c, t) that notes t's unit and where it ends. apply(t) =

@@ -207,6 +207,36 @@ static void test_tconv_next(void)
     }
 }
 
+/* hatf_tconv_apply is the exact floor(t * num / (den * R)): a time on a unit's
+ * first tick (1000 ns in 20 ns units: 50) is that unit, not the one before. */
+static void test_tconv_exact(void)
+{
+    static const uint64_t f[][3] = {  /* num, den, res_ns */
+        { 1, 1, 20 }, { 1, 1, 1000 }, { 1, 1, 3 }, { 14505554, 35472481, 1000 }, { 5, 2, 64 },
+        { 1000, 1, 1 }, { 3, 7, 999983 }, { 1, UINT64_MAX, 1 }, { UINT32_MAX, 3, 1000000000 },
+    };
+    uint64_t x = 0x9E3779B97F4A7C15ull;
+    for (size_t k = 0; k < sizeof f / sizeof f[0]; k++) {
+        hatf_tconv c;
+        hatf_tconv_init(&c, f[k][0], f[k][1], f[k][2]);
+        unsigned __int128 d = (unsigned __int128)f[k][1] * f[k][2];
+        uint64_t bad = 0;
+        for (int i = 0; i < 100000; i++) {
+            x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+            /* exact multiples of the unit, their neighbours, and anywhere */
+            uint64_t t = i % 3 == 0 ? x : (uint64_t)((x % 1000000) * d / f[k][0]) + (uint64_t)(i % 3) - 1;
+            unsigned __int128 q = (unsigned __int128)t * f[k][0] / d;
+            uint64_t want = q > UINT64_MAX ? UINT64_MAX : (uint64_t)q;
+            bad += hatf_tconv_apply(&c, t) != want;
+        }
+        CU_ASSERT_EQUAL(bad, 0);
+    }
+    hatf_tconv c;
+    hatf_tconv_init(&c, 1, 1, 20);
+    CU_ASSERT_EQUAL(hatf_tconv_apply(&c, 1000), 50);
+    CU_ASSERT_EQUAL(hatf_tconv_apply(&c, 999), 49);
+}
+
 /* time_res_ns: ticks of 2.5 ns stored as 64 ns units, every time rounded
  * down, never backwards within a thread; the header says 64/1. */
 static void test_time_resolution(void)
@@ -1027,6 +1057,7 @@ static CU_TestInfo tests[] = {
     { "write error", test_write_error },
     { "time resolution", test_time_resolution },
     { "time conversion by unit", test_tconv_next },
+    { "time conversion exact on a unit's first tick", test_tconv_exact },
     CU_TEST_INFO_NULL,
 };
 CU_SuiteInfo ut_suites[] = {
