@@ -19,15 +19,20 @@
 #include "textout.h"
 
 static const char help[] =
-    "usage: hatrace convert [--from FORMAT] [--to FORMAT] [--best] [--plain] [--force] IN -o OUT\n"
+    "usage: hatrace convert [--from FORMAT] [--to FORMAT] [--best] [--time-res NS] [--plain]\n"
+    "                       [--force] IN -o OUT\n"
     "\n"
-    "Convert a trace between the formats; every event is kept.\n"
+    "Convert a trace between the formats; every event is kept (with --time-res,\n"
+    "at a coarser time).\n"
     "\n"
     "  --from FORMAT  format of IN: hatrace (default, recognised by its magic),\n"
     "                 hatf1.0 or text\n"
     "  --to FORMAT    format of OUT: hatrace (default; text when OUT is -),\n"
     "                 hatf1.0 or text\n"
     "  --best         hatrace: the strongest (slower) compression settings\n"
+    "  --time-res NS  hatrace: store times in units of NS ns, rounded down, for a\n"
+    "                 smaller file; events of one unit keep their order (within\n"
+    "                 a thread, and by address liveness across threads)\n"
     "  --plain        hatf1.0: fixed widths set once (HATF1_PLAIN) instead of\n"
     "                 the adaptive encoding (HATF1_BEST, the default)\n"
     "  --force        overwrite OUT if it exists\n"
@@ -96,7 +101,7 @@ static void default_info(hatf_info *info)
     snprintf(info->clock, sizeof info->clock, "unknown");
 }
 
-static int start_out(out *o, hatf_source *s, int best, int plain)
+static int start_out(out *o, hatf_source *s, int best, uint64_t time_res, int plain)
 {
     hatf_buf_init(&o->buf);
     switch (o->fmt) {
@@ -112,7 +117,7 @@ static int start_out(out *o, hatf_source *s, int best, int plain)
         const hatf_info *si = hatf_source_info(s);
         if (si) info = *si;
         else default_info(&info);
-        hatf_writer_opts opts = { .best = best };
+        hatf_writer_opts opts = { .best = best, .time_res_ns = time_res };
         hatf_err err = { 0 };
         if (strcmp(o->path, "-") == 0) {
             o->w = hatf_writer_open_fd(STDOUT_FILENO, &info, &opts, &err);
@@ -240,6 +245,7 @@ int cmd_convert(int argc, char **argv)
         { "from", required_argument, NULL, 'f' },
         { "to", required_argument, NULL, 't' },
         { "best", no_argument, NULL, 'b' },
+        { "time-res", required_argument, NULL, 'r' },
         { "plain", no_argument, NULL, 'p' },
         { "force", no_argument, NULL, 'F' },
         { "output", required_argument, NULL, 'o' },
@@ -248,6 +254,7 @@ int cmd_convert(int argc, char **argv)
     };
     hatf_format from = HATF_FMT_AUTO, to = HATF_FMT_AUTO;
     int best = 0, plain = 0, force = 0, c, rc;
+    uint64_t time_res = 0;
     const char *out_path = NULL;
     cli_getopt_begin();
     /* no "+": options may follow IN (hatrace convert IN -o OUT) */
@@ -256,6 +263,11 @@ int cmd_convert(int argc, char **argv)
         case 'f': if ((rc = cli_parse_format("convert", "--from", optarg, &from))) return rc; break;
         case 't': if ((rc = cli_parse_format("convert", "--to", optarg, &to))) return rc; break;
         case 'b': best = 1; break;
+        case 'r':
+            if ((rc = cli_parse_u64("convert", "--time-res", optarg, &time_res))) return rc;
+            if (time_res < 1 || time_res > 1000000000)
+                return cli_usage("convert", "--time-res: '%s' is not a number in 1..1000000000", optarg);
+            break;
         case 'p': plain = 1; break;
         case 'F': force = 1; break;
         case 'o': out_path = optarg; break;
@@ -268,13 +280,14 @@ int cmd_convert(int argc, char **argv)
     if (!out_path) return cli_usage("convert", "missing -o OUT");
     if (to == HATF_FMT_AUTO) to = strcmp(out_path, "-") == 0 ? HATF_FMT_TEXT : HATF_FMT_CONTAINER;
     if (best && to != HATF_FMT_CONTAINER) return cli_usage("convert", "--best applies to --to hatrace");
+    if (time_res && to != HATF_FMT_CONTAINER) return cli_usage("convert", "--time-res applies to --to hatrace");
     if (plain && to != HATF_FMT_HATF1) return cli_usage("convert", "--plain applies to --to hatf1.0");
 
     out o = { .path = out_path, .fmt = to, .fd = -1 };
     if (open_out(&o, force, in_path) < 0) return CLI_FAIL;
     hatf_source *s = cli_open_source(in_path, from);
     if (!s) { finish_out(&o, 0); return CLI_FAIL; }
-    int ok = start_out(&o, s, best, plain) == 0;
+    int ok = start_out(&o, s, best, time_res, plain) == 0;
     hatf_event ev;
     int r = 0;
     while (ok && (r = hatf_source_next(s, &ev)) > 0)
