@@ -4,8 +4,10 @@
  *   make SANITIZE=thread B=build-tsan build-tsan/tests/test_ring */
 #include <pthread.h>
 #include <sched.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cunit_main.h"
 #include "../../preload/ring.h"
@@ -108,6 +110,7 @@ typedef struct stress {
     ht_ring *r;
     uint64_t n;
     uint64_t waits;
+    _Atomic int blocked;  /* the producer has found the ring full */
 } stress;
 
 static void *producer(void *v)
@@ -118,6 +121,7 @@ static void *producer(void *v)
         int waited = 0;
         while (!(e = ht_ring_slot(s->r))) {
             waited = 1;
+            atomic_store(&s->blocked, 1);
             sched_yield();
         }
         s->waits += waited;
@@ -131,7 +135,7 @@ static void *producer(void *v)
 
 static void test_two_thread_stress(void)
 {
-    stress s = { new_ring(256), STRESS_EVENTS, 0 };
+    stress s = { .r = new_ring(256), .n = STRESS_EVENTS };
     pthread_t th;
     CU_ASSERT_EQUAL_FATAL(pthread_create(&th, NULL, producer, &s), 0);
     uint64_t next = 0, bad = 0, sum = 0;
@@ -156,13 +160,20 @@ static void test_two_thread_stress(void)
 /* A full ring, a producer that must wait, and a consumer that frees space late. */
 static void test_full_ring_wait(void)
 {
-    stress s = { new_ring(64), 64 + 10, 0 };
+    stress s = { .r = new_ring(64), .n = 64 + 10 };
     for (uint64_t i = 0; i < 64; i++) push(s.r, i, NULL);  /* pre-filled: ids 0..63 */
     s.n = 10;
     pthread_t th;
     CU_ASSERT_EQUAL_FATAL(pthread_create(&th, NULL, producer, &s), 0);
-    struct timespec ts = { 0, 20 * 1000 * 1000 };
-    nanosleep(&ts, NULL);
+    /* consume only once the producer is stuck on the full ring (however late
+     * a loaded machine runs it; a minute means it never got there) */
+    struct timespec t0, t;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    do {
+        sched_yield();
+        clock_gettime(CLOCK_MONOTONIC, &t);
+    } while (!atomic_load(&s.blocked) && t.tv_sec - t0.tv_sec < 60);
+    CU_ASSERT_EQUAL_FATAL(atomic_load(&s.blocked), 1);
     CU_ASSERT_EQUAL(ht_ring_fill(s.r), 64);  /* nothing overwritten while full */
     uint64_t got = 0;
     while (got < 74) {
