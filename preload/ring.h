@@ -36,6 +36,7 @@ typedef struct ht_ring {
     /* producer's cache line */
     alignas(64) _Atomic uint64_t head;
     uint64_t tail_cache;         /* producer's last view of tail */
+    uint64_t poke_at;            /* head whose publish pokes the consumer */
     uint32_t mask;               /* capacity - 1 (capacity is a power of two) */
     uint32_t mark;               /* fill level at which the producer pokes the flusher */
     uint64_t waits;              /* times the producer found the ring full and waited */
@@ -72,6 +73,7 @@ static inline void ht_ring_init(ht_ring *r, uint32_t cap)
     r->tail_cache = 0;
     r->mask = cap - 1;
     r->mark = cap / 2;
+    r->poke_at = r->mark;
     r->waits = r->drops = 0;
     r->wait_ns = 0;
     atomic_store_explicit(&r->waiting, 0, memory_order_relaxed);
@@ -86,17 +88,21 @@ static inline ht_rawev *ht_ring_slot(ht_ring *r)
     if (__builtin_expect(h - r->tail_cache > r->mask, 0)) {
         r->tail_cache = atomic_load_explicit(&r->tail, memory_order_acquire);
         if (h - r->tail_cache > r->mask) return NULL;
+        /* the next poke: at the mark, or now if the consumer is already behind it */
+        r->poke_at = h - r->tail_cache >= r->mark ? h + 1 : r->tail_cache + r->mark;
     }
     return &r->ev[h & r->mask];
 }
 
 /* Producer: make the filled slot visible. @return 1 if the fill level just
- * reached the mark (the caller wakes the consumer), else 0. */
+ * reached the mark as far as the producer knows the tail, or its first event
+ * after it learnt the consumer is past the mark behind (the caller wakes the
+ * consumer), else 0. */
 static inline int ht_ring_publish(ht_ring *r)
 {
     uint64_t h = atomic_load_explicit(&r->head, memory_order_relaxed) + 1;
     atomic_store_explicit(&r->head, h, memory_order_release);
-    return h - r->tail_cache == r->mark;
+    return h == r->poke_at;
 }
 
 /* Consumer: events ready to read as one contiguous run starting at *first

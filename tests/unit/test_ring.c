@@ -78,7 +78,35 @@ static void test_full_and_mark(void)
     ht_ring_consume(r, 1);
     CU_ASSERT(push(r, 8, &marked));            /* one slot freed, one event fits */
     CU_ASSERT_EQUAL(push(r, 9, &marked), 0);
+    /* the producer learnt the tail there: 7 of 8 still waiting, the consumer is
+     * behind the mark, so that event poked it again */
+    CU_ASSERT_EQUAL(marked, 2);
+    free(r);
+}
+
+/* A consumer that drained less than half: the producer, learning the tail when
+ * the ring looks full, pokes it at once (the fill never crosses the mark again
+ * from below, so waiting for that would leave it asleep until the ring is full). */
+static void test_mark_consumer_behind(void)
+{
+    ht_ring *r = new_ring(64);
+    int marked = 0;
+    for (uint64_t i = 0; i < 64; i++) push(r, i, &marked);
     CU_ASSERT_EQUAL(marked, 1);
+    const ht_rawev *ev;
+    CU_ASSERT_EQUAL(ht_ring_peek(r, &ev, 16), 16);
+    ht_ring_consume(r, 16);                    /* 48 left: past the mark (32) */
+    CU_ASSERT(push(r, 64, &marked));
+    CU_ASSERT_EQUAL(marked, 2);
+    for (uint64_t i = 65; i < 80; i++) push(r, i, &marked);
+    CU_ASSERT_EQUAL(marked, 2);                /* once */
+    CU_ASSERT_EQUAL(ht_ring_peek(r, &ev, 64), 48);
+    ht_ring_consume(r, 48);                    /* tail 64: 16 left, under the mark */
+    for (uint64_t i = 80; i < 112; i++) push(r, i, &marked);
+    /* the producer learns tail 64 on its next event (its view looked full) and
+     * pokes when the fill reaches the mark again: head 96 */
+    CU_ASSERT_EQUAL(ht_ring_fill(r), 48);
+    CU_ASSERT_EQUAL(marked, 3);
     free(r);
 }
 
@@ -215,6 +243,7 @@ static void test_parse_and_pattern(void)
 static CU_TestInfo tests[] = {
     { "empty and order", test_empty_and_order },
     { "full ring and fill mark", test_full_and_mark },
+    { "fill mark, consumer behind", test_mark_consumer_behind },
     { "wrap-around", test_wrap_around },
     { "full ring wait", test_full_ring_wait },
     { "two-thread stress", test_two_thread_stress },
