@@ -100,6 +100,9 @@ int hatf_stacktab_add_(hatf_reader *r, unsigned type, uint64_t id, const uint8_t
 int hatf_stacktab_finish_(hatf_reader *r);
 void hatf_stacktab_free_(hatf_reader *r);
 
+/* A NUL-terminated copy of n bytes (a table's name or path); NULL: no memory. */
+char *hatf_strndup_(const uint8_t *p, size_t n);
+
 /* Append a damage line (printf-style). */
 void hatf_reader_add_damage_(hatf_reader *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

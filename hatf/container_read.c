@@ -243,7 +243,7 @@ static void pair_addrs(hatf_reader *r, uint64_t off, const hatf_chunk_hdr *h)
                             LLU(off), LLU(h->thread), h->seq);
 }
 
-static char *dup_bytes(const uint8_t *p, size_t n)
+char *hatf_strndup_(const uint8_t *p, size_t n)
 {
     char *s = malloc(n + 1);
     if (s) { memcpy(s, p, n); s[n] = 0; }
@@ -252,7 +252,7 @@ static char *dup_bytes(const uint8_t *p, size_t n)
 
 static void parse_tables(hatf_reader *r, uint64_t off, const uint8_t *p, size_t n)
 {
-    size_t i = 0;
+    size_t i = 0, lost = 0;  /* lost: entries the reader had no memory to keep */
     while (i < n) {
         unsigned type = p[i++];
         uint64_t id, len;
@@ -263,7 +263,9 @@ static void parse_tables(hatf_reader *r, uint64_t off, const uint8_t *p, size_t 
         if (!k || len > HATF_STR_MAX || n - i - k < len) break;
         i += k;
         if (type >= HATF_TAB_STACK && type <= HATF_TAB_SYMBOL) {
-            if (hatf_stacktab_add_(r, type, id, p + i, (size_t)len) == HATF_E_CORRUPT) { i -= k; break; }
+            int rc = hatf_stacktab_add_(r, type, id, p + i, (size_t)len);
+            if (rc == HATF_E_CORRUPT) { i -= k; break; }
+            lost += rc == HATF_E_NOMEM;
             i += len;
             continue;
         }
@@ -271,15 +273,18 @@ static void parse_tables(hatf_reader *r, uint64_t off, const uint8_t *p, size_t 
         size_t *cnt = type == HATF_TAB_THREAD_NAME ? &r->ntn : &r->nhn;
         if (arr) {
             hatf_name *a = realloc(*arr, (*cnt + 1) * sizeof *a);
-            char *s = dup_bytes(p + i, len);
+            char *s = hatf_strndup_(p + i, len);
             if (a) *arr = a;
-            if (a && s) { a[*cnt].id = id; a[*cnt].name = s; (*cnt)++; } else free(s);
+            if (a && s) { a[*cnt].id = id; a[*cnt].name = s; (*cnt)++; } else free(s), lost++;
         }
         i += len;
     }
     if (i != n)
         hatf_reader_add_damage_(r, "offset %llu: tables chunk malformed at payload byte %zu; the rest is ignored",
                                 LLU(off), i);
+    if (lost)
+        hatf_reader_add_damage_(r, "offset %llu: out of memory: %zu table entries (names, stacks, symbols) not kept",
+                                LLU(off), lost);
 }
 
 /* A chunk header passed its check: does it describe something this reader can hold? */

@@ -89,13 +89,6 @@ static int grow(void *v, size_t *cap, size_t n, size_t sz, size_t more)
     return 0;
 }
 
-static char *dup_str(const uint8_t *p, size_t n)
-{
-    char *s = malloc(n + 1);
-    if (s) { memcpy(s, p, n); s[n] = 0; }
-    return s;
-}
-
 int hatf_stacktab_add_(hatf_reader *r, unsigned type, uint64_t id, const uint8_t *p, size_t n)
 {
     if (!r->stk && !(r->stk = calloc(1, sizeof *r->stk))) return HATF_E_NOMEM;
@@ -131,7 +124,7 @@ int hatf_stacktab_add_(hatf_reader *r, unsigned type, uint64_t id, const uint8_t
         memcpy(m.build_id, p + i, bl);
         m.build_id_len = (uint32_t)bl;
         i += bl;
-        if (grow(&t->in, &t->capin, t->nin, sizeof *t->in, 1) || !(m.path = dup_str(p + i, n - i)))
+        if (grow(&t->in, &t->capin, t->nin, sizeof *t->in, 1) || !(m.path = hatf_strndup_(p + i, n - i)))
             return HATF_E_NOMEM;
         t->in[t->nin] = (mod_ent){ m, t->nin };
         t->nin++;
@@ -144,7 +137,7 @@ int hatf_stacktab_add_(hatf_reader *r, unsigned type, uint64_t id, const uint8_t
     i += k;
     if (!(k = hatf_varint_get(p + i, n - i, &s.offset))) return HATF_E_CORRUPT;
     i += k;
-    if (grow(&t->sym, &t->capsym, t->nsym, sizeof *t->sym, 1) || !(s.name = dup_str(p + i, n - i)))
+    if (grow(&t->sym, &t->capsym, t->nsym, sizeof *t->sym, 1) || !(s.name = hatf_strndup_(p + i, n - i)))
         return HATF_E_NOMEM;
     t->sym[t->nsym] = (sym_ent){ s, t->nsym };
     t->nsym++;
