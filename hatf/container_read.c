@@ -283,7 +283,7 @@ static void parse_tables(hatf_reader *r, uint64_t off, const uint8_t *p, size_t 
         hatf_reader_add_damage_(r, "offset %llu: tables chunk malformed at payload byte %zu; the rest is ignored",
                                 LLU(off), i);
     if (lost)
-        hatf_reader_add_damage_(r, "offset %llu: out of memory: %zu table entries (names, stacks, symbols) not kept",
+        hatf_reader_add_damage_(r, "offset %llu: out of memory: %zu table entries (names, stacks, modules, symbols) not kept",
                                 LLU(off), lost);
 }
 

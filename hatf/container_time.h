@@ -41,11 +41,12 @@ static inline uint64_t hatf_tconv_apply(const hatf_tconv *c, uint64_t t)
     return (uint64_t)q;
 }
 
-/* hatf_tconv_apply(c, t) that notes t's unit and where it ends. apply(t) =
- * floor(t * K / 2^64) exactly (below the clamp), so unit u + 1 starts at tick
- * ceil((u + 1) * 2^64 / K); est is at most that, and every tick in [t, est)
- * gives u: at least u as t does, under u + 1 as it is below the start. A
- * tick in [est, the start) just comes here again. [t, t + 1) is a range too:
+/* hatf_tconv_apply(c, t) that notes t's unit and where it ends. apply(t) is
+ * the exact floor(t * num / d) (below the clamp), so unit u + 1 starts at tick
+ * ceil((u + 1) * d / num); est, from an inverse of a factor above the true
+ * one, is at most that, and every tick in [t, est) gives u: at least u as t
+ * does, under u + 1 as it is below the start. A tick in [est, the start) just
+ * comes here again. [t, t + 1) is a range too:
  * with units of a tick or less, a repeated tick costs a compare. Inline, so
  * that a copy of c in locals stays in registers. */
 static inline uint64_t hatf_tconv_miss_(hatf_tconv *c, uint64_t t)

@@ -3,7 +3,8 @@
  *
  * libunwind's fast path (unw_backtrace) does the same walk but costs about 50
  * instructions per frame plus ~700 per call (context, cursor, its cache); here
- * a cached frame costs a hash probe, two or three loads and a compare.
+ * a cached frame costs a probe of a small near table (L1-resident), two or
+ * three loads and a compare.
  *
  * A frame rule says where the caller's frame is: CFA = rsp or rbp + offset,
  * the return address at CFA - 8, the caller's rbp at CFA + offset or still in
