@@ -118,7 +118,7 @@ static int add_event(sites *st, const hatf_event *ev)
         site *s = site_of(st, stack, &pos);
         if (!s) return -1;
         s->calls++;
-        if (ev->op != HATF_OP_ALLOC && hatf_event_failed(ev)) return 0;  /* a call only: the realloc left its block */
+        if (hatf_event_failed(ev)) return 0;  /* a call only: no object made, a realloc's block left as it was */
         if (ev->op != HATF_OP_ALLOC && ev->op != HATF_OP_REALLOC_NEW && ev->addr) heaplive_remove(&st->live, ev->addr);
         if (ev->op == HATF_OP_REALLOC_FREE) return 0;
         uint64_t addr = ev->op == HATF_OP_ALLOC ? ev->addr : ev->new_addr;

@@ -212,7 +212,7 @@ static int add_event(stats *st, const hatf_event *ev)
     case HATF_OP_ALLOC:
         st->allocs++; t->allocs++; h->allocs++;
         if (g) g->allocs++;
-        if (!ev->addr) {  /* failed: its (often absurd) size made no object */
+        if (!ev->addr || hatf_attrs_failed(&a)) {  /* failed: its (often absurd) size made no object */
             st->failed_allocs++;
             break;
         }

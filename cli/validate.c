@@ -318,8 +318,8 @@ static void check(vstate *v, const hatf_event *ev)
     }
 
     switch (ev->op) {
-    case HATF_OP_ALLOC:
-        allocate(v, ev->addr, ev->size, (uint32_t)hi, (uint32_t)ti);
+    case HATF_OP_ALLOC:  /* a failed call made no object, whatever its address (as stats and replay) */
+        if (!hatf_event_failed(ev)) allocate(v, ev->addr, ev->size, (uint32_t)hi, (uint32_t)ti);
         break;
     case HATF_OP_FREE:
         if (ev->addr) release(v, ev->addr, ev->heap, (uint32_t)ti, "free");
@@ -341,7 +341,7 @@ static void check(vstate *v, const hatf_event *ev)
         allocate(v, ev->new_addr, ev->size, (uint32_t)hi, (uint32_t)ti);
         break;
     case HATF_OP_REALLOC_NEW:
-        allocate(v, ev->new_addr, ev->size, (uint32_t)hi, (uint32_t)ti);
+        if (!hatf_event_failed(ev)) allocate(v, ev->new_addr, ev->size, (uint32_t)hi, (uint32_t)ti);
         break;
     case HATF_OP_REALLOC_FREE:
         release(v, ev->addr, 0, (uint32_t)ti, "realloc");
