@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -528,6 +529,7 @@ static void *flusher_main(void *arg)
 {
     (void)arg;
     ht_t.untraced = 1;  /* for good: its allocations are the recorder's */
+    prctl(PR_SET_NAME, "hatrace-flush");  /* tells it apart in top, perf and /proc */
     uint64_t interval = (uint64_t)ht_opt(HT_OPT_FLUSH_MS) * 1000000u;
     while (!atomic_load(&flusher_stop)) {
         if (!atomic_load(&ht_poke_word)) ht_futex_wait(&ht_poke_word, 0, interval);
