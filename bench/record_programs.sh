@@ -3,9 +3,12 @@
 # native vs hatrace record vs heaptrack, wall-time ratios (medians of RUNS) and
 # trace bytes per event.
 #
-#   bench/record_programs.sh [--stacks] [BUILD_DIR [RUNS]]      (default: build 3)
+#   bench/record_programs.sh [--stacks] [--idle-flusher] [BUILD_DIR [RUNS]]  (default: build 3)
 #
-# --stacks adds hatrace record --stacks as a fourth mode (bench/record_stacks.sh).
+# --stacks adds hatrace record --stacks as a mode (bench/record_stacks.sh).
+# --idle-flusher adds an experiment, mode "idle": hatrace record with its flusher
+# thread (hatrace-flush) moved to SCHED_IDLE by chrt once it exists, so it only
+# runs on a CPU nothing else wants (docs/recorder.md says why it is not the default).
 # Programs: an allocation-heavy python3 script (PYTHONMALLOC=malloc, so every
 # object goes through malloc, in all three modes), and redis-server on
 # 127.0.0.1 driven by redis-benchmark with a bounded request count (the time is
@@ -16,7 +19,13 @@
 set -eu
 cd "$(dirname "$0")/.."
 MODES="native hatrace heaptrack"
-if [ "${1:-}" = --stacks ]; then MODES="native hatrace stacks heaptrack"; shift; fi
+while [ $# -gt 0 ]; do
+  case $1 in
+    --stacks) MODES=${MODES/hatrace/hatrace stacks}; shift;;
+    --idle-flusher) MODES=${MODES/hatrace/hatrace idle}; shift;;
+    *) break;;
+  esac
+done
 B=${1:-build}
 RUNS=${2:-3}
 HATRACE=$PWD/$B/hatrace
@@ -32,6 +41,17 @@ if ! command -v redis-server >/dev/null || ! command -v redis-benchmark >/dev/nu
 fi
 
 now() { date +%s%N; }
+# idle mode: move the flusher of the traced process (the only one running) to
+# SCHED_IDLE as soon as it exists; in the background, so the timing goes on
+idle_flusher() {
+  ( for _ in $(seq 500); do
+      for t in /proc/[0-9]*/task/*; do
+        read -r c <"$t/comm" 2>/dev/null || continue
+        [ "$c" = hatrace-flush ] && chrt --idle -p 0 "${t##*/}" && exit 0
+      done
+      sleep 0.01
+    done ) >/dev/null 2>&1 &
+}
 median() { sort -n | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 ms() { awk -v a="$1" 'BEGIN { printf "%.0f", a / 1e6 }'; }
@@ -58,6 +78,7 @@ run_py() { # mode run -> ns
   case $1 in
     native) "$PY" "$W/alloc.py" >/dev/null;;
     hatrace) "$HATRACE" record -o "$W/py.$1.$2/t.hatf" -- "$PY" "$W/alloc.py" >/dev/null 2>"$W/py.$1.$2/rec.err";;
+    idle) idle_flusher; "$HATRACE" record -o "$W/py.$1.$2/t.hatf" -- "$PY" "$W/alloc.py" >/dev/null 2>"$W/py.$1.$2/rec.err"; wait;;
     stacks) "$HATRACE" record --stacks -o "$W/py.$1.$2/t.hatf" -- "$PY" "$W/alloc.py" >/dev/null 2>"$W/py.$1.$2/rec.err";;
     heaptrack) heaptrack "$PY" "$W/alloc.py" >/dev/null 2>&1;;
   esac
@@ -76,10 +97,12 @@ run_redis() { # mode run -> ns of the benchmark client
   case $1 in
     native) redis-server "${args[@]}" >/dev/null 2>&1 & pid=$!;;
     hatrace) "$HATRACE" record -o "$dir/t.hatf" -- redis-server "${args[@]}" >/dev/null 2>"$dir/rec.err" & pid=$!;;
+    idle) "$HATRACE" record -o "$dir/t.hatf" -- redis-server "${args[@]}" >/dev/null 2>"$dir/rec.err" & pid=$!; idle_flusher; ipid=$!;;
     stacks) "$HATRACE" record --stacks -o "$dir/t.hatf" -- redis-server "${args[@]}" >/dev/null 2>"$dir/rec.err" & pid=$!;;
     heaptrack) heaptrack redis-server "${args[@]}" >/dev/null 2>&1 & pid=$!;;
   esac
   for i in $(seq 200); do redis-cli -p "$port" ping 2>/dev/null | grep -q PONG && break; sleep 0.05; done
+  [ "$1" = idle ] && wait "$ipid"  # the flusher is idle before the clock starts
   t0=$(now)
   redis-benchmark -p "$port" -n "$REQS" -q -c 16 -P 16 -r 100000 -d 64 -t set,get,lpush,lpop,sadd,hset >/dev/null
   t1=$(now)
