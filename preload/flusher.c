@@ -232,6 +232,34 @@ static const uint8_t func_only[HT_K_PVALLOC + 1][2] = {
     { 0, 0 }, { 1, 1 }, { 1, 2 }, { 1, 3 }, { 1, 4 }, { 1, 5 }, { 1, 6 }, { 1, 7 }, { 1, 8 }, { 1, 9 }, { 1, 10 },
 };
 
+/* Raw kinds convert_plain() takes when their flags are all clear: malloc, free
+ * and realloc with no stack, heap or failure, nearly every event of a program. */
+#define PLAIN_KINDS (1u << HT_K_MALLOC | 1u << HT_K_FREE | 1u << HT_K_REALLOC)
+
+/* convert() of a plain kind (PLAIN_KINDS, no flag), without its attribute
+ * work: such a record is its op's plain call, so it carries no attributes. */
+static inline void convert_plain(const ht_rawev *r, uint64_t tid, hatf_event *e)
+{
+    unsigned kind = (unsigned)r->tk & HT_KIND_MASK;
+    uint64_t a = r->a, b = r->b, c = r->c;
+    uint8_t op;
+    if (kind == HT_K_MALLOC) op = HATF_OP_ALLOC, c = 0;
+    else if (kind == HT_K_FREE) op = HATF_OP_FREE, b = c = 0;
+    else op = !a ? HATF_OP_REALLOC_NEW : !c ? HATF_OP_REALLOC_FREE
+              : c == a ? HATF_OP_REALLOC_INPLACE : HATF_OP_REALLOC_MOVE;
+    e->op = op;
+    e->attr_is_bytes = 0;
+    e->data_len = 0;
+    e->size = b;
+    e->addr = a;
+    e->new_addr = c;
+    e->thread = tid;
+    e->heap = 0;
+    e->time = r->tk >> 8;
+    e->attr = 0;
+    e->data = NULL;
+}
+
 /* stack: the event's process-wide stack id, 0 for none. */
 static void convert(const ht_rawev *r, uint64_t tid, hatf_event *e, uint8_t *ab, uint64_t stack)
 {
@@ -436,7 +464,12 @@ static long drain_ring(ht_ring *r)
         size_t m = 0;
         for (size_t i = 0; i < n; i++) {
             const ht_rawev *x = &raw[i];
-            unsigned kind = x->tk & HT_KIND_MASK;
+            unsigned low = (unsigned)x->tk & 0xffu;  /* kind and flags */
+            if (HT_LIKELY(low <= HT_KIND_MASK && (PLAIN_KINDS >> low & 1))) {
+                convert_plain(x, tid, &evs[m++]);
+                continue;
+            }
+            unsigned kind = low & HT_KIND_MASK;
             if (HT_UNLIKELY(kind == HT_K_STACK)) {  /* not an event: frames for the tables */
                 ht_stacks_take(out_failed ? NULL : writer, r, x);
                 continue;
