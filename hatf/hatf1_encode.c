@@ -445,6 +445,16 @@ INLINE void lwidth_store(const lwidth *s, hatf1_encoder *e, unsigned f)
     e->last_nonzero_width[f] = (uint8_t)s->last_nz;
 }
 
+/* A record's op and its size in w bytes at q (8 bytes stored: the run
+ * reserves them). @return the record's length so far. */
+INLINE size_t put_size(uint8_t *q, unsigned op, uint64_t size, unsigned w)
+{
+    uint64_t be = __builtin_bswap64(size << ((64 - 8 * w) & 63));
+    q[0] = (uint8_t)op;
+    memcpy(q + 1, &be, 8);
+    return 1 + w;
+}
+
 INLINE uint32_t sat_add(uint32_t s, size_t k)
 {
     return k >= STABLE_RUN || s + k >= STABLE_RUN ? (s < STABLE_RUN ? STABLE_RUN : s) : s + (uint32_t)k;
@@ -501,6 +511,26 @@ static size_t encode_run(hatf1_encoder *e, const hatf_event *ev, size_t n, size_
     size_t lim = run_lim(out, len, stop_len, ROOM);
     size_t k = 0;
     for (; k < n; k++) {
+        /* the common record first, in a loop of its own with fewer values
+         * live: no attribute bytes, the attribute the default's value, room
+         * ahead; it changes only the size's width state */
+        if (!attr_v1) {
+            for (; k < n; k++) {
+                const hatf_event *x = &ev[k];
+                /* op, and above it the fields that must be 0: one test */
+                uint32_t op = x->op | (uint32_t)x->attr_is_bytes << 8 | (uint32_t)x->data_len << 16;
+                if (op > 5 || !((ok_ops >> op) & 1) || x->thread != thread || x->heap != heap ||
+                    x->attr != attr || len >= lim)
+                    break;
+                if (op != HATF_OP_FREE) {
+                    len += ladapt(&ws, HATF_F_SIZE, uwidth(x->size), p + len, &meta);
+                    len += put_size(p + len, op, x->size, ws.w);
+                } else {
+                    p[len++] = (uint8_t)op;
+                }
+            }
+            if (k == n) break;
+        }
         const hatf_event *x = &ev[k];
         unsigned op = x->op;
         if (op > 5 || !((ok_ops >> op) & 1) || x->thread != thread || x->heap != heap) break;
@@ -544,14 +574,7 @@ static size_t encode_run(hatf1_encoder *e, const hatf_event *ev, size_t n, size_
             a_run = a_max = 0;
         }
         uint8_t *q = p + len;
-        q[0] = (uint8_t)op;
-        size_t m = 1;
-        uint64_t be;
-        if (has_size) {
-            be = __builtin_bswap64(x->size << ((64 - 8 * ws.w) & 63));
-            memcpy(q + m, &be, 8);
-            m += ws.w;
-        }
+        size_t m = has_size ? put_size(q, op, x->size, ws.w) : (q[0] = (uint8_t)op, 1);
         if (bytes) {
             a_run = 0;
             q[m++] = (uint8_t)dlen;
