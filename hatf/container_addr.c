@@ -202,6 +202,7 @@ HATF_AINLINE uint32_t rank_of(const hatf_amodel *m, uint32_t seq, int hw)
     uint32_t w = seq >> 6, g = seq >> HATF_G_SHIFT, sb = seq >> HATF_SB_SHIFT;
     uint32_t top = m->nseq - 1;
     uint32_t r = hatf_popcount_((m->words[w] >> (seq & 63)) >> 1, hw);
+    if (w == top >> 6) return r;  /* the newest word (most frees): nothing above it */
     uint32_t wend = ((g + 1) << (HATF_G_SHIFT - 6)) - 1, gend = ((sb + 1) << (HATF_SB_SHIFT - HATF_G_SHIFT)) - 1;
     if (wend > top >> 6) wend = top >> 6;
     if (gend > top >> HATF_G_SHIFT) gend = top >> HATF_G_SHIFT;
@@ -251,8 +252,8 @@ HATF_AINLINE uint8_t *enc_new(hatf_amodel *m, uint64_t size, int has_old, uint64
     hatf_pred_slot *p = hatf_pred_get(m, size);
     hatf_map_slot *s = addr ? map_at(m, addr) : NULL;
     if (p && p->head && m->seq_addr[p->head - 1] == addr) {
-        *o++ = 0;
         p->head = m->pnext[p->head - 1];
+        *o++ = 0;
     } else if (has_old && addr == old) {
         *o++ = 1;
     } else {
