@@ -135,6 +135,14 @@ report() { # name runner
       'BEGIN { if (b > n) printf "%.1f", (a - n) / (b - n); else print "inf" }')x"
   done
   printf '%-6s %s%s\n' "$name" "$line" "$over"
+  # each round's ratio to native in the same round: a slow spell of the host hits both
+  local rr="" rs
+  for m in $MODES; do
+    [ $m = native ] || [ -z "${t[$m]}" ] && continue
+    rs=$(paste -d' ' <(echo ${t[native]} | tr ' ' '\n') <(echo ${t[$m]} | tr ' ' '\n') | awk '{ printf "%.2f\n", $2 / $1 }')
+    rr+=" | $m $(echo $rs) (median $(echo "$rs" | median | awk '{ printf "%.2f", $1 }'))"
+  done
+  printf '%-6s per round vs native: %s\n' "" "${rr# | }"
   local ev hb hk sb
   ev=$(events_of "$W"/$name.hatrace.1/rec.err)
   hb=$(size_of "$W"/$name.hatrace.1/t.hatf*)
