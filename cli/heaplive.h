@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "addrmap.h"
+#include "hatf.h"
 
 /* Cell tag's live objects and bytes change by objects, bytes (negative: ended). */
 typedef void heaplive_fn(void *ctx, uint32_t tag, int64_t objects, int64_t bytes);
@@ -53,6 +54,14 @@ int heaplive_add(heaplive *l, uint64_t addr, uint64_t size, uint32_t cell);
 
 /* Remove the object at addr. @return 1 if it was live, 0 if not. */
 int heaplive_remove(heaplive *l, uint64_t addr);
+
+/* Start loading the entries of the event's addresses, some events before it
+ * adds or removes them (lookahead.h). always_inline: see addrmap_prefetch. */
+static inline __attribute__((always_inline)) void heaplive_prefetch(const heaplive *l, const hatf_event *ev)
+{
+    if (ev->addr) addrmap_prefetch(&l->map, ev->addr);
+    if (ev->new_addr && ev->new_addr != ev->addr) addrmap_prefetch(&l->map, ev->new_addr);
+}
 
 /* End every object still live in heap. */
 void heaplive_destroy_heap(heaplive *l, uint32_t heap);

@@ -17,6 +17,7 @@
 #include "addrmap.h"
 #include "cli_util.h"
 #include "heaplive.h"
+#include "lookahead.h"
 #include "sites.h"
 
 typedef struct site {
@@ -152,6 +153,10 @@ static int add_event(sites *st, const hatf_event *ev)
     }
 }
 
+/* lookahead_run's callbacks */
+static int count_event(void *ctx, const hatf_event *ev) { return add_event(ctx, ev); }
+static void prefetch_event(void *ctx, const hatf_event *ev) { heaplive_prefetch(&((sites *)ctx)->live, ev); }
+
 static int sort_key;
 static uint64_t key_of(const site *s)
 {
@@ -223,16 +228,13 @@ int sites_report(hatf_source *src, const char *path, int json, int sort, uint64_
         return CLI_FAIL;
     }
     hatf_reader *r = hatf_source_container(src);
-    int rc = CLI_OK, k;
-    hatf_event ev;
-    while ((k = hatf_source_next(src, &ev)) > 0) {
-        if (add_event(&st, &ev) < 0) {
-            cli_error("%s: out of memory", path);
-            rc = CLI_FAIL;
-            break;
-        }
+    int rc = CLI_OK, count_rc, k = lookahead_run(src, count_event, prefetch_event, &st, &count_rc);
+    if (k == LOOKAHEAD_STOPPED) {
+        cli_error("%s: out of memory", path);
+        rc = CLI_FAIL;
+    } else if (k < 0) {
+        rc = cli_source_failed(path, src);
     }
-    if (k < 0) rc = cli_source_failed(path, src);
     if (rc == CLI_OK) {
         sort_key = sort;
         if (st.n) qsort(st.v, st.n, sizeof *st.v, cmp_site);

@@ -17,6 +17,7 @@
 #include "cli_util.h"
 #include "commands.h"
 #include "heaplive.h"
+#include "lookahead.h"
 #include "sites.h"
 
 static const char help[] =
@@ -249,6 +250,10 @@ static int add_event(stats *st, const hatf_event *ev)
     if (h->live_bytes > h->max_live_bytes) h->max_live_bytes = h->live_bytes;
     return 0;
 }
+
+/* lookahead_run's callbacks */
+static int count_event(void *ctx, const hatf_event *ev) { return add_event(ctx, ev); }
+static void prefetch_event(void *ctx, const hatf_event *ev) { heaplive_prefetch(&((stats *)ctx)->live, ev); }
 
 /* ---- output -------------------------------------------------------------- */
 
@@ -514,16 +519,13 @@ int cmd_stats(int argc, char **argv)
     }
     st->reader = hatf_source_container(s);
     rc = CLI_OK;
-    hatf_event ev;
-    int r;
-    while ((r = hatf_source_next(s, &ev)) > 0) {
-        if (add_event(st, &ev) < 0) {
-            cli_error("%s: out of memory after %llu records", path, U(st->records));
-            rc = CLI_FAIL;
-            break;
-        }
+    int count_rc, r = lookahead_run(s, count_event, prefetch_event, st, &count_rc);
+    if (r == LOOKAHEAD_STOPPED) {
+        cli_error("%s: out of memory after %llu records", path, U(st->records));
+        rc = CLI_FAIL;
+    } else if (r < 0) {
+        rc = cli_source_failed(path, s);
     }
-    if (r < 0) rc = cli_source_failed(path, s);
     if (rc == CLI_OK) {
         if (st->threads.n) qsort(st->threads.v, st->threads.n, sizeof(counts), cmp_id);
         if (st->heaps.n) qsort(st->heaps.v, st->heaps.n, sizeof(counts), cmp_id);

@@ -6,11 +6,6 @@
 
 #define INITIAL_BITS 10
 
-static size_t slot_of(const addrmap *m, uint64_t key)
-{
-    return (size_t)((key * 0x9E3779B97F4A7C15ull) >> m->shift);
-}
-
 static int alloc_table(addrmap *m, unsigned bits)
 {
     addrmap_entry *t = calloc((size_t)1 << bits, sizeof *t);
@@ -43,7 +38,7 @@ void addrmap_free(addrmap *m)
 addrmap_entry *addrmap_find(addrmap *m, uint64_t key)
 {
     if (!key) return m->has_zero ? &m->zero : NULL;
-    for (size_t i = slot_of(m, key);; i = (i + 1) & m->mask) {
+    for (size_t i = addrmap_slot_of_(m, key);; i = (i + 1) & m->mask) {
         if (m->t[i].key == key) return &m->t[i];
         if (!m->t[i].key) return NULL;
     }
@@ -56,7 +51,7 @@ static int grow(addrmap *m)
     if (bits >= 8 * sizeof(size_t) - 6 || alloc_table(m, bits) < 0) return -1;
     for (size_t j = 0; j <= old.mask; j++) {
         if (!old.t[j].key) continue;
-        size_t i = slot_of(m, old.t[j].key);
+        size_t i = addrmap_slot_of_(m, old.t[j].key);
         while (m->t[i].key) i = (i + 1) & m->mask;
         m->t[i] = old.t[j];
     }
@@ -80,7 +75,7 @@ addrmap_entry *addrmap_put(addrmap *m, uint64_t key, int *added)
         addrmap_entry *e = addrmap_find(m, key);  /* a full table can still update */
         return e;
     }
-    size_t i = slot_of(m, key);
+    size_t i = addrmap_slot_of_(m, key);
     for (;; i = (i + 1) & m->mask) {
         if (m->t[i].key == key) return &m->t[i];
         if (!m->t[i].key) break;
@@ -100,7 +95,7 @@ void addrmap_remove(addrmap *m, addrmap_entry *e)
      * their home slot does not lie strictly between the hole and them */
     size_t hole = (size_t)(e - m->t);
     for (size_t i = (hole + 1) & m->mask; m->t[i].key; i = (i + 1) & m->mask) {
-        size_t home = slot_of(m, m->t[i].key);
+        size_t home = addrmap_slot_of_(m, m->t[i].key);
         if (((i - home) & m->mask) >= ((i - hole) & m->mask)) {
             m->t[hole] = m->t[i];
             hole = i;

@@ -1,0 +1,75 @@
+/* lookahead.c — events held back a few steps (see lookahead.h). */
+#include <string.h>
+
+#include "lookahead.h"
+
+#define SLOTS (LOOKAHEAD_N + 1)
+
+void lookahead_init(lookahead *q)
+{
+    memset(q, 0, sizeof *q);
+    for (unsigned i = 0; i < SLOTS; i++) hatf_buf_init(&q->data[i]);
+}
+
+void lookahead_free(lookahead *q)
+{
+    for (unsigned i = 0; i < SLOTS; i++) hatf_buf_free(&q->data[i]);
+}
+
+int lookahead_push(lookahead *q, const hatf_event *ev, const hatf_event **out)
+{
+    *out = NULL;
+    unsigned slot = (q->head + q->n) % SLOTS;
+    hatf_event *e = &q->ev[slot];
+    *e = *ev;
+    if (ev->data_len) {
+        hatf_buf *b = &q->data[slot];
+        b->len = 0;
+        hatf_buf_append(b, ev->data, ev->data_len);
+        if (b->failed) return -1;
+        e->data = b->p;
+    }
+    if (q->n < LOOKAHEAD_N) {
+        q->n++;
+        return 0;
+    }
+    *out = &q->ev[q->head];
+    q->head = (q->head + 1) % SLOTS;
+    return 0;
+}
+
+const hatf_event *lookahead_pop(lookahead *q)
+{
+    if (!q->n) return NULL;
+    const hatf_event *e = &q->ev[q->head];
+    q->head = (q->head + 1) % SLOTS;
+    q->n--;
+    return e;
+}
+
+int lookahead_run(hatf_source *src, int (*count)(void *ctx, const hatf_event *ev),
+                  void (*prefetch)(void *ctx, const hatf_event *ev), void *ctx, int *count_rc)
+{
+    lookahead q;
+    lookahead_init(&q);
+    hatf_event ev;
+    const hatf_event *out;
+    int r, rc = 0;
+    *count_rc = 0;
+    while ((r = hatf_source_next(src, &ev)) > 0) {
+        prefetch(ctx, &ev);
+        if (lookahead_push(&q, &ev, &out) < 0) {
+            rc = HATF_E_NOMEM;
+            break;
+        }
+        if (out && (rc = count(ctx, out)) < 0) break;
+    }
+    /* what was read is counted, as without the lookahead */
+    while (rc >= 0 && (out = lookahead_pop(&q)) != NULL) rc = count(ctx, out);
+    lookahead_free(&q);
+    if (rc < 0) {
+        *count_rc = rc;
+        return LOOKAHEAD_STOPPED;
+    }
+    return r < 0 ? r : 0;
+}

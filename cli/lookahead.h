@@ -1,0 +1,47 @@
+/* lookahead.h — events held back a few steps between being read and being
+ * counted, so a tool can prefetch the table slots each one will touch while
+ * it counts the earlier ones.
+ *
+ * The tools' live-object tables hold an entry per live object: on a trace
+ * with a million live objects they are tens of MB, and each event's lookup is
+ * a cache miss. Misses started LOOKAHEAD_N events ahead overlap instead of
+ * waiting one after the other. The order of the events is unchanged.
+ */
+#ifndef HATRACE_CLI_LOOKAHEAD_H
+#define HATRACE_CLI_LOOKAHEAD_H
+
+#include "hatf.h"
+#include "hatf_source.h"
+
+#define LOOKAHEAD_N 16
+
+typedef struct lookahead {
+    /* one slot more than held: the event handed out stays in its slot until the next push */
+    hatf_event ev[LOOKAHEAD_N + 1];
+    hatf_buf data[LOOKAHEAD_N + 1];  /* each event's attribute or comment bytes, copied */
+    unsigned head, n;
+} lookahead;
+
+void lookahead_init(lookahead *q);
+void lookahead_free(lookahead *q);
+
+/* Hold a copy of ev (and its bytes). When LOOKAHEAD_N events were held, the
+ * oldest leaves: *out points to it until the next call; else *out is NULL.
+ * @return 0, or -1 out of memory (ev is not held). */
+int lookahead_push(lookahead *q, const hatf_event *ev, const hatf_event **out);
+
+/* After the last push: the held events, oldest first, one per call; NULL when
+ * none is left. */
+const hatf_event *lookahead_pop(lookahead *q);
+
+/* Every event of src, in order, to count(ctx, ev), each one first passed to
+ * prefetch(ctx, ev) LOOKAHEAD_N events earlier. Stops at the source's end or
+ * error, or when count returns < 0 (the events read are all counted first).
+ * @return 0 at the end, the source's negative code (hatf_source_error says
+ * more), or LOOKAHEAD_STOPPED with count's code in *count_rc (or HATF_E_NOMEM
+ * when holding an event failed). */
+#define LOOKAHEAD_STOPPED 1
+int lookahead_run(hatf_source *src, int (*count)(void *ctx, const hatf_event *ev),
+                  void (*prefetch)(void *ctx, const hatf_event *ev), void *ctx, int *count_rc);
+
+#endif
