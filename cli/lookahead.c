@@ -16,12 +16,15 @@ void lookahead_free(lookahead *q)
     for (unsigned i = 0; i < SLOTS; i++) hatf_buf_free(&q->data[i]);
 }
 
-int lookahead_push(lookahead *q, const hatf_event *ev, const hatf_event **out)
+int lookahead_push(lookahead *q, const hatf_event *ev, uint64_t rec, uint64_t off, const lookahead_item **out)
 {
     *out = NULL;
     unsigned slot = (q->head + q->n) % SLOTS;
-    hatf_event *e = &q->ev[slot];
+    lookahead_item *x = &q->it[slot];
+    hatf_event *e = &x->ev;
     *e = *ev;
+    x->rec = rec;
+    x->off = off;
     if (ev->data_len) {
         hatf_buf *b = &q->data[slot];
         b->len = 0;
@@ -33,15 +36,15 @@ int lookahead_push(lookahead *q, const hatf_event *ev, const hatf_event **out)
         q->n++;
         return 0;
     }
-    *out = &q->ev[q->head];
+    *out = &q->it[q->head];
     q->head = (q->head + 1) % SLOTS;
     return 0;
 }
 
-const hatf_event *lookahead_pop(lookahead *q)
+const lookahead_item *lookahead_pop(lookahead *q)
 {
     if (!q->n) return NULL;
-    const hatf_event *e = &q->ev[q->head];
+    const lookahead_item *e = &q->it[q->head];
     q->head = (q->head + 1) % SLOTS;
     q->n--;
     return e;
@@ -53,19 +56,19 @@ int lookahead_run(hatf_source *src, int (*count)(void *ctx, const hatf_event *ev
     lookahead q;
     lookahead_init(&q);
     hatf_event ev;
-    const hatf_event *out;
+    const lookahead_item *out;
     int r, rc = 0;
     *count_rc = 0;
     while ((r = hatf_source_next(src, &ev)) > 0) {
         prefetch(ctx, &ev);
-        if (lookahead_push(&q, &ev, &out) < 0) {
+        if (lookahead_push(&q, &ev, 0, 0, &out) < 0) {
             rc = HATF_E_NOMEM;
             break;
         }
-        if (out && (rc = count(ctx, out)) < 0) break;
+        if (out && (rc = count(ctx, &out->ev)) < 0) break;
     }
     /* what was read is counted, as without the lookahead */
-    while (rc >= 0 && (out = lookahead_pop(&q)) != NULL) rc = count(ctx, out);
+    while (rc >= 0 && (out = lookahead_pop(&q)) != NULL) rc = count(ctx, &out->ev);
     lookahead_free(&q);
     if (rc < 0) {
         *count_rc = rc;

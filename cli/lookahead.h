@@ -15,9 +15,15 @@
 
 #define LOOKAHEAD_N 16
 
+/* An event and where the source read it (hatf_source_record, _offset). */
+typedef struct lookahead_item {
+    hatf_event ev;
+    uint64_t rec, off;
+} lookahead_item;
+
 typedef struct lookahead {
-    /* one slot more than held: the event handed out stays in its slot until the next push */
-    hatf_event ev[LOOKAHEAD_N + 1];
+    /* one slot more than held: the item handed out stays in its slot until the next push */
+    lookahead_item it[LOOKAHEAD_N + 1];
     hatf_buf data[LOOKAHEAD_N + 1];  /* each event's attribute or comment bytes, copied */
     unsigned head, n;
 } lookahead;
@@ -25,14 +31,14 @@ typedef struct lookahead {
 void lookahead_init(lookahead *q);
 void lookahead_free(lookahead *q);
 
-/* Hold a copy of ev (and its bytes). When LOOKAHEAD_N events were held, the
- * oldest leaves: *out points to it until the next call; else *out is NULL.
- * @return 0, or -1 out of memory (ev is not held). */
-int lookahead_push(lookahead *q, const hatf_event *ev, const hatf_event **out);
+/* Hold a copy of ev (and its bytes) read at record rec, offset off. When
+ * LOOKAHEAD_N events were held, the oldest leaves: *out points to it until the
+ * next call; else *out is NULL. @return 0, or -1 out of memory (ev is not held). */
+int lookahead_push(lookahead *q, const hatf_event *ev, uint64_t rec, uint64_t off, const lookahead_item **out);
 
 /* After the last push: the held events, oldest first, one per call; NULL when
  * none is left. */
-const hatf_event *lookahead_pop(lookahead *q);
+const lookahead_item *lookahead_pop(lookahead *q);
 
 /* Every event of src, in order, to count(ctx, ev), each one first passed to
  * prefetch(ctx, ev) LOOKAHEAD_N events earlier. Stops at the source's end or

@@ -28,6 +28,7 @@
 #include "addrmap.h"
 #include "cli_util.h"
 #include "commands.h"
+#include "lookahead.h"
 
 #define WINDOW_RECORDS 1000
 #define WINDOW_NS 10000     /* 10 us */
@@ -390,6 +391,16 @@ static void check(vstate *v, const hatf_event *ev)
     }
 }
 
+/* check() on an event back from the lookahead, where the source read it. */
+static void check_item(vstate *v, const lookahead_item *x)
+{
+    v->rec = x->rec;
+    v->offset = x->off;
+    v->records++;
+    check(v, &x->ev);
+    if (v->npend) expire_pending(v, 0);
+}
+
 /* A read error as a problem line, at the offset of the bad record or chunk. */
 static void report_read_error(vstate *v, const hatf_err *e)
 {
@@ -454,21 +465,26 @@ int cmd_validate(int argc, char **argv)
 
     hatf_event ev;
     int got;
+    lookahead q;  /* each event's object slot is prefetched LOOKAHEAD_N events before its check */
+    lookahead_init(&q);
+    const lookahead_item *x;
     for (;;) {
         while ((got = hatf_source_next(s, &ev)) > 0) {
-            v.rec = hatf_source_record(s);
-            v.offset = hatf_source_offset(s);
-            v.records++;
-            check(&v, &ev);
-            if (v.npend) expire_pending(&v, 0);
+            addrmap_prefetch(&v.objs, ev.addr);
+            if (ev.new_addr != ev.addr) addrmap_prefetch(&v.objs, ev.new_addr);
+            if (lookahead_push(&q, &ev, hatf_source_record(s), hatf_source_offset(s), &x) < 0) v.oom = 1;
+            else if (x) check_item(&v, x);
             if (v.oom) break;
         }
+        /* the events read are checked before a read error is told, as without the lookahead */
+        while (!v.oom && (x = lookahead_pop(&q)) != NULL) check_item(&v, x);
         if (got >= 0 || v.oom) break;
         /* a damaged chunk group of a container: say so and check the rest */
         hatf_err damage = *hatf_source_error(s);
         if (hatf_source_resume(s) != 0) break;
         report_read_error(&v, &damage);
     }
+    lookahead_free(&q);
     expire_pending(&v, 1);
     if (got < 0) report_read_error(&v, hatf_source_error(s));
     hatf_order_stats ord;
