@@ -45,6 +45,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lookahead.h"
 #include "replay.h"
 
 #define NONE UINT32_MAX
@@ -162,6 +163,15 @@ static int map_put(u64map *m, uint64_t k, uint32_t v)
     m->vals[i] = v;
     m->n++;
     return 0;
+}
+
+/* Start loading k's home slot (lookahead.h); always_inline: see addrmap_prefetch. */
+static inline __attribute__((always_inline)) void map_prefetch(const u64map *m, uint64_t k)
+{
+    if (!m->cap) return;
+    size_t i = hash64(k, m->cap - 1);
+    __builtin_prefetch(&m->keys[i]);
+    __builtin_prefetch(&m->vals[i]);
 }
 
 static void map_del_at(u64map *m, size_t i)
@@ -693,10 +703,32 @@ int rp_compile_source(hatf_source *src, int single, rp_plan *out, hatf_err *err)
     if (!c) return nomem(err);
     hatf_event ev;
     int r;
+    lookahead q;  /* each event's address slots are prefetched LOOKAHEAD_N events before it is added */
+    lookahead_init(&q);
+    const lookahead_item *x;
+    int stopped = 0;  /* by the compiler (or memory), not by the source */
     while ((r = hatf_source_next(src, &ev)) > 0) {
-        r = rp_compiler_add(c, &ev, hatf_source_record(src), hatf_source_offset(src), err);
-        if (r < 0) break;
+        map_prefetch(&c->addrs, ev.addr);
+        if (ev.new_addr != ev.addr) map_prefetch(&c->addrs, ev.new_addr);
+        if (lookahead_push(&q, &ev, hatf_source_record(src), hatf_source_offset(src), &x) < 0) {
+            r = nomem(err);
+            stopped = 1;
+            break;
+        }
+        if (x && (r = rp_compiler_add(c, &x->ev, x->rec, x->off, err)) < 0) {
+            stopped = 1;
+            break;
+        }
     }
+    /* the events read come before the source's end or error */
+    while (!stopped && (x = lookahead_pop(&q)) != NULL) {
+        int r2 = rp_compiler_add(c, &x->ev, x->rec, x->off, err);
+        if (r2 < 0) {
+            r = r2;
+            stopped = 1;
+        }
+    }
+    lookahead_free(&q);
     if (r < 0 && err && !err->code) {
         const hatf_err *se = hatf_source_error(src);
         if (se) *err = *se;
