@@ -252,7 +252,7 @@ static int add_event(stats *st, const hatf_event *ev)
 }
 
 /* lookahead_run's callbacks */
-static int count_event(void *ctx, const hatf_event *ev) { return add_event(ctx, ev); }
+static int count_event(void *ctx, const lookahead_item *x) { return add_event(ctx, &x->ev); }
 static void prefetch_event(void *ctx, const hatf_event *ev) { heaplive_prefetch(&((stats *)ctx)->live, ev); }
 
 /* ---- output -------------------------------------------------------------- */

@@ -50,7 +50,7 @@ const lookahead_item *lookahead_pop(lookahead *q)
     return e;
 }
 
-int lookahead_run(hatf_source *src, int (*count)(void *ctx, const hatf_event *ev),
+int lookahead_run(hatf_source *src, int (*count)(void *ctx, const lookahead_item *x),
                   void (*prefetch)(void *ctx, const hatf_event *ev), void *ctx, int *count_rc)
 {
     lookahead q;
@@ -61,14 +61,14 @@ int lookahead_run(hatf_source *src, int (*count)(void *ctx, const hatf_event *ev
     *count_rc = 0;
     while ((r = hatf_source_next(src, &ev)) > 0) {
         prefetch(ctx, &ev);
-        if (lookahead_push(&q, &ev, 0, 0, &out) < 0) {
+        if (lookahead_push(&q, &ev, hatf_source_record(src), hatf_source_offset(src), &out) < 0) {
             rc = HATF_E_NOMEM;
             break;
         }
-        if (out && (rc = count(ctx, &out->ev)) < 0) break;
+        if (out && (rc = count(ctx, out)) < 0) break;
     }
     /* what was read is counted, as without the lookahead */
-    while (rc >= 0 && (out = lookahead_pop(&q)) != NULL) rc = count(ctx, &out->ev);
+    while (rc >= 0 && (out = lookahead_pop(&q)) != NULL) rc = count(ctx, out);
     lookahead_free(&q);
     if (rc < 0) {
         *count_rc = rc;

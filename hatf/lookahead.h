@@ -43,14 +43,15 @@ int lookahead_push(lookahead *q, const hatf_event *ev, uint64_t rec, uint64_t of
  * none is left. */
 const lookahead_item *lookahead_pop(lookahead *q);
 
-/* Every event of src, in order, to count(ctx, ev), each one first passed to
- * prefetch(ctx, ev) LOOKAHEAD_N events earlier. Stops at the source's end or
- * error, or when count returns < 0 (the events read are all counted first).
+/* Every event of src, in order, to count(ctx, x) with where the source read
+ * it (x->rec, x->off), each one first passed to prefetch(ctx, ev)
+ * LOOKAHEAD_N events earlier. Stops at the source's end or error, or when
+ * count returns < 0 (the events read are all counted first).
  * @return 0 at the end, the source's negative code (hatf_source_error says
  * more), or LOOKAHEAD_STOPPED with count's code in *count_rc (or HATF_E_NOMEM
  * when holding an event failed). */
 #define LOOKAHEAD_STOPPED 1
-int lookahead_run(hatf_source *src, int (*count)(void *ctx, const hatf_event *ev),
+int lookahead_run(hatf_source *src, int (*count)(void *ctx, const lookahead_item *x),
                   void (*prefetch)(void *ctx, const hatf_event *ev), void *ctx, int *count_rc);
 
 #endif

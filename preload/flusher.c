@@ -232,6 +232,13 @@ static const uint8_t func_only[HT_K_PVALLOC + 1][2] = {
     { 0, 0 }, { 1, 1 }, { 1, 2 }, { 1, 3 }, { 1, 4 }, { 1, 5 }, { 1, 6 }, { 1, 7 }, { 1, 8 }, { 1, 9 }, { 1, 10 },
 };
 
+/* A realloc's record by its outcome: of NULL, to NULL (freed), in place, moved. */
+static inline uint8_t realloc_op(uint64_t old, uint64_t new_addr)
+{
+    return !old ? HATF_OP_REALLOC_NEW : !new_addr ? HATF_OP_REALLOC_FREE
+         : new_addr == old ? HATF_OP_REALLOC_INPLACE : HATF_OP_REALLOC_MOVE;
+}
+
 /* Raw kinds convert_plain() takes when their flags are all clear: malloc, free
  * and realloc with no stack, heap or failure, nearly every event of a program. */
 #define PLAIN_KINDS (1u << HT_K_MALLOC | 1u << HT_K_FREE | 1u << HT_K_REALLOC)
@@ -245,8 +252,7 @@ static inline void convert_plain(const ht_rawev *r, uint64_t tid, hatf_event *e)
     uint8_t op;
     if (kind == HT_K_MALLOC) op = HATF_OP_ALLOC, c = 0;
     else if (kind == HT_K_FREE) op = HATF_OP_FREE, b = c = 0;
-    else op = !a ? HATF_OP_REALLOC_NEW : !c ? HATF_OP_REALLOC_FREE
-              : c == a ? HATF_OP_REALLOC_INPLACE : HATF_OP_REALLOC_MOVE;
+    else op = realloc_op(a, c);
     e->op = op;
     e->attr_is_bytes = 0;
     e->data_len = 0;
@@ -306,10 +312,8 @@ static void convert(const ht_rawev *r, uint64_t tid, hatf_event *e, uint8_t *ab,
             at.value[HATF_A_NMEMB] = r->b;
             at.present |= 1u << HATF_A_NMEMB;
         }
-        if (!r->a) e->op = HATF_OP_REALLOC_NEW;
-        else if (failed) e->op = HATF_OP_REALLOC_INPLACE, e->new_addr = r->a; /* block unchanged */
-        else if (!r->c) e->op = HATF_OP_REALLOC_FREE;
-        else e->op = r->c == r->a ? HATF_OP_REALLOC_INPLACE : HATF_OP_REALLOC_MOVE;
+        if (failed && r->a) e->op = HATF_OP_REALLOC_INPLACE, e->new_addr = r->a; /* block unchanged */
+        else e->op = realloc_op(r->a, r->c);
         break;
     case HT_K_FREE:
         e->op = HATF_OP_FREE;

@@ -697,38 +697,32 @@ int rp_compiler_finish(rp_compiler *c, rp_plan *out, hatf_err *err)
     return 0;
 }
 
+/* lookahead_run's callbacks: the compiler and where its errors go */
+typedef struct compile_run { rp_compiler *c; hatf_err *err; } compile_run;
+
+static int compile_item(void *ctx, const lookahead_item *x)
+{
+    compile_run *cr = ctx;
+    return rp_compiler_add(cr->c, &x->ev, x->rec, x->off, cr->err);
+}
+
+static void prefetch_item(void *ctx, const hatf_event *ev)
+{
+    const u64map *m = &((compile_run *)ctx)->c->addrs;
+    map_prefetch(m, ev->addr);
+    if (ev->new_addr != ev->addr) map_prefetch(m, ev->new_addr);
+}
+
 int rp_compile_source(hatf_source *src, int single, rp_plan *out, hatf_err *err)
 {
     rp_compiler *c = rp_compiler_new(single);
     if (!c) return nomem(err);
-    hatf_event ev;
-    int r;
-    lookahead q;  /* each event's address slots are prefetched LOOKAHEAD_N events before it is added */
-    lookahead_init(&q);
-    const lookahead_item *x;
-    int stopped = 0;  /* by the compiler (or memory), not by the source */
-    while ((r = hatf_source_next(src, &ev)) > 0) {
-        map_prefetch(&c->addrs, ev.addr);
-        if (ev.new_addr != ev.addr) map_prefetch(&c->addrs, ev.new_addr);
-        if (lookahead_push(&q, &ev, hatf_source_record(src), hatf_source_offset(src), &x) < 0) {
-            r = nomem(err);
-            stopped = 1;
-            break;
-        }
-        if (x && (r = rp_compiler_add(c, &x->ev, x->rec, x->off, err)) < 0) {
-            stopped = 1;
-            break;
-        }
+    compile_run cr = { c, err };
+    int count_rc, r = lookahead_run(src, compile_item, prefetch_item, &cr, &count_rc);
+    if (r == LOOKAHEAD_STOPPED) {  /* rp_compiler_add said why, unless memory for the lookahead ran out */
+        r = count_rc;
+        if (err && !err->code) nomem(err);
     }
-    /* the events read come before the source's end or error */
-    while (!stopped && (x = lookahead_pop(&q)) != NULL) {
-        int r2 = rp_compiler_add(c, &x->ev, x->rec, x->off, err);
-        if (r2 < 0) {
-            r = r2;
-            stopped = 1;
-        }
-    }
-    lookahead_free(&q);
     if (r < 0 && err && !err->code) {
         const hatf_err *se = hatf_source_error(src);
         if (se) *err = *se;

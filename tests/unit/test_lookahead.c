@@ -67,11 +67,16 @@ typedef struct run_ctx {
     uint64_t seen[64], prefetched[64];
     unsigned n, nseen, nprefetched, stop_at;
     int lag_ok;  /* every event was prefetched LOOKAHEAD_N events before it was counted */
+    int rec_ok;  /* each came with the next record number */
+    uint64_t last_rec;
 } run_ctx;
 
-static int count_cb(void *p, const hatf_event *ev)
+static int count_cb(void *p, const lookahead_item *x)
 {
     run_ctx *c = p;
+    const hatf_event *ev = &x->ev;
+    if (c->nseen && x->rec != c->last_rec + 1) c->rec_ok = 0;
+    c->last_rec = x->rec;
     if (c->nseen == c->stop_at) return HATF_E_NOMEM;
     /* held back: the LOOKAHEAD_N events after it were read (and prefetched), or all of them */
     unsigned read = c->nseen + LOOKAHEAD_N + 1 < c->n ? c->nseen + LOOKAHEAD_N + 1 : c->n;
@@ -113,6 +118,7 @@ static void run_file(unsigned n, int bad, unsigned stop_at, run_ctx *c, int *rc,
     c->n = n;
     c->stop_at = stop_at;
     c->lag_ok = 1;
+    c->rec_ok = 1;
     *rc = lookahead_run(s, count_cb, prefetch_cb, c, count_rc);
     hatf_source_close(s);
 }
@@ -127,6 +133,7 @@ static void test_run(void)
         CU_ASSERT_EQUAL(c.nseen, n);
         CU_ASSERT_EQUAL(c.nprefetched, n);
         CU_ASSERT(c.lag_ok);
+        CU_ASSERT(c.rec_ok);
         for (unsigned i = 0; i < n; i++) CU_ASSERT_EQUAL(c.seen[i], 0x1000 + 16 * i);
     }
     /* a line that does not parse: the events before it are all counted, then the error */
