@@ -105,9 +105,11 @@ static void human(char *out, size_t cap, double b)
 }
 
 /* Print the traces the processes reported (in the order they were created,
- * flagging those never closed: the process was killed or called _exit), and one
- * summary line. Lines: "S path" at creation, "E path events bytes dropped waits". */
-static void report(const char *path)
+ * flagging those never closed: the process was killed), and one summary line.
+ * Lines: "L pid" when the library starts in a process, "S path" at a trace's
+ * creation, "E path events bytes dropped waits" when it is closed. ran: the
+ * command was started (it may still be one that LD_PRELOAD does not reach). */
+static void report(const char *path, int ran)
 {
     FILE *f = fopen(path, "r");
     if (!f) {
@@ -119,8 +121,10 @@ static void report(const char *path)
     size_t n = 0, cap = 0;
     char line[PATH_MAX + 128];
     unsigned long long ev, by, dr, wa, tev = 0, tby = 0, tdr = 0, twa = 0;
+    int loaded = 0;
     while (fgets(line, sizeof line, f)) {
         char kind = line[0];
+        loaded |= kind == 'L';
         if ((kind != 'S' && kind != 'E') || line[1] != '\t') continue;
         char *p = line + 2, *end = p + strcspn(p, "\t\n");
         char *rest = *end == '\t' ? end + 1 : end;
@@ -147,7 +151,7 @@ static void report(const char *path)
     int open_ones = 0;
     for (size_t i = 0; i < n; i++) {
         fprintf(stderr, "hatrace: trace %s%s\n", tr[i].path,
-                tr[i].closed ? "" : " (not closed: the process was killed or called _exit; no index)");
+                tr[i].closed ? "" : " (not closed: the process was killed; no index)");
         open_ones += !tr[i].closed;
         free(tr[i].path);
     }
@@ -158,6 +162,9 @@ static void report(const char *path)
             n, n == 1 ? "" : "s", tev, size, tev ? (double)tby / (double)tev : 0.0, tdr, twa);
     if (open_ones) fprintf(stderr, " (counts of %d unclosed trace%s not included)", open_ones, open_ones == 1 ? "" : "s");
     fputc('\n', stderr);
+    if (!loaded && ran)
+        fprintf(stderr, "hatrace: no process loaded libhatrace.so: a statically linked or set-user-ID "
+                        "program ignores LD_PRELOAD\n");
 }
 
 int cmd_record(int argc, char **argv)
@@ -274,7 +281,7 @@ int cmd_record(int argc, char **argv)
     int status = 0;
     while (waitpid(pid, &status, 0) < 0)
         if (errno != EINTR) { status = 127 << 8; break; }
-    report(report_path);
+    report(report_path, !(WIFEXITED(status) && WEXITSTATUS(status) == 127));
     unlink(report_path);
     if (WIFSIGNALED(status)) {
         fprintf(stderr, "hatrace: %s killed by signal %d\n", cmd[0], WTERMSIG(status));

@@ -38,6 +38,7 @@ static ino_t out_ino;
 static pthread_t flusher;
 static _Atomic int flusher_on;
 static _Atomic int flusher_stop;
+static _Atomic uint32_t finish_req, finish_done;  /* ht_flusher_finish: asked, done (futex) */
 static uint64_t last_flush_ns;
 
 /* counters: events written, and drops/waits of rings already reclaimed */
@@ -127,6 +128,7 @@ int ht_output_open(void)
 {
     char pattern[PATH_MAX];
     const char *pat = ht_opt_output();
+    report_line("L\t%d\n", (int)getpid());  /* the library runs in this process */
     /* a child must not collide with its parent's file */
     if (forked && !strstr(pat, "%p")) {
         if (snprintf(pattern, sizeof pattern, "%s.%%p", pat) >= (int)sizeof pattern) goto toolong;
@@ -571,9 +573,30 @@ static void *flusher_main(void *arg)
     while (!atomic_load(&flusher_stop)) {
         if (!atomic_load(&ht_poke_word)) ht_futex_wait(&ht_poke_word, 0, interval);
         atomic_store(&ht_poke_word, 0);
+        if (atomic_load(&finish_req)) {
+            ht_finish_on_flusher();
+            atomic_store(&finish_done, 1);
+            ht_futex_wake(&finish_done, INT_MAX);
+            break;
+        }
         ht_drain_all();
     }
     return NULL;
+}
+
+int ht_flusher_finish(uint64_t timeout_ns)
+{
+    if (!atomic_load(&flusher_on) || pthread_equal(pthread_self(), flusher)) return -1;
+    atomic_store(&finish_req, 1);
+    atomic_store(&ht_poke_word, 1);
+    ht_futex_wake(&ht_poke_word, 1);
+    uint64_t end = ht_mono_ns() + timeout_ns;
+    while (!atomic_load(&finish_done)) {
+        uint64_t now = ht_mono_ns();
+        if (now >= end) return -1;
+        ht_futex_wait(&finish_done, 0, end - now);
+    }
+    return 0;
 }
 
 int ht_flusher_start(void)
@@ -710,6 +733,8 @@ void ht_flusher_atfork_child(void)
     out_path[0] = 0;
     atomic_store(&flusher_on, 0);
     atomic_store(&flusher_stop, 0);
+    atomic_store(&finish_req, 0);
+    atomic_store(&finish_done, 0);
     n_events = n_drops = n_waits = n_wait_ns = 0;
     for (ht_ring *r = atomic_load(&ht_rings); r; r = r->next) {
         ht_ring_init(r, r->mask + 1);

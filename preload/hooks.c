@@ -21,6 +21,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "recorder.h"
@@ -42,6 +43,7 @@ static int (*real_execve)(const char *, char *const[], char *const[]);
 static int (*real_execv)(const char *, char *const[]);
 static int (*real_execvp)(const char *, char *const[]);
 static int (*real_execvpe)(const char *, char *const[], char *const[]);
+static void (*real__exit)(int);
 
 /* ---- bootstrap arena ---------------------------------------------------------- */
 
@@ -105,6 +107,7 @@ void ht_hooks_resolve(void)
     RESOLVE(execv);
     RESOLVE(execvp);
     RESOLVE(execvpe);
+    RESOLVE(_exit);
 #undef RESOLVE
     __typeof__(ht_real_pthread_create) pc = (__typeof__(pc))dlsym(RTLD_NEXT, "pthread_create");
     real_calloc = calloc_, real_free = free_, real_realloc = realloc_;
@@ -112,6 +115,7 @@ void ht_hooks_resolve(void)
     real_aligned_alloc = aligned_alloc_, real_memalign = memalign_, real_valloc = valloc_;
     real_pvalloc = pvalloc_, real_malloc_usable_size = malloc_usable_size_;
     real_execve = execve_, real_execv = execv_, real_execvp = execvp_, real_execvpe = execvpe_;
+    real__exit = _exit_;
     ht_real_pthread_create = pc;
     atomic_signal_fence(memory_order_seq_cst);
     real_malloc = malloc_;  /* last: the hooks test it to know resolution is done */
@@ -346,6 +350,22 @@ HT_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
     ht_before_exec();
     return real_execvpe(file, argv, envp);
 }
+
+/* _exit and _Exit (one function in glibc): no destructor runs, so the trace is
+ * ended here (ht_before_exit: by the flusher, for a bounded time). exit()
+ * reaches the kernel through libc's own _exit, not this one, after ht_dtor.
+ * The real one was resolved at start: dlsym may allocate, and _exit may be
+ * called by a signal handler. */
+static __attribute__((noreturn)) void exit_now(int status)
+{
+    ht_before_exit();
+    if (real__exit) real__exit(status);
+    syscall(SYS_exit_group, status);
+    __builtin_unreachable();
+}
+
+HT_EXPORT void _exit(int status) { exit_now(status); }
+HT_EXPORT void _Exit(int status) { exit_now(status); }
 
 /* The execl family: collect the arguments on the stack, then as above. */
 #define COLLECT_ARGS(first, ap, argv, extra)                                   \

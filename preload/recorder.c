@@ -287,6 +287,39 @@ void ht_finish(void)
     atomic_store_explicit(&finished, 1, memory_order_release);
 }
 
+/* The flusher's end of ht_before_exit: the same as ht_finish after its join. */
+void ht_finish_on_flusher(void)
+{
+    ht_drain_all();
+    atomic_store_explicit(&ht_state, HT_ST_OFF, memory_order_release);
+    ht_writer_finish();
+    atomic_store_explicit(&finished, 1, memory_order_release);
+}
+
+void ht_before_exit(void)
+{
+    ht_tls *t = &ht_t;
+    /* a vfork child (posix_spawn's failed exec) leaves the parent's trace alone;
+     * a handler that interrupted our own code (which may hold the writer's
+     * lock) cannot have the trace closed; one that interrupted a hook can: the
+     * hook's event is not recorded, as its call does not return */
+    if (getpid() != owner_pid || t->untraced) return;
+    if (atomic_load_explicit(&ht_state, memory_order_acquire) != HT_ST_READY) return;
+    if (!ht_flusher_running()) {  /* nothing recorded yet (or no thread could be made): as exit */
+        if (t->busy) return;
+        ht_finish();
+        return;
+    }
+    if (atomic_exchange(&finishing, 1)) return;  /* exit or exec is finishing it: _exit ends that */
+    if (t->ring && !t->busy) ht_emit(HT_K_THREAD_DESTROY, 0, 0, 0, 0);
+    t->exited = 1;
+    /* _exit is async-signal-safe: a handler may call it while this thread holds
+     * the allocator's lock, so this thread does not allocate; the flusher ends
+     * the trace, and if it cannot within the time (it waits on that lock), the
+     * trace stays unclosed, as after a kill */
+    if (ht_flusher_finish(2000000000u) < 0) ht_say("the trace could not be closed before _exit");
+}
+
 void ht_before_exec(void)
 {
     /* a vfork child shares our memory: it must not touch the parent's trace */

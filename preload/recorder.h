@@ -240,6 +240,10 @@ static inline __attribute__((always_inline)) void ht_emit_free(void *p, void (*r
 void ht_thread_begin(void) HT_HIDDEN;
 /* Before exec: finish the trace if this process owns it (not in a vfork child). */
 void ht_before_exec(void) HT_HIDDEN;
+/* Before _exit: have the flusher end the trace, waiting a bounded time (see recorder.c). */
+void ht_before_exit(void) HT_HIDDEN;
+/* On the flusher thread, asked by ht_flusher_finish: drain, close, mark finished. */
+void ht_finish_on_flusher(void) HT_HIDDEN;
 
 /* ---- hooks.c ---- */
 #include <pthread.h>
@@ -324,6 +328,9 @@ extern _Atomic uint32_t ht_dead_rings HT_HIDDEN;  /* exited threads not yet recl
 int ht_flusher_start(void) HT_HIDDEN;     /* @return 0 or -1 */
 void ht_flusher_stop(void) HT_HIDDEN;     /* join; no-op if not running or on the flusher */
 int ht_flusher_running(void) HT_HIDDEN;
+/* Ask the flusher thread to end the trace (ht_finish_on_flusher) and wait for it
+ * at most timeout_ns. No allocation, no lock. @return 0 when done, -1 if not. */
+int ht_flusher_finish(uint64_t timeout_ns) HT_HIDDEN;
 /* Drain every ring into the writer (opening it on first use). Takes the writer
  * lock. @return events written, or -1 if the trace is off. */
 long ht_drain_all(void) HT_HIDDEN;
