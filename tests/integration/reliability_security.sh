@@ -5,7 +5,8 @@
 #     dangling) is never followed: the target is untouched or not created;
 #   * absurd environment values (huge ring sizes, negative levels, garbage,
 #     very long paths) give one clear message naming the variable, and the
-#     program runs on with the default (checked in the trace where it shows).
+#     program runs on with the default (checked in the trace where it shows);
+#   * hatrace record says so when no process loaded the library (a static program).
 . "$(dirname "$0")/record_lib.inc"
 need_tools
 prog=$BUILD/workloads/rel_fsize   # N malloc/free pairs on two threads, prints "done N"
@@ -69,4 +70,13 @@ validate_all "$W"/longpath/hatrace.rel_fsize.*.hatf
 # a name longer than a file name may be: refused by the file system, untraced
 run longname HATRACE_OUTPUT="$W/$(printf 'n%.0s' $(seq 300))"
 expect_msg longname 'cannot create trace file .*: File name too long; the program runs untraced'
+# a statically linked program ignores LD_PRELOAD: hatrace record says that no
+# process loaded the library (and says nothing of the kind when one did)
+"$HATRACE" record -o "$W/dyn.hatf" -- "$prog" 10 >/dev/null 2>"$W/dyn.err" || fail "dyn: record failed"
+grep -q 'no process loaded' "$W/dyn.err" && fail "dyn: $(cat "$W/dyn.err")"
+if [ -x /sbin/ldconfig ] && ldd /sbin/ldconfig 2>&1 | grep -Eq 'statically linked|not a dynamic'; then
+  "$HATRACE" record -o "$W/static.hatf" -- /sbin/ldconfig -p >/dev/null 2>"$W/static.err" || fail "static: record failed"
+  cat "$W/static.err"
+  grep -q 'no process loaded libhatrace.so: a statically linked' "$W/static.err" || fail "static: no word of it"
+fi
 echo "reliability_security: ok"
