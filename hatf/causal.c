@@ -11,6 +11,7 @@
 
 #include "addrmap.h"
 #include "causal.h"
+#include "container_internal.h"
 
 #define LIKELY(x) __builtin_expect(!!(x), 1)
 #define UNLIKELY(x) __builtin_expect(!!(x), 0)
@@ -125,6 +126,21 @@ static int is_live(hatf_causal *c, uint64_t addr)
     return e && e->a == heap_gen(c, e->size);
 }
 
+/* While tracking, the table holds every live address (megabytes for a large
+ * program), so each probe is a cache miss unless started early. The global
+ * iterator's runs are short when threads interleave, so the fetches start
+ * where the events are first seen: each batch a thread's cursor decodes
+ * (256 events), handed out over the next few hundred events. */
+static void track_prefetch_batch(void *ctx, const hatf_event *evs, size_t n)
+{
+    const hatf_causal *c = ctx;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t a = old_addr(&evs[i]), b = new_addr(&evs[i]);
+        if (a) addrmap_prefetch(&c->objs, a);
+        if (b) addrmap_prefetch(&c->objs, b);
+    }
+}
+
 /* Apply an event to the table. @return 0, or -1 out of memory. */
 static int track(hatf_causal *c, const hatf_event *e)
 {
@@ -152,6 +168,7 @@ static int track(hatf_causal *c, const hatf_event *e)
 
 static void stop_tracking(hatf_causal *c)
 {
+    hatf_iter_on_batch_(c->it, NULL, NULL);
     addrmap_free(&c->objs);
     addrmap_free(&c->heapgen);
     c->tracking = 0;
@@ -169,7 +186,9 @@ static int need_history(hatf_causal *c)
     if (addrmap_init(&c->objs)) { c->no_history = 1; return 0; }
     if (addrmap_init(&c->heapgen)) { addrmap_free(&c->objs); c->no_history = 1; return 0; }
     c->tracking = 1;
+    hatf_iter_on_batch_(c->it, track_prefetch_batch, c);
     hatf_iter *it = hatf_iter_global(c->r);
+    if (it) hatf_iter_on_batch_(it, track_prefetch_batch, c);
     uint64_t left = c->emitted;
     while (it && left) {
         const hatf_event *e;

@@ -92,6 +92,13 @@ void hatf_cursor_free(hatf_cursor *c);
  * until the next refill, their data until a group is loaded. */
 int hatf_cursor_fill_(hatf_cursor *c);
 
+/* merge.c: have the global iterator call fn(ctx, evs, n) with each batch of
+ * events a thread's cursor decodes, before any of them is handed out (fn NULL:
+ * none). For a reader that prefetches what it will look up per event: with
+ * threads interleaved, the batches are where it can see ahead of the merge. */
+typedef void (*hatf_iter_batch_fn)(void *ctx, const hatf_event *evs, size_t n);
+void hatf_iter_on_batch_(hatf_iter *it, hatf_iter_batch_fn fn, void *ctx);
+
 /* container_tables.c: the stack, module and symbol entries of the tables stream.
  * add: @return 0, HATF_E_CORRUPT if the entry is malformed, HATF_E_NOMEM (it is lost).
  * finish: sort for lookups and keep the first entry of each id, once the chunks

@@ -33,6 +33,8 @@ struct hatf_iter {
     uint32_t stop;
     uint64_t lim_key, lim_thread; /* head of the best cursor after the top */
     uint64_t chunk_off;       /* of the run's events */
+    hatf_iter_batch_fn on_batch; /* hatf_iter_on_batch_ */
+    void *on_batch_ctx;
     hatf_err err;
 };
 
@@ -151,7 +153,14 @@ static int refill(hatf_iter *it, hatf_cursor *c)
 {
     int rc = hatf_cursor_fill_(c);
     if (UNLIKELY(rc < 0)) it->err = c->err;
+    else if (it->on_batch && c->n) it->on_batch(it->on_batch_ctx, c->evs, c->n);
     return rc;
+}
+
+void hatf_iter_on_batch_(hatf_iter *it, hatf_iter_batch_fn fn, void *ctx)
+{
+    it->on_batch = fn;
+    it->on_batch_ctx = ctx;
 }
 
 /* The run handed out so far is used up: choose the cursor whose head sorts
