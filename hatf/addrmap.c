@@ -11,7 +11,7 @@
  * lookups (and prefetches) do not each wait for a page walk. */
 #define HUGE_MIN ((size_t)2 << 20)
 
-static addrmap_entry *table_new(size_t bytes)
+void *addrmap_big_alloc(size_t bytes)
 {
     if (bytes < HUGE_MIN) return calloc(1, bytes);
     void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -20,15 +20,17 @@ static addrmap_entry *table_new(size_t bytes)
     return p;
 }
 
-static void table_free(addrmap_entry *t, size_t bytes)
+void addrmap_big_free(void *p, size_t bytes)
 {
-    if (bytes < HUGE_MIN) free(t);
-    else munmap(t, bytes);
+    if (bytes < HUGE_MIN) free(p);
+    else if (p) munmap(p, bytes);
 }
+
+static void table_free(addrmap_entry *t, size_t bytes) { addrmap_big_free(t, bytes); }
 
 static int alloc_table(addrmap *m, unsigned bits)
 {
-    addrmap_entry *t = table_new(((size_t)1 << bits) * sizeof *t);
+    addrmap_entry *t = addrmap_big_alloc(((size_t)1 << bits) * sizeof *t);
     if (!t) return -1;
     m->t = t;
     m->mask = ((size_t)1 << bits) - 1;

@@ -49,6 +49,12 @@ static inline __attribute__((always_inline)) void addrmap_prefetch(const addrmap
     __builtin_prefetch(&m->t[(i + 2) & m->mask]);
 }
 
+/* Zeroed memory for any table touched at random, on 2 MiB pages from that size
+ * on (each lookup and prefetch in it would otherwise wait for a page walk).
+ * Free with addrmap_big_free and the same size. @return NULL when out of memory. */
+void *addrmap_big_alloc(size_t bytes);
+void addrmap_big_free(void *p, size_t bytes);
+
 /* @return 0, or -1 when out of memory. */
 int addrmap_init(addrmap *m);
 void addrmap_free(addrmap *m);

@@ -45,6 +45,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "addrmap.h"
 #include "lookahead.h"
 #include "replay.h"
 
@@ -115,14 +116,21 @@ static inline size_t hash64(uint64_t k, size_t mask)
     return (size_t)k & mask;
 }
 
+static void map_free(u64map *m)
+{
+    addrmap_big_free(m->keys, m->cap * sizeof *m->keys);
+    addrmap_big_free(m->vals, m->cap * sizeof *m->vals);
+}
+
 static int map_grow(u64map *m)
 {
     size_t cap = m->cap ? 2 * m->cap : 1024;
-    uint64_t *keys = calloc(cap, sizeof *keys);
-    uint32_t *vals = malloc(cap * sizeof *vals);
+    /* the address map is megabytes, probed at random: huge pages (addrmap.h) */
+    uint64_t *keys = addrmap_big_alloc(cap * sizeof *keys);
+    uint32_t *vals = addrmap_big_alloc(cap * sizeof *vals);
     if (!keys || !vals) {
-        free(keys);
-        free(vals);
+        addrmap_big_free(keys, cap * sizeof *keys);
+        addrmap_big_free(vals, cap * sizeof *vals);
         return -1;
     }
     for (size_t i = 0; i < m->cap; i++) {
@@ -132,8 +140,7 @@ static int map_grow(u64map *m)
         keys[j] = m->keys[i];
         vals[j] = m->vals[i];
     }
-    free(m->keys);
-    free(m->vals);
+    map_free(m);
     m->keys = keys;
     m->vals = vals;
     m->cap = cap;
@@ -190,7 +197,6 @@ static void map_del_at(u64map *m, size_t i)
     m->n--;
 }
 
-static void map_free(u64map *m) { free(m->keys); free(m->vals); }
 
 #define GROW(arr, n, cap) \
     ((n) < (cap) ? 0 : grow_array((void **)&(arr), &(cap), sizeof *(arr)))
