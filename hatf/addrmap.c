@@ -26,8 +26,6 @@ void addrmap_big_free(void *p, size_t bytes)
     else if (p) munmap(p, bytes);
 }
 
-static void table_free(addrmap_entry *t, size_t bytes) { addrmap_big_free(t, bytes); }
-
 static int alloc_table(addrmap *m, unsigned bits)
 {
     addrmap_entry *t = addrmap_big_alloc(((size_t)1 << bits) * sizeof *t);
@@ -53,7 +51,7 @@ void addrmap_clear(addrmap *m)
 
 void addrmap_free(addrmap *m)
 {
-    if (m->t) table_free(m->t, (m->mask + 1) * sizeof *m->t);
+    if (m->t) addrmap_big_free(m->t, (m->mask + 1) * sizeof *m->t);
     memset(m, 0, sizeof *m);
 }
 
@@ -77,7 +75,7 @@ static int grow(addrmap *m)
         while (m->t[i].key) i = (i + 1) & m->mask;
         m->t[i] = old.t[j];
     }
-    table_free(old.t, (old.mask + 1) * sizeof *old.t);
+    addrmap_big_free(old.t, (old.mask + 1) * sizeof *old.t);
     return 0;
 }
 

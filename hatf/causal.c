@@ -99,19 +99,6 @@ void hatf_causal_stats(const hatf_causal *c, hatf_order_stats *st) { *st = c->st
 
 /* ---- liveness ------------------------------------------------------------ */
 
-/* The address an event needs live (and ends), and the one it makes live; 0: none. */
-static inline uint64_t old_addr(const hatf_event *e)
-{
-    unsigned op = e->op;
-    return op == HATF_OP_FREE || op == HATF_OP_REALLOC_INPLACE || op == HATF_OP_REALLOC_MOVE ||
-           op == HATF_OP_REALLOC_FREE ? e->addr : 0;
-}
-static inline uint64_t new_addr(const hatf_event *e)
-{
-    unsigned op = e->op;
-    return op == HATF_OP_ALLOC ? e->addr
-         : op == HATF_OP_REALLOC_INPLACE || op == HATF_OP_REALLOC_MOVE || op == HATF_OP_REALLOC_NEW ? e->new_addr : 0;
-}
 
 static uint32_t heap_gen(hatf_causal *c, uint64_t heap)
 {
@@ -135,7 +122,7 @@ static void track_prefetch_batch(void *ctx, const hatf_event *evs, size_t n)
 {
     const hatf_causal *c = ctx;
     for (size_t i = 0; i < n; i++) {
-        uint64_t a = old_addr(&evs[i]), b = new_addr(&evs[i]);
+        uint64_t a = hatf_event_ends(&evs[i]), b = hatf_event_makes(&evs[i]);
         if (a) addrmap_prefetch(&c->objs, a);
         if (b) addrmap_prefetch(&c->objs, b);
     }
@@ -144,7 +131,7 @@ static void track_prefetch_batch(void *ctx, const hatf_event *evs, size_t n)
 /* Apply an event to the table. @return 0, or -1 out of memory. */
 static int track(hatf_causal *c, const hatf_event *e)
 {
-    uint64_t a = old_addr(e), b = new_addr(e);
+    uint64_t a = hatf_event_ends(e), b = hatf_event_makes(e);
     if (a) {
         addrmap_entry *x = addrmap_find(&c->objs, a);
         if (x) addrmap_remove(&c->objs, x);
@@ -394,7 +381,7 @@ static void resolve(hatf_causal *c)
     size_t nu = 0;
     for (uint32_t i = 0; i < n; i++) {
         const hatf_event *e = &c->g[i].ev;
-        uint64_t a = old_addr(e), b = new_addr(e);
+        uint64_t a = hatf_event_ends(e), b = hatf_event_makes(e);
         if (a) c->use[nu++] = (guse){ a, i, c->th[i], 0 };
         if (b) c->use[nu++] = (guse){ b, i, c->th[i], 1 };
         c->so[i] = c->sn[i] = -1;

@@ -87,6 +87,21 @@ static inline int hatf_op_has_size(unsigned op) { return op == HATF_OP_ALLOC || 
 static inline int hatf_op_has_addr(unsigned op) { return op <= 5; }
 static inline int hatf_op_is_realloc(unsigned op) { return op >= 2 && op <= 5; }
 
+/* The address an event needs live and ends (a free, a realloc of an object),
+ * and the one it makes live (an allocation, a realloc's result); 0: none. */
+static inline uint64_t hatf_event_ends(const hatf_event *e)
+{
+    unsigned op = e->op;
+    return op == HATF_OP_FREE || op == HATF_OP_REALLOC_INPLACE || op == HATF_OP_REALLOC_MOVE ||
+           op == HATF_OP_REALLOC_FREE ? e->addr : 0;
+}
+static inline uint64_t hatf_event_makes(const hatf_event *e)
+{
+    unsigned op = e->op;
+    return op == HATF_OP_ALLOC ? e->addr
+         : op == HATF_OP_REALLOC_INPLACE || op == HATF_OP_REALLOC_MOVE || op == HATF_OP_REALLOC_NEW ? e->new_addr : 0;
+}
+
 /* Stable lower-case names: "alloc", "free", "realloc-inplace", "realloc-move",
  * "realloc-new", "realloc-free", "heap-create", "heap-destroy", "thread-create",
  * "thread-destroy", "comment". @return NULL for an unknown op. */

@@ -197,7 +197,6 @@ static void map_del_at(u64map *m, size_t i)
     m->n--;
 }
 
-
 #define GROW(arr, n, cap) \
     ((n) < (cap) ? 0 : grow_array((void **)&(arr), &(cap), sizeof *(arr)))
 
@@ -738,7 +737,7 @@ static void prefetch_item(void *ctx, const hatf_event *ev)
     if (ev->new_addr != ev->addr) map_prefetch(&c->addrs, ev->new_addr);
     if (c->plan.nthreads < 2) return;  /* so far one thread (or a single-thread plan) */
     uint64_t k = cr->n++;
-    cr->freed[k % LOOKAHEAD_N] = ev->op == HATF_OP_FREE || (ev->op >= HATF_OP_REALLOC_INPLACE && ev->op <= HATF_OP_REALLOC_FREE) ? ev->addr : 0;
+    cr->freed[k % LOOKAHEAD_N] = hatf_event_ends(ev);
     cr->obj[k % LOOKAHEAD_N] = NONE;
     if (k >= STAGE_OBJ) {
         uint64_t j = (k - STAGE_OBJ) % LOOKAHEAD_N;
