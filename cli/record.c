@@ -34,6 +34,8 @@ static const char help[] =
     "      --no-follow-children  only CMD itself\n"
     "      --drop              drop (and count) events when a ring is full instead\n"
     "                          of making the thread wait\n"
+    "      --no-encode-helper  encode every chunk group on the flusher thread, not\n"
+    "                          on a helper thread that yields its CPU between slices\n"
     "      --stacks[=DEPTH]    record the call stack of each allocation and realloc,\n"
     "                          up to DEPTH frames (default 32, at most 256)\n"
     "      --stacks-fp         stacks by walking frame pointers (x86-64; 3-4x cheaper\n"
@@ -47,7 +49,7 @@ static const char help[] =
     "The same settings can be given to LD_PRELOAD=libhatrace.so directly through\n"
     "HATRACE_OUTPUT, HATRACE_ZSTD_LEVEL, HATRACE_RING_SIZE, HATRACE_FLUSH_MS,\n"
     "HATRACE_FOLLOW_CHILDREN, HATRACE_DROP, HATRACE_STACKS, HATRACE_STACKS_FP,\n"
-    "HATRACE_TIME_RES (and HATRACE_CLOCK=auto|tsc|monotonic).\n";
+    "HATRACE_TIME_RES, HATRACE_ENCODE_HELPER (and HATRACE_CLOCK=auto|tsc|monotonic).\n";
 
 /* libhatrace.so next to this binary (the build folder) or in ../lib. */
 static int find_library(char *out, size_t cap)
@@ -169,7 +171,8 @@ static void report(const char *path, int ran)
 
 int cmd_record(int argc, char **argv)
 {
-    enum { O_LEVEL = 256, O_RING, O_FLUSH, O_FOLLOW, O_NOFOLLOW, O_DROP, O_STACKS, O_STACKS_FP, O_TIME_RES };
+    enum { O_LEVEL = 256, O_RING, O_FLUSH, O_FOLLOW, O_NOFOLLOW, O_DROP, O_STACKS, O_STACKS_FP, O_TIME_RES,
+           O_NO_HELPER };
     static const struct option opts[] = {
         { "output", required_argument, NULL, 'o' },
         { "level", required_argument, NULL, O_LEVEL },
@@ -181,6 +184,7 @@ int cmd_record(int argc, char **argv)
         { "stacks", optional_argument, NULL, O_STACKS },
         { "stacks-fp", no_argument, NULL, O_STACKS_FP },
         { "time-res", required_argument, NULL, O_TIME_RES },
+        { "no-encode-helper", no_argument, NULL, O_NO_HELPER },
         { "help", no_argument, NULL, 'h' },
         { 0 },
     };
@@ -212,6 +216,7 @@ int cmd_record(int argc, char **argv)
         case O_FOLLOW: setenv("HATRACE_FOLLOW_CHILDREN", "1", 1); break;
         case O_NOFOLLOW: setenv("HATRACE_FOLLOW_CHILDREN", "0", 1); break;
         case O_DROP: setenv("HATRACE_DROP", "1", 1); break;
+        case O_NO_HELPER: setenv("HATRACE_ENCODE_HELPER", "0", 1); break;
         case O_STACKS:
             if ((rc = set_num("record", "--stacks", "HATRACE_STACKS", optarg ? optarg : "32", 1, 256, 0))) return rc;
             break;

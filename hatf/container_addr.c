@@ -219,7 +219,7 @@ HATF_AINLINE uint8_t *put_varint(uint8_t *o, uint64_t v)
 }
 
 /* The codes of one event take at most two escapes. */
-#define EVENT_MAX (2 * (1 + HATF_VARINT_MAX))
+#define EVENT_MAX HATF_AENC_EVENT_MAX
 
 HATF_AINLINE uint8_t *enc_freed(hatf_amodel *m, uint64_t addr, uint8_t *o, hatf_buf *out, int hw)
 {

@@ -81,6 +81,10 @@ int hatf_amodel_reset(hatf_amodel *m, uint32_t max_objects, int coding);
 /* One event's address fields, as the encoder needs them. */
 typedef struct hatf_aitem { uint64_t size, addr, new_addr; uint8_t op; } hatf_aitem;
 
+/* Bytes the codes of one event may take: hatf_aenc_run on n items appends
+ * at most n times this. */
+#define HATF_AENC_EVENT_MAX (2 * (1 + HATF_VARINT_MAX))
+
 /* Code the addresses of events a[0..n) (op, size, addr, new_addr used) onto
  * out, in order; out->failed on out of memory.
  * pre: hatf_amodel_reset with room for every alloc of the group. */

@@ -16,7 +16,7 @@
 
 #include "hatf_container.h"
 #include "container_format.h"
-#include "container_addr.h"
+#include "container_jobs.h"
 #include "container_time.h"
 
 #define HATF_API __attribute__((visibility("default")))
@@ -36,11 +36,8 @@ typedef struct wthread {
     uint32_t events;          /* in the pending group */
     uint64_t total;           /* events written for this thread */
     tclock tc;
-    hatf_buf tsec;            /* the time section's finished runs */
-    hatf_buf rec;
+    hatf_group g;             /* the pending group: time section's finished runs, records, addresses */
     hatf1_encoder enc;
-    hatf_aitem *items;
-    size_t nitems, cap_items;
 } wthread;
 
 struct hatf_writer {
@@ -57,12 +54,13 @@ struct hatf_writer {
     uint32_t *thmap;          /* thread -> index+1 (linear probing) */
     unsigned thmap_bits;
     hatf_buf tables;          /* pending names */
-    hatf_buf obuf, abuf;      /* chunks not yet written (one write per group); address stream */
-    hatf_buf rbuf;            /* a records chunk's payload: time section, then HATF stream */
+    hatf_buf obuf;            /* chunks not yet written: tables, index */
     hatf_buf index;           /* index entries written so far */
     uint64_t nchunks;
-    ZSTD_CCtx *cctx;
-    hatf_amodel am;
+    hatf_genc genc;           /* encodes groups (all of them, unless a helper does) */
+    hatf_gout gout;
+    hatf_jobq *q;             /* hatf_writer_defer_: groups queued for a helper */
+    uint64_t due;             /* groups sealed before this number are to be written now */
 };
 
 /* ---- output ------------------------------------------------------------- */
@@ -103,40 +101,26 @@ static int out_flush(hatf_writer *w)
     return rc;
 }
 
+static int index_add(hatf_writer *w, uint64_t at, const uint8_t *hdr)
+{
+    uint8_t *e = hatf_buf_reserve(&w->index, HATF_IX_ENTRY);
+    if (!e) return fail(w, HATF_E_NOMEM, "offset %llu: %s", "out of memory");
+    hatf_store_le64(e, at);
+    memcpy(e + 8, hdr, HATF_CK_HDR);
+    w->index.len += HATF_IX_ENTRY;
+    w->nchunks++;
+    return 0;
+}
+
 /* Compress src straight into w->obuf behind its chunk header (out_flush writes it). */
 static int write_chunk(hatf_writer *w, hatf_chunk_hdr *h, const uint8_t *src, size_t len)
 {
     if (w->failed) return w->failed;
     uint64_t at = w->off + w->obuf.len;
-    size_t bound = len ? ZSTD_compressBound(len) : 0;
-    uint8_t *hb = hatf_buf_reserve(&w->obuf, HATF_CK_HDR + (bound > len ? bound : len));
-    if (!hb) return fail(w, HATF_E_NOMEM, "offset %llu: %s", "out of memory");
-    uint8_t *payload = hb + HATF_CK_HDR;
-    size_t plen = len;
-    h->codec = HATF_CODEC_STORED;
-    if (len) {
-        size_t z = ZSTD_compress2(w->cctx, payload, bound, src, len);
-        if (ZSTD_isError(z)) return fail(w, HATF_E_IO, "offset %llu: zstd: %s", ZSTD_getErrorName(z));
-        if (z < len) {
-            plen = z;
-            h->codec = HATF_CODEC_ZSTD;
-        } else {
-            memcpy(payload, src, len);
-        }
-    }
-    h->raw_len = (uint32_t)len;
-    h->stored_len = (uint32_t)plen;
-    h->payload_hash = XXH3_64bits(payload, plen);
-    hatf_ck_hdr_pack(hb, h);
-    if (h->kind != HATF_CK_INDEX) {
-        uint8_t *e = hatf_buf_reserve(&w->index, HATF_IX_ENTRY);
-        if (!e) return fail(w, HATF_E_NOMEM, "offset %llu: %s", "out of memory");
-        hatf_store_le64(e, at);
-        memcpy(e + 8, hb, HATF_CK_HDR);
-        w->index.len += HATF_IX_ENTRY;
-        w->nchunks++;
-    }
-    w->obuf.len += HATF_CK_HDR + plen;
+    int rc = hatf_chunk_pack(w->genc.cctx, h, src, len, &w->obuf, NULL);
+    if (rc == HATF_E_IO) return fail(w, rc, "offset %llu: %s", "zstd could not compress a chunk");
+    if (rc) return fail(w, rc, "offset %llu: %s", "out of memory");
+    if (h->kind != HATF_CK_INDEX) return index_add(w, at, w->obuf.p + (at - w->off));
     return 0;
 }
 
@@ -161,13 +145,13 @@ static int thmap_grow(hatf_writer *w)
 static void thread_start_group(hatf_writer *w, wthread *t)
 {
     (void)w;
-    t->rec.len = 0;
-    t->tsec.len = 0;
+    t->g.rec.len = 0;
+    t->g.tsec.len = 0;
     t->tc.t_run = 0;
-    hatf1_encoder_init(&t->enc, &t->rec, HATF1_BEST);
+    hatf1_encoder_init(&t->enc, &t->g.rec, HATF1_BEST);
     t->enc.split_addr = 1;
     t->events = 0;
-    t->nitems = 0;
+    t->g.nitems = 0;
     t->tc.t_first = 0;
 }
 
@@ -188,8 +172,8 @@ static wthread *thread_get(hatf_writer *w, uint64_t thread)
     wthread *t = calloc(1, sizeof *t);
     if (!t) return NULL;
     t->thread = thread;
-    hatf_buf_init(&t->rec);
-    hatf_buf_init(&t->tsec);
+    hatf_buf_init(&t->g.rec);
+    hatf_buf_init(&t->g.tsec);
     thread_start_group(w, t);
     w->th[w->nth++] = t;
     if ((w->nth * 2 > (1u << w->thmap_bits) && thmap_grow(w)) ) { w->nth--; free(t); return NULL; }
@@ -257,40 +241,79 @@ uint8_t *take_events(tclock *c, hatf_tconv *conv, const hatf_event *ev, size_t n
     return o;
 }
 
-/* Write the thread's pending group: records chunk, then address chunk. */
+/* Write a group's two chunks (one write, so a killed process rarely leaves
+ * one without the other). */
+static int write_group(hatf_writer *w, const hatf_gout *o)
+{
+    int rc = out_flush(w);
+    if (!rc) rc = index_add(w, w->off, o->out.p);
+    if (!rc) rc = index_add(w, w->off + o->len1, o->out.p + o->len1);
+    if (!rc) rc = write_all(w, o->out.p, o->out.len);
+    return rc;
+}
+
+static int encode_failed(hatf_writer *w, int rc)
+{
+    if (rc == HATF_E_IO) return fail(w, rc, "offset %llu: %s", "zstd could not compress a chunk");
+    return fail(w, rc, "offset %llu: %s", "out of memory");
+}
+
+/* Write the queued groups in order while the helper has finished them;
+ * encode here, on the way, at most max_taken that it has not, among those
+ * sealed before number force_below. @return 0 or an error. */
+static int write_queued(hatf_writer *w, uint64_t force_below, uint64_t max_taken)
+{
+    if (!w->q) return 0;
+    for (;;) {
+        const hatf_gout *o;
+        int r = hatf_jobq_head_(w->q, max_taken ? force_below : 0, &w->genc, &w->gout, &o);
+        if (r == 1 || r == 2) return 0;
+        if (r < 0) return encode_failed(w, r);
+        if (o == &w->gout) max_taken--;
+        int rc = write_group(w, o);
+        hatf_jobq_pop_(w->q);
+        if (rc) return rc;
+    }
+}
+
+/* Seal the thread's pending group: queue it for the helper, or encode and
+ * write it now; either way the thread starts a new one. */
 static int emit_group(hatf_writer *w, wthread *t)
 {
     if (w->failed) return w->failed;
     if (t->events == 0) return 0;
-    if (t->rec.failed) return fail(w, HATF_E_NOMEM, "offset %llu: %s", "out of memory");
-    w->abuf.len = 0;
-    if (hatf_amodel_reset(&w->am, (uint32_t)t->nitems, HATF_ACODE_MODEL) != 0)
-        return fail(w, HATF_E_NOMEM, "offset %llu: %s", "out of memory");
-    hatf_aenc_run(&w->am, t->items, t->nitems, &w->abuf);
-    if (w->abuf.failed) return fail(w, HATF_E_NOMEM, "offset %llu: %s", "out of memory");
-    hatf_chunk_hdr h = {
-        .kind = HATF_CK_RECORDS, .coding = HATF_RCODE_TIMES, .thread = t->thread, .seq = t->seq,
-        .events = t->events, .t_first = t->tc.t_first, .t_last = t->tc.t_run ? t->tc.t_cur : 0,
+    if (t->g.rec.failed) return fail(w, HATF_E_NOMEM, "offset %llu: %s", "out of memory");
+    t->g.h = (hatf_chunk_hdr){
+        .thread = t->thread, .seq = t->seq, .events = t->events,
+        .t_first = t->tc.t_first, .t_last = t->tc.t_run ? t->tc.t_cur : 0,
     };
-    uint8_t *p = hatf_buf_reserve(&t->tsec, HATF_VARINT_MAX);
-    if (p && t->tc.t_run) t->tsec.len += (size_t)(time_put(p, t->tc.t_run - 1) - p);  /* the last run: its length only */
-    if (p) p = hatf_buf_reserve(&w->rbuf, HATF_VARINT_MAX + t->tsec.len + t->rec.len);
+    uint8_t *p = hatf_buf_reserve(&t->g.tsec, HATF_VARINT_MAX);
     if (!p) return fail(w, HATF_E_NOMEM, "offset %llu: %s", "out of memory");
-    size_t n = hatf_varint_put(p, t->tsec.len);
-    memcpy(p + n, t->tsec.p, t->tsec.len);
-    memcpy(p + n + t->tsec.len, t->rec.p, t->rec.len);
-    int rc = write_chunk(w, &h, p, n + t->tsec.len + t->rec.len);
+    if (t->tc.t_run) t->g.tsec.len += (size_t)(time_put(p, t->tc.t_run - 1) - p);  /* the last run: its length only */
+    int rc = write_queued(w, 0, 0), queued = 0;
+    if (!rc && w->q && !(queued = hatf_jobq_put_(w->q, &t->g))) {
+        rc = write_queued(w, UINT64_MAX, 1);  /* every slot taken: the oldest one is needed */
+        if (!rc) queued = hatf_jobq_put_(w->q, &t->g);
+    }
     if (rc) return rc;
-    h.kind = HATF_CK_ADDRS;
-    h.coding = HATF_ACODE_MODEL;
-    rc = write_chunk(w, &h, w->abuf.p, w->abuf.len);
-    if (!rc) rc = out_flush(w);
-    if (rc) return rc;
+    if (!queued) {
+        if (w->q) {  /* no slot (one the helper still reads): after every queued group, in order */
+            hatf_jobq_note_writer_(w->q);
+            rc = write_queued(w, UINT64_MAX, UINT64_MAX);
+            if (rc) return rc;
+        }
+        rc = hatf_group_encode(&w->genc, &t->g, &w->gout);
+        if (rc) return encode_failed(w, rc);
+        rc = write_group(w, &w->gout);
+        if (rc) return rc;
+    }
     t->total += t->events;
     t->seq++;
     thread_start_group(w, t);
     return 0;
 }
+
+static int write_tables(hatf_writer *w);
 
 /* ---- public ------------------------------------------------------------- */
 
@@ -327,11 +350,12 @@ HATF_API hatf_writer *hatf_writer_open_fd(int fd, const hatf_info *info,
         uden = 1;
     }
     if (w->chunk_events > HATF_CK_EVENTS_MAX) w->chunk_events = HATF_CK_EVENTS_MAX;
-    hatf_amodel_init(&w->am, 1);
-    w->cctx = ZSTD_createCCtx();
-    if (!w->cctx) { hatf_err_set(err, HATF_E_NOMEM, 0, "out of memory"); close(fd); free(w); return NULL; }
-    ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_compressionLevel, w->level);
-    ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_checksumFlag, 0);
+    if (hatf_genc_init(&w->genc, ZSTD_createCCtx(), w->level, 0) != 0) {
+        hatf_err_set(err, HATF_E_NOMEM, 0, "out of memory");
+        close(fd);
+        free(w);
+        return NULL;
+    }
 
     /* header */
     uint8_t *p = malloc(HATF_HDR_FIXED + 3 * (2 + HATF_STR_MAX) + 8);
@@ -384,6 +408,18 @@ HATF_API hatf_writer *hatf_writer_create(const char *path, int overwrite, const 
     return hatf_writer_open_fd(fd, info, opts, err);
 }
 
+/* Room for n address items in the pending group. @return 0 or -1. */
+static int items_grow(wthread *t, size_t n)
+{
+    size_t cap = t->g.cap_items ? 2 * t->g.cap_items : 256;
+    while (cap < n) cap *= 2;
+    hatf_aitem *a = realloc(t->g.items, cap * sizeof *a);
+    if (!a) return -1;
+    t->g.items = a;
+    t->g.cap_items = cap;
+    return 0;
+}
+
 HATF_API int hatf_writer_add(hatf_writer *w, const hatf_event *ev, size_t n)
 {
     if (w->failed) return w->failed;
@@ -394,29 +430,23 @@ HATF_API int hatf_writer_add(hatf_writer *w, const hatf_event *ev, size_t n)
         if (ev[i].op != HATF_OP_COMMENT) { thread = ev[i].thread; break; }
     wthread *t = thread_get(w, thread);
     if (!t) return fail(w, HATF_E_NOMEM, "offset %llu: %s", "out of memory");
-    if (t->nitems + n > t->cap_items) {
-        size_t cap = t->cap_items ? 2 * t->cap_items : 256;
-        while (cap < t->nitems + n) cap *= 2;
-        hatf_aitem *a = realloc(t->items, cap * sizeof *a);
-        if (!a) return fail(w, HATF_E_NOMEM, "offset %llu: %s", "out of memory");
-        t->items = a;
-        t->cap_items = cap;
-    }
     for (size_t i = 0; i < n;) {
-        if (t->events >= w->chunk_events || t->rec.len + t->tsec.len >= HATF_CK_WRITER_RAW_CUT) {
+        if (t->events >= w->chunk_events || t->g.rec.len + t->g.tsec.len >= HATF_CK_WRITER_RAW_CUT) {
             int rc = emit_group(w, t);
             if (rc) return rc;
         }
         size_t m = w->chunk_events - t->events;
         if (m > n - i) m = n - i;
+        if (t->g.nitems + m > t->g.cap_items && items_grow(t, t->g.nitems + m))
+            return fail(w, HATF_E_NOMEM, "offset %llu: %s", "out of memory");
         int rc;
         size_t done = hatf1_encode_batch_(&t->enc, ev + i, m, HATF_CK_WRITER_RAW_CUT, &rc);
         /* the encoded events' times and addresses, and the one-thread check,
          * in one pass; a batch that mixes threads fails the writer before
          * its group is written */
-        uint8_t *o = hatf_buf_reserve(&t->tsec, done * 2 * HATF_VARINT_MAX), *o0 = o;
+        uint8_t *o = hatf_buf_reserve(&t->g.tsec, done * 2 * HATF_VARINT_MAX), *o0 = o;
         if (!o) return fail(w, HATF_E_NOMEM, "offset %llu: %s", "out of memory");
-        hatf_aitem *it = t->items + t->nitems;
+        hatf_aitem *it = t->g.items + t->g.nitems;
         uint64_t other = 0;
         tclock c = t->tc;  /* in registers: the byte stores could alias t */
         if (w->coarse) o = take_events(&c, &w->tconv, ev + i, done, thread, o, &it, &other, 1);
@@ -431,8 +461,8 @@ HATF_API int hatf_writer_add(hatf_writer *w, const hatf_event *ev, size_t n)
                 }
             return w->failed = HATF_E_USAGE;
         }
-        t->tsec.len += (size_t)(o - o0);
-        t->nitems = (size_t)(it - t->items);
+        t->g.tsec.len += (size_t)(o - o0);
+        t->g.nitems = (size_t)(it - t->g.items);
         t->events += (uint32_t)done;
         i += done;
         if (rc) {
@@ -448,11 +478,7 @@ HATF_API int hatf_writer_add(hatf_writer *w, const hatf_event *ev, size_t n)
     if (ev[n - 1].op == HATF_OP_THREAD_DESTROY) {
         int rc = emit_group(w, t);
         if (rc) return rc;
-        free(t->items);
-        t->items = NULL;
-        t->cap_items = 0;
-        hatf_buf_free(&t->rec);
-        hatf_buf_free(&t->tsec);
+        hatf_group_free(&t->g);
         thread_start_group(w, t);
     }
     return 0;
@@ -495,6 +521,13 @@ HATF_API int hatf_writer_flush(hatf_writer *w)
         int rc = emit_group(w, w->th[i]);
         if (rc) return rc;
     }
+    int rc = write_queued(w, UINT64_MAX, UINT64_MAX);
+    if (rc) return rc;
+    return write_tables(w);
+}
+
+static int write_tables(hatf_writer *w)
+{
     if (w->tables.len) {
         hatf_chunk_hdr h = { .kind = HATF_CK_TABLES };
         int rc = write_chunk(w, &h, w->tables.p, w->tables.len);
@@ -552,23 +585,55 @@ HATF_API int hatf_writer_close(hatf_writer *w, const hatf_counters *counters, ha
         rc = fail(w, HATF_E_IO, "offset %llu: close failed: %s", strerror(errno));
     }
     if (rc && err) *err = w->err;
+    if (w->q) hatf_jobq_close_(w->q);  /* a helper still on an orphaned group frees the queue */
     for (size_t i = 0; i < w->nth; i++) {
-        hatf_buf_free(&w->th[i]->rec);
-        hatf_buf_free(&w->th[i]->tsec);
-        free(w->th[i]->items);
+        hatf_group_free(&w->th[i]->g);
         free(w->th[i]);
     }
     free(w->th);
     free(w->thmap);
     hatf_buf_free(&w->tables);
     hatf_buf_free(&w->obuf);
-    hatf_buf_free(&w->abuf);
-    hatf_buf_free(&w->rbuf);
+    hatf_gout_free(&w->gout);
     hatf_buf_free(&w->index);
-    hatf_amodel_free(&w->am);
-    ZSTD_freeCCtx(w->cctx);
+    hatf_genc_free(&w->genc);
     free(w);
     return rc;
+}
+
+int hatf_writer_seal_(hatf_writer *w)
+{
+    if (!w->q) return hatf_writer_flush(w);
+    if (w->failed) return w->failed;
+    for (size_t i = 0; i < w->nth; i++) {
+        int rc = emit_group(w, w->th[i]);
+        if (rc) return rc;
+    }
+    w->due = hatf_jobq_sealed_(w->q);
+    int rc = write_queued(w, 0, 0);
+    return rc ? rc : write_tables(w);
+}
+
+int hatf_writer_write_due_(hatf_writer *w)
+{
+    if (!w->q) return 0;
+    if (w->failed) return w->failed;
+    int rc = write_queued(w, w->due, 1);
+    if (rc) return rc;
+    return hatf_jobq_written_(w->q) < w->due;
+}
+
+hatf_jobq *hatf_writer_defer_(hatf_writer *w, unsigned nslots)
+{
+    if (w->q || w->failed) return NULL;
+    w->q = hatf_jobq_new_(nslots, w->level, w->chunk_events);
+    return w->q;
+}
+
+void hatf_writer_defer_counts_(const hatf_writer *w, uint64_t *by_helper, uint64_t *by_writer)
+{
+    *by_helper = *by_writer = 0;
+    if (w->q) hatf_jobq_counts_(w->q, by_helper, by_writer);
 }
 
 HATF_API uint64_t hatf_writer_bytes(const hatf_writer *w) { return w->off; }

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -20,6 +21,7 @@
 
 #include "recorder.h"
 #include "hatf_container.h"
+#include "container_jobs.h"
 
 _Atomic(ht_ring *) ht_rings;
 _Atomic uint32_t ht_dead_rings;
@@ -36,6 +38,10 @@ static dev_t out_dev;            /* identity of the trace file behind out_fd */
 static ino_t out_ino;
 
 static pthread_t flusher;
+static __thread int on_flusher __attribute__((tls_model("initial-exec")));
+static int helper_tried;         /* the encoding helper of this writer was started (or could not be) */
+static void helper_start(void);
+static int due_left;             /* the flusher has flushed groups still to write (wlock) */
 static _Atomic int flusher_on;
 static _Atomic int flusher_stop;
 static _Atomic uint32_t finish_req, finish_done;  /* ht_flusher_finish: asked, done (futex) */
@@ -513,7 +519,7 @@ static void flush_if_due(int force)
     if (!writer || out_failed) return;
     if (!force && now - last_flush_ns < (uint64_t)ht_opt(HT_OPT_FLUSH_MS) * 1000000u) return;
     last_flush_ns = now;
-    if (hatf_writer_flush(writer) < 0) write_failed();
+    if (hatf_writer_seal_(writer) < 0) write_failed();
 }
 
 /* A program that closes every descriptor (daemons do) may reuse the trace's
@@ -539,7 +545,14 @@ long ht_drain_all(void)
     out_fd_intact();
     long total = 0;
     for (ht_ring *r = atomic_load(&ht_rings); r; r = r->next) total += drain_ring(r);
+    if (on_flusher && !helper_tried && writer && !out_failed) helper_start();
     flush_if_due(0);
+    /* groups the helper left at the last flush: one at a time between drains */
+    if (on_flusher && writer && !out_failed) {
+        int rc = hatf_writer_write_due_(writer);
+        if (rc < 0) write_failed();
+        due_left = rc > 0;
+    }
     int off = out_failed;
     pthread_mutex_unlock(&wlock);
     xfsz_release(&g);
@@ -562,16 +575,61 @@ long ht_drain_one(ht_ring *r)
     return off ? -1 : n;
 }
 
+/* ---- the encoding helper ------------------------------------------------------
+ * Encoding a full chunk group (the address model, zstd) is most of the
+ * flusher's work per event. A helper thread does it, giving its CPU back
+ * between slices of 30-100 us of work (sched_yield), so a program thread
+ * that wakes on its CPU waits about that long at most; the writer takes back
+ * any group the helper has not finished when it needs it (container_jobs.h).
+ * The helper takes none of the recorder's locks.
+ *
+ * Not SCHED_IDLE, though that would run it only on CPU time no one else wants:
+ * an idle-policy thread starved on a busy machine must still get a CPU to die
+ * when the process exits, which kept kvstore beside four busy loops from
+ * exiting for up to 3 s (0.3 s without it); an unprivileged thread cannot
+ * leave SCHED_IDLE again. At nice 19 it took up to 0.7 s. */
+
+static void helper_pause(void) { sched_yield(); }
+
+static void *helper_main(void *q)
+{
+    ht_t.untraced = 1;  /* for good, as the flusher */
+    prctl(PR_SET_NAME, "hatrace-encode");
+    hatf_jobq_run_(q, helper_pause);
+    return NULL;
+}
+
+/* pre: wlock held, on the flusher thread, writer open. */
+static void helper_start(void)
+{
+    helper_tried = 1;
+    if (!ht_opt(HT_OPT_ENCODE_HELPER)) return;
+    hatf_jobq *q = hatf_writer_defer_(writer, 4);
+    if (!q) return;
+    pthread_attr_t at;
+    pthread_t th;
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_attr_init(&at);
+    pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    int rc = ht_real_pthread_create(&th, &at, helper_main, q);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    pthread_attr_destroy(&at);
+    if (rc) hatf_jobq_release_(q);  /* the writer encodes everything, as without a helper */
+}
+
 /* ---- the flusher thread ----------------------------------------------------- */
 
 static void *flusher_main(void *arg)
 {
     (void)arg;
     ht_t.untraced = 1;  /* for good: its allocations are the recorder's */
+    on_flusher = 1;
     prctl(PR_SET_NAME, "hatrace-flush");  /* tells it apart in top, perf and /proc */
     uint64_t interval = (uint64_t)ht_opt(HT_OPT_FLUSH_MS) * 1000000u;
     while (!atomic_load(&flusher_stop)) {
-        if (!atomic_load(&ht_poke_word)) ht_futex_wait(&ht_poke_word, 0, interval);
+        if (!atomic_load(&ht_poke_word) && !due_left) ht_futex_wait(&ht_poke_word, 0, interval);
         atomic_store(&ht_poke_word, 0);
         if (atomic_load(&finish_req)) {
             ht_finish_on_flusher();
@@ -693,6 +751,8 @@ void ht_writer_finish(void)
         }
         name_live_threads();
         ht_stacks_finish(writer);
+        uint64_t by_helper, by_writer;
+        hatf_writer_defer_counts_(writer, &by_helper, &by_writer);
         hatf_counters c = { .events = n_events, .dropped = dropped, .ring_waits = waits };
         hatf_err err;
         memset(&err, 0, sizeof err);
@@ -708,6 +768,9 @@ void ht_writer_finish(void)
                    (unsigned long long)n_events, (unsigned long long)dropped,
                    (unsigned long long)atomic_load(&ht_lost), (unsigned long long)waits, wait_ns / 1e6,
                    (unsigned long long)atomic_load(&ht_side_events));
+        if (ht_opt(HT_OPT_VERBOSE) && by_helper + by_writer)
+            ht_say("chunk groups encoded by the helper: %llu, by the flusher: %llu (full slots, flushes, exit)",
+                   (unsigned long long)by_helper, (unsigned long long)by_writer);
         if (dropped) ht_warn("%llu events were not recorded (%s)", (unsigned long long)dropped,
                              ht_opt(HT_OPT_DROP) ? "drop mode" : "tracer limits");
     }
@@ -729,6 +792,8 @@ void ht_flusher_atfork_child(void)
     writer = NULL;
     out_fd = -1;
     forked = 1;
+    helper_tried = 0;  /* the parent's helper thread is not in the child */
+    due_left = 0;
     if (!out_failed) snprintf(parent_path, sizeof parent_path, "%s", out_path);
     out_path[0] = 0;
     atomic_store(&flusher_on, 0);

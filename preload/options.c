@@ -33,6 +33,8 @@ static ht_option options[HT_OPT_COUNT_] = {
                               "1: check every stack with libunwind and every frame name with dladdr; count differences (tests)" },
     [HT_OPT_TIME_RES] = { "HATRACE_TIME_RES", 1000, 0, 1000000000, 0,
                           "ns per stored time unit, rounded down (0: the raw clock); coarser is smaller" },
+    [HT_OPT_ENCODE_HELPER] = { "HATRACE_ENCODE_HELPER", 1, 0, 1, 0,
+                               "1: a helper thread encodes full chunk groups, yielding its CPU often (the flusher does what it leaves)" },
 };
 
 static const char *output = "hatrace.%e.%p.hatf";

@@ -129,6 +129,7 @@ static inline uint64_t ht_now_ordered(void) { return ht_mono_ns(); }
 typedef enum ht_opt_id {
     HT_OPT_ZSTD_LEVEL, HT_OPT_RING_SIZE, HT_OPT_FLUSH_MS, HT_OPT_FOLLOW_CHILDREN,
     HT_OPT_DROP, HT_OPT_VERBOSE, HT_OPT_STACKS, HT_OPT_STACKS_FP, HT_OPT_STACKS_CHECK, HT_OPT_TIME_RES,
+    HT_OPT_ENCODE_HELPER,
     HT_OPT_COUNT_
 } ht_opt_id;
 /* Parse HATRACE_* from the environment (no allocation); invalid values warn once

@@ -23,7 +23,7 @@ echo "== ASan+UBSan: make SANITIZE=address,undefined test ($ASAN_B)"
 $MAKE -j"$jobs" B="$ASAN_B" SANITIZE=address,undefined test || fail=1
 
 echo "== TSan: ring and flusher tests ($TSAN_B)"
-tsan_tests="test_ring test_flusher"
+tsan_tests="test_ring test_flusher test_jobs"
 $MAKE -j"$jobs" B="$TSAN_B" SANITIZE=thread $(printf "$TSAN_B/tests/%s " $tsan_tests) >/dev/null || exit 1
 for t in $tsan_tests; do
   l=$TSAN_B/$t.log

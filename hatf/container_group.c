@@ -1,0 +1,135 @@
+/* container_group.c — encoding one chunk group: the address model, zstd and
+ * the two chunks' headers (container_group.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "container_group.h"
+
+int hatf_genc_init(hatf_genc *c, ZSTD_CCtx *cctx, int level, size_t max_items)
+{
+    hatf_amodel_init(&c->am, 1);
+    c->cctx = cctx;
+    c->pause = NULL;
+    if (!cctx) return HATF_E_NOMEM;
+    ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, level);
+    ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 0);
+    if (max_items > HATF_CK_EVENTS_MAX) max_items = HATF_CK_EVENTS_MAX;
+    if (hatf_amodel_reset(&c->am, (uint32_t)max_items, HATF_ACODE_MODEL) != 0) {
+        hatf_genc_free(c);
+        return HATF_E_NOMEM;
+    }
+    return 0;
+}
+
+void hatf_genc_free(hatf_genc *c)
+{
+    hatf_amodel_free(&c->am);
+    ZSTD_freeCCtx(c->cctx);
+    c->cctx = NULL;
+}
+
+static size_t rec_payload_bound(const hatf_group *g)
+{
+    return HATF_VARINT_MAX + g->tsec.len + g->rec.len;
+}
+
+void hatf_gout_free(hatf_gout *o)
+{
+    hatf_buf_free(&o->rbuf);
+    hatf_buf_free(&o->abuf);
+    hatf_buf_free(&o->out);
+}
+
+/* ZSTD_compress2 in pieces, pause() between them: with the size pledged the
+ * frame is the one ZSTD_compress2 makes (zstd 1.5; test_container checks). */
+static size_t compress_paused(ZSTD_CCtx *cctx, uint8_t *dst, size_t cap, const uint8_t *src, size_t len,
+                              void (*pause)(void))
+{
+    enum { PIECE = 32768 };  /* ~50-100 us at the recorder's levels */
+    ZSTD_CCtx_reset(cctx, ZSTD_reset_session_only);
+    size_t rc = ZSTD_CCtx_setPledgedSrcSize(cctx, len);
+    if (ZSTD_isError(rc)) return rc;
+    ZSTD_outBuffer o = { dst, cap, 0 };
+    for (size_t at = 0; at < len;) {
+        size_t k = len - at < PIECE ? len - at : PIECE;
+        ZSTD_inBuffer in = { src + at, k, 0 };
+        ZSTD_EndDirective end = at + k == len ? ZSTD_e_end : ZSTD_e_continue;
+        do {
+            rc = ZSTD_compressStream2(cctx, &o, &in, end);
+            if (ZSTD_isError(rc)) return rc;
+        } while (in.pos < in.size || (end == ZSTD_e_end && rc));
+        at += k;
+        pause();
+    }
+    return o.pos;
+}
+
+int hatf_chunk_pack(ZSTD_CCtx *cctx, hatf_chunk_hdr *h, const uint8_t *src, size_t len, hatf_buf *out,
+                    void (*pause)(void))
+{
+    size_t bound = len ? ZSTD_compressBound(len) : 0;
+    uint8_t *hb = hatf_buf_reserve(out, HATF_CK_HDR + (bound > len ? bound : len));
+    if (!hb) return HATF_E_NOMEM;
+    uint8_t *payload = hb + HATF_CK_HDR;
+    size_t plen = len;
+    h->codec = HATF_CODEC_STORED;
+    if (len) {
+        size_t z = pause ? compress_paused(cctx, payload, bound, src, len, pause)
+                         : ZSTD_compress2(cctx, payload, bound, src, len);
+        if (ZSTD_isError(z)) return HATF_E_IO;
+        if (z < len) {
+            plen = z;
+            h->codec = HATF_CODEC_ZSTD;
+        } else {
+            memcpy(payload, src, len);
+        }
+    }
+    h->raw_len = (uint32_t)len;
+    h->stored_len = (uint32_t)plen;
+    h->payload_hash = XXH3_64bits(payload, plen);
+    hatf_ck_hdr_pack(hb, h);
+    out->len += HATF_CK_HDR + plen;
+    return 0;
+}
+
+int hatf_group_encode(hatf_genc *c, const hatf_group *g, hatf_gout *o)
+{
+    o->out.len = o->rbuf.len = o->abuf.len = 0;
+    if (hatf_amodel_reset(&c->am, (uint32_t)g->nitems, HATF_ACODE_MODEL) != 0) return HATF_E_NOMEM;
+    if (!c->pause) {
+        hatf_aenc_run(&c->am, g->items, g->nitems, &o->abuf);
+    } else {
+        enum { SLICE = 1024 };  /* ~30 us of work */
+        for (size_t i = 0; i < g->nitems; i += SLICE) {
+            c->pause();
+            hatf_aenc_run(&c->am, g->items + i, g->nitems - i < SLICE ? g->nitems - i : SLICE, &o->abuf);
+        }
+        c->pause();
+    }
+    if (o->abuf.failed) return HATF_E_NOMEM;
+    uint8_t *p = hatf_buf_reserve(&o->rbuf, rec_payload_bound(g));
+    if (!p) return HATF_E_NOMEM;
+    size_t n = hatf_varint_put(p, g->tsec.len);
+    memcpy(p + n, g->tsec.p, g->tsec.len);
+    memcpy(p + n + g->tsec.len, g->rec.p, g->rec.len);
+    o->rbuf.len = n + g->tsec.len + g->rec.len;
+    hatf_chunk_hdr h = g->h;
+    h.kind = HATF_CK_RECORDS;
+    h.coding = HATF_RCODE_TIMES;
+    int rc = hatf_chunk_pack(c->cctx, &h, o->rbuf.p, o->rbuf.len, &o->out, c->pause);
+    if (rc) return rc;
+    o->len1 = o->out.len;
+    h = g->h;
+    h.kind = HATF_CK_ADDRS;
+    h.coding = HATF_ACODE_MODEL;
+    return hatf_chunk_pack(c->cctx, &h, o->abuf.p, o->abuf.len, &o->out, c->pause);
+}
+
+void hatf_group_free(hatf_group *g)
+{
+    hatf_buf_free(&g->tsec);
+    hatf_buf_free(&g->rec);
+    free(g->items);
+    g->items = NULL;
+    g->nitems = g->cap_items = 0;
+}

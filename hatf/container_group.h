@@ -1,0 +1,59 @@
+/* container_group.h — one thread's chunk group and its encoding.
+ *
+ * A group is the unit the writer appends: a records chunk (time section and
+ * HATF stream, already encoded as the events came) and an address chunk (the
+ * addresses, coded against a fresh model when the group is encoded). Encoding
+ * a group reads only the group and a context of scratch state, so any thread
+ * may do it: the writer itself, or a helper thread (container_jobs.h).
+ */
+#ifndef HATF_CONTAINER_GROUP_H
+#define HATF_CONTAINER_GROUP_H
+
+#include <zstd.h>
+
+#include "container_addr.h"
+#include "container_format.h"
+
+typedef struct hatf_group {
+    hatf_chunk_hdr h;         /* thread, seq, events, t_first, t_last: set when sealed */
+    hatf_buf tsec;            /* the time section, its last run closed */
+    hatf_buf rec;             /* the HATF 1.0 records */
+    hatf_aitem *items;        /* the addresses, in event order */
+    size_t nitems, cap_items;
+} hatf_group;
+
+/* An encoder's state: the address model and zstd. */
+typedef struct hatf_genc {
+    hatf_amodel am;
+    ZSTD_CCtx *cctx;
+    void (*pause)(void);      /* if set, called between slices of the work (a helper yields there) */
+} hatf_genc;
+
+/* A group's encoding: the assembled payloads, then the two chunks. */
+typedef struct hatf_gout {
+    hatf_buf rbuf, abuf;      /* scratch: records payload, address stream */
+    hatf_buf out;             /* records chunk then address chunk */
+    size_t len1;              /* bytes of the records chunk in out */
+} hatf_gout;
+
+/* cctx: a zstd context made by the caller (it chooses the allocator), set to
+ * level here; the address model is sized for max_items at once.
+ * @return 0 or HATF_E_NOMEM (then cctx is freed). */
+int hatf_genc_init(hatf_genc *c, ZSTD_CCtx *cctx, int level, size_t max_items);
+void hatf_genc_free(hatf_genc *c);    /* frees the zstd context too */
+
+void hatf_gout_free(hatf_gout *o);
+
+/* Encode g into o->out (emptied first): its records chunk, then its address
+ * chunk; o->len1 = bytes of the first. g is only read.
+ * @return 0, HATF_E_NOMEM or HATF_E_IO (zstd failed). */
+int hatf_group_encode(hatf_genc *c, const hatf_group *g, hatf_gout *o);
+
+/* Compress src behind its chunk header, appended to out; pause (if not NULL)
+ * is called between pieces of the compression. */
+int hatf_chunk_pack(ZSTD_CCtx *cctx, hatf_chunk_hdr *h, const uint8_t *src, size_t len, hatf_buf *out,
+                    void (*pause)(void));
+
+void hatf_group_free(hatf_group *g);
+
+#endif
