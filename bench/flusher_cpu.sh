@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# flusher_cpu.sh — the recorder's flusher thread (hatrace-flush) on a real program,
-# two builds side by side:
+# flusher_cpu.sh — the recorder's flusher thread (hatrace-flush) and its encoding
+# helper (hatrace-encode) on a real program, two builds side by side:
 #   cpu   redis-server recorded under redis-benchmark as in record_programs.sh;
-#         the flusher thread's CPU time (/proc/PID/task/TID/schedstat, read just
+#         each thread's CPU time (/proc/PID/task/TID/schedstat, read just
 #         before the server shuts down, so the exit drain is left out) per event
 #         of the trace. ROUNDS rounds, the builds interleaved; per build the
-#         median and the values.
+#         medians and the values.
 #   ir    instructions of the flusher's drain_ring itself (ring read and the raw
 #         event's conversion; the writer's calls excluded) per event, counted by
 #         callgrind on examples/kvstore (repeatable on a loaded machine).
@@ -23,8 +23,8 @@ command -v redis-server >/dev/null && command -v redis-benchmark >/dev/null || {
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
 
-flusher_ns_per_event() { # build -> ns per event
-  local d port pid i t ns=0 ev
+flusher_ns_per_event() { # build -> "flusher helper" ns per event
+  local d port pid i t ns=0 hs=0 ev
   d=$(mktemp -d "$W/r.XXXX") port=$((18000 + RANDOM % 1000))
   "$1/hatrace" record -o "$d/t.hatf" -- redis-server --port "$port" --bind 127.0.0.1 --save "" \
       --appendonly no --dir "$d" >/dev/null 2>"$d/err" & pid=$!
@@ -32,26 +32,33 @@ flusher_ns_per_event() { # build -> ns per event
   redis-benchmark -p "$port" -n "$REQS" -q -c 16 -P 16 -r 100000 -d 64 -t set,get,lpush,lpop,sadd,hset >/dev/null
   local rpid; rpid=$(pgrep -P "$pid" redis-server || echo "$pid")
   for t in /proc/"$rpid"/task/*; do
-    [ "$(cat "$t/comm" 2>/dev/null)" = hatrace-flush ] && ns=$(cut -d' ' -f1 "$t/schedstat")
+    case "$(cat "$t/comm" 2>/dev/null)" in
+      hatrace-flush) ns=$(cut -d' ' -f1 "$t/schedstat");;
+      hatrace-encode) hs=$(cut -d' ' -f1 "$t/schedstat");;
+    esac
   done
   redis-cli -p "$port" shutdown nosave >/dev/null 2>&1 || true
   wait "$pid" || true
   ev=$("$1/hatrace" stats "$d/t.hatf" | awk '/^records/ {print $2}')
   [ "$ns" != 0 ] && [ -n "$ev" ] || { echo "no flusher thread or no trace ($1)" >&2; exit 1; }
   rm -rf "$d"
-  awk -v n="$ns" -v e="$ev" 'BEGIN { printf "%.1f\n", n / e }'
+  awk -v n="$ns" -v h="$hs" -v e="$ev" 'BEGIN { printf "%.1f %.1f\n", n / e, h / e }'
 }
 
 median() { tr ' ' '\n' | grep . | sort -n | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
 
-ra="" rb=""
+fa="" fb="" ha="" hb="" sa="" sb=""
 for r in $(seq "$ROUNDS"); do
-  ra="$ra $(flusher_ns_per_event "$A")"
-  rb="$rb $(flusher_ns_per_event "$B")"
+  read -r f h <<<"$(flusher_ns_per_event "$A")"
+  fa="$fa $f" ha="$ha $h" sa="$sa $(awk -v a="$f" -v b="$h" 'BEGIN { print a + b }')"
+  read -r f h <<<"$(flusher_ns_per_event "$B")"
+  fb="$fb $f" hb="$hb $h" sb="$sb $(awk -v a="$f" -v b="$h" 'BEGIN { print a + b }')"
 done
-echo "cpu: flusher ns/event, redis-server, $ROUNDS rounds interleaved"
-echo "  $A: median $(echo "$ra" | median) ($ra )"
-echo "  $B: median $(echo "$rb" | median) ($rb )"
+echo "cpu: ns/event of the flusher, its encoding helper and both, redis-server, $ROUNDS rounds interleaved"
+echo "  $A: flusher $(echo "$fa" | median) + helper $(echo "$ha" | median), both $(echo "$sa" | median)"
+echo "      flusher ($fa ) helper ($ha )"
+echo "  $B: flusher $(echo "$fb" | median) + helper $(echo "$hb" | median), both $(echo "$sb" | median)"
+echo "      flusher ($fb ) helper ($hb )"
 
 if command -v valgrind >/dev/null; then
   echo "ir: drain_ring's own instructions per event, examples/kvstore 100000 (flusher thread)"

@@ -168,8 +168,8 @@ int main(int argc, char **argv)
             if (hatf_writer_flush(w)) die("write", "hatf_writer_flush failed");
             bytes = hatf_writer_bytes(w);
             if (defer && run == runs - 1) {
-                uint64_t a, b;
-                hatf_writer_defer_counts_(w, &a, &b);
+                uint64_t a, b, c2;
+                hatf_writer_defer_counts_(w, &a, &b, &c2);
                 printf("groups encoded by the helper %llu, by the writer %llu\n", (unsigned long long)a,
                        (unsigned long long)b);
             }

@@ -3,6 +3,7 @@
 #include <semaphore.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "container_jobs.h"
 
@@ -11,6 +12,7 @@ enum { JOB_FREE, JOB_QUEUED, JOB_CLAIMED, JOB_DONE, JOB_TAKEN, JOB_ORPHANED };
 typedef struct hatf_job {
     _Atomic int state;
     uint64_t order;           /* when it was sealed: the helper takes the oldest */
+    _Atomic uint64_t claimed_ns;  /* when the helper began it (CLOCK_MONOTONIC) */
     int rc;                   /* the helper's encoding result (read at DONE) */
     hatf_group g;             /* input: the writer's until QUEUED, then read-only */
     hatf_gout out;            /* the helper's encoding (reserved by the writer) */
@@ -23,7 +25,7 @@ struct hatf_jobq {
     int level;
     size_t max_items;
     uint64_t head, tail;      /* the writer's: next to seal, next to write */
-    uint64_t by_helper, by_writer;
+    uint64_t by_helper, by_writer, twice;  /* twice: taken from the helper while it encoded them */
     unsigned n;
     hatf_job job[];
 };
@@ -59,10 +61,11 @@ void hatf_jobq_close_(hatf_jobq *q)
     hatf_jobq_release_(q);
 }
 
-void hatf_jobq_counts_(const hatf_jobq *q, uint64_t *by_helper, uint64_t *by_writer)
+void hatf_jobq_counts_(const hatf_jobq *q, uint64_t *by_helper, uint64_t *by_writer, uint64_t *twice)
 {
     *by_helper = q->by_helper;
     *by_writer = q->by_writer;
+    *twice = q->twice;
 }
 
 /* ---- the writer's side ------------------------------------------------------ */
@@ -87,7 +90,14 @@ int hatf_jobq_put_(hatf_jobq *q, hatf_group *g)
     return 1;
 }
 
-int hatf_jobq_head_(hatf_jobq *q, uint64_t force_below, hatf_genc *c, hatf_gout *mine,
+static uint64_t now_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+int hatf_jobq_head_(hatf_jobq *q, uint64_t force_below, uint64_t grace_ns, hatf_genc *c, hatf_gout *mine,
                     const hatf_gout **out)
 {
     if (q->tail == q->head) return 2;
@@ -102,12 +112,16 @@ int hatf_jobq_head_(hatf_jobq *q, uint64_t force_below, hatf_genc *c, hatf_gout 
             return 0;
         }
         if (!force) return 1;
+        if (st == JOB_CLAIMED && grace_ns &&
+            now_ns() - atomic_load_explicit(&j->claimed_ns, memory_order_relaxed) < grace_ns)
+            return 3;  /* the helper began it a moment ago: it will be done soon */
         int to = st == JOB_QUEUED ? JOB_TAKEN : st == JOB_CLAIMED ? JOB_ORPHANED : -1;
         if (to < 0) return HATF_E_USAGE;  /* not a sealed job: a broken call sequence */
         if (!atomic_compare_exchange_strong_explicit(&j->state, &st, to, memory_order_acq_rel,
                                                      memory_order_acquire))
             continue;  /* the helper moved first */
         q->by_writer++;
+        q->twice += to == JOB_ORPHANED;
         int rc = hatf_group_encode(c, &j->g, mine);
         if (rc) return rc;
         *out = mine;
@@ -155,6 +169,7 @@ void hatf_jobq_run_(hatf_jobq *q, void (*pause)(void))
         if (!atomic_compare_exchange_strong_explicit(&j->state, &st, JOB_CLAIMED, memory_order_acq_rel,
                                                      memory_order_acquire))
             continue;
+        atomic_store_explicit(&j->claimed_ns, now_ns(), memory_order_relaxed);
         j->rc = hatf_group_encode(&c, &j->g, &j->out);
         st = JOB_CLAIMED;
         if (!atomic_compare_exchange_strong_explicit(&j->state, &st, JOB_DONE, memory_order_acq_rel,

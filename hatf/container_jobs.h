@@ -42,15 +42,18 @@ hatf_jobq *hatf_writer_defer_(struct hatf_writer *w, unsigned nslots);
 void hatf_jobq_run_(hatf_jobq *q, void (*pause)(void));
 void hatf_jobq_release_(hatf_jobq *q);
 
-/* Groups the helper encoded, and groups the writer encoded itself (taken
- * over or with no free slot), since the writer deferred. */
-void hatf_writer_defer_counts_(const struct hatf_writer *w, uint64_t *by_helper, uint64_t *by_writer);
+/* Groups the helper encoded, groups the writer encoded itself (taken over
+ * or with no free slot), and of those the ones the helper was encoding too,
+ * since the writer deferred. */
+void hatf_writer_defer_counts_(const struct hatf_writer *w, uint64_t *by_helper, uint64_t *by_writer,
+                               uint64_t *twice);
 
 /* The recorder's flush with a helper, in steps that leave the flusher free
  * to drain rings between groups: hatf_writer_seal_ queues every pending
  * group (and writes finished ones and the tables) and makes every group
  * sealed so far due; hatf_writer_write_due_ writes finished groups and
- * encodes at most one due group the helper has not finished.
+ * encodes at most one due group the helper has not finished (not one it
+ * began less than 5 ms ago: it will be done soon).
  * @return <0 an error (the writer failed), else for write_due 1 if due
  * groups remain (call again soon), 0 if none. Without a helper, seal is
  * hatf_writer_flush and write_due does nothing. */
@@ -61,7 +64,7 @@ int hatf_writer_write_due_(struct hatf_writer *w);
 
 /* A queue with two references (the writer's and the helper's). */
 hatf_jobq *hatf_jobq_new_(unsigned nslots, int level, size_t max_items);
-void hatf_jobq_counts_(const hatf_jobq *q, uint64_t *by_helper, uint64_t *by_writer);
+void hatf_jobq_counts_(const hatf_jobq *q, uint64_t *by_helper, uint64_t *by_writer, uint64_t *twice);
 /* Count a group the writer encoded in place (no slot free). */
 void hatf_jobq_note_writer_(hatf_jobq *q);
 
@@ -71,10 +74,11 @@ int hatf_jobq_put_(hatf_jobq *q, hatf_group *g);
 
 /* The oldest sealed group, in order: if the helper finished it, its chunks
  * (*out, *len1) and 0; if not, and it is among the first force_below groups
- * ever sealed, the writer encodes it now with c into mine (0 too); else 1
- * (nothing to write yet). 2: the queue is empty. After 0, write *out and
+ * ever sealed, the writer encodes it now with c into mine (0 too), unless
+ * the helper began it less than grace_ns ago (3: it will be done soon); else
+ * 1 (nothing to write yet). 2: the queue is empty. After 0, write *out and
  * call hatf_jobq_pop_. @return as said, or <0 an encoding error. */
-int hatf_jobq_head_(hatf_jobq *q, uint64_t force_below, hatf_genc *c, hatf_gout *mine,
+int hatf_jobq_head_(hatf_jobq *q, uint64_t force_below, uint64_t grace_ns, hatf_genc *c, hatf_gout *mine,
                     const hatf_gout **out);
 /* Groups sealed so far (the next one's number), and written so far. */
 uint64_t hatf_jobq_sealed_(const hatf_jobq *q);

@@ -260,14 +260,15 @@ static int encode_failed(hatf_writer *w, int rc)
 
 /* Write the queued groups in order while the helper has finished them;
  * encode here, on the way, at most max_taken that it has not, among those
- * sealed before number force_below. @return 0 or an error. */
-static int write_queued(hatf_writer *w, uint64_t force_below, uint64_t max_taken)
+ * sealed before number force_below (with grace_ns, not one it began less
+ * than that long ago). @return 0 or an error. */
+static int write_queued(hatf_writer *w, uint64_t force_below, uint64_t max_taken, uint64_t grace_ns)
 {
     if (!w->q) return 0;
     for (;;) {
         const hatf_gout *o;
-        int r = hatf_jobq_head_(w->q, max_taken ? force_below : 0, &w->genc, &w->gout, &o);
-        if (r == 1 || r == 2) return 0;
+        int r = hatf_jobq_head_(w->q, max_taken ? force_below : 0, grace_ns, &w->genc, &w->gout, &o);
+        if (r > 0) return 0;
         if (r < 0) return encode_failed(w, r);
         if (o == &w->gout) max_taken--;
         int rc = write_group(w, o);
@@ -290,16 +291,16 @@ static int emit_group(hatf_writer *w, wthread *t)
     uint8_t *p = hatf_buf_reserve(&t->g.tsec, HATF_VARINT_MAX);
     if (!p) return fail(w, HATF_E_NOMEM, "offset %llu: %s", "out of memory");
     if (t->tc.t_run) t->g.tsec.len += (size_t)(time_put(p, t->tc.t_run - 1) - p);  /* the last run: its length only */
-    int rc = write_queued(w, 0, 0), queued = 0;
+    int rc = write_queued(w, 0, 0, 0), queued = 0;
     if (!rc && w->q && !(queued = hatf_jobq_put_(w->q, &t->g))) {
-        rc = write_queued(w, UINT64_MAX, 1);  /* every slot taken: the oldest one is needed */
+        rc = write_queued(w, UINT64_MAX, 1, 0);  /* every slot taken: the oldest one is needed */
         if (!rc) queued = hatf_jobq_put_(w->q, &t->g);
     }
     if (rc) return rc;
     if (!queued) {
         if (w->q) {  /* no slot (one the helper still reads): after every queued group, in order */
             hatf_jobq_note_writer_(w->q);
-            rc = write_queued(w, UINT64_MAX, UINT64_MAX);
+            rc = write_queued(w, UINT64_MAX, UINT64_MAX, 0);
             if (rc) return rc;
         }
         rc = hatf_group_encode(&w->genc, &t->g, &w->gout);
@@ -521,7 +522,7 @@ HATF_API int hatf_writer_flush(hatf_writer *w)
         int rc = emit_group(w, w->th[i]);
         if (rc) return rc;
     }
-    int rc = write_queued(w, UINT64_MAX, UINT64_MAX);
+    int rc = write_queued(w, UINT64_MAX, UINT64_MAX, 0);
     if (rc) return rc;
     return write_tables(w);
 }
@@ -610,7 +611,7 @@ int hatf_writer_seal_(hatf_writer *w)
         if (rc) return rc;
     }
     w->due = hatf_jobq_sealed_(w->q);
-    int rc = write_queued(w, 0, 0);
+    int rc = write_queued(w, 0, 0, 0);
     return rc ? rc : write_tables(w);
 }
 
@@ -618,7 +619,7 @@ int hatf_writer_write_due_(hatf_writer *w)
 {
     if (!w->q) return 0;
     if (w->failed) return w->failed;
-    int rc = write_queued(w, w->due, 1);
+    int rc = write_queued(w, w->due, 1, 5000000);
     if (rc) return rc;
     return hatf_jobq_written_(w->q) < w->due;
 }
@@ -630,10 +631,10 @@ hatf_jobq *hatf_writer_defer_(hatf_writer *w, unsigned nslots)
     return w->q;
 }
 
-void hatf_writer_defer_counts_(const hatf_writer *w, uint64_t *by_helper, uint64_t *by_writer)
+void hatf_writer_defer_counts_(const hatf_writer *w, uint64_t *by_helper, uint64_t *by_writer, uint64_t *twice)
 {
-    *by_helper = *by_writer = 0;
-    if (w->q) hatf_jobq_counts_(w->q, by_helper, by_writer);
+    *by_helper = *by_writer = *twice = 0;
+    if (w->q) hatf_jobq_counts_(w->q, by_helper, by_writer, twice);
 }
 
 HATF_API uint64_t hatf_writer_bytes(const hatf_writer *w) { return w->off; }

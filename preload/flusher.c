@@ -629,7 +629,9 @@ static void *flusher_main(void *arg)
     prctl(PR_SET_NAME, "hatrace-flush");  /* tells it apart in top, perf and /proc */
     uint64_t interval = (uint64_t)ht_opt(HT_OPT_FLUSH_MS) * 1000000u;
     while (!atomic_load(&flusher_stop)) {
-        if (!atomic_load(&ht_poke_word) && !due_left) ht_futex_wait(&ht_poke_word, 0, interval);
+        /* flushed groups still to write: back in 1 ms (the helper may finish them) */
+        uint64_t wait = due_left && interval > 1000000 ? 1000000 : interval;
+        if (!atomic_load(&ht_poke_word)) ht_futex_wait(&ht_poke_word, 0, wait);
         atomic_store(&ht_poke_word, 0);
         if (atomic_load(&finish_req)) {
             ht_finish_on_flusher();
@@ -751,8 +753,8 @@ void ht_writer_finish(void)
         }
         name_live_threads();
         ht_stacks_finish(writer);
-        uint64_t by_helper, by_writer;
-        hatf_writer_defer_counts_(writer, &by_helper, &by_writer);
+        uint64_t by_helper, by_writer, twice;
+        hatf_writer_defer_counts_(writer, &by_helper, &by_writer, &twice);
         hatf_counters c = { .events = n_events, .dropped = dropped, .ring_waits = waits };
         hatf_err err;
         memset(&err, 0, sizeof err);
@@ -769,8 +771,9 @@ void ht_writer_finish(void)
                    (unsigned long long)atomic_load(&ht_lost), (unsigned long long)waits, wait_ns / 1e6,
                    (unsigned long long)atomic_load(&ht_side_events));
         if (ht_opt(HT_OPT_VERBOSE) && by_helper + by_writer)
-            ht_say("chunk groups encoded by the helper: %llu, by the flusher: %llu (full slots, flushes, exit)",
-                   (unsigned long long)by_helper, (unsigned long long)by_writer);
+            ht_say("chunk groups encoded by the helper: %llu, by the flusher: %llu (full slots, flushes, "
+                   "exit; %llu of them the helper had begun)",
+                   (unsigned long long)by_helper, (unsigned long long)by_writer, (unsigned long long)twice);
         if (dropped) ht_warn("%llu events were not recorded (%s)", (unsigned long long)dropped,
                              ht_opt(HT_OPT_DROP) ? "drop mode" : "tracer limits");
     }

@@ -92,7 +92,9 @@ static uint8_t *write_file(mode m, size_t *len, uint64_t *by_helper, uint64_t *b
         while ((rc = hatf_writer_write_due_(w)) > 0) {}
         CU_ASSERT_EQUAL_FATAL(rc, 0);
     }
-    hatf_writer_defer_counts_(w, by_helper, by_writer);
+    uint64_t twice;
+    hatf_writer_defer_counts_(w, by_helper, by_writer, &twice);
+    CU_ASSERT(twice <= *by_writer);
     CU_ASSERT_EQUAL_FATAL(hatf_writer_close(w, NULL, &err), 0);
     if (m != SYNC && m != NO_HELPER) pthread_join(th, NULL);  /* it ends when the writer closes */
     FILE *f = fopen(path, "rb");
