@@ -11,7 +11,8 @@ enum { JOB_FREE, JOB_QUEUED, JOB_CLAIMED, JOB_DONE, JOB_TAKEN, JOB_ORPHANED };
 
 typedef struct hatf_job {
     _Atomic int state;
-    uint64_t order;           /* when it was sealed: the helper takes the oldest */
+    _Atomic uint64_t order;   /* when it was sealed: the helper takes the oldest (read while the
+                               * writer may be reusing the slot, hence atomic) */
     _Atomic uint64_t claimed_ns;  /* when the helper began it (CLOCK_MONOTONIC) */
     int rc;                   /* the helper's encoding result (read at DONE) */
     hatf_group g;             /* input: the writer's until QUEUED, then read-only */
@@ -84,7 +85,7 @@ int hatf_jobq_put_(hatf_jobq *q, hatf_group *g)
     *g = old;  /* the slot's buffers, for the writer's next group */
     g->tsec.len = g->rec.len = 0;
     g->nitems = 0;
-    j->order = q->head++;
+    atomic_store_explicit(&j->order, q->head++, memory_order_relaxed);
     atomic_store_explicit(&j->state, JOB_QUEUED, memory_order_release);
     sem_post(&q->sem);
     return 1;
@@ -102,7 +103,7 @@ int hatf_jobq_head_(hatf_jobq *q, uint64_t force_below, uint64_t grace_ns, hatf_
 {
     if (q->tail == q->head) return 2;
     hatf_job *j = &q->job[q->tail % q->n];
-    int force = j->order < force_below;
+    int force = atomic_load_explicit(&j->order, memory_order_relaxed) < force_below;
     for (;;) {
         int st = atomic_load_explicit(&j->state, memory_order_acquire);
         if (st == JOB_DONE) {
@@ -142,11 +143,12 @@ void hatf_jobq_pop_(hatf_jobq *q)
 static hatf_job *oldest_queued(hatf_jobq *q)
 {
     hatf_job *best = NULL;
+    uint64_t best_order = 0;
     for (unsigned i = 0; i < q->n; i++) {
         hatf_job *j = &q->job[i];
-        if (atomic_load_explicit(&j->state, memory_order_acquire) == JOB_QUEUED &&
-            (!best || j->order < best->order))
-            best = j;
+        if (atomic_load_explicit(&j->state, memory_order_acquire) != JOB_QUEUED) continue;
+        uint64_t o = atomic_load_explicit(&j->order, memory_order_relaxed);
+        if (!best || o < best_order) best = j, best_order = o;
     }
     return best;
 }
