@@ -5,14 +5,14 @@
 
 #include "container_group.h"
 
-int hatf_genc_init(hatf_genc *c, ZSTD_CCtx *cctx, int level, size_t max_items)
+int hatf_genc_init(hatf_genc *c, int level, size_t max_items)
 {
     hatf_amodel_init(&c->am, 1);
-    c->cctx = cctx;
+    c->cctx = ZSTD_createCCtx();
     c->pause = NULL;
-    if (!cctx) return HATF_E_NOMEM;
-    ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, level);
-    ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 0);
+    if (!c->cctx) return HATF_E_NOMEM;
+    ZSTD_CCtx_setParameter(c->cctx, ZSTD_c_compressionLevel, level);
+    ZSTD_CCtx_setParameter(c->cctx, ZSTD_c_checksumFlag, 0);
     if (max_items > HATF_CK_EVENTS_MAX) max_items = HATF_CK_EVENTS_MAX;
     if (hatf_amodel_reset(&c->am, (uint32_t)max_items, HATF_ACODE_MODEL) != 0) {
         hatf_genc_free(c);
@@ -26,11 +26,6 @@ void hatf_genc_free(hatf_genc *c)
     hatf_amodel_free(&c->am);
     ZSTD_freeCCtx(c->cctx);
     c->cctx = NULL;
-}
-
-static size_t rec_payload_bound(const hatf_group *g)
-{
-    return HATF_VARINT_MAX + g->tsec.len + g->rec.len;
 }
 
 void hatf_gout_free(hatf_gout *o)
@@ -96,18 +91,14 @@ int hatf_group_encode(hatf_genc *c, const hatf_group *g, hatf_gout *o)
 {
     o->out.len = o->rbuf.len = o->abuf.len = 0;
     if (hatf_amodel_reset(&c->am, (uint32_t)g->nitems, HATF_ACODE_MODEL) != 0) return HATF_E_NOMEM;
-    if (!c->pause) {
-        hatf_aenc_run(&c->am, g->items, g->nitems, &o->abuf);
-    } else {
-        enum { SLICE = 1024 };  /* ~30 us of work */
-        for (size_t i = 0; i < g->nitems; i += SLICE) {
-            c->pause();
-            hatf_aenc_run(&c->am, g->items + i, g->nitems - i < SLICE ? g->nitems - i : SLICE, &o->abuf);
-        }
-        c->pause();
+    /* with a pause, in slices of ~30 us (the codes are the same either way) */
+    size_t slice = c->pause ? 1024 : g->nitems;
+    for (size_t i = 0; i < g->nitems; i += slice) {
+        hatf_aenc_run(&c->am, g->items + i, g->nitems - i < slice ? g->nitems - i : slice, &o->abuf);
+        if (c->pause) c->pause();
     }
     if (o->abuf.failed) return HATF_E_NOMEM;
-    uint8_t *p = hatf_buf_reserve(&o->rbuf, rec_payload_bound(g));
+    uint8_t *p = hatf_buf_reserve(&o->rbuf, HATF_VARINT_MAX + g->tsec.len + g->rec.len);
     if (!p) return HATF_E_NOMEM;
     size_t n = hatf_varint_put(p, g->tsec.len);
     memcpy(p + n, g->tsec.p, g->tsec.len);

@@ -36,11 +36,10 @@ typedef struct hatf_gout {
     size_t len1;              /* bytes of the records chunk in out */
 } hatf_gout;
 
-/* cctx: a zstd context made by the caller (it chooses the allocator), set to
- * level here; the address model is sized for max_items at once.
- * @return 0 or HATF_E_NOMEM (then cctx is freed). */
-int hatf_genc_init(hatf_genc *c, ZSTD_CCtx *cctx, int level, size_t max_items);
-void hatf_genc_free(hatf_genc *c);    /* frees the zstd context too */
+/* A zstd context at level, and the address model sized for max_items at once.
+ * @return 0 or HATF_E_NOMEM (then nothing is left allocated). */
+int hatf_genc_init(hatf_genc *c, int level, size_t max_items);
+void hatf_genc_free(hatf_genc *c);
 
 void hatf_gout_free(hatf_gout *o);
 

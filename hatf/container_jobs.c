@@ -16,7 +16,7 @@ typedef struct hatf_job {
     _Atomic uint64_t claimed_ns;  /* when the helper began it (CLOCK_MONOTONIC) */
     int rc;                   /* the helper's encoding result (read at DONE) */
     hatf_group g;             /* input: the writer's until QUEUED, then read-only */
-    hatf_gout out;            /* the helper's encoding (reserved by the writer) */
+    hatf_gout out;            /* the helper's encoding */
 } hatf_job;
 
 struct hatf_jobq {
@@ -156,7 +156,7 @@ static hatf_job *oldest_queued(hatf_jobq *q)
 void hatf_jobq_run_(hatf_jobq *q, void (*pause)(void))
 {
     hatf_genc c;
-    if (hatf_genc_init(&c, ZSTD_createCCtx(), q->level, q->max_items) != 0) {
+    if (hatf_genc_init(&c, q->level, q->max_items) != 0) {
         hatf_jobq_release_(q);  /* the writer encodes every group itself */
         return;
     }
@@ -167,11 +167,12 @@ void hatf_jobq_run_(hatf_jobq *q, void (*pause)(void))
             while (sem_wait(&q->sem) != 0 && errno == EINTR) {}
             continue;
         }
+        /* the time first: the writer reads it once it sees CLAIMED (released by the CAS) */
+        atomic_store_explicit(&j->claimed_ns, now_ns(), memory_order_relaxed);
         int st = JOB_QUEUED;
         if (!atomic_compare_exchange_strong_explicit(&j->state, &st, JOB_CLAIMED, memory_order_acq_rel,
                                                      memory_order_acquire))
             continue;
-        atomic_store_explicit(&j->claimed_ns, now_ns(), memory_order_relaxed);
         j->rc = hatf_group_encode(&c, &j->g, &j->out);
         st = JOB_CLAIMED;
         if (!atomic_compare_exchange_strong_explicit(&j->state, &st, JOB_DONE, memory_order_acq_rel,

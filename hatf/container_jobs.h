@@ -4,12 +4,13 @@
  * The recorder's flusher must keep up with the program (its rings fill
  * otherwise), but most of its work per event is encoding whole groups: the
  * address model and zstd. With a job queue the writer seals a full group into
- * a slot and goes on; a helper thread encodes it (the recorder's yields its
- * CPU between slices of the work, so the program's threads get it back at
- * once); the writer writes finished groups in the order they were sealed.
+ * a slot and goes on; a helper thread encodes it (the recorder's helper
+ * yields its CPU between slices of the work, so the program's threads get it
+ * back at once); the writer writes finished groups in the order they were
+ * sealed.
  *
  * The writer never waits for the helper. A group the helper has not finished
- * when the writer needs it (the writer's flush, or every slot taken) the
+ * when the writer needs it (a flush, every slot taken, the close) the
  * writer encodes itself, from the same read-only input; the helper's copy is
  * thrown away when it ends. So a helper that is starved, preempted or gone
  * delays nothing, and the file is byte for byte the one the writer alone

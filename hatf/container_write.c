@@ -351,7 +351,7 @@ HATF_API hatf_writer *hatf_writer_open_fd(int fd, const hatf_info *info,
         uden = 1;
     }
     if (w->chunk_events > HATF_CK_EVENTS_MAX) w->chunk_events = HATF_CK_EVENTS_MAX;
-    if (hatf_genc_init(&w->genc, ZSTD_createCCtx(), w->level, 0) != 0) {
+    if (hatf_genc_init(&w->genc, w->level, 0) != 0) {
         hatf_err_set(err, HATF_E_NOMEM, 0, "out of memory");
         close(fd);
         free(w);
@@ -515,17 +515,22 @@ HATF_API int hatf_writer_name_heap(hatf_writer *w, uint64_t heap, const char *na
     return add_name(w, HATF_TAB_HEAP_NAME, heap, name);
 }
 
-HATF_API int hatf_writer_flush(hatf_writer *w)
+/* Seal every thread's pending group, write the queued groups (with force,
+ * all of them; else those the helper finished, the rest made due), then the
+ * tables. */
+static int flush_groups(hatf_writer *w, int force)
 {
     if (w->failed) return w->failed;
     for (size_t i = 0; i < w->nth; i++) {
         int rc = emit_group(w, w->th[i]);
         if (rc) return rc;
     }
-    int rc = write_queued(w, UINT64_MAX, UINT64_MAX, 0);
-    if (rc) return rc;
-    return write_tables(w);
+    if (w->q && !force) w->due = hatf_jobq_sealed_(w->q);
+    int rc = write_queued(w, force ? UINT64_MAX : 0, force ? UINT64_MAX : 0, 0);
+    return rc ? rc : write_tables(w);
 }
+
+HATF_API int hatf_writer_flush(hatf_writer *w) { return flush_groups(w, 1); }
 
 static int write_tables(hatf_writer *w)
 {
@@ -602,18 +607,7 @@ HATF_API int hatf_writer_close(hatf_writer *w, const hatf_counters *counters, ha
     return rc;
 }
 
-int hatf_writer_seal_(hatf_writer *w)
-{
-    if (!w->q) return hatf_writer_flush(w);
-    if (w->failed) return w->failed;
-    for (size_t i = 0; i < w->nth; i++) {
-        int rc = emit_group(w, w->th[i]);
-        if (rc) return rc;
-    }
-    w->due = hatf_jobq_sealed_(w->q);
-    int rc = write_queued(w, 0, 0, 0);
-    return rc ? rc : write_tables(w);
-}
+int hatf_writer_seal_(hatf_writer *w) { return flush_groups(w, 0); }
 
 int hatf_writer_write_due_(hatf_writer *w)
 {
