@@ -45,6 +45,8 @@ CXXFLAGS ?= -O2 -g
 REQ_CFLAGS := -std=gnu11 -Wall -Wextra -Wshadow -Wstrict-prototypes -fPIC \
               -fvisibility=hidden -Iinclude -Ihatf -MMD -MP -D_GNU_SOURCE
 LIBS := -lzstd -lxxhash -lpthread -ldl -lm
+# the command alone: C++ and Rust names demangled for display (cli/frames.c)
+CLI_LIBS := -liberty
 
 ifneq ($(SANITIZE),)
 SAN_CFLAGS := -fsanitize=$(SANITIZE) -fno-omit-frame-pointer
@@ -120,7 +122,7 @@ $(B)/libhatpreload.a: $(PRELOAD_CORE_OBJ)
 
 $(B)/hatrace: $(CLI_OBJ) $(B)/libhatreplay.a $(B)/libhatf.a
 	@$(if $(Q),echo '  LD      $@')
-	$(Q)$(CC) $(CFLAGS) $(LDSAN) -o $@ $(CLI_OBJ) $(B)/libhatreplay.a $(B)/libhatf.a $(LIBS) $(LDFLAGS)
+	$(Q)$(CC) $(CFLAGS) $(LDSAN) -o $@ $(CLI_OBJ) $(B)/libhatreplay.a $(B)/libhatf.a $(LIBS) $(CLI_LIBS) $(LDFLAGS)
 
 ifneq ($(SANITIZE),)
 SO_INPUT := $(patsubst %.c,$(B)/obj-so/%.o,$(PRELOAD_SRC)) $(B)/obj-so/libhatf.a

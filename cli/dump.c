@@ -5,12 +5,13 @@
 
 #include "cli_util.h"
 #include "commands.h"
+#include "frames.h"
 #include "hatf_text.h"
 #include "sites.h"
 #include "textout.h"
 
 static const char help[] =
-    "usage: hatrace dump [--from FORMAT] [--limit N] [--stacks] FILE\n"
+    "usage: hatrace dump [--from FORMAT] [--limit N] [--stacks [--no-demangle]] FILE\n"
     "\n"
     "Print the events of a trace in the text form (docs/format-text.md), one per\n"
     "line, in global time order. The output is itself a text trace: it starts\n"
@@ -22,6 +23,8 @@ static const char help[] =
     "  --limit N      stop after N events\n"
     "  --stacks       under each record with a stack attribute, its frames by\n"
     "                 name, one '#   at function+offset (module)' line each\n"
+    "  --no-demangle  C++ and Rust function names as the symbol table has them\n"
+    "                 (they are shown demangled by default)\n"
     "  -h, --help     this help\n";
 
 void textout_header(hatf_source *s, hatf_buf *out)
@@ -71,18 +74,20 @@ int cmd_dump(int argc, char **argv)
         { "from", required_argument, NULL, 'f' },
         { "limit", required_argument, NULL, 'n' },
         { "stacks", no_argument, NULL, 's' },
+        { "no-demangle", no_argument, NULL, 'D' },
         { "help", no_argument, NULL, 'h' },
         { 0 },
     };
     hatf_format fmt = HATF_FMT_AUTO;
     uint64_t limit = UINT64_MAX;
-    int c, rc, stacks = 0;
+    int c, rc, stacks = 0, demangle = 1;
     cli_getopt_begin();
     while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
         switch (c) {
         case 'f': if ((rc = cli_parse_format("dump", "--from", optarg, &fmt))) return rc; break;
         case 'n': if ((rc = cli_parse_u64("dump", "--limit", optarg, &limit))) return rc; break;
         case 's': stacks = 1; break;
+        case 'D': demangle = 0; break;
         case 'h': return cli_help(help);
         default: return cli_bad_option("dump", c, argv);
         }
@@ -92,6 +97,12 @@ int cmd_dump(int argc, char **argv)
     hatf_source *s = cli_open_source(path, fmt);
     if (!s) return CLI_FAIL;
 
+    frames fr;
+    if (frames_init(&fr, hatf_source_container(s), demangle)) {
+        cli_error("out of memory");
+        hatf_source_close(s);
+        return CLI_FAIL;
+    }
     hatf_buf out;
     hatf_buf_init(&out);
     textout_header(s, &out);
@@ -104,12 +115,11 @@ int cmd_dump(int argc, char **argv)
         if (hatf_text_format(&ev, &out) < 0) { cli_error("%s: out of memory", path); rc = CLI_FAIL; break; }
         uint64_t sid = stacks ? sites_event_stack(&ev) : 0;
         if (sid) {  /* as comment lines: the output stays a text trace */
-            const uint64_t *fr;
-            hatf_reader *rd = hatf_source_container(s);
-            size_t nf = sites_stack(rd, sid, &fr);
+            const uint64_t *f;
+            size_t nf = sites_stack(fr.r, sid, &f);
             char name[1024];
             for (size_t k = 0; k < nf; k++) {
-                sites_frame_name(rd, fr[k], name, sizeof name);
+                frames_describe(&fr, f[k], name, sizeof name);
                 cli_put(&out, "#   at %s\n", name);
             }
         }
@@ -121,6 +131,7 @@ int cmd_dump(int argc, char **argv)
     if (out.failed && rc == CLI_OK) { cli_error("%s: out of memory", path); rc = CLI_FAIL; }
     fwrite(out.p, 1, out.len, stdout);
     hatf_buf_free(&out);
+    frames_free(&fr);
     hatf_source_close(s);
     return cli_finish_stdout(rc);
 }

@@ -16,6 +16,7 @@
 
 #include "addrmap.h"
 #include "cli_util.h"
+#include "frames.h"
 #include "heaplive.h"
 #include "lookahead.h"
 #include "sites.h"
@@ -38,33 +39,9 @@ typedef struct sites {
     uint64_t stacked, records;
 } sites;
 
-static const char *base_name(const char *p)
+size_t sites_stack(hatf_reader *r, uint64_t id, const uint64_t **out)
 {
-    const char *s = strrchr(p, '/');
-    return s ? s + 1 : p;
-}
-
-size_t sites_stack(hatf_reader *r, uint64_t id, const uint64_t **frames)
-{
-    return r && id ? hatf_reader_stack(r, id, frames) : 0;
-}
-
-void sites_frame_name(hatf_reader *r, uint64_t addr, char *out, size_t cap)
-{
-    const hatf_symbol *s = r ? hatf_reader_symbol(r, addr) : NULL;
-    const char *mod = "";
-    if (s && s->module) {
-        const hatf_module *m;
-        size_t n = hatf_reader_modules(r, &m);
-        for (size_t i = 0; i < n; i++)
-            if (m[i].id == s->module) { mod = base_name(m[i].path); break; }
-    }
-    if (s && s->name[0])
-        snprintf(out, cap, "%s+0x%llx (%s)", s->name, (unsigned long long)s->offset, mod);
-    else if (*mod)
-        snprintf(out, cap, "0x%llx (%s)", (unsigned long long)addr, mod);
-    else
-        snprintf(out, cap, "0x%llx", (unsigned long long)addr);
+    return r && id ? hatf_reader_stack(r, id, out) : 0;
 }
 
 uint64_t sites_event_stack(const hatf_event *ev)
@@ -160,7 +137,12 @@ static void prefetch_event(void *ctx, const hatf_event *ev) { heaplive_prefetch(
 static int sort_key;
 static uint64_t key_of(const site *s)
 {
-    return sort_key == SITES_SORT_BYTES ? s->bytes : sort_key == SITES_SORT_PEAK ? s->peak_bytes : s->calls;
+    switch (sort_key) {
+    case SITES_SORT_BYTES: return s->bytes;
+    case SITES_SORT_PEAK: return s->peak_bytes;
+    case SITES_SORT_LEAKED: return s->live_bytes;
+    default: return s->calls;
+    }
 }
 static int cmp_site(const void *a, const void *b)
 {
@@ -173,7 +155,7 @@ static int cmp_site(const void *a, const void *b)
 
 #define U(x) ((unsigned long long)(x))
 
-static void print_text(hatf_buf *o, const sites *st, hatf_reader *r, size_t shown)
+static void print_text(hatf_buf *o, const sites *st, frames *fr, size_t shown)
 {
     cli_put(o, "sites: %zu, records with a stack: %llu of %llu alloc/realloc\n", st->n, U(st->stacked), U(st->records));
     char name[1024];
@@ -183,18 +165,18 @@ static void print_text(hatf_buf *o, const sites *st, hatf_reader *r, size_t show
                "leaked %llu objects (%llu bytes)\n",
             i + 1, U(s->stack), U(s->calls), U(s->bytes), U(s->peak_objects), U(s->peak_bytes),
             U(s->live_objects), U(s->live_bytes));
-        const uint64_t *fr;
-        size_t n = sites_stack(r, s->stack, &fr);
+        const uint64_t *f;
+        size_t n = sites_stack(fr->r, s->stack, &f);
         if (!s->stack) cli_put(o, "    (no stack)\n");
         else if (!n) cli_put(o, "    (stack not in the trace)\n");
         for (size_t k = 0; k < n; k++) {
-            sites_frame_name(r, fr[k], name, sizeof name);
+            frames_describe(fr, f[k], name, sizeof name);
             cli_put(o, "    at %s\n", name);
         }
     }
 }
 
-static void print_json(hatf_buf *o, const sites *st, hatf_reader *r, const char *path, size_t shown)
+static void print_json(hatf_buf *o, const sites *st, frames *fr, const char *path, size_t shown)
 {
     cli_put(o, "{\"file\": ");
     cli_json_string(o, path);
@@ -206,12 +188,15 @@ static void print_json(hatf_buf *o, const sites *st, hatf_reader *r, const char 
                "\"peak_bytes\": %llu, \"leaked_objects\": %llu, \"leaked_bytes\": %llu, \"frames\": [",
             i ? "," : "", U(s->stack), U(s->calls), U(s->bytes), U(s->peak_objects), U(s->peak_bytes),
             U(s->live_objects), U(s->live_bytes));
-        const uint64_t *fr;
-        size_t n = sites_stack(r, s->stack, &fr);
+        const uint64_t *f;
+        size_t n = sites_stack(fr->r, s->stack, &f);
         for (size_t k = 0; k < n; k++) {
-            const hatf_symbol *sy = hatf_reader_symbol(r, fr[k]);  /* n > 0: r is set */
-            cli_put(o, "%s{\"addr\": \"0x%llx\", \"function\": ", k ? ", " : "", U(fr[k]));
-            cli_json_string(o, sy ? sy->name : "");
+            const hatf_symbol *sy = hatf_reader_symbol(fr->r, f[k]);  /* n > 0: r is set */
+            const char *name = sy ? sy->name : "", *d = *name ? frames_demangled(fr, name) : NULL;
+            cli_put(o, "%s{\"addr\": \"0x%llx\", \"function\": ", k ? ", " : "", U(f[k]));
+            cli_json_string(o, name);
+            cli_put(o, ", \"demangled\": ");
+            cli_json_string(o, d ? d : name);
             cli_put(o, ", \"offset\": %llu}", U(sy ? sy->offset : 0));
         }
         cli_put(o, "]}");
@@ -219,15 +204,64 @@ static void print_json(hatf_buf *o, const sites *st, hatf_reader *r, const char 
     cli_put(o, "\n]}\n");
 }
 
-int sites_report(hatf_source *src, const char *path, int json, int sort, uint64_t top)
+/* One folded line per distinct chain of nodes: stacks whose frames differ
+ * only in offsets within the same functions add up. */
+typedef struct folded { char *chain; uint64_t value; } folded;
+
+static int cmp_folded(const void *a, const void *b)
+{
+    return strcmp(((const folded *)a)->chain, ((const folded *)b)->chain);
+}
+
+static int print_folded(hatf_buf *o, const sites *st, frames *fr, size_t shown)
+{
+    folded *v = calloc(shown ? shown : 1, sizeof *v);
+    size_t nv = 0;
+    int rc = v ? 0 : -1;
+    hatf_buf line;
+    hatf_buf_init(&line);
+    char node[1024];
+    for (size_t i = 0; i < shown && !rc; i++) {
+        const site *s = &st->v[i];
+        uint64_t value = key_of(s);
+        if (!value) continue;  /* nothing to draw */
+        const uint64_t *f;
+        size_t n = sites_stack(fr->r, s->stack, &f);
+        line.len = 0;
+        if (!n) hatf_buf_append(&line, s->stack ? "(stack not in the trace)" : "(no stack)", s->stack ? 24 : 10);
+        for (size_t k = n; k-- > 0;) {  /* outermost first */
+            frames_node(fr, f[k], node, sizeof node);
+            if (k + 1 < n) hatf_buf_append(&line, ";", 1);
+            hatf_buf_append(&line, node, strlen(node));
+        }
+        hatf_buf_append(&line, "", 1);
+        if (line.failed || !(v[nv].chain = strdup((const char *)line.p))) { rc = -1; break; }
+        v[nv++].value = value;
+    }
+    if (!rc && nv) qsort(v, nv, sizeof *v, cmp_folded);
+    for (size_t i = 0; !rc && i < nv;) {
+        size_t j = i;
+        uint64_t sum = 0;
+        for (; j < nv && !strcmp(v[j].chain, v[i].chain); j++) sum += v[j].value;
+        cli_put(o, "%s %llu\n", v[i].chain, U(sum));
+        i = j;
+    }
+    for (size_t i = 0; i < nv; i++) free(v[i].chain);
+    free(v);
+    hatf_buf_free(&line);
+    return rc;
+}
+
+int sites_report(hatf_source *src, const char *path, const sites_opts *opt)
 {
     sites st;
     memset(&st, 0, sizeof st);
-    if (addrmap_init(&st.index) || addrmap_init(&st.heaps) || heaplive_init(&st.live, site_live, &st)) {
+    frames fr;
+    if (addrmap_init(&st.index) || addrmap_init(&st.heaps) || heaplive_init(&st.live, site_live, &st) ||
+        frames_init(&fr, hatf_source_container(src), opt->demangle)) {
         cli_error("out of memory");
         return CLI_FAIL;
     }
-    hatf_reader *r = hatf_source_container(src);
     int rc = CLI_OK, count_rc, k = lookahead_run(src, count_event, prefetch_event, &st, &count_rc);
     if (k == LOOKAHEAD_STOPPED) {
         cli_error("%s: out of memory", path);
@@ -236,19 +270,26 @@ int sites_report(hatf_source *src, const char *path, int json, int sort, uint64_
         rc = cli_source_failed(path, src);
     }
     if (rc == CLI_OK) {
-        sort_key = sort;
+        sort_key = opt->sort;
         if (st.n) qsort(st.v, st.n, sizeof *st.v, cmp_site);
-        size_t shown = top && top < st.n ? (size_t)top : st.n;
+        size_t shown = opt->top && opt->top < st.n ? (size_t)opt->top : st.n;
         hatf_buf o;
         hatf_buf_init(&o);
-        if (json) print_json(&o, &st, r, path, shown);
-        else print_text(&o, &st, r, shown);
-        fwrite(o.p, 1, o.len, stdout);
+        if (opt->form == SITES_JSON) print_json(&o, &st, &fr, path, shown);
+        else if (opt->form == SITES_TEXT) print_text(&o, &st, &fr, shown);
+        else if (print_folded(&o, &st, &fr, shown)) o.failed = 1;
+        if (o.failed) {
+            cli_error("%s: out of memory", path);
+            rc = CLI_FAIL;
+        } else {
+            fwrite(o.p, 1, o.len, stdout);
+        }
         hatf_buf_free(&o);
     }
     addrmap_free(&st.index);
     addrmap_free(&st.heaps);
     heaplive_free(&st.live);
+    frames_free(&fr);
     free(st.v);
     return rc;
 }

@@ -22,7 +22,7 @@
 
 static const char help[] =
     "usage: hatrace stats [--json] [--from FORMAT] FILE\n"
-    "       hatrace stats --sites [--sort count|bytes|peak] [--top N] [--json] FILE\n"
+    "       hatrace stats --sites [--sort KEY] [--top N] [--json | --folded] [--no-demangle] FILE\n"
     "\n"
     "Count what a trace did, in global time order: alloc, free and realloc\n"
     "records, bytes allocated, the peak number and size of live objects, the\n"
@@ -36,8 +36,16 @@ static const char help[] =
     "                 per call stack, calls, bytes, the site's peak of live objects\n"
     "                 and bytes, objects still live at the end (leaked), and the\n"
     "                 call chain by function name\n"
-    "  --sort KEY     sites by count (calls, default), bytes, or peak (bytes)\n"
-    "  --top N        the first N sites (default 20; 0: all)\n"
+    "  --sort KEY     sites by count (calls, default), bytes, peak (the site's\n"
+    "                 peak of live bytes) or leaked (bytes still live at the end)\n"
+    "  --top N        the first N sites (default 20; 0: all; with --folded, all)\n"
+    "  --folded       for flame graphs (flamegraph.pl, speedscope, inferno): one\n"
+    "                 line per call chain, 'outermost;...;innermost VALUE', with\n"
+    "                 the --sort key's figure (calls, bytes, peak or leaked bytes);\n"
+    "                 frames by function name, chains that differ only in offsets\n"
+    "                 add up, frames without a name as module+0xfile-address\n"
+    "  --no-demangle  C++ and Rust function names as the symbol table has them\n"
+    "                 (shown demangled by default; JSON gives both)\n"
     "  -h, --help     this help\n";
 
 #define HIST_BUCKETS 65  /* size 0, then [2^k, 2^(k+1)) for k = 0..63 */
@@ -478,12 +486,14 @@ int cmd_stats(int argc, char **argv)
         { "sites", no_argument, NULL, 's' },
         { "sort", required_argument, NULL, 'o' },
         { "top", required_argument, NULL, 't' },
+        { "folded", no_argument, NULL, 'F' },
+        { "no-demangle", no_argument, NULL, 'D' },
         { "help", no_argument, NULL, 'h' },
         { 0 },
     };
     hatf_format fmt = HATF_FMT_AUTO;
-    int json = 0, c, rc, by_site = 0, sort = SITES_SORT_COUNT;
-    uint64_t top = 20;
+    int json = 0, c, rc, by_site = 0, folded = 0, top_given = 0;
+    sites_opts so = { .form = SITES_TEXT, .sort = SITES_SORT_COUNT, .top = 20, .demangle = 1 };
     cli_getopt_begin();
     while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
         switch (c) {
@@ -491,22 +501,32 @@ int cmd_stats(int argc, char **argv)
         case 'j': json = 1; break;
         case 's': by_site = 1; break;
         case 'o':
-            if (!strcmp(optarg, "count")) sort = SITES_SORT_COUNT;
-            else if (!strcmp(optarg, "bytes")) sort = SITES_SORT_BYTES;
-            else if (!strcmp(optarg, "peak")) sort = SITES_SORT_PEAK;
-            else return cli_usage("stats", "--sort: '%s' is not count, bytes or peak", optarg);
+            if (!strcmp(optarg, "count")) so.sort = SITES_SORT_COUNT;
+            else if (!strcmp(optarg, "bytes")) so.sort = SITES_SORT_BYTES;
+            else if (!strcmp(optarg, "peak")) so.sort = SITES_SORT_PEAK;
+            else if (!strcmp(optarg, "leaked")) so.sort = SITES_SORT_LEAKED;
+            else return cli_usage("stats", "--sort: '%s' is not count, bytes, peak or leaked", optarg);
             break;
-        case 't': if ((rc = cli_parse_u64("stats", "--top", optarg, &top))) return rc; break;
+        case 't':
+            if ((rc = cli_parse_u64("stats", "--top", optarg, &so.top))) return rc;
+            top_given = 1;
+            break;
+        case 'F': folded = 1; break;
+        case 'D': so.demangle = 0; break;
         case 'h': return cli_help(help);
         default: return cli_bad_option("stats", c, argv);
         }
     }
+    if (folded && !by_site) return cli_usage("stats", "--folded goes with --sites");
+    if (folded && json) return cli_usage("stats", "--folded and --json are two different outputs: choose one");
     const char *path;
     if ((rc = cli_one_file("stats", argc, argv, &path))) return rc;
     hatf_source *s = cli_open_source(path, fmt);
     if (!s) return CLI_FAIL;
     if (by_site) {
-        rc = sites_report(s, path, json, sort, top);
+        so.form = folded ? SITES_FOLDED : json ? SITES_JSON : SITES_TEXT;
+        if (folded && !top_given) so.top = 0;
+        rc = sites_report(s, path, &so);
         hatf_source_close(s);
         return cli_finish_stdout(rc);
     }

@@ -45,6 +45,9 @@ expect 2 'unknown format' "$H" dump --from pdf "$basic"
 expect 2 'non-negative' "$H" dump --limit -3 "$basic"
 expect 2 'one input file' "$H" stats "$basic" "$basic"
 expect 2 'missing -o' "$H" convert --from text "$basic"
+expect 2 'is not count, bytes, peak or leaked' "$H" stats --sites --sort size "$basic"
+expect 2 '--folded goes with --sites' "$H" stats --folded "$basic"
+expect 2 'choose one' "$H" stats --sites --folded --json "$basic"
 expect 2 '--plain applies' "$H" convert --from text --plain "$basic" -o "$tmp/x"
 expect 0 '' "$H" --version
 expect 0 '' "$H" --help

@@ -1,0 +1,98 @@
+/* frames.c — frame names for the reading tools; see frames.h.
+ * Demangling is libiberty's (the demangler of binutils' c++filt), for the
+ * GNU C++ ABI and Rust's two schemes. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libiberty/demangle.h>
+
+#include "frames.h"
+
+int frames_init(frames *f, hatf_reader *r, int demangle)
+{
+    f->r = r;
+    f->demangle = demangle;
+    return addrmap_init(&f->names);
+}
+
+void frames_free(frames *f)
+{
+    for (size_t i = 0; i <= f->names.mask; i++) {
+        addrmap_entry *e = addrmap_slot(&f->names, i);
+        if (e) free((char *)(uintptr_t)e->size);
+    }
+    addrmap_free(&f->names);
+}
+
+const char *frames_demangled(frames *f, const char *name)
+{
+    int added;
+    addrmap_entry *e = addrmap_put(&f->names, (uint64_t)(uintptr_t)name, &added);
+    if (!e) return NULL;  /* out of memory: shown as stored */
+    if (added) {
+        /* only names of the two ABIs: a plain C name that happens to parse as a
+         * type ("f" would read as "float" with DMGL_TYPES) stays as it is */
+        char *d = strncmp(name, "_Z", 2) && strncmp(name, "_R", 2) ? NULL
+                  : cplus_demangle(name, DMGL_PARAMS | DMGL_ANSI | DMGL_AUTO);
+        e->size = (uint64_t)(uintptr_t)d;
+    }
+    return (const char *)(uintptr_t)e->size;
+}
+
+const char *frames_function(frames *f, uint64_t addr, uint64_t *offset)
+{
+    const hatf_symbol *s = f->r ? hatf_reader_symbol(f->r, addr) : NULL;
+    if (!s || !s->name[0]) return NULL;
+    *offset = s->offset;
+    const char *d = f->demangle ? frames_demangled(f, s->name) : NULL;
+    return d ? d : s->name;
+}
+
+static const char *base_name(const char *p)
+{
+    const char *s = strrchr(p, '/');
+    return s ? s + 1 : p;
+}
+
+const char *frames_module(frames *f, uint64_t addr, uint64_t *vaddr)
+{
+    if (!f->r) return NULL;
+    const hatf_symbol *s = hatf_reader_symbol(f->r, addr);
+    const hatf_module *m;
+    size_t n = hatf_reader_modules(f->r, &m);
+    for (size_t i = 0; i < n; i++) {
+        /* the symbol says which module; an address without one, its range */
+        if (s && s->module ? m[i].id != s->module : addr < m[i].start || addr >= m[i].end) continue;
+        *vaddr = addr - m[i].bias;
+        return base_name(m[i].path);
+    }
+    return NULL;
+}
+
+void frames_describe(frames *f, uint64_t addr, char *out, size_t cap)
+{
+    uint64_t off = 0, vaddr;
+    const char *fn = frames_function(f, addr, &off), *mod = frames_module(f, addr, &vaddr);
+    if (!mod) mod = "";
+    if (fn)
+        snprintf(out, cap, "%s+0x%llx (%s)", fn, (unsigned long long)off, mod);
+    else if (*mod)
+        snprintf(out, cap, "0x%llx (%s)", (unsigned long long)addr, mod);
+    else
+        snprintf(out, cap, "0x%llx", (unsigned long long)addr);
+}
+
+void frames_node(frames *f, uint64_t addr, char *out, size_t cap)
+{
+    uint64_t off, vaddr;
+    const char *fn = frames_function(f, addr, &off), *mod = fn ? NULL : frames_module(f, addr, &vaddr);
+    if (fn)
+        snprintf(out, cap, "%s", fn);
+    else if (mod && *mod)
+        snprintf(out, cap, "%s+0x%llx", mod, (unsigned long long)vaddr);
+    else
+        snprintf(out, cap, "0x%llx", (unsigned long long)addr);
+    for (char *p = out; *p; p++)
+        if (*p == ';' || *p == '\n' || *p == '\r') *p = '_';
+}

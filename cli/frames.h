@@ -1,0 +1,48 @@
+/* frames.h — frame addresses of call stacks as people read them: function,
+ * offset and module, C++ and Rust names demangled (cli/frames.c). Used by
+ * dump --stacks and stats --sites.
+ *
+ * The trace keeps each function's name as the program's symbol table has it
+ * (mangled); demangling is for display only, done once per name and kept.
+ */
+#ifndef HATRACE_CLI_FRAMES_H
+#define HATRACE_CLI_FRAMES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "addrmap.h"
+#include "hatf_container.h"
+
+typedef struct frames {
+    hatf_reader *r;   /* NULL: a trace without stack tables (text, raw HATF 1.0) */
+    int demangle;     /* show demangled names */
+    addrmap names;    /* a stored name (its address in the reader) -> its demangled copy, or none */
+} frames;
+
+/* @return 0, or -1 when out of memory. */
+int frames_init(frames *f, hatf_reader *r, int demangle);
+void frames_free(frames *f);
+
+/* The name of the function holding addr as shown (demangled when f->demangle),
+ * and *offset = addr - its start; NULL when the trace does not name it. */
+const char *frames_function(frames *f, uint64_t addr, uint64_t *offset);
+
+/* name demangled (C++, Rust), or NULL when it is not a mangled name. The
+ * result is owned by f and lives as long as it. name must stay valid as long
+ * as f (it is the cache key). */
+const char *frames_demangled(frames *f, const char *name);
+
+/* The file name of the module holding addr (no directory), and *vaddr = addr
+ * in the module's file (minus its load bias); NULL when in no known module. */
+const char *frames_module(frames *f, uint64_t addr, uint64_t *vaddr);
+
+/* "function+0xoff (module)", "0xaddr (module)" or "0xaddr" into out. */
+void frames_describe(frames *f, uint64_t addr, char *out, size_t cap);
+
+/* A frame as one flame-graph node: "function" (no offset, so the calls a
+ * function makes from different lines merge), else "module+0xvaddr", else
+ * "0xaddr"; ';' (the folded format's separator) and line breaks become '_'. */
+void frames_node(frames *f, uint64_t addr, char *out, size_t cap);
+
+#endif

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# C++ frames by name (tests/workloads/stacks_cxx.cc): the site report and
+# dump --stacks show them demangled, as c++filt would, and as the symbol table
+# has them with --no-demangle; JSON gives both. --folded writes one line per
+# call chain, outermost first, whose figures add up to the report's own totals.
+. "$(dirname "$0")/record_lib.inc"
+need_tools
+prog=$BUILD/workloads/stacks_cxx
+[ -x "$prog" ] || { echo "workload not built"; exit 77; }
+"$HATRACE" record --stacks -o "$W/c.hatf" -- "$prog" >/dev/null 2>"$W/record.err" || fail "record: $(cat "$W/record.err")"
+grep -q "built without libunwind" "$W/record.err" && { echo "no libunwind"; exit 77; }
+validate_all "$W/c.hatf"
+
+"$HATRACE" stats --sites --top 0 "$W/c.hatf" >"$W/sites.txt" || fail "stats --sites"
+# the site of each function, by its demangled name: calls and leaked objects
+site_of() { # FRAME-PREFIX FILE -> "calls leaked"
+  awk -v want="$1" '/^#[0-9]+ stack/ { calls = $4; leaked = $(NF-3) }
+       index($0, "    at " want) == 1 { print calls, leaked }' "$2"
+}
+[ "$(site_of 'shop::Store::open(int)+0x' "$W/sites.txt")" = "120 0" ] ||
+  { cat "$W/sites.txt"; fail "shop::Store::open(int): want 120 calls, 0 leaked"; }
+[ "$(site_of 'shop::Crate* shop::restock<shop::Crate>(unsigned long)+0x' "$W/sites.txt")" = "30 5" ] ||
+  { cat "$W/sites.txt"; fail "restock<shop::Crate>: want 30 calls, 5 leaked"; }
+grep -A1 -F 'at operator new(unsigned long)+' "$W/sites.txt" | grep -qF 'at shop::Store::open(int)+' ||
+  fail "operator new's caller in the open site"
+
+# --no-demangle: the symbol table's names
+"$HATRACE" stats --sites --top 0 --no-demangle "$W/c.hatf" >"$W/raw.txt" || fail "stats --no-demangle"
+[ "$(site_of '_ZN4shop5Store4openEi+0x' "$W/raw.txt")" = "120 0" ] || fail "--no-demangle: _ZN4shop5Store4openEi"
+grep -qF 'shop::' "$W/raw.txt" && fail "--no-demangle still demangles"
+[ "$("$HATRACE" dump --stacks "$W/c.hatf" | grep -c '^#   at shop::Store::open(int)+')" = 120 ] ||
+  fail "dump --stacks: shop::Store::open(int) under each of its 120 records"
+[ "$("$HATRACE" dump --stacks --no-demangle "$W/c.hatf" | grep -c '^#   at _ZN4shop5Store4openEi+')" = 120 ] ||
+  fail "dump --stacks --no-demangle"
+
+# JSON: function as stored, demangled beside it
+"$HATRACE" stats --sites --json --top 0 "$W/c.hatf" >"$W/sites.json" || fail "stats --sites --json"
+python3 - "$W/sites.json" <<'PY' || fail "json demangled names"
+import json, sys
+s = json.load(open(sys.argv[1]))
+fr = [f for x in s["top"] for f in x["frames"] if f["function"] == "_ZN4shop5Store4openEi"]
+assert fr and all(f["demangled"] == "shop::Store::open(int)" for f in fr), fr
+assert all(f["demangled"] == f["function"] for x in s["top"] for f in x["frames"] if f["function"] == "main")
+PY
+
+# --folded: the two chains, and every key's figures add up to the report's
+"$HATRACE" stats --sites --folded "$W/c.hatf" >"$W/calls.folded" || fail "stats --folded"
+grep -qx 'main;shop::Store::open(int);operator new(unsigned long) 120' <(sed 's/^.*;main;/main;/' "$W/calls.folded") ||
+  { cat "$W/calls.folded"; fail "folded chain of shop::Store::open"; }
+grep -qx 'main;shop::Crate\* shop::restock<shop::Crate>(unsigned long);operator new(unsigned long) 30' \
+  <(sed 's/^.*;main;/main;/' "$W/calls.folded") || fail "folded chain of restock"
+for key in count bytes leaked; do
+  "$HATRACE" stats --sites --folded --sort $key "$W/c.hatf" >"$W/$key.folded" || fail "--folded --sort $key"
+  python3 - "$W/sites.json" "$W/$key.folded" $key <<'PY' || fail "--folded --sort $key does not add up"
+import json, sys
+s = json.load(open(sys.argv[1]))
+field = {"count": "calls", "bytes": "bytes", "leaked": "leaked_bytes"}[sys.argv[3]]
+want = sum(x[field] for x in s["top"])
+got = sum(int(l.rsplit(" ", 1)[1]) for l in open(sys.argv[2]))
+lines = open(sys.argv[2]).read().splitlines()
+assert got == want and want > 0, (got, want)
+assert len(lines) == len(set(l.rsplit(" ", 1)[0] for l in lines))  # one line per chain
+PY
+done
+echo "ok"
