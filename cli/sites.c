@@ -8,7 +8,10 @@
  * object, and a heap-destroy ends the objects still live in that heap for
  * their sites. Per site: calls (alloc and realloc records), bytes requested,
  * the site's own peak of live objects and bytes, and what is still live at
- * the end (leaked). Records without a stack form the site "(no stack)".
+ * the end (leaked), and temporary allocations (heaptrack's measure of waste:
+ * an object its thread freed with no allocation of that thread in between;
+ * a realloc counts as an allocation). Records without a stack form the site
+ * "(no stack)".
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +28,7 @@ typedef struct site {
     uint64_t stack;
     uint64_t calls, bytes;
     uint64_t live_objects, live_bytes, peak_objects, peak_bytes;
+    uint64_t temporary;
     uint32_t heap, cell;   /* the site's cell in the heap it last allocated in, cell UINT32_MAX: none yet */
 } site;
 
@@ -36,7 +40,12 @@ typedef struct sites {
     uint64_t last_heap_id, nheaps;
     uint32_t last_heap;  /* the number of last_heap_id, once nheaps > 0 */
     heaplive live;   /* cell tag = site position */
-    uint64_t stacked, records;
+    uint64_t stacked, records, temporary;
+    /* thread id -> its newest object (rec: address, 0 when freed or none;
+     * a: its site), for temporary allocations; the last thread's entry cached */
+    addrmap newest;
+    uint64_t last_thread;
+    addrmap_entry *last_newest;
 } sites;
 
 size_t sites_stack(hatf_reader *r, uint64_t id, const uint64_t **out)
@@ -80,6 +89,41 @@ static void site_live(void *ctx, uint32_t pos, int64_t n, int64_t bytes)
     if (s->live_bytes > s->peak_bytes) s->peak_bytes = s->live_bytes;
 }
 
+/* The thread's newest-object entry (NULL when out of memory). */
+static addrmap_entry *newest_of(sites *st, uint64_t thread)
+{
+    if (st->last_newest && st->last_thread == thread) return st->last_newest;
+    int added;
+    addrmap_entry *e = addrmap_put(&st->newest, thread, &added);
+    st->last_thread = thread;
+    st->last_newest = e;  /* entries move only when one is added, which resets this */
+    return e;
+}
+
+/* A free (or realloc to 0) of the live object at addr by ev's thread:
+ * temporary when it is the thread's newest object (frees of others in between
+ * do not matter). */
+static int note_free(sites *st, const hatf_event *ev, uint64_t addr)
+{
+    addrmap_entry *e = newest_of(st, ev->thread);
+    if (!e) return -1;
+    if (addr && e->rec == addr) {
+        st->v[e->a].temporary++;
+        st->temporary++;
+        e->rec = 0;
+    }
+    return 0;
+}
+
+static int note_new(sites *st, const hatf_event *ev, uint64_t addr, uint32_t pos)
+{
+    addrmap_entry *e = newest_of(st, ev->thread);
+    if (!e) return -1;
+    e->rec = addr;
+    e->a = pos;
+    return 0;
+}
+
 static int add_event(sites *st, const hatf_event *ev)
 {
     int added;
@@ -97,10 +141,12 @@ static int add_event(sites *st, const hatf_event *ev)
         if (!s) return -1;
         s->calls++;
         if (hatf_event_failed(ev)) return 0;  /* a call only: no object made, a realloc's block left as it was */
-        if (ev->op != HATF_OP_ALLOC && ev->op != HATF_OP_REALLOC_NEW && ev->addr) heaplive_remove(&st->live, ev->addr);
-        if (ev->op == HATF_OP_REALLOC_FREE) return 0;
+        int ended = ev->op != HATF_OP_ALLOC && ev->op != HATF_OP_REALLOC_NEW && ev->addr &&
+                    heaplive_remove(&st->live, ev->addr);
+        if (ev->op == HATF_OP_REALLOC_FREE) return ended ? note_free(st, ev, ev->addr) : 0;
         uint64_t addr = ev->op == HATF_OP_ALLOC ? ev->addr : ev->new_addr;
         if (!addr) return 0;  /* a failed call: its (often absurd) size made no object, as in stats */
+        if (note_new(st, ev, addr, pos)) return -1;
         s->bytes += ev->size;
         if (ev->heap != st->last_heap_id || !st->nheaps) {  /* most events stay in one heap */
             long heap = addrmap_index(&st->heaps, ev->heap, &added);
@@ -118,8 +164,8 @@ static int add_event(sites *st, const hatf_event *ev)
         return heaplive_add(&st->live, addr, ev->size, s->cell);
     }
     case HATF_OP_FREE:
-        if (ev->addr) heaplive_remove(&st->live, ev->addr);
-        return 0;
+        /* only a free that ends a live object (not one a heap-destroy ended) */
+        return ev->addr && heaplive_remove(&st->live, ev->addr) ? note_free(st, ev, ev->addr) : 0;
     case HATF_OP_HEAP_DESTROY: {
         addrmap_entry *h = addrmap_find(&st->heaps, ev->heap);
         if (h) heaplive_destroy_heap(&st->live, h->a);  /* not there: nothing was allocated in it */
@@ -141,6 +187,7 @@ static uint64_t key_of(const site *s)
     case SITES_SORT_BYTES: return s->bytes;
     case SITES_SORT_PEAK: return s->peak_bytes;
     case SITES_SORT_LEAKED: return s->live_bytes;
+    case SITES_SORT_TEMPORARY: return s->temporary;
     default: return s->calls;
     }
 }
@@ -157,14 +204,15 @@ static int cmp_site(const void *a, const void *b)
 
 static void print_text(hatf_buf *o, const sites *st, frames *fr, size_t shown)
 {
-    cli_put(o, "sites: %zu, records with a stack: %llu of %llu alloc/realloc\n", st->n, U(st->stacked), U(st->records));
+    cli_put(o, "sites: %zu, records with a stack: %llu of %llu alloc/realloc, temporary allocations: %llu\n",
+            st->n, U(st->stacked), U(st->records), U(st->temporary));
     char name[1024];
     for (size_t i = 0; i < shown; i++) {
         const site *s = &st->v[i];
         cli_put(o, "\n#%zu stack %llu: %llu calls, %llu bytes, peak %llu objects (%llu bytes), "
-               "leaked %llu objects (%llu bytes)\n",
+               "leaked %llu objects (%llu bytes), temporary %llu\n",
             i + 1, U(s->stack), U(s->calls), U(s->bytes), U(s->peak_objects), U(s->peak_bytes),
-            U(s->live_objects), U(s->live_bytes));
+            U(s->live_objects), U(s->live_bytes), U(s->temporary));
         const uint64_t *f;
         size_t n = sites_stack(fr->r, s->stack, &f);
         if (!s->stack) cli_put(o, "    (no stack)\n");
@@ -180,14 +228,15 @@ static void print_json(hatf_buf *o, const sites *st, frames *fr, const char *pat
 {
     cli_put(o, "{\"file\": ");
     cli_json_string(o, path);
-    cli_put(o, ", \"sites\": %zu, \"records\": %llu, \"records_with_stack\": %llu, \"top\": [",
-        st->n, U(st->records), U(st->stacked));
+    cli_put(o, ", \"sites\": %zu, \"records\": %llu, \"records_with_stack\": %llu, \"temporary\": %llu, \"top\": [",
+        st->n, U(st->records), U(st->stacked), U(st->temporary));
     for (size_t i = 0; i < shown; i++) {
         const site *s = &st->v[i];
         cli_put(o, "%s\n  {\"stack\": %llu, \"calls\": %llu, \"bytes\": %llu, \"peak_objects\": %llu, "
-               "\"peak_bytes\": %llu, \"leaked_objects\": %llu, \"leaked_bytes\": %llu, \"frames\": [",
+               "\"peak_bytes\": %llu, \"leaked_objects\": %llu, \"leaked_bytes\": %llu, \"temporary\": %llu, "
+               "\"frames\": [",
             i ? "," : "", U(s->stack), U(s->calls), U(s->bytes), U(s->peak_objects), U(s->peak_bytes),
-            U(s->live_objects), U(s->live_bytes));
+            U(s->live_objects), U(s->live_bytes), U(s->temporary));
         const uint64_t *f;
         size_t n = sites_stack(fr->r, s->stack, &f);
         for (size_t k = 0; k < n; k++) {
@@ -257,7 +306,8 @@ int sites_report(hatf_source *src, const char *path, const sites_opts *opt)
     sites st;
     memset(&st, 0, sizeof st);
     frames fr;
-    if (addrmap_init(&st.index) || addrmap_init(&st.heaps) || heaplive_init(&st.live, site_live, &st) ||
+    if (addrmap_init(&st.index) || addrmap_init(&st.heaps) || addrmap_init(&st.newest) ||
+        heaplive_init(&st.live, site_live, &st) ||
         frames_init(&fr, hatf_source_container(src), opt->demangle)) {
         cli_error("out of memory");
         return CLI_FAIL;
@@ -288,6 +338,7 @@ int sites_report(hatf_source *src, const char *path, const sites_opts *opt)
     }
     addrmap_free(&st.index);
     addrmap_free(&st.heaps);
+    addrmap_free(&st.newest);
     heaplive_free(&st.live);
     frames_free(&fr);
     free(st.v);

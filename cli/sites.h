@@ -8,7 +8,7 @@
 #include "hatf_container.h"
 #include "hatf_source.h"
 
-enum { SITES_SORT_COUNT, SITES_SORT_BYTES, SITES_SORT_PEAK, SITES_SORT_LEAKED };
+enum { SITES_SORT_COUNT, SITES_SORT_BYTES, SITES_SORT_PEAK, SITES_SORT_LEAKED, SITES_SORT_TEMPORARY };
 enum { SITES_TEXT, SITES_JSON, SITES_FOLDED };
 
 typedef struct sites_opts {

@@ -16,7 +16,7 @@ cc -O1 -g -fno-omit-frame-pointer -o "$W/stacks_sites" "$src/stacks_sites.c" -L"
 
 sites() { # trace out: "innermost-function sites calls leaked" per function
   "$HATRACE" stats --sites --top 0 "$1" >"$2.txt" || fail "stats --sites $1"
-  awk '/^#[0-9]+ stack/ { calls = $4; leaked = $(NF-3); getline; f = $2; sub(/\+.*/, "", f)
+  awk '/^#[0-9]+ stack/ { calls = $4; for (i = 1; i < NF; i++) if ($i == "leaked") leaked = $(i + 1); getline; f = $2; sub(/\+.*/, "", f)
                           n[f]++; c[f] += calls; l[f] += leaked }
        END { for (f in n) print f, n[f], c[f], l[f] }' "$2.txt" | sort >"$2"
 }

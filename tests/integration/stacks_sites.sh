@@ -16,7 +16,7 @@ validate_all "$W/s.hatf"
 
 # "innermost-function sites calls leaked_objects" summed over the sites whose
 # first frame is that function
-awk '/^#[0-9]+ stack/ { calls = $4; leaked = $(NF-3); getline; f = $2; sub(/\+.*/, "", f)
+awk '/^#[0-9]+ stack/ { calls = $4; for (i = 1; i < NF; i++) if ($i == "leaked") leaked = $(i + 1); getline; f = $2; sub(/\+.*/, "", f)
                         n[f]++; c[f] += calls; l[f] += leaked }
      END { for (f in n) print f, n[f], c[f], l[f] }' "$W/sites.txt" | sort >"$W/got.txt"
 for want in "static_leaf 1 100 0" "lib_make 1 250 10" "grow_buf 1 37 1" "thread_leaf 1 100 0"; do

@@ -1,6 +1,7 @@
 // stacks_cxx.cc — C++ allocation sites with known names and counts, for the
 // demangled frames of the site report (tests/integration/stacks_names.sh):
-//   shop::Store::open(int)                       120 x new Basket, all deleted
+//   shop::Store::open(int)                       120 x new Basket, each deleted
+//                                                before the next allocation
 //   shop::Crate* shop::restock<shop::Crate>(unsigned long)
 //                                                 30 x new Crate[n], 5 leaked
 // Both reach malloc through operator new (libstdc++).
