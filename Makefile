@@ -45,8 +45,8 @@ CXXFLAGS ?= -O2 -g
 REQ_CFLAGS := -std=gnu11 -Wall -Wextra -Wshadow -Wstrict-prototypes -fPIC \
               -fvisibility=hidden -Iinclude -Ihatf -MMD -MP -D_GNU_SOURCE
 LIBS := -lzstd -lxxhash -lpthread -ldl -lm
-# the command alone: C++ and Rust names demangled for display (cli/frames.c)
-CLI_LIBS := -liberty
+# the command alone: C++ and Rust names demangled (cli/frames.c), source lines (cli/srclines.c)
+CLI_LIBS := -liberty -ldw -lelf
 
 ifneq ($(SANITIZE),)
 SAN_CFLAGS := -fsanitize=$(SANITIZE) -fno-omit-frame-pointer

@@ -11,7 +11,7 @@
 #include "textout.h"
 
 static const char help[] =
-    "usage: hatrace dump [--from FORMAT] [--limit N] [--stacks [--no-demangle]] FILE\n"
+    "usage: hatrace dump [--from FORMAT] [--limit N] [--stacks [--no-demangle] [--no-lines]] FILE\n"
     "\n"
     "Print the events of a trace in the text form (docs/format-text.md), one per\n"
     "line, in global time order. The output is itself a text trace: it starts\n"
@@ -23,8 +23,11 @@ static const char help[] =
     "  --limit N      stop after N events\n"
     "  --stacks       under each record with a stack attribute, its frames by\n"
     "                 name, one '#   at function+offset (module)' line each\n"
+    "                 and the call's source file:line where this machine has the\n"
+    "                 module's debug information (same build id)\n"
     "  --no-demangle  C++ and Rust function names as the symbol table has them\n"
     "                 (they are shown demangled by default)\n"
+    "  --no-lines     no source lines (nor any look at the modules' files)\n"
     "  -h, --help     this help\n";
 
 void textout_header(hatf_source *s, hatf_buf *out)
@@ -75,12 +78,13 @@ int cmd_dump(int argc, char **argv)
         { "limit", required_argument, NULL, 'n' },
         { "stacks", no_argument, NULL, 's' },
         { "no-demangle", no_argument, NULL, 'D' },
+        { "no-lines", no_argument, NULL, 'L' },
         { "help", no_argument, NULL, 'h' },
         { 0 },
     };
     hatf_format fmt = HATF_FMT_AUTO;
     uint64_t limit = UINT64_MAX;
-    int c, rc, stacks = 0, demangle = 1;
+    int c, rc, stacks = 0, demangle = 1, lines = 1;
     cli_getopt_begin();
     while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
         switch (c) {
@@ -88,6 +92,7 @@ int cmd_dump(int argc, char **argv)
         case 'n': if ((rc = cli_parse_u64("dump", "--limit", optarg, &limit))) return rc; break;
         case 's': stacks = 1; break;
         case 'D': demangle = 0; break;
+        case 'L': lines = 0; break;
         case 'h': return cli_help(help);
         default: return cli_bad_option("dump", c, argv);
         }
@@ -98,7 +103,7 @@ int cmd_dump(int argc, char **argv)
     if (!s) return CLI_FAIL;
 
     frames fr;
-    if (frames_init(&fr, hatf_source_container(s), demangle)) {
+    if (frames_init(&fr, hatf_source_container(s), demangle, stacks && lines)) {
         cli_error("out of memory");
         hatf_source_close(s);
         return CLI_FAIL;

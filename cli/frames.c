@@ -9,11 +9,17 @@
 
 #include "frames.h"
 
-int frames_init(frames *f, hatf_reader *r, int demangle)
+int frames_init(frames *f, hatf_reader *r, int demangle, int lines)
 {
     f->r = r;
     f->demangle = demangle;
-    return addrmap_init(&f->names);
+    f->lines = NULL;
+    if (addrmap_init(&f->names)) return -1;
+    if (lines && r && !(f->lines = srclines_new(r))) {
+        addrmap_free(&f->names);
+        return -1;
+    }
+    return 0;
 }
 
 void frames_free(frames *f)
@@ -23,6 +29,12 @@ void frames_free(frames *f)
         if (e) free((char *)(uintptr_t)e->size);
     }
     addrmap_free(&f->names);
+    srclines_free(f->lines);
+}
+
+int frames_line(frames *f, uint64_t addr, const char **file, int *line)
+{
+    return f->lines ? srclines_of_return(f->lines, addr, file, line) : -1;
 }
 
 const char *frames_demangled(frames *f, const char *name)
@@ -43,10 +55,11 @@ const char *frames_demangled(frames *f, const char *name)
 const char *frames_function(frames *f, uint64_t addr, uint64_t *offset)
 {
     const hatf_symbol *s = f->r ? hatf_reader_symbol(f->r, addr) : NULL;
-    if (!s || !s->name[0]) return NULL;
-    *offset = s->offset;
-    const char *d = f->demangle ? frames_demangled(f, s->name) : NULL;
-    return d ? d : s->name;
+    const char *name = s && s->name[0] ? s->name : NULL;
+    if (name) *offset = s->offset;
+    else if (!f->lines || !(name = srclines_function(f->lines, addr, offset))) return NULL;
+    const char *d = f->demangle ? frames_demangled(f, name) : NULL;
+    return d ? d : name;
 }
 
 static const char *base_name(const char *p)
@@ -75,12 +88,17 @@ void frames_describe(frames *f, uint64_t addr, char *out, size_t cap)
     uint64_t off = 0, vaddr;
     const char *fn = frames_function(f, addr, &off), *mod = frames_module(f, addr, &vaddr);
     if (!mod) mod = "";
+    int k;
     if (fn)
-        snprintf(out, cap, "%s+0x%llx (%s)", fn, (unsigned long long)off, mod);
+        k = snprintf(out, cap, "%s+0x%llx (%s)", fn, (unsigned long long)off, mod);
     else if (*mod)
-        snprintf(out, cap, "0x%llx (%s)", (unsigned long long)addr, mod);
+        k = snprintf(out, cap, "0x%llx (%s)", (unsigned long long)addr, mod);
     else
-        snprintf(out, cap, "0x%llx", (unsigned long long)addr);
+        k = snprintf(out, cap, "0x%llx", (unsigned long long)addr);
+    const char *file;
+    int line;
+    if (k > 0 && (size_t)k < cap && !frames_line(f, addr, &file, &line))
+        snprintf(out + k, cap - (size_t)k, " %s:%d", file, line);
 }
 
 void frames_node(frames *f, uint64_t addr, char *out, size_t cap)

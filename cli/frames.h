@@ -13,15 +13,17 @@
 
 #include "addrmap.h"
 #include "hatf_container.h"
+#include "srclines.h"
 
 typedef struct frames {
     hatf_reader *r;   /* NULL: a trace without stack tables (text, raw HATF 1.0) */
     int demangle;     /* show demangled names */
     addrmap names;    /* a stored name (its address in the reader) -> its demangled copy, or none */
+    srclines *lines;  /* NULL: no source lines */
 } frames;
 
-/* @return 0, or -1 when out of memory. */
-int frames_init(frames *f, hatf_reader *r, int demangle);
+/* lines: look source lines up (srclines.h). @return 0, or -1 when out of memory. */
+int frames_init(frames *f, hatf_reader *r, int demangle, int lines);
 void frames_free(frames *f);
 
 /* The name of the function holding addr as shown (demangled when f->demangle),
@@ -37,7 +39,12 @@ const char *frames_demangled(frames *f, const char *name);
  * in the module's file (minus its load bias); NULL when in no known module. */
 const char *frames_module(frames *f, uint64_t addr, uint64_t *vaddr);
 
-/* "function+0xoff (module)", "0xaddr (module)" or "0xaddr" into out. */
+/* The source file and line of the call frame addr returns to (-1: unknown,
+ * or lines are off). */
+int frames_line(frames *f, uint64_t addr, const char **file, int *line);
+
+/* "function+0xoff (module)", "0xaddr (module)" or "0xaddr" into out, and
+ * " FILE:LINE" after it when the line is known. */
 void frames_describe(frames *f, uint64_t addr, char *out, size_t cap);
 
 /* A frame as one flame-graph node: "function" (no offset, so the calls a

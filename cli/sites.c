@@ -241,12 +241,22 @@ static void print_json(hatf_buf *o, const sites *st, frames *fr, const char *pat
         size_t n = sites_stack(fr->r, s->stack, &f);
         for (size_t k = 0; k < n; k++) {
             const hatf_symbol *sy = hatf_reader_symbol(fr->r, f[k]);  /* n > 0: r is set */
-            const char *name = sy ? sy->name : "", *d = *name ? frames_demangled(fr, name) : NULL;
+            uint64_t off = 0;
+            /* as shown (found here when the trace has no name), then demangled */
+            const char *name = frames_function(fr, f[k], &off), *d = name ? frames_demangled(fr, name) : NULL;
             cli_put(o, "%s{\"addr\": \"0x%llx\", \"function\": ", k ? ", " : "", U(f[k]));
-            cli_json_string(o, name);
+            cli_json_string(o, sy ? sy->name : "");
             cli_put(o, ", \"demangled\": ");
-            cli_json_string(o, d ? d : name);
-            cli_put(o, ", \"offset\": %llu}", U(sy ? sy->offset : 0));
+            cli_json_string(o, d ? d : name ? name : "");
+            cli_put(o, ", \"offset\": %llu", U(off));
+            const char *file;
+            int line;
+            if (!frames_line(fr, f[k], &file, &line)) {
+                cli_put(o, ", \"file\": ");
+                cli_json_string(o, file);
+                cli_put(o, ", \"line\": %d", line);
+            }
+            cli_put(o, "}");
         }
         cli_put(o, "]}");
     }
@@ -308,7 +318,7 @@ int sites_report(hatf_source *src, const char *path, const sites_opts *opt)
     frames fr;
     if (addrmap_init(&st.index) || addrmap_init(&st.heaps) || addrmap_init(&st.newest) ||
         heaplive_init(&st.live, site_live, &st) ||
-        frames_init(&fr, hatf_source_container(src), opt->demangle)) {
+        frames_init(&fr, hatf_source_container(src), opt->demangle, opt->lines)) {
         cli_error("out of memory");
         return CLI_FAIL;
     }

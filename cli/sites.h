@@ -17,6 +17,8 @@ typedef struct sites_opts {
     int sort;         /* SITES_SORT_* */
     uint64_t top;     /* the first top sites (0: all) */
     int demangle;     /* C++ and Rust names demangled (text and folded; JSON has both) */
+    int lines;        /* source file:line of each frame where known (text and JSON), and
+                         names from the modules here for frames the trace left unnamed */
 } sites_opts;
 
 /* Read every event of src and print its allocation sites as o asks.

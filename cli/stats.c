@@ -22,7 +22,8 @@
 
 static const char help[] =
     "usage: hatrace stats [--json] [--from FORMAT] FILE\n"
-    "       hatrace stats --sites [--sort KEY] [--top N] [--json | --folded] [--no-demangle] FILE\n"
+    "       hatrace stats --sites [--sort KEY] [--top N] [--json | --folded] [--no-demangle]\n"
+    "                     [--no-lines] FILE\n"
     "\n"
     "Count what a trace did, in global time order: alloc, free and realloc\n"
     "records, bytes allocated, the peak number and size of live objects, the\n"
@@ -35,7 +36,9 @@ static const char help[] =
     "  --sites        allocation sites instead (traces recorded with --stacks):\n"
     "                 per call stack, calls, bytes, the site's peak of live objects\n"
     "                 and bytes, objects still live at the end (leaked), and the\n"
-    "                 call chain by function name\n"
+    "                 call chain by function name, with each call's source\n"
+    "                 file:line where this machine has the module's debug\n"
+    "                 information (same build id)\n"
     "  --sort KEY     sites by count (calls, default), bytes, peak (the site's\n"
     "                 peak of live bytes), leaked (bytes still live at the end) or\n"
     "                 temporary (objects freed by their thread before it made any\n"
@@ -49,6 +52,7 @@ static const char help[] =
     "                 add up, frames without a name as module+0xfile-address\n"
     "  --no-demangle  C++ and Rust function names as the symbol table has them\n"
     "                 (shown demangled by default; JSON gives both)\n"
+    "  --no-lines     no source lines (nor any look at the modules' files)\n"
     "  -h, --help     this help\n";
 
 #define HIST_BUCKETS 65  /* size 0, then [2^k, 2^(k+1)) for k = 0..63 */
@@ -491,12 +495,13 @@ int cmd_stats(int argc, char **argv)
         { "top", required_argument, NULL, 't' },
         { "folded", no_argument, NULL, 'F' },
         { "no-demangle", no_argument, NULL, 'D' },
+        { "no-lines", no_argument, NULL, 'L' },
         { "help", no_argument, NULL, 'h' },
         { 0 },
     };
     hatf_format fmt = HATF_FMT_AUTO;
     int json = 0, c, rc, by_site = 0, folded = 0, top_given = 0;
-    sites_opts so = { .form = SITES_TEXT, .sort = SITES_SORT_COUNT, .top = 20, .demangle = 1 };
+    sites_opts so = { .form = SITES_TEXT, .sort = SITES_SORT_COUNT, .top = 20, .demangle = 1, .lines = 1 };
     cli_getopt_begin();
     while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
         switch (c) {
@@ -517,6 +522,7 @@ int cmd_stats(int argc, char **argv)
             break;
         case 'F': folded = 1; break;
         case 'D': so.demangle = 0; break;
+        case 'L': so.lines = 0; break;
         case 'h': return cli_help(help);
         default: return cli_bad_option("stats", c, argv);
         }

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Install what hatrace needs from Debian's packages; quiet and quick when all is there.
-# Build: gcc make pkg-config libzstd-dev libxxhash-dev libunwind-dev libcunit1-dev libiberty-dev
+# Build: gcc make pkg-config libzstd-dev libxxhash-dev libunwind-dev libcunit1-dev libiberty-dev libdw-dev
 # Tests: clang (libFuzzer), libclang-rt-14-dev, python3 (checks on JSON output), xxd (hex inputs)
 # Replay: the allocators (jemalloc, tcmalloc, mimalloc) and gnuplot for charts
 set -eu
 pkgs="gcc g++ make pkg-config clang libclang-rt-14-dev libzstd-dev libxxhash-dev
-      libunwind-dev libcunit1-dev libiberty-dev libjemalloc-dev libjemalloc2 libgoogle-perftools-dev
+      libunwind-dev libcunit1-dev libiberty-dev libdw-dev libjemalloc-dev libjemalloc2 libgoogle-perftools-dev
       libtcmalloc-minimal4 libmimalloc-dev gnuplot-nox zstd python3 xxd"
 missing=()
 for p in $pkgs; do

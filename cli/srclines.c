@@ -1,0 +1,166 @@
+/* srclines.c — source lines of frames from the modules' DWARF; see srclines.h.
+ *
+ * Each module of the trace is reported to libdwfl at the place the traced
+ * process had it (its load bias), so a frame's address is looked up as it
+ * was recorded. A trace names files, and a hostile one could name a FIFO or
+ * a device: only regular files are opened, without blocking, and only a file
+ * with the recorded build id is used. debuginfod is not asked (no network).
+ */
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <elfutils/libdwfl.h>
+
+#include "addrmap.h"
+#include "srclines.h"
+
+enum { MOD_UNTRIED = 0, MOD_USABLE, MOD_UNUSABLE };
+
+struct srclines {
+    hatf_reader *r;
+    Dwfl *dwfl;
+    Dwfl_Callbacks cb;
+    char *debuginfo_path;
+    const hatf_module *mods;
+    size_t nmods;
+    Dwfl_Module **dmod;   /* per module of the trace, once tried */
+    uint8_t *state;       /* MOD_* */
+    addrmap seen;         /* return address -> size: its file (char *), a: line, b: 1 found 2 not */
+    addrmap names;        /* address -> size: its function (char *), rec: offset, b: 1 found 2 not */
+};
+
+srclines *srclines_new(hatf_reader *r)
+{
+    srclines *s = calloc(1, sizeof *s);
+    if (!s) return NULL;
+    s->r = r;
+    s->nmods = r ? hatf_reader_modules(r, &s->mods) : 0;
+    s->dmod = calloc(s->nmods + 1, sizeof *s->dmod);
+    s->state = calloc(s->nmods + 1, 1);
+    if (!s->dmod || !s->state || addrmap_init(&s->seen) || addrmap_init(&s->names)) {
+        srclines_free(s);
+        return NULL;
+    }
+    return s;
+}
+
+void srclines_free(srclines *s)
+{
+    if (!s) return;
+    if (s->dwfl) dwfl_end(s->dwfl);
+    free(s->dmod);
+    free(s->state);
+    addrmap_free(&s->seen);
+    addrmap_free(&s->names);
+    free(s);
+}
+
+static int start_dwfl(srclines *s)
+{
+    if (s->dwfl) return 0;
+    /* libdw would otherwise fetch missing debug files over the network */
+    unsetenv("DEBUGINFOD_URLS");
+    s->cb.find_elf = dwfl_build_id_find_elf;
+    s->cb.find_debuginfo = dwfl_standard_find_debuginfo;
+    s->cb.debuginfo_path = &s->debuginfo_path;  /* NULL: the default search path */
+    s->dwfl = dwfl_begin(&s->cb);
+    return s->dwfl ? 0 : -1;
+}
+
+/* Module i of the trace in libdwfl, reported on first use; NULL when unusable. */
+static Dwfl_Module *module_at(srclines *s, size_t i)
+{
+    if (s->state[i] != MOD_UNTRIED) return s->dmod[i];
+    s->state[i] = MOD_UNUSABLE;
+    const hatf_module *m = &s->mods[i];
+    if (!m->path[0] || !m->build_id_len || start_dwfl(s)) return NULL;
+    int fd = open(m->path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0) return NULL;
+    struct stat st;
+    if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return NULL;
+    }
+    dwfl_report_begin_add(s->dwfl);
+    /* at bias + the file's addresses, as it was loaded (fd is libdwfl's on success) */
+    Dwfl_Module *dm = dwfl_report_elf(s->dwfl, m->path, m->path, fd, m->bias, true);
+    dwfl_report_end(s->dwfl, NULL, NULL);
+    if (!dm) {
+        close(fd);
+        return NULL;
+    }
+    const unsigned char *bits;
+    GElf_Addr where;
+    int n = dwfl_module_build_id(dm, &bits, &where);
+    if (n != (int)m->build_id_len || memcmp(bits, m->build_id, (size_t)n)) return NULL;  /* another build */
+    s->state[i] = MOD_USABLE;
+    return s->dmod[i] = dm;
+}
+
+/* The usable module holding pc, or NULL. */
+static Dwfl_Module *module_of(srclines *s, uint64_t pc)
+{
+    for (size_t i = 0; i < s->nmods; i++)
+        if (pc >= s->mods[i].start && pc < s->mods[i].end) return module_at(s, i);
+    return NULL;
+}
+
+static const char *function_of(srclines *s, uint64_t addr, uint64_t *offset)
+{
+    Dwfl_Module *dm = module_of(s, addr);
+    GElf_Off off;
+    GElf_Sym sym;
+    const char *name = dm ? dwfl_module_addrinfo(dm, addr, &off, &sym, NULL, NULL, NULL) : NULL;
+    if (!name || !*name) return NULL;
+    *offset = off;
+    return name;
+}
+
+const char *srclines_function(srclines *s, uint64_t addr, uint64_t *offset)
+{
+    if (!s || !s->nmods) return NULL;
+    int added;
+    addrmap_entry *e = addrmap_put(&s->names, addr, &added);
+    if (!e) return function_of(s, addr, offset);  /* out of memory: not kept (the search is slow) */
+    if (added) {
+        const char *name = function_of(s, addr, &e->rec);
+        e->size = (uint64_t)(uintptr_t)name;
+        e->b = name ? 1 : 2;
+    }
+    if (e->b != 1) return NULL;
+    *offset = e->rec;
+    return (const char *)(uintptr_t)e->size;
+}
+
+static int lookup(srclines *s, uint64_t ra, const char **file, int *line)
+{
+    uint64_t pc = ra - 1;  /* inside the call instruction */
+    Dwfl_Module *dm = module_of(s, pc);
+    Dwfl_Line *l = dm ? dwfl_module_getsrc(dm, pc) : NULL;
+    const char *f = l ? dwfl_lineinfo(l, NULL, line, NULL, NULL, NULL) : NULL;
+    if (!f || *line <= 0) return -1;
+    *file = f;
+    return 0;
+}
+
+int srclines_of_return(srclines *s, uint64_t ra, const char **file, int *line)
+{
+    if (!s || !s->nmods || ra == 0) return -1;
+    int added;
+    addrmap_entry *e = addrmap_put(&s->seen, ra, &added);
+    if (!e) return lookup(s, ra, file, line);  /* out of memory: not kept */
+    if (added) {
+        const char *f = NULL;
+        int l = 0;
+        e->b = lookup(s, ra, &f, &l) ? 2 : 1;
+        e->size = (uint64_t)(uintptr_t)f;
+        e->a = (uint32_t)l;
+    }
+    if (e->b != 1) return -1;
+    *file = (const char *)(uintptr_t)e->size;
+    *line = (int)e->a;
+    return 0;
+}

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Source lines of frames (cli/srclines.c): stats --sites and dump --stacks give
+# each call's file:line from the module's debug information on this machine,
+# the right line for known calls of tests/workloads/stacks_cxx.cc; JSON has
+# them as file and line; --no-lines leaves them out; and a module whose file
+# is no longer the build the trace recorded (another build id), or is not a
+# regular file, gives none.
+. "$(dirname "$0")/record_lib.inc"
+need_tools
+src=$(cd "$(dirname "$0")/../workloads" && pwd)/stacks_cxx.cc
+[ -x "$BUILD/workloads/stacks_cxx" ] && [ -x "$BUILD/workloads/rec_cxx" ] || { echo "workloads not built"; exit 77; }
+cp "$BUILD/workloads/stacks_cxx" "$W/prog"
+"$HATRACE" record --stacks -o "$W/c.hatf" -- "$W/prog" >/dev/null 2>"$W/record.err" || fail "record: $(cat "$W/record.err")"
+grep -q "built without libunwind" "$W/record.err" && { echo "no libunwind"; exit 77; }
+
+# the lines of the calls, from the source itself
+l_new=$(grep -n 'Basket \*b = new Basket();' "$src" | cut -d: -f1)
+l_open=$(grep -n 'shop::Basket \*b = s.open(i);' "$src" | cut -d: -f1)
+[ -n "$l_new" ] && [ -n "$l_open" ] || fail "lines not found in $src"
+
+"$HATRACE" stats --sites --top 0 "$W/c.hatf" >"$W/sites.txt" || fail "stats --sites"
+grep -qE "^    at shop::Store::open\(int\)\+0x[0-9a-f]+ \(prog\) .*stacks_cxx\.cc:$l_new\$" "$W/sites.txt" ||
+  { cat "$W/sites.txt"; fail "shop::Store::open(int) at stacks_cxx.cc:$l_new"; }
+grep -A1 -F 'at shop::Store::open(int)+' "$W/sites.txt" | grep -qE "^    at main\+0x[0-9a-f]+ \(prog\) .*stacks_cxx\.cc:$l_open\$" ||
+  fail "main at stacks_cxx.cc:$l_open"
+[ "$("$HATRACE" dump --stacks "$W/c.hatf" | grep -cE "^#   at shop::Store::open\(int\)\+0x[0-9a-f]+ \(prog\) .*stacks_cxx\.cc:$l_new\$")" = 120 ] ||
+  fail "dump --stacks: the line under each of the 120 records"
+
+"$HATRACE" stats --sites --json --top 0 "$W/c.hatf" >"$W/sites.json" || fail "stats --sites --json"
+python3 - "$W/sites.json" "$l_new" <<'PY' || fail "json file and line"
+import json, sys
+s = json.load(open(sys.argv[1]))
+fr = [f for x in s["top"] for f in x["frames"] if f["function"] == "_ZN4shop5Store4openEi"]
+assert fr and all(f["file"].endswith("stacks_cxx.cc") and f["line"] == int(sys.argv[2]) for f in fr), fr
+PY
+
+"$HATRACE" stats --sites --top 0 --no-lines "$W/c.hatf" | grep -q 'stacks_cxx\.cc:' && fail "--no-lines still shows lines"
+
+# the file at the module's path is now another program: names stay (they are
+# in the trace), lines go
+cp "$BUILD/workloads/rec_cxx" "$W/prog"
+"$HATRACE" stats --sites --top 0 "$W/c.hatf" >"$W/other.txt" || fail "stats --sites after the rebuild"
+grep -q 'at shop::Store::open(int)+0x[0-9a-f]* (prog)$' "$W/other.txt" || { cat "$W/other.txt"; fail "name without a line"; }
+grep -q '\.cc:[0-9]' "$W/other.txt" && fail "lines from a file of another build id"
+
+# a trace names files: a FIFO or a directory at a module's path is not opened
+# for reading (no hang), and gives no lines
+for kind in fifo dir; do
+  rm -f "$W/prog"
+  if [ $kind = fifo ]; then mkfifo "$W/prog"; else mkdir "$W/prog"; fi
+  timeout 60 "$HATRACE" stats --sites --top 0 "$W/c.hatf" >"$W/$kind.txt" || fail "stats --sites with a $kind at the module's path"
+  grep -q 'at shop::Store::open(int)+0x[0-9a-f]* (prog)$' "$W/$kind.txt" || fail "$kind: name without a line"
+  rm -rf "$W/prog"
+done
+echo "ok"
