@@ -122,11 +122,7 @@ int cmd_dump(int argc, char **argv)
         if (sid) {  /* as comment lines: the output stays a text trace */
             const uint64_t *f;
             size_t nf = sites_stack(fr.r, sid, &f);
-            char name[1024];
-            for (size_t k = 0; k < nf; k++) {
-                frames_describe(&fr, f[k], name, sizeof name);
-                cli_put(&out, "#   at %s\n", name);
-            }
+            for (size_t k = 0; k < nf; k++) frames_put(&fr, &out, "#   at ", f[k]);
         }
         if (out.len >= 1 << 16) {
             fwrite(out.p, 1, out.len, stdout);

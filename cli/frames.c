@@ -7,6 +7,7 @@
 
 #include <libiberty/demangle.h>
 
+#include "cli_util.h"
 #include "frames.h"
 
 int frames_init(frames *f, hatf_reader *r, int demangle, int lines)
@@ -34,7 +35,24 @@ void frames_free(frames *f)
 
 int frames_line(frames *f, uint64_t addr, const char **file, int *line)
 {
-    return f->lines ? srclines_of_return(f->lines, addr, file, line) : -1;
+    const srcline *l;
+    size_t n = f->lines ? srclines_of_return(f->lines, addr, &l) : 0;
+    if (!n) return -1;
+    *file = l[n - 1].file;
+    *line = l[n - 1].line;
+    return 0;
+}
+
+size_t frames_inlined(frames *f, uint64_t addr, const srcline **in)
+{
+    size_t n = f->lines ? srclines_of_return(f->lines, addr, in) : 0;
+    return n ? n - 1 : 0;
+}
+
+const char *frames_inlined_name(frames *f, const srcline *in)
+{
+    const char *d = f->demangle ? frames_demangled(f, in->inlined) : NULL;
+    return d ? d : in->inlined;
 }
 
 const char *frames_demangled(frames *f, const char *name)
@@ -101,6 +119,24 @@ void frames_describe(frames *f, uint64_t addr, char *out, size_t cap)
         snprintf(out + k, cap - (size_t)k, " %s:%d", file, line);
 }
 
+void frames_put(frames *f, hatf_buf *o, const char *prefix, uint64_t addr)
+{
+    const srcline *in;
+    size_t n = frames_inlined(f, addr, &in);
+    for (size_t i = 0; i < n; i++)
+        cli_put(o, "%s%s (inlined) %s:%d\n", prefix, frames_inlined_name(f, &in[i]), in[i].file, in[i].line);
+    char text[1024];
+    frames_describe(f, addr, text, sizeof text);
+    cli_put(o, "%s%s\n", prefix, text);
+}
+
+/* ';' separates the folded format's frames, a line break its stacks */
+static void node_safe(char *s)
+{
+    for (; *s; s++)
+        if (*s == ';' || *s == '\n' || *s == '\r') *s = '_';
+}
+
 void frames_node(frames *f, uint64_t addr, char *out, size_t cap)
 {
     uint64_t off, vaddr;
@@ -111,6 +147,11 @@ void frames_node(frames *f, uint64_t addr, char *out, size_t cap)
         snprintf(out, cap, "%s+0x%llx", mod, (unsigned long long)vaddr);
     else
         snprintf(out, cap, "0x%llx", (unsigned long long)addr);
-    for (char *p = out; *p; p++)
-        if (*p == ';' || *p == '\n' || *p == '\r') *p = '_';
+    node_safe(out);
+}
+
+void frames_inlined_node(frames *f, const srcline *in, char *out, size_t cap)
+{
+    snprintf(out, cap, "%s", frames_inlined_name(f, in));
+    node_safe(out);
 }

@@ -39,17 +39,32 @@ const char *frames_demangled(frames *f, const char *name);
  * in the module's file (minus its load bias); NULL when in no known module. */
 const char *frames_module(frames *f, uint64_t addr, uint64_t *vaddr);
 
-/* The source file and line of the call frame addr returns to (-1: unknown,
- * or lines are off). */
+/* The source file and line of the call frame addr returns to, in the
+ * frame's own function (-1: unknown, or lines are off). */
 int frames_line(frames *f, uint64_t addr, const char **file, int *line);
+
+/* The functions inlined at that call, innermost first (srclines.h), with
+ * their lines. @return their count (0: none, unknown, or lines are off). */
+size_t frames_inlined(frames *f, uint64_t addr, const srcline **in);
+
+/* An inlined function's name as shown (demangled when f->demangle). */
+const char *frames_inlined_name(frames *f, const srcline *in);
 
 /* "function+0xoff (module)", "0xaddr (module)" or "0xaddr" into out, and
  * " FILE:LINE" after it when the line is known. */
 void frames_describe(frames *f, uint64_t addr, char *out, size_t cap);
 
+/* Append the frame at addr to o as lines of text, each prefix + what it
+ * shows + newline: "function (inlined) FILE:LINE" for each function inlined
+ * at the call, innermost first, then frames_describe's. */
+void frames_put(frames *f, hatf_buf *o, const char *prefix, uint64_t addr);
+
 /* A frame as one flame-graph node: "function" (no offset, so the calls a
  * function makes from different lines merge), else "module+0xvaddr", else
  * "0xaddr"; ';' (the folded format's separator) and line breaks become '_'. */
 void frames_node(frames *f, uint64_t addr, char *out, size_t cap);
+
+/* An inlined function as a flame-graph node, as frames_node. */
+void frames_inlined_node(frames *f, const srcline *in, char *out, size_t cap);
 
 #endif

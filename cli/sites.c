@@ -206,7 +206,6 @@ static void print_text(hatf_buf *o, const sites *st, frames *fr, size_t shown)
 {
     cli_put(o, "sites: %zu, records with a stack: %llu of %llu alloc/realloc, temporary allocations: %llu\n",
             st->n, U(st->stacked), U(st->records), U(st->temporary));
-    char name[1024];
     for (size_t i = 0; i < shown; i++) {
         const site *s = &st->v[i];
         cli_put(o, "\n#%zu stack %llu: %llu calls, %llu bytes, peak %llu objects (%llu bytes), "
@@ -217,10 +216,7 @@ static void print_text(hatf_buf *o, const sites *st, frames *fr, size_t shown)
         size_t n = sites_stack(fr->r, s->stack, &f);
         if (!s->stack) cli_put(o, "    (no stack)\n");
         else if (!n) cli_put(o, "    (stack not in the trace)\n");
-        for (size_t k = 0; k < n; k++) {
-            frames_describe(fr, f[k], name, sizeof name);
-            cli_put(o, "    at %s\n", name);
-        }
+        for (size_t k = 0; k < n; k++) frames_put(fr, o, "    at ", f[k]);
     }
 }
 
@@ -255,6 +251,18 @@ static void print_json(hatf_buf *o, const sites *st, frames *fr, const char *pat
                 cli_put(o, ", \"file\": ");
                 cli_json_string(o, file);
                 cli_put(o, ", \"line\": %d", line);
+            }
+            const srcline *in;
+            size_t ni = frames_inlined(fr, f[k], &in);
+            for (size_t j = 0; j < ni; j++) {  /* innermost first */
+                const char *dn = frames_demangled(fr, in[j].inlined);
+                cli_put(o, "%s{\"function\": ", j ? ", " : ", \"inlined\": [");
+                cli_json_string(o, in[j].inlined);
+                cli_put(o, ", \"demangled\": ");
+                cli_json_string(o, dn ? dn : in[j].inlined);
+                cli_put(o, ", \"file\": ");
+                cli_json_string(o, in[j].file);
+                cli_put(o, ", \"line\": %d}%s", in[j].line, j + 1 == ni ? "]" : "");
             }
             cli_put(o, "}");
         }
@@ -292,6 +300,12 @@ static int print_folded(hatf_buf *o, const sites *st, frames *fr, size_t shown)
             frames_node(fr, f[k], node, sizeof node);
             if (k + 1 < n) hatf_buf_append(&line, ";", 1);
             hatf_buf_append(&line, node, strlen(node));
+            const srcline *in;
+            for (size_t j = frames_inlined(fr, f[k], &in); j-- > 0;) {  /* then what it inlined, outermost first */
+                frames_inlined_node(fr, &in[j], node, sizeof node);
+                hatf_buf_append(&line, ";", 1);
+                hatf_buf_append(&line, node, strlen(node));
+            }
         }
         hatf_buf_append(&line, "", 1);
         if (line.failed || !(v[nv].chain = strdup((const char *)line.p))) { rc = -1; break; }

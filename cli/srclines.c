@@ -12,6 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <dwarf.h>
+#include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 
 #include "addrmap.h"
@@ -28,7 +30,7 @@ struct srclines {
     size_t nmods;
     Dwfl_Module **dmod;   /* per module of the trace, once tried */
     uint8_t *state;       /* MOD_* */
-    addrmap seen;         /* return address -> size: its file (char *), a: line, b: 1 found 2 not */
+    addrmap seen;         /* return address -> size: its srclines (srcline *, malloc'd), a: count */
     addrmap names;        /* address -> size: its function (char *), rec: offset, b: 1 found 2 not */
 };
 
@@ -51,6 +53,10 @@ void srclines_free(srclines *s)
 {
     if (!s) return;
     if (s->dwfl) dwfl_end(s->dwfl);
+    for (size_t i = 0; i <= s->seen.mask; i++) {
+        addrmap_entry *e = addrmap_slot(&s->seen, i);
+        if (e) free((void *)(uintptr_t)e->size);
+    }
     free(s->dmod);
     free(s->state);
     addrmap_free(&s->seen);
@@ -135,32 +141,89 @@ const char *srclines_function(srclines *s, uint64_t addr, uint64_t *offset)
     return (const char *)(uintptr_t)e->size;
 }
 
-static int lookup(srclines *s, uint64_t ra, const char **file, int *line)
+/* A function DIE's name: its linkage name (mangled, qualified) when it has
+ * one, else its plain name; through abstract origins and specifications. */
+static const char *die_function_name(Dwarf_Die *die)
+{
+    Dwarf_Attribute at;
+    const char *n = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_linkage_name, &at));
+    if (!n) n = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &at));
+    if (!n) n = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_name, &at));
+    return n && *n ? n : "?";
+}
+
+/* Where an inlined call was made: its DW_AT_call_file and DW_AT_call_line. */
+static int call_site(Dwarf_Die *cu, Dwarf_Die *inl, const char **file, int *line)
+{
+    Dwarf_Attribute at;
+    Dwarf_Word fi, ln;
+    Dwarf_Files *files;
+    size_t nfiles;
+    if (dwarf_formudata(dwarf_attr(inl, DW_AT_call_file, &at), &fi) ||
+        dwarf_formudata(dwarf_attr(inl, DW_AT_call_line, &at), &ln) || ln == 0 || ln > INT32_MAX ||
+        dwarf_getsrcfiles(cu, &files, &nfiles) || fi >= nfiles)
+        return -1;
+    const char *f = dwarf_filesrc(files, fi, NULL, NULL);
+    if (!f) return -1;
+    *file = f;
+    *line = (int)ln;
+    return 0;
+}
+
+enum { MAX_INLINED = 64 };  /* deeper nests are cut (a hostile file could claim thousands) */
+
+/* The chain of srclines.h for ra into out[0..MAX_INLINED]. @return the count. */
+static size_t lookup(srclines *s, uint64_t ra, srcline *out)
 {
     uint64_t pc = ra - 1;  /* inside the call instruction */
     Dwfl_Module *dm = module_of(s, pc);
     Dwfl_Line *l = dm ? dwfl_module_getsrc(dm, pc) : NULL;
-    const char *f = l ? dwfl_lineinfo(l, NULL, line, NULL, NULL, NULL) : NULL;
-    if (!f || *line <= 0) return -1;
-    *file = f;
-    return 0;
+    int line;
+    const char *file = l ? dwfl_lineinfo(l, NULL, &line, NULL, NULL, NULL) : NULL;
+    if (!file || line <= 0) return 0;
+    size_t n = 0;
+    Dwarf_Addr bias;
+    Dwarf_Die *cu = dwfl_module_addrdie(dm, pc, &bias), *scopes = NULL, inner;
+    int ns = cu ? dwarf_getscopes(cu, pc - bias, &scopes) : 0;
+    /* the innermost scope, then the scopes that really contain it (past an
+     * inlined call, dwarf_getscopes goes on in the abstract definition) */
+    Dwarf *dw = ns > 0 ? dwfl_module_getdwarf(dm, &bias) : NULL;
+    if (dw && dwarf_offdie(dw, dwarf_dieoffset(&scopes[0]), &inner)) {
+        free(scopes);
+        scopes = NULL;
+        ns = dwarf_getscopes_die(&inner, &scopes);
+    } else {
+        ns = 0;
+    }
+    for (int i = 0; i < ns && n < MAX_INLINED; i++) {
+        if (dwarf_tag(&scopes[i]) != DW_TAG_inlined_subroutine) continue;
+        out[n++] = (srcline){ .inlined = die_function_name(&scopes[i]), .file = file, .line = line };
+        /* the next function out is at the place this one was inlined */
+        if (call_site(cu, &scopes[i], &file, &line)) {
+            n = 0;  /* a chain with a gap would name wrong lines: the plain line only */
+            file = out[0].file, line = out[0].line;
+            break;
+        }
+    }
+    free(scopes);
+    out[n++] = (srcline){ .inlined = NULL, .file = file, .line = line };
+    return n;
 }
 
-int srclines_of_return(srclines *s, uint64_t ra, const char **file, int *line)
+size_t srclines_of_return(srclines *s, uint64_t ra, const srcline **out)
 {
-    if (!s || !s->nmods || ra == 0) return -1;
+    if (!s || !s->nmods || ra == 0) return 0;
     int added;
     addrmap_entry *e = addrmap_put(&s->seen, ra, &added);
-    if (!e) return lookup(s, ra, file, line);  /* out of memory: not kept */
+    if (!e) return 0;  /* out of memory: shown without lines */
     if (added) {
-        const char *f = NULL;
-        int l = 0;
-        e->b = lookup(s, ra, &f, &l) ? 2 : 1;
-        e->size = (uint64_t)(uintptr_t)f;
-        e->a = (uint32_t)l;
+        srcline tmp[MAX_INLINED + 1];
+        size_t n = lookup(s, ra, tmp);
+        srcline *v = n ? malloc(n * sizeof *v) : NULL;
+        if (v) memcpy(v, tmp, n * sizeof *v);
+        e->size = (uint64_t)(uintptr_t)v;
+        e->a = v ? (uint32_t)n : 0;
     }
-    if (e->b != 1) return -1;
-    *file = (const char *)(uintptr_t)e->size;
-    *line = (int)e->a;
-    return 0;
+    *out = (const srcline *)(uintptr_t)e->size;
+    return e->a;
 }

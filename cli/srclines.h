@@ -19,9 +19,21 @@ typedef struct srclines srclines;
 srclines *srclines_new(hatf_reader *r);
 void srclines_free(srclines *s);
 
-/* The source line of the call that return address ra is after (ra - 1).
- * @return 0 with *file (owned by s) and *line, or -1 when unknown. */
-int srclines_of_return(srclines *s, uint64_t ra, const char **file, int *line);
+/* One function at a place in the source. */
+typedef struct srcline {
+    const char *inlined;  /* an inlined function's name as the debug information has
+                             it (C++: the mangled linkage name when there is one);
+                             NULL for the frame's own function */
+    const char *file;
+    int line;
+} srcline;
+
+/* The source of the call that return address ra is after (ra - 1): the
+ * functions the compiler inlined at that place, innermost first, each with
+ * the file and line it was at, then the frame's own function (inlined NULL)
+ * with the line of the outermost inlined call (or of the call itself).
+ * Strings owned by s. @return the count, 0 when unknown. */
+size_t srclines_of_return(srclines *s, uint64_t ra, const srcline **out);
 
 /* The function holding addr by the module's own symbol tables here (the
  * debug file's .symtab when there is one), for frames the trace could not

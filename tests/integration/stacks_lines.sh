@@ -2,7 +2,8 @@
 # Source lines of frames (cli/srclines.c): stats --sites and dump --stacks give
 # each call's file:line from the module's debug information on this machine,
 # the right line for known calls of tests/workloads/stacks_cxx.cc; JSON has
-# them as file and line; --no-lines leaves them out; and a module whose file
+# them as file and line; functions inlined at a call are frames of their own;
+# --no-lines leaves them out; and a module whose file
 # is no longer the build the trace recorded (another build id), or is not a
 # regular file, gives none.
 . "$(dirname "$0")/record_lib.inc"
@@ -35,6 +36,30 @@ assert fr and all(f["file"].endswith("stacks_cxx.cc") and f["line"] == int(sys.a
 PY
 
 "$HATRACE" stats --sites --top 0 --no-lines "$W/c.hatf" | grep -q 'stacks_cxx\.cc:' && fail "--no-lines still shows lines"
+
+# inlined calls (tests/workloads/rec_cxx.cc, -O1): std::vector's push_back is
+# inlined into main, and its growth path inlines the allocator into
+# _M_realloc_insert; each inlined function is a frame of its own, at its line
+"$HATRACE" record --stacks -o "$W/x.hatf" -- "$BUILD/workloads/rec_cxx" >/dev/null 2>&1 || fail "record rec_cxx"
+l_push=$(grep -n 'v.push_back(new Obj());' "${src%/*}/rec_cxx.cc" | cut -d: -f1)
+"$HATRACE" stats --sites --top 0 "$W/x.hatf" >"$W/x.txt" || fail "stats --sites rec_cxx"
+grep -B1 -E "^    at main\+0x[0-9a-f]+ \(rec_cxx\) .*rec_cxx\.cc:$l_push\$" "$W/x.txt" |
+  grep -qE '^    at std::vector<Obj\*, std::allocator<Obj\*> >::push_back\(Obj\*&&\) \(inlined\) .*stl_vector\.h:[0-9]+$' ||
+  { cat "$W/x.txt"; fail "push_back inlined into main at rec_cxx.cc:$l_push"; }
+grep -A1 -F '::allocate(unsigned long, void const*) (inlined)' "$W/x.txt" | grep -qF '::allocate(std::allocator<Obj*>&, unsigned long) (inlined)' ||
+  fail "the allocator's inlined chain"
+"$HATRACE" stats --sites --folded "$W/x.hatf" | grep -qF ';main;std::vector<Obj*, std::allocator<Obj*> >::emplace_back<Obj*>(Obj*&&);' &&
+  fail "folded: inlined frames out of order"
+"$HATRACE" stats --sites --folded "$W/x.hatf" | grep -qF ';main;std::vector<Obj*, std::allocator<Obj*> >::push_back(Obj*&&);Obj*& std::vector<Obj*, std::allocator<Obj*> >::emplace_back<Obj*>(Obj*&&);' ||
+  fail "folded: main, then push_back, then emplace_back"
+"$HATRACE" stats --sites --json --top 0 "$W/x.hatf" >"$W/x.json" || fail "json rec_cxx"
+python3 - "$W/x.json" "$l_push" <<'PY' || fail "json inlined frames"
+import json, sys
+s = json.load(open(sys.argv[1]))
+mains = [f for x in s["top"] for f in x["frames"] if f["function"] == "main" and f.get("inlined")]
+assert any(f["line"] == int(sys.argv[2]) and f["inlined"][-1]["demangled"].endswith("::push_back(Obj*&&)")
+           and f["inlined"][-1]["function"].startswith("_Z") for f in mains), mains
+PY
 
 # the file at the module's path is now another program: names stay (they are
 # in the trace), lines go
