@@ -8,7 +8,8 @@
  * object, and a heap-destroy ends the objects still live in that heap for
  * their sites. Per site: calls (alloc and realloc records), bytes requested,
  * the site's own peak of live objects and bytes, and what is still live at
- * the end (leaked), and temporary allocations (heaptrack's measure of waste:
+ * the end (leaked), what it held when the whole heap was at its peak (as
+ * heaptrack's peak consumers), and temporary allocations (heaptrack's measure of waste:
  * an object its thread freed with no allocation of that thread in between;
  * a realloc counts as an allocation). Records without a stack form the site
  * "(no stack)".
@@ -29,6 +30,9 @@ typedef struct site {
     uint64_t calls, bytes;
     uint64_t live_objects, live_bytes, peak_objects, peak_bytes;
     uint64_t temporary;
+    /* what the site held when the whole heap was at its peak: at_peak_* are
+     * valid while tag is the peak's number, else the live figures still are */
+    uint64_t at_peak_objects, at_peak_bytes, tag;
     uint32_t heap, cell;   /* the site's cell in the heap it last allocated in, cell UINT32_MAX: none yet */
 } site;
 
@@ -41,6 +45,9 @@ typedef struct sites {
     uint32_t last_heap;  /* the number of last_heap_id, once nheaps > 0 */
     heaplive live;   /* cell tag = site position */
     uint64_t stacked, records, temporary;
+    /* every site's live objects and bytes together, their peak in bytes, and
+     * the peak's number (which new peak it is, from 1; 0: none yet) */
+    uint64_t live_objects, live_bytes, max_live_bytes, peak_no;
     /* thread id -> its newest object (rec: address, 0 when freed or none;
      * a: its site), for temporary allocations; the last thread's entry cached */
     addrmap newest;
@@ -78,15 +85,40 @@ static site *site_of(sites *st, uint64_t stack, uint32_t *pos)
     return &st->v[i];
 }
 
-/* Site pos's live objects and bytes change by n, bytes; its peak follows. */
+/* Site pos's live objects and bytes change by n, bytes; its peak follows,
+ * and the whole heap's. A site that changes for the first time since the
+ * heap's latest peak keeps what it held then: the heap-wide peak is where
+ * stats takes max_live_bytes, so the sites' figures at it add up to that. */
 static void site_live(void *ctx, uint32_t pos, int64_t n, int64_t bytes)
 {
     sites *st = ctx;
     site *s = &st->v[pos];
+    if (s->tag != st->peak_no) {
+        s->tag = st->peak_no;
+        s->at_peak_objects = s->live_objects;
+        s->at_peak_bytes = s->live_bytes;
+    }
     s->live_objects += (uint64_t)n;
     s->live_bytes += (uint64_t)bytes;
     if (s->live_objects > s->peak_objects) s->peak_objects = s->live_objects;
     if (s->live_bytes > s->peak_bytes) s->peak_bytes = s->live_bytes;
+    st->live_objects += (uint64_t)n;
+    st->live_bytes += (uint64_t)bytes;
+    if (st->live_bytes > st->max_live_bytes) {
+        st->max_live_bytes = st->live_bytes;
+        st->peak_no++;  /* every site holds now what it will hold at this peak */
+    }
+}
+
+/* After the last event: each site's figures at the heap's peak. */
+static void settle_at_peak(sites *st)
+{
+    for (size_t i = 0; i < st->n; i++) {
+        site *s = &st->v[i];
+        if (s->tag == st->peak_no) continue;  /* changed since: kept when it did */
+        s->at_peak_objects = s->live_objects;
+        s->at_peak_bytes = s->live_bytes;
+    }
 }
 
 /* The thread's newest-object entry (NULL when out of memory). */
@@ -186,6 +218,7 @@ static uint64_t key_of(const site *s)
     switch (sort_key) {
     case SITES_SORT_BYTES: return s->bytes;
     case SITES_SORT_PEAK: return s->peak_bytes;
+    case SITES_SORT_AT_PEAK: return s->at_peak_bytes;
     case SITES_SORT_LEAKED: return s->live_bytes;
     case SITES_SORT_TEMPORARY: return s->temporary;
     default: return s->calls;
@@ -204,14 +237,14 @@ static int cmp_site(const void *a, const void *b)
 
 static void print_text(hatf_buf *o, const sites *st, frames *fr, size_t shown)
 {
-    cli_put(o, "sites: %zu, records with a stack: %llu of %llu alloc/realloc, temporary allocations: %llu\n",
-            st->n, U(st->stacked), U(st->records), U(st->temporary));
+    cli_put(o, "sites: %zu, records with a stack: %llu of %llu alloc/realloc, temporary allocations: %llu, "
+            "heap peak: %llu bytes\n", st->n, U(st->stacked), U(st->records), U(st->temporary), U(st->max_live_bytes));
     for (size_t i = 0; i < shown; i++) {
         const site *s = &st->v[i];
         cli_put(o, "\n#%zu stack %llu: %llu calls, %llu bytes, peak %llu objects (%llu bytes), "
-               "leaked %llu objects (%llu bytes), temporary %llu\n",
+               "at the heap's peak %llu objects (%llu bytes), leaked %llu objects (%llu bytes), temporary %llu\n",
             i + 1, U(s->stack), U(s->calls), U(s->bytes), U(s->peak_objects), U(s->peak_bytes),
-            U(s->live_objects), U(s->live_bytes), U(s->temporary));
+            U(s->at_peak_objects), U(s->at_peak_bytes), U(s->live_objects), U(s->live_bytes), U(s->temporary));
         const uint64_t *f;
         size_t n = sites_stack(fr->r, s->stack, &f);
         if (!s->stack) cli_put(o, "    (no stack)\n");
@@ -224,15 +257,16 @@ static void print_json(hatf_buf *o, const sites *st, frames *fr, const char *pat
 {
     cli_put(o, "{\"file\": ");
     cli_json_string(o, path);
-    cli_put(o, ", \"sites\": %zu, \"records\": %llu, \"records_with_stack\": %llu, \"temporary\": %llu, \"top\": [",
-        st->n, U(st->records), U(st->stacked), U(st->temporary));
+    cli_put(o, ", \"sites\": %zu, \"records\": %llu, \"records_with_stack\": %llu, \"temporary\": %llu, "
+               "\"max_live_bytes\": %llu, \"top\": [",
+        st->n, U(st->records), U(st->stacked), U(st->temporary), U(st->max_live_bytes));
     for (size_t i = 0; i < shown; i++) {
         const site *s = &st->v[i];
         cli_put(o, "%s\n  {\"stack\": %llu, \"calls\": %llu, \"bytes\": %llu, \"peak_objects\": %llu, "
-               "\"peak_bytes\": %llu, \"leaked_objects\": %llu, \"leaked_bytes\": %llu, \"temporary\": %llu, "
-               "\"frames\": [",
+               "\"peak_bytes\": %llu, \"at_peak_objects\": %llu, \"at_peak_bytes\": %llu, \"leaked_objects\": %llu, "
+               "\"leaked_bytes\": %llu, \"temporary\": %llu, \"frames\": [",
             i ? "," : "", U(s->stack), U(s->calls), U(s->bytes), U(s->peak_objects), U(s->peak_bytes),
-            U(s->live_objects), U(s->live_bytes), U(s->temporary));
+            U(s->at_peak_objects), U(s->at_peak_bytes), U(s->live_objects), U(s->live_bytes), U(s->temporary));
         const uint64_t *f;
         size_t n = sites_stack(fr->r, s->stack, &f);
         for (size_t k = 0; k < n; k++) {
@@ -344,6 +378,7 @@ int sites_report(hatf_source *src, const char *path, const sites_opts *opt)
         rc = cli_source_failed(path, src);
     }
     if (rc == CLI_OK) {
+        settle_at_peak(&st);
         sort_key = opt->sort;
         if (st.n) qsort(st.v, st.n, sizeof *st.v, cmp_site);
         size_t shown = opt->top && opt->top < st.n ? (size_t)opt->top : st.n;

@@ -40,14 +40,16 @@ static const char help[] =
     "                 file:line where this machine has the module's debug\n"
     "                 information (same build id)\n"
     "  --sort KEY     sites by count (calls, default), bytes, peak (the site's\n"
-    "                 peak of live bytes), leaked (bytes still live at the end) or\n"
+    "                 own peak of live bytes), at-peak (the bytes it held when the\n"
+    "                 whole heap was at its peak, max_live_bytes: heaptrack's peak\n"
+    "                 consumers), leaked (bytes still live at the end) or\n"
     "                 temporary (objects freed by their thread before it made any\n"
     "                 other allocation: heaptrack's temporary allocations)\n"
     "  --top N        the first N sites (default 20; 0: all; with --folded, all)\n"
     "  --folded       for flame graphs (flamegraph.pl, speedscope, inferno): one\n"
     "                 line per call chain, 'outermost;...;innermost VALUE', with\n"
-    "                 the --sort key's figure (calls, bytes, peak or leaked bytes,\n"
-    "                 temporary allocations);\n"
+    "                 the --sort key's figure (calls, bytes, peak, at-peak or\n"
+    "                 leaked bytes, temporary allocations);\n"
     "                 frames by function name, chains that differ only in offsets\n"
     "                 add up, frames without a name as module+0xfile-address\n"
     "  --no-demangle  C++ and Rust function names as the symbol table has them\n"
@@ -514,7 +516,8 @@ int cmd_stats(int argc, char **argv)
             else if (!strcmp(optarg, "peak")) so.sort = SITES_SORT_PEAK;
             else if (!strcmp(optarg, "leaked")) so.sort = SITES_SORT_LEAKED;
             else if (!strcmp(optarg, "temporary")) so.sort = SITES_SORT_TEMPORARY;
-            else return cli_usage("stats", "--sort: '%s' is not count, bytes, peak, leaked or temporary", optarg);
+            else if (!strcmp(optarg, "at-peak")) so.sort = SITES_SORT_AT_PEAK;
+            else return cli_usage("stats", "--sort: '%s' is not count, bytes, peak, at-peak, leaked or temporary", optarg);
             break;
         case 't':
             if ((rc = cli_parse_u64("stats", "--top", optarg, &so.top))) return rc;

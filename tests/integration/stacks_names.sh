@@ -3,7 +3,8 @@
 # each site's temporary allocations) and
 # dump --stacks show them demangled, as c++filt would, and as the symbol table
 # has them with --no-demangle; JSON gives both. --folded writes one line per
-# call chain, outermost first, whose figures add up to the report's own totals.
+# call chain, outermost first, whose figures add up to the report's own totals;
+# the sites' bytes at the heap's peak add up to stats' max_live_bytes.
 . "$(dirname "$0")/record_lib.inc"
 need_tools
 prog=$BUILD/workloads/stacks_cxx
@@ -53,12 +54,13 @@ grep -qx 'main;shop::Store::open(int);operator new(unsigned long) 120' <(sed 's/
   { cat "$W/calls.folded"; fail "folded chain of shop::Store::open"; }
 grep -qx 'main;shop::Crate\* shop::restock<shop::Crate>(unsigned long);operator new(unsigned long) 30' \
   <(sed 's/^.*;main;/main;/' "$W/calls.folded") || fail "folded chain of restock"
-for key in count bytes leaked temporary; do
+for key in count bytes leaked temporary at-peak; do
   "$HATRACE" stats --sites --folded --sort $key "$W/c.hatf" >"$W/$key.folded" || fail "--folded --sort $key"
   python3 - "$W/sites.json" "$W/$key.folded" $key <<'PY' || fail "--folded --sort $key does not add up"
 import json, sys
 s = json.load(open(sys.argv[1]))
-field = {"count": "calls", "bytes": "bytes", "leaked": "leaked_bytes", "temporary": "temporary"}[sys.argv[3]]
+field = {"count": "calls", "bytes": "bytes", "leaked": "leaked_bytes", "temporary": "temporary",
+         "at-peak": "at_peak_bytes"}[sys.argv[3]]
 want = sum(x[field] for x in s["top"])
 got = sum(int(l.rsplit(" ", 1)[1]) for l in open(sys.argv[2]))
 lines = open(sys.argv[2]).read().splitlines()
@@ -66,4 +68,11 @@ assert got == want and want > 0, (got, want)
 assert len(lines) == len(set(l.rsplit(" ", 1)[0] for l in lines))  # one line per chain
 PY
 done
+# what the sites held at the heap's peak adds up to stats' max_live_bytes
+"$HATRACE" stats --json "$W/c.hatf" >"$W/stats.json" || fail "stats --json"
+python3 - "$W/sites.json" "$W/stats.json" <<'PY' || fail "at_peak_bytes of the sites do not add up to max_live_bytes"
+import json, sys
+s, t = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+assert s["max_live_bytes"] == t["max_live_bytes"] == sum(x["at_peak_bytes"] for x in s["top"]) > 0
+PY
 echo "ok"
