@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # The README's first command: build hatrace, record the bundled example program
-# (examples/kvstore.c), show what it did, check the trace, and replay it against
+# (examples/kvstore.c), show what it did, check the trace, show where its memory
+# goes (recorded again with call stacks), and replay it against
 # every installed allocator. Output goes to build/demo/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 make -s -j2
 out=build/demo; mkdir -p "$out"
-rm -f "$out"/kvstore.hatf "$out"/kvstore.png
+rm -f "$out"/kvstore.hatf "$out"/kvstore-stacks.hatf "$out"/kvstore.png
 
 echo "== record: hatrace record -o $out/kvstore.hatf -- build/examples/kvstore"
 build/hatrace record -o "$out/kvstore.hatf" -- build/examples/kvstore 200000
@@ -17,6 +18,10 @@ build/hatrace stats "$out/kvstore.hatf"
 echo
 echo "== validate: hatrace validate $out/kvstore.hatf"
 build/hatrace validate "$out/kvstore.hatf"
+echo
+echo "== where the memory goes: hatrace record --stacks, then hatrace stats --sites --sort at-peak --top 3"
+build/hatrace record --stacks -o "$out/kvstore-stacks.hatf" -- build/examples/kvstore 200000 2>/dev/null
+build/hatrace stats --sites --sort at-peak --top 3 "$out/kvstore-stacks.hatf"
 echo
 echo "== replay: hatrace replay --plot $out/kvstore.png $out/kvstore.hatf"
 build/hatrace replay --plot "$out/kvstore.png" "$out/kvstore.hatf"
