@@ -46,6 +46,7 @@ struct hatf_writer {
     int failed;
     hatf_err err;
     size_t chunk_events;
+    size_t pending, pending_max;  /* events in open groups, all threads; the bound on them */
     int level, best;
     int coarse;               /* time_res_ns given: times go through tconv */
     hatf_tconv tconv;
@@ -144,7 +145,7 @@ static int thmap_grow(hatf_writer *w)
 
 static void thread_start_group(hatf_writer *w, wthread *t)
 {
-    (void)w;
+    w->pending -= t->events;
     t->g.rec.len = 0;
     t->g.tsec.len = 0;
     t->tc.t_run = 0;
@@ -351,6 +352,7 @@ HATF_API hatf_writer *hatf_writer_open_fd(int fd, const hatf_info *info,
         uden = 1;
     }
     if (w->chunk_events > HATF_CK_EVENTS_MAX) w->chunk_events = HATF_CK_EVENTS_MAX;
+    w->pending_max = HATF_CK_WRITER_PENDING_GROUPS * w->chunk_events;
     if (hatf_genc_init(&w->genc, w->level, 0) != 0) {
         hatf_err_set(err, HATF_E_NOMEM, 0, "out of memory");
         close(fd);
@@ -432,11 +434,14 @@ HATF_API int hatf_writer_add(hatf_writer *w, const hatf_event *ev, size_t n)
     wthread *t = thread_get(w, thread);
     if (!t) return fail(w, HATF_E_NOMEM, "offset %llu: %s", "out of memory");
     for (size_t i = 0; i < n;) {
-        if (t->events >= w->chunk_events || t->g.rec.len + t->g.tsec.len >= HATF_CK_WRITER_RAW_CUT) {
+        /* many busy threads: smaller groups rather than a full one each */
+        size_t cut = w->pending >= w->pending_max && w->chunk_events > HATF_CK_WRITER_GROUP_MIN
+                     ? HATF_CK_WRITER_GROUP_MIN : w->chunk_events;
+        if (t->events >= cut || t->g.rec.len + t->g.tsec.len >= HATF_CK_WRITER_RAW_CUT) {
             int rc = emit_group(w, t);
             if (rc) return rc;
         }
-        size_t m = w->chunk_events - t->events;
+        size_t m = cut - t->events;
         if (m > n - i) m = n - i;
         if (t->g.nitems + m > t->g.cap_items && items_grow(t, t->g.nitems + m))
             return fail(w, HATF_E_NOMEM, "offset %llu: %s", "out of memory");
@@ -465,6 +470,7 @@ HATF_API int hatf_writer_add(hatf_writer *w, const hatf_event *ev, size_t n)
         t->g.tsec.len += (size_t)(o - o0);
         t->g.nitems = (size_t)(it - t->g.items);
         t->events += (uint32_t)done;
+        w->pending += done;
         i += done;
         if (rc) {
             const hatf_event *e = &ev[i];

@@ -105,12 +105,30 @@ static uint32_t ring_cap(void)
     return cap;
 }
 
+/* A thread that starts while up to HT_RINGS_FULL others hold rings gets the
+ * configured size; past them a new thread's ring is halved each time their
+ * number doubles (to HT_RING_MIN events at least): with the default size,
+ * past 16 threads each new one holds a quarter of a full ring (1.3 MB). A
+ * smaller ring only makes its thread wait for the flusher sooner, and with
+ * that many busy threads the flusher sets the pace. */
+enum { HT_RINGS_FULL = 8, HT_RING_MIN = 8192 };
+
+static uint32_t ring_cap_now(void)
+{
+    uint32_t full = ring_cap(), cap = full, owned = 0;
+    for (ht_ring *r = atomic_load(&ht_rings); r; r = r->next)
+        owned += atomic_load_explicit(&r->state, memory_order_relaxed) == HT_RING_OWNED;
+    uint32_t floor = full < HT_RING_MIN ? full : HT_RING_MIN;
+    while (cap > floor && (uint64_t)cap * owned > (uint64_t)full * HT_RINGS_FULL) cap >>= 1;
+    return cap;
+}
+
 ht_ring *ht_ring_claim(void)
 {
-    uint32_t cap = ring_cap();
+    uint32_t cap = ring_cap_now();
     for (ht_ring *r = atomic_load(&ht_rings); r; r = r->next) {
-        uint32_t st = HT_RING_FREE;
-        if (r->mask + 1 == cap && atomic_compare_exchange_strong(&r->state, &st, HT_RING_OWNED))
+        uint32_t st = HT_RING_FREE;  /* a free ring as large or larger: its memory is there already */
+        if (r->mask + 1 >= cap && atomic_compare_exchange_strong(&r->state, &st, HT_RING_OWNED))
             return r;
     }
     size_t bytes = ht_ring_bytes(cap);
