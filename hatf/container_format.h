@@ -84,9 +84,10 @@ int hatf_writer_table_entry_(struct hatf_writer *w, unsigned type, uint64_t id, 
 /* Events the writer holds in open groups, all threads together, as a
  * multiple of the group size: past it, each thread's group is cut at
  * HATF_CK_WRITER_GROUP_MIN events, so a program with many busy threads does
- * not keep a full group's buffers (~40 bytes an event) for each of them. */
+ * not keep a full group's buffers (~40 bytes an event) for each of them
+ * (not with best: the smallest file, whatever the memory). */
 #define HATF_CK_WRITER_PENDING_GROUPS 4
-#define HATF_CK_WRITER_GROUP_MIN 4096
+#define HATF_CK_WRITER_GROUP_MIN 8192
 
 #define HATF_TRAILER_LEN 32
 #define HATF_TRAILER_MAGIC "HATF-END"

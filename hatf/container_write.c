@@ -352,7 +352,8 @@ HATF_API hatf_writer *hatf_writer_open_fd(int fd, const hatf_info *info,
         uden = 1;
     }
     if (w->chunk_events > HATF_CK_EVENTS_MAX) w->chunk_events = HATF_CK_EVENTS_MAX;
-    w->pending_max = HATF_CK_WRITER_PENDING_GROUPS * w->chunk_events;
+    /* best asks for the smallest file, whatever the memory */
+    w->pending_max = o.best ? SIZE_MAX : HATF_CK_WRITER_PENDING_GROUPS * w->chunk_events;
     if (hatf_genc_init(&w->genc, w->level, 0) != 0) {
         hatf_err_set(err, HATF_E_NOMEM, 0, "out of memory");
         close(fd);
