@@ -27,7 +27,8 @@ int frames_init(frames *f, hatf_reader *r, int demangle, int lines);
 void frames_free(frames *f);
 
 /* The name of the function holding addr as shown (demangled when f->demangle),
- * and *offset = addr - its start; NULL when the trace does not name it. */
+ * and *offset = addr - its start: the trace's name, else (with lines) the
+ * module's own symbol on this machine; NULL when neither names it. */
 const char *frames_function(frames *f, uint64_t addr, uint64_t *offset);
 
 /* name demangled (C++, Rust), or NULL when it is not a mangled name. The
