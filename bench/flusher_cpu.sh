@@ -45,7 +45,7 @@ flusher_ns_per_event() { # build -> "flusher helper" ns per event
   awk -v n="$ns" -v h="$hs" -v e="$ev" 'BEGIN { printf "%.1f %.1f\n", n / e, h / e }'
 }
 
-median() { tr ' ' '\n' | grep . | sort -n | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
+. bench/lib.sh  # median (the script runs from the project root)
 
 fa="" fb="" ha="" hb="" sa="" sb=""
 for r in $(seq "$ROUNDS"); do

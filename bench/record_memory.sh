@@ -9,7 +9,7 @@ B=${1:-build}; RUNS=${2:-3}; PAIRS=${3:-200000}
 prog=$B/bench/mem_threads lib=$B/libhatrace.so
 [ -x "$prog" ] && [ -f "$lib" ] || { echo "build first: make B=$B bench" >&2; exit 2; }
 W=$(mktemp -d); trap 'rm -rf "$W"' EXIT
-median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : int((v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
+. "$(dirname "$0")/lib.sh"  # median
 printf '%8s %12s %12s %12s %16s %12s\n' threads native_kB hatrace_kB added_kB added_per_thread bytes/event
 for t in 1 8 16 64; do
   nat=() rec=() bpe=()
@@ -19,6 +19,7 @@ for t in 1 8 16 64; do
     bpe+=("$(stat -c %s "$W"/t.*.hatf | awk -v e=$((2 * t * PAIRS)) '{ printf "%.3f\n", $1 / e }')")
     rm -f "$W"/t.*.hatf
   done
-  n=$(printf '%s\n' "${nat[@]}" | median); h=$(printf '%s\n' "${rec[@]}" | median)
-  printf '%8s %12s %12s %12s %16s %12s\n' "$t" "$n" "$h" $((h - n)) $(((h - n) / t)) "$(printf '%s\n' "${bpe[@]}" | sort -n | sed -n "$(( (RUNS + 1) / 2 ))p")"
+  n=$(echo "${nat[@]}" | median); h=$(echo "${rec[@]}" | median)
+  printf '%8s %12.0f %12.0f %12.0f %16.0f %12s\n' "$t" "$n" "$h" "$(awk -v a="$h" -v b="$n" 'BEGIN { print a - b }')" \
+    "$(awk -v a="$h" -v b="$n" -v t="$t" 'BEGIN { print (a - b) / t }')" "$(echo "${bpe[@]}" | median)"
 done

@@ -52,7 +52,7 @@ idle_flusher() {
       sleep 0.01
     done ) >/dev/null 2>&1 &
 }
-median() { sort -n | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
+. bench/lib.sh  # median (the script runs from the project root)
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 ms() { awk -v a="$1" 'BEGIN { printf "%.0f", a / 1e6 }'; }
 

@@ -17,7 +17,7 @@ RUNS=${4:-3}
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
 records=$("$B/hatrace" stats --json "$TRACE" | awk -F'[:,]' '/"records"/ { gsub(/ /, "", $2); print $2; exit }')
-median() { sort -n | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
+. bench/lib.sh  # median (the script runs from the project root)
 builds="$B"
 [ -n "$OTHER" ] && builds="$OTHER $B"
 tools=("stats" "stats --sites" "validate" "replay --allocator null")

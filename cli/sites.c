@@ -45,9 +45,9 @@ typedef struct sites {
     uint32_t last_heap;  /* the number of last_heap_id, once nheaps > 0 */
     heaplive live;   /* cell tag = site position */
     uint64_t stacked, records, temporary;
-    /* every site's live objects and bytes together, their peak in bytes, and
-     * the peak's number (which new peak it is, from 1; 0: none yet) */
-    uint64_t live_objects, live_bytes, max_live_bytes, peak_no;
+    /* every site's live bytes together, their peak, and the peak's number
+     * (which new peak it is, from 1; 0: none yet) */
+    uint64_t live_bytes, max_live_bytes, peak_no;
     /* thread id -> its newest object (rec: address, 0 when freed or none;
      * a: its site), for temporary allocations; the last thread's entry cached */
     addrmap newest;
@@ -102,7 +102,6 @@ static void site_live(void *ctx, uint32_t pos, int64_t n, int64_t bytes)
     s->live_bytes += (uint64_t)bytes;
     if (s->live_objects > s->peak_objects) s->peak_objects = s->live_objects;
     if (s->live_bytes > s->peak_bytes) s->peak_bytes = s->live_bytes;
-    st->live_objects += (uint64_t)n;
     st->live_bytes += (uint64_t)bytes;
     if (st->live_bytes > st->max_live_bytes) {
         st->max_live_bytes = st->live_bytes;
@@ -314,6 +313,13 @@ static int cmp_folded(const void *a, const void *b)
     return strcmp(((const folded *)a)->chain, ((const folded *)b)->chain);
 }
 
+/* Append a node to a folded chain, after a ';' unless it is the first. */
+static void chain_add(hatf_buf *line, const char *node)
+{
+    if (line->len) hatf_buf_append(line, ";", 1);
+    hatf_buf_append(line, node, strlen(node));
+}
+
 static int print_folded(hatf_buf *o, const sites *st, frames *fr, size_t shown)
 {
     folded *v = calloc(shown ? shown : 1, sizeof *v);
@@ -329,16 +335,14 @@ static int print_folded(hatf_buf *o, const sites *st, frames *fr, size_t shown)
         const uint64_t *f;
         size_t n = sites_stack(fr->r, s->stack, &f);
         line.len = 0;
-        if (!n) hatf_buf_append(&line, s->stack ? "(stack not in the trace)" : "(no stack)", s->stack ? 24 : 10);
+        if (!n) chain_add(&line, s->stack ? "(stack not in the trace)" : "(no stack)");
         for (size_t k = n; k-- > 0;) {  /* outermost first */
             frames_node(fr, f[k], node, sizeof node);
-            if (k + 1 < n) hatf_buf_append(&line, ";", 1);
-            hatf_buf_append(&line, node, strlen(node));
+            chain_add(&line, node);
             const srcline *in;
             for (size_t j = frames_inlined(fr, f[k], &in); j-- > 0;) {  /* then what it inlined, outermost first */
                 frames_inlined_node(fr, &in[j], node, sizeof node);
-                hatf_buf_append(&line, ";", 1);
-                hatf_buf_append(&line, node, strlen(node));
+                chain_add(&line, node);
             }
         }
         hatf_buf_append(&line, "", 1);

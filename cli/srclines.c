@@ -22,7 +22,6 @@
 enum { MOD_UNTRIED = 0, MOD_USABLE, MOD_UNUSABLE };
 
 struct srclines {
-    hatf_reader *r;
     Dwfl *dwfl;
     Dwfl_Callbacks cb;
     char *debuginfo_path;
@@ -38,7 +37,6 @@ srclines *srclines_new(hatf_reader *r)
 {
     srclines *s = calloc(1, sizeof *s);
     if (!s) return NULL;
-    s->r = r;
     s->nmods = r ? hatf_reader_modules(r, &s->mods) : 0;
     s->dmod = calloc(s->nmods + 1, sizeof *s->dmod);
     s->state = calloc(s->nmods + 1, 1);
