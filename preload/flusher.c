@@ -784,10 +784,10 @@ void ht_writer_finish(void)
         write_report(stat(out_path, &sb) == 0 ? (uint64_t)sb.st_size : 0, dropped, waits);
         if (ht_opt(HT_OPT_VERBOSE))
             ht_say("%llu events, %llu dropped (%llu outside rings), %llu ring waits (%.1f ms), "
-                   "%llu queued by signal handlers inside a hook",
+                   "%llu queued by signal handlers inside a hook (at most %u at once)",
                    (unsigned long long)n_events, (unsigned long long)dropped,
                    (unsigned long long)atomic_load(&ht_lost), (unsigned long long)waits, wait_ns / 1e6,
-                   (unsigned long long)atomic_load(&ht_side_events));
+                   (unsigned long long)atomic_load(&ht_side_events), atomic_load(&ht_side_most));
         if (ht_opt(HT_OPT_VERBOSE) && by_helper + by_writer)
             ht_say("chunk groups encoded by the helper: %llu, by the flusher: %llu (full slots, flushes, "
                    "exit; %llu of them the helper had begun)",

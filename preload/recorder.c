@@ -16,6 +16,7 @@ _Atomic uint32_t ht_poke_word;
 uint64_t ht_t0;
 _Atomic uint64_t ht_lost;
 _Atomic uint64_t ht_side_events;
+_Atomic uint32_t ht_side_most;
 
 static _Atomic uint64_t next_tid = 2;  /* 1 is the process's main thread */
 static pthread_key_t exit_key;
@@ -130,6 +131,9 @@ static void side_push(ht_ring *r, uint32_t kind, uint64_t a, uint64_t b, uint64_
         atomic_fetch_add_explicit(&ht_lost, 1, memory_order_relaxed);
         return;
     }
+    uint32_t held = r->side_w - r->side_r + 1;
+    if (held > atomic_load_explicit(&ht_side_most, memory_order_relaxed))
+        atomic_store_explicit(&ht_side_most, held, memory_order_relaxed);  /* a diagnostic: races are harmless */
     ht_rawev *e = &r->side[r->side_w % HT_SIDE_CAP];
     e->tk = (ht_now() - ht_t0) << 8 | kind;
     e->a = a, e->b = b, e->c = c, e->d = d;
@@ -342,6 +346,7 @@ static void atfork_child(void)
     atomic_store(&ht_lost, 0);
     atomic_store(&ht_poke_word, 0);
     atomic_store(&ht_side_events, 0);
+    atomic_store(&ht_side_most, 0);
     atomic_store(&finishing, 0);
     atomic_store(&finished, 0);
     owner_pid = getpid();

@@ -348,5 +348,6 @@ void ht_flusher_atfork_child(void) HT_HIDDEN;
 int ht_output_open(void) HT_HIDDEN;
 extern _Atomic uint64_t ht_lost HT_HIDDEN;         /* events lost outside rings (late, side overflow) */
 extern _Atomic uint64_t ht_side_events HT_HIDDEN;  /* events signal handlers queued in side buffers */
+extern _Atomic uint32_t ht_side_most HT_HIDDEN;    /* most events one side buffer held at once */
 
 #endif /* HT_RECORDER_H */

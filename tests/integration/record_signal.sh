@@ -6,9 +6,10 @@ need_tools
 prog=$BUILD/workloads/rec_signal
 [ -x "$prog" ] || { echo "workload not built"; exit 77; }
 # default ring, then a 256-event ring: the producer then waits for the flusher
-# thousands of times, with handlers running during those waits
+# thousands of times, with handlers running during those waits. Verbose: a
+# failure's log shows how full the side buffer got.
 for ring in 32768 256; do
-  "$HATRACE" record --ring-size $ring -o "$W/g$ring.hatf" -- "$prog" >"$W/program.txt" 2>"$W/record.err" ||
+  HATRACE_VERBOSE=1 "$HATRACE" record --ring-size $ring -o "$W/g$ring.hatf" -- "$prog" >"$W/program.txt" 2>"$W/record.err" ||
     fail "record: $(cat "$W/record.err")"
   cat "$W/program.txt" "$W/record.err"
   grep -q " 0 dropped" "$W/record.err" || fail "events dropped"
