@@ -12,7 +12,8 @@
  * heaptrack's peak consumers), and temporary allocations (heaptrack's measure of waste:
  * an object its thread freed with no allocation of that thread in between;
  * a realloc counts as an allocation). Records without a stack form the site
- * "(no stack)".
+ * "(no stack)". The same pass feeds the heap over time (timeline.h) for
+ * stats --timeline and --massif (overtime.h).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,7 +24,9 @@
 #include "frames.h"
 #include "heaplive.h"
 #include "lookahead.h"
+#include "overtime.h"
 #include "sites.h"
+#include "timeline.h"
 
 typedef struct site {
     uint64_t stack;
@@ -48,6 +51,10 @@ typedef struct sites {
     /* every site's live bytes together, their peak, and the peak's number
      * (which new peak it is, from 1; 0: none yet) */
     uint64_t live_bytes, max_live_bytes, peak_no;
+    /* the heap over time (when asked): by time and by record number, the
+     * event being counted (its time and number), and the peak's */
+    timeline *by_time, *by_record;
+    uint64_t now, now_record, peak_time, peak_record;
     /* thread id -> its newest object (rec: address, 0 when freed or none;
      * a: its site), for temporary allocations; the last thread's entry cached */
     addrmap newest;
@@ -106,6 +113,8 @@ static void site_live(void *ctx, uint32_t pos, int64_t n, int64_t bytes)
     if (st->live_bytes > st->max_live_bytes) {
         st->max_live_bytes = st->live_bytes;
         st->peak_no++;  /* every site holds now what it will hold at this peak */
+        st->peak_time = st->now;
+        st->peak_record = st->now_record;
     }
 }
 
@@ -207,8 +216,35 @@ static int add_event(sites *st, const hatf_event *ev)
     }
 }
 
+/* The event as the timelines count it (after add_event). */
+static void add_to_timelines(sites *st, const hatf_event *ev)
+{
+    int kind = 0;
+    uint64_t bytes = 0;
+    if (ev->op == HATF_OP_FREE) {
+        kind = ev->addr ? TIMELINE_FREE : 0;
+    } else if (ev->op == HATF_OP_ALLOC || hatf_op_is_realloc(ev->op)) {
+        kind = TIMELINE_ALLOC;
+        /* the bytes of an object made, as the sites count them */
+        uint64_t addr = ev->op == HATF_OP_ALLOC ? ev->addr : ev->new_addr;
+        if (ev->op != HATF_OP_REALLOC_FREE && addr && !hatf_event_failed(ev)) bytes = ev->size;
+    }
+    timeline_add(st->by_time, ev->time, kind, bytes, st->live_bytes, st->live.objects);
+    timeline_add(st->by_record, st->now_record, kind, bytes, st->live_bytes, st->live.objects);
+}
+
 /* lookahead_run's callbacks */
-static int count_event(void *ctx, const lookahead_item *x) { return add_event(ctx, &x->ev); }
+static int count_event(void *ctx, const lookahead_item *x)
+{
+    sites *st = ctx;
+    const hatf_event *ev = &x->ev;
+    if (ev->op == HATF_OP_COMMENT) return 0;  /* no time, nothing live changes */
+    st->now = ev->time;
+    st->now_record++;
+    int rc = add_event(st, ev);
+    if (!rc && st->by_time) add_to_timelines(st, ev);
+    return rc;
+}
 static void prefetch_event(void *ctx, const hatf_event *ev) { heaplive_prefetch(&((sites *)ctx)->live, ev); }
 
 static int sort_key;
@@ -363,14 +399,50 @@ static int print_folded(hatf_buf *o, const sites *st, frames *fr, size_t shown)
     return rc;
 }
 
+static int over_time(int form) { return form == SITES_TIMELINE || form == SITES_TIMELINE_JSON || form == SITES_MASSIF; }
+
+/* The heap over time (the timelines were fed): as a table, JSON or massif. */
+static int print_over_time(hatf_buf *o, sites *st, frames *fr, hatf_source *src, const char *path,
+                           const sites_opts *opt)
+{
+    timeline_finish(st->by_time, opt->points);
+    timeline_finish(st->by_record, opt->points);
+    /* a trace without times (all equal) is drawn by record number */
+    int by_records = st->by_time->last_x == st->by_time->x0 && st->by_record->last_x > st->by_record->x0;
+    overtime ot = { .tl = by_records ? st->by_record : st->by_time, .by_records = by_records,
+                    .max_live_bytes = st->max_live_bytes, .peak_x = by_records ? st->peak_record : st->peak_time,
+                    .path = path };
+    cli_time_unit(src, &ot.num, &ot.den);
+    if (!st->peak_no) ot.peak_x = ot.tl->x0;  /* nothing was ever live */
+    if (opt->form == SITES_TIMELINE) overtime_text(o, &ot);
+    else if (opt->form == SITES_TIMELINE_JSON) overtime_json(o, &ot);
+    if (opt->form != SITES_MASSIF) return 0;
+    overtime_site *v = malloc((st->n ? st->n : 1) * sizeof *v);
+    if (!v) return -1;
+    for (size_t i = 0; i < st->n; i++)
+        v[i] = (overtime_site){ st->v[i].stack, st->v[i].at_peak_bytes, st->v[i].live_bytes };
+    hatf_reader *r = hatf_source_container(src);
+    int rc = overtime_massif(o, &ot, fr, v, st->n, r ? hatf_reader_info(r)->cmdline : NULL);
+    free(v);
+    return rc;
+}
+
 int sites_report(hatf_source *src, const char *path, const sites_opts *opt)
 {
     sites st;
     memset(&st, 0, sizeof st);
     frames fr;
+    timeline by_time, by_record;
+    memset(&by_time, 0, sizeof by_time);
+    memset(&by_record, 0, sizeof by_record);
+    if (over_time(opt->form)) {
+        st.by_time = &by_time;
+        st.by_record = &by_record;
+    }
     if (addrmap_init(&st.index) || addrmap_init(&st.heaps) || addrmap_init(&st.newest) ||
         heaplive_init(&st.live, site_live, &st) ||
-        frames_init(&fr, hatf_source_container(src), opt->demangle, opt->lines)) {
+        frames_init(&fr, hatf_source_container(src), opt->demangle, opt->lines) ||
+        (st.by_time && (timeline_init(&by_time, opt->points) || timeline_init(&by_record, opt->points)))) {
         cli_error("out of memory");
         return CLI_FAIL;
     }
@@ -388,7 +460,9 @@ int sites_report(hatf_source *src, const char *path, const sites_opts *opt)
         size_t shown = opt->top && opt->top < st.n ? (size_t)opt->top : st.n;
         hatf_buf o;
         hatf_buf_init(&o);
-        if (opt->form == SITES_JSON) print_json(&o, &st, &fr, path, shown);
+        if (over_time(opt->form)) {
+            if (print_over_time(&o, &st, &fr, src, path, opt)) o.failed = 1;
+        } else if (opt->form == SITES_JSON) print_json(&o, &st, &fr, path, shown);
         else if (opt->form == SITES_TEXT) print_text(&o, &st, &fr, shown);
         else if (print_folded(&o, &st, &fr, shown)) o.failed = 1;
         if (o.failed) {
@@ -404,6 +478,8 @@ int sites_report(hatf_source *src, const char *path, const sites_opts *opt)
     addrmap_free(&st.newest);
     heaplive_free(&st.live);
     frames_free(&fr);
+    timeline_free(&by_time);
+    timeline_free(&by_record);
     free(st.v);
     return rc;
 }

@@ -10,19 +10,23 @@
 
 enum { SITES_SORT_COUNT, SITES_SORT_BYTES, SITES_SORT_PEAK, SITES_SORT_LEAKED, SITES_SORT_TEMPORARY,
        SITES_SORT_AT_PEAK };
-enum { SITES_TEXT, SITES_JSON, SITES_FOLDED };
+enum { SITES_TEXT, SITES_JSON, SITES_FOLDED, SITES_TIMELINE, SITES_TIMELINE_JSON, SITES_MASSIF };
 
 typedef struct sites_opts {
     int form;         /* SITES_TEXT, SITES_JSON, or SITES_FOLDED: one line per call
-                         chain, outermost frame first, with the sort key's figure */
+                         chain, outermost frame first, with the sort key's figure;
+                         or the heap over time (overtime.h): SITES_TIMELINE (a
+                         table), SITES_TIMELINE_JSON, SITES_MASSIF */
     int sort;         /* SITES_SORT_* */
     uint64_t top;     /* the first top sites (0: all) */
     int demangle;     /* C++ and Rust names demangled (text and folded; JSON has both) */
     int lines;        /* source file:line of each frame where known (text and JSON), and
                          names from the modules here for frames the trace left unnamed */
+    uint64_t points;  /* the heap over time: at most this many intervals */
 } sites_opts;
 
-/* Read every event of src and print its allocation sites as o asks.
+/* Read every event of src and print its allocation sites, or the heap over
+ * time (with the sites' call trees at the peak and the end), as o asks.
  * @return a CLI_* exit code. */
 int sites_report(hatf_source *src, const char *path, const sites_opts *o);
 

@@ -24,6 +24,8 @@ static const char help[] =
     "usage: hatrace stats [--json] [--from FORMAT] FILE\n"
     "       hatrace stats --sites [--sort KEY] [--top N] [--json | --folded] [--no-demangle]\n"
     "                     [--no-lines] FILE\n"
+    "       hatrace stats --timeline [--points N] [--json] FILE\n"
+    "       hatrace stats --massif [--points N] [--no-demangle] [--no-lines] FILE > massif.out\n"
     "\n"
     "Count what a trace did, in global time order: alloc, free and realloc\n"
     "records, bytes allocated, the peak number and size of live objects, the\n"
@@ -52,6 +54,16 @@ static const char help[] =
     "                 leaked bytes, temporary allocations);\n"
     "                 frames by function name, chains that differ only in offsets\n"
     "                 add up, frames without a name as module+0xfile-address\n"
+    "  --timeline     the heap over time instead: per interval (of equal time,\n"
+    "                 from the first event), the live bytes and objects at its\n"
+    "                 end, the most live bytes in it (with a bar), alloc and\n"
+    "                 realloc records, frees and the bytes asked for; by record\n"
+    "                 number when the trace has no times\n"
+    "  --massif       the heap over time as valgrind massif's file (for ms_print\n"
+    "                 and massif-visualizer): a snapshot per interval, the call\n"
+    "                 tree of what was live at the heap's peak and at the end\n"
+    "                 (traces recorded with --stacks; callers under 1% summed)\n"
+    "  --points N     at most N intervals (default 50, at most 100000)\n"
     "  --no-demangle  C++ and Rust function names as the symbol table has them\n"
     "                 (shown demangled by default; JSON gives both)\n"
     "  --no-lines     no source lines (nor any look at the modules' files)\n"
@@ -498,12 +510,17 @@ int cmd_stats(int argc, char **argv)
         { "folded", no_argument, NULL, 'F' },
         { "no-demangle", no_argument, NULL, 'D' },
         { "no-lines", no_argument, NULL, 'L' },
+        { "timeline", no_argument, NULL, 'T' },
+        { "massif", no_argument, NULL, 'M' },
+        { "points", required_argument, NULL, 'p' },
         { "help", no_argument, NULL, 'h' },
         { 0 },
     };
     hatf_format fmt = HATF_FMT_AUTO;
-    int json = 0, c, rc, by_site = 0, folded = 0, top_given = 0;
-    sites_opts so = { .form = SITES_TEXT, .sort = SITES_SORT_COUNT, .top = 20, .demangle = 1, .lines = 1 };
+    int json = 0, c, rc, by_site = 0, folded = 0, top_given = 0, sort_given = 0, timeline = 0, massif = 0,
+        points_given = 0;
+    sites_opts so = { .form = SITES_TEXT, .sort = SITES_SORT_COUNT, .top = 20, .demangle = 1, .lines = 1,
+                      .points = 50 };
     cli_getopt_begin();
     while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
         switch (c) {
@@ -511,6 +528,7 @@ int cmd_stats(int argc, char **argv)
         case 'j': json = 1; break;
         case 's': by_site = 1; break;
         case 'o':
+            sort_given = 1;
             if (!strcmp(optarg, "count")) so.sort = SITES_SORT_COUNT;
             else if (!strcmp(optarg, "bytes")) so.sort = SITES_SORT_BYTES;
             else if (!strcmp(optarg, "peak")) so.sort = SITES_SORT_PEAK;
@@ -524,20 +542,34 @@ int cmd_stats(int argc, char **argv)
             top_given = 1;
             break;
         case 'F': folded = 1; break;
+        case 'T': timeline = 1; break;
+        case 'M': massif = 1; break;
+        case 'p':
+            if ((rc = cli_parse_u64("stats", "--points", optarg, &so.points))) return rc;
+            if (so.points < 1 || so.points > 100000) return cli_usage("stats", "--points: %s is not 1 to 100000", optarg);
+            points_given = 1;
+            break;
         case 'D': so.demangle = 0; break;
         case 'L': so.lines = 0; break;
         case 'h': return cli_help(help);
         default: return cli_bad_option("stats", c, argv);
         }
     }
+    if (timeline + massif + by_site > 1) return cli_usage("stats", "--sites, --timeline and --massif are three reports: choose one");
+    if ((timeline || massif) && (sort_given || top_given || folded))
+        return cli_usage("stats", "--sort, --top and --folded go with --sites");
+    if (massif && json) return cli_usage("stats", "--massif and --json are two different outputs: choose one");
+    if (points_given && !timeline && !massif) return cli_usage("stats", "--points goes with --timeline or --massif");
     if (folded && !by_site) return cli_usage("stats", "--folded goes with --sites");
     if (folded && json) return cli_usage("stats", "--folded and --json are two different outputs: choose one");
     const char *path;
     if ((rc = cli_one_file("stats", argc, argv, &path))) return rc;
     hatf_source *s = cli_open_source(path, fmt);
     if (!s) return CLI_FAIL;
-    if (by_site) {
-        so.form = folded ? SITES_FOLDED : json ? SITES_JSON : SITES_TEXT;
+    if (by_site || timeline || massif) {
+        if (timeline) so.form = json ? SITES_TIMELINE_JSON : SITES_TIMELINE;
+        else if (massif) so.form = SITES_MASSIF;
+        else so.form = folded ? SITES_FOLDED : json ? SITES_JSON : SITES_TEXT;
         if (folded && !top_given) so.top = 0;
         rc = sites_report(s, path, &so);
         hatf_source_close(s);

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The README's first command: build hatrace, record the bundled example program
-# (examples/kvstore.c), show what it did, check the trace, show where its memory
-# goes (recorded again with call stacks), and replay it against
+# (examples/kvstore.c), show what it did and its heap over time, check the
+# trace, show where its memory goes (recorded again with call stacks), and replay it against
 # every installed allocator. Output goes to build/demo/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,6 +18,9 @@ build/hatrace stats "$out/kvstore.hatf"
 echo
 echo "== validate: hatrace validate $out/kvstore.hatf"
 build/hatrace validate "$out/kvstore.hatf"
+echo
+echo "== the heap over time: hatrace stats --timeline --points 12 $out/kvstore.hatf"
+build/hatrace stats --timeline --points 12 "$out/kvstore.hatf"
 echo
 echo "== where the memory goes: hatrace record --stacks, then hatrace stats --sites --sort at-peak --top 3"
 build/hatrace record --stacks -o "$out/kvstore-stacks.hatf" -- build/examples/kvstore 200000 2>/dev/null

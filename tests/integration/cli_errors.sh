@@ -48,6 +48,13 @@ expect 2 'missing -o' "$H" convert --from text "$basic"
 expect 2 'is not count, bytes, peak, at-peak, leaked or temporary' "$H" stats --sites --sort size "$basic"
 expect 2 '--folded goes with --sites' "$H" stats --folded "$basic"
 expect 2 'choose one' "$H" stats --sites --folded --json "$basic"
+expect 2 'three reports: choose one' "$H" stats --timeline --massif "$basic"
+expect 2 'three reports: choose one' "$H" stats --sites --timeline "$basic"
+expect 2 '--sort, --top and --folded go with --sites' "$H" stats --timeline --top 3 "$basic"
+expect 2 'choose one' "$H" stats --massif --json "$basic"
+expect 2 '--points goes with --timeline or --massif' "$H" stats --points 5 "$basic"
+expect 2 '--points: 0 is not 1 to 100000' "$H" stats --timeline --points 0 "$basic"
+expect 2 'non-negative' "$H" stats --timeline --points -1 "$basic"
 expect 2 '--plain applies' "$H" convert --from text --plain "$basic" -o "$tmp/x"
 expect 0 '' "$H" --version
 expect 0 '' "$H" --help

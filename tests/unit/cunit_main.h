@@ -11,6 +11,7 @@
 #ifndef TEST_CUNIT_MAIN_H
 #define TEST_CUNIT_MAIN_H
 #include <stddef.h>
+#include <stdint.h>
 
 #include <CUnit/Basic.h>
 
@@ -21,5 +22,16 @@ extern CU_SuiteInfo ut_suites[];  /* ended by CU_SUITE_INFO_NULL */
  * the first call and removed with all it holds when the tests have run; if it
  * cannot be made, the program says so and exits 1. @return buf */
 char *ut_path(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* xorshift64: advance *state (not 0) and return it, a repeatable pseudo-random
+ * sequence for tests that draw many cases. */
+static inline uint64_t ut_xorshift(uint64_t *state)
+{
+    uint64_t x = *state;
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    return *state = x;
+}
 
 #endif

@@ -55,7 +55,7 @@ static void test_many(void)
     CU_ASSERT_EQUAL(m.count, N);
     uint64_t x = 88172645463325252ull, removed = 0;
     for (int round = 0; round < 3 * N; round++) {
-        x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+        ut_xorshift(&x);
         uint64_t i = x % N;
         addrmap_entry *e = addrmap_find(&m, 0x7f0000000000ull + 16 * i);
         if (live[i]) {

@@ -36,11 +36,7 @@ static void push(evset *s, hatf_event e)
 }
 
 static uint64_t rng = 0x9E3779B97F4A7C15ull;
-static uint64_t rnd(void)
-{
-    rng ^= rng << 13; rng ^= rng >> 7; rng ^= rng << 17;
-    return rng;
-}
+static uint64_t rnd(void) { return ut_xorshift(&rng); }
 
 /* Thread t's events: every op, attributes as numbers and bytes, comments,
  * 64-bit addresses, frees of unknown addresses, free(NULL), a failed alloc. */
@@ -182,7 +178,7 @@ static void test_tconv_next(void)
         hatf_tconv_init(&c, f[k][0], f[k][1], f[k][2]);
         uint64_t t = k & 1 ? 0 : UINT64_MAX - 1000000, bad = 0;
         for (int i = 0; i < 200000; i++) {
-            x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+            ut_xorshift(&x);
             switch (x % 8) {
             case 0: t = x; break;                   /* anywhere */
             case 1: t -= x % 5000; break;           /* backwards */
@@ -222,7 +218,7 @@ static void test_tconv_exact(void)
         unsigned __int128 d = (unsigned __int128)f[k][1] * f[k][2];
         uint64_t bad = 0;
         for (int i = 0; i < 100000; i++) {
-            x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+            ut_xorshift(&x);
             /* exact multiples of the unit, their neighbours, and anywhere */
             uint64_t t = i % 3 == 0 ? x : (uint64_t)((x % 1000000) * d / f[k][0]) + (uint64_t)(i % 3) - 1;
             unsigned __int128 q = (unsigned __int128)t * f[k][0] / d;

@@ -15,11 +15,7 @@
 static char path[256];
 
 static uint64_t rng = 0x243F6A8885A308D3ull;
-static uint64_t rnd(void)
-{
-    rng ^= rng << 13; rng ^= rng >> 7; rng ^= rng << 17;
-    return rng;
-}
+static uint64_t rnd(void) { return ut_xorshift(&rng); }
 
 /* n events of thread t: allocs and frees of its own objects, comments, runs
  * of times that interleave with the other threads, equal times. */

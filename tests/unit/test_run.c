@@ -15,13 +15,7 @@ static hatf_event ev(unsigned op, uint64_t heap, uint64_t size, uint64_t addr, u
 }
 
 static uint64_t rng = 0x2545f4914f6cdd1dull;
-static uint64_t next(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
-}
+static uint64_t next(void) { return ut_xorshift(&rng); }
 
 /* Rounds of plain mallocs and frees (a varying number, so the heap ops fall
  * anywhere in a span), then a heap created, an object made in it and moved by

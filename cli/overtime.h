@@ -1,0 +1,41 @@
+/* overtime.h — the heap over time as people and tools read it (cli/overtime.c):
+ * hatrace stats --timeline (a table with a bar per interval, or JSON) and
+ * --massif (valgrind massif's file format, for ms_print and
+ * massif-visualizer: the heap's size over time, with the call tree of what
+ * was live at the heap's peak and at the end).
+ */
+#ifndef HATRACE_CLI_OVERTIME_H
+#define HATRACE_CLI_OVERTIME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "frames.h"
+#include "timeline.h"
+
+typedef struct overtime {
+    const timeline *tl;       /* finished (timeline_finish) */
+    int by_records;           /* x is a record number: the trace has no times */
+    uint64_t num, den;        /* otherwise x is a time in units of num/den ns */
+    uint64_t max_live_bytes;  /* the heap's peak */
+    uint64_t peak_x;          /* when it was first reached */
+    const char *path;         /* the trace */
+} overtime;
+
+/* A call stack and what its objects held at the peak and at the end. */
+typedef struct overtime_site { uint64_t stack, at_peak_bytes, end_bytes; } overtime_site;
+
+/* The table: one line per interval, the peak and the end above it. */
+void overtime_text(hatf_buf *o, const overtime *ot);
+void overtime_json(hatf_buf *o, const overtime *ot);
+
+/* A massif file: a snapshot at the end of each interval, one at the peak
+ * with the call tree of what was live then (heap_tree=peak), the last one
+ * with the tree of what was still live (detailed). Trees have massif's
+ * default threshold: callers below 1 % of the snapshot are summed into one
+ * node. cmd: the traced command line (NULL: the trace's path).
+ * @return 0, or -1 out of memory. */
+int overtime_massif(hatf_buf *o, const overtime *ot, frames *fr, const overtime_site *v, size_t n,
+                    const char *cmd);
+
+#endif
