@@ -1,7 +1,9 @@
 /* convert.c — hatrace convert: between the container, raw HATF 1.0 and text.
  *
  * Events pass through unchanged (the event model is the common ground), so
- * any conversion keeps every event; only encoding choices differ.
+ * any conversion keeps every event; only encoding choices differ. For sharing
+ * a workload, --strip leaves out what names the program and the machine, and
+ * --no-stacks the call stacks; the heap operations stay as they were.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -20,10 +22,10 @@
 
 static const char help[] =
     "usage: hatrace convert [--from FORMAT] [--to FORMAT] [--best] [--time-res NS] [--plain]\n"
-    "                       [--force] IN -o OUT\n"
+    "                       [--strip] [--no-stacks] [--force] IN -o OUT\n"
     "\n"
     "Convert a trace between the formats; every event is kept (with --time-res,\n"
-    "at a coarser time).\n"
+    "at a coarser time; with --strip, comments are not).\n"
     "\n"
     "  --from FORMAT  format of IN: hatrace (default, recognised by its magic),\n"
     "                 hatf1.0 or text\n"
@@ -35,6 +37,12 @@ static const char help[] =
     "                 a thread, and by address liveness across threads)\n"
     "  --plain        hatf1.0: fixed widths set once (HATF1_PLAIN) instead of\n"
     "                 the adaptive encoding (HATF1_BEST, the default)\n"
+    "  --strip        for sharing: leave out the command line, pid, start time,\n"
+    "                 names of threads and heaps, the load map (module paths,\n"
+    "                 build ids), function names, comment records and attribute\n"
+    "                 bytes hatrace does not know; call stacks stay as frame\n"
+    "                 addresses, so allocation sites stay apart\n"
+    "  --no-stacks    leave out the call stacks (stack attributes and tables)\n"
     "  --force        overwrite OUT if it exists\n"
     "  -o, --output OUT  output file, or - for standard output\n"
     "  -h, --help     this help\n";
@@ -53,6 +61,9 @@ typedef struct out {
     addrmap stacks;      /* stack ids copied */
     addrmap symbols;     /* frame addresses whose symbol is copied */
     hatf_counters counters;
+    int strip, no_stacks;
+    uint64_t comments_left_out;
+    uint8_t attrs[HATF_ATTRS_MAX];  /* an event's attributes without its stack */
 } out;
 
 static int write_all(out *o)
@@ -101,13 +112,30 @@ static void default_info(hatf_info *info)
     snprintf(info->clock, sizeof info->clock, "unknown");
 }
 
+/* What --strip leaves of a container's header: the time unit and clock, the
+ * address size and the flags (forked, drop mode) that say how to read it. */
+static void strip_info(hatf_info *info)
+{
+    info->pid = info->ppid = 0;
+    info->start_realtime_ns = 0;
+    info->cmdline[0] = 0;
+    info->parent_trace[0] = 0;
+}
+
 static int start_out(out *o, hatf_source *s, int best, uint64_t time_res, int plain)
 {
     hatf_buf_init(&o->buf);
     switch (o->fmt) {
-    case HATF_FMT_TEXT:
-        textout_header(s, &o->buf);
+    case HATF_FMT_TEXT: {
+        const hatf_info *si = hatf_source_info(s);
+        hatf_info info;
+        if (o->strip && si) {
+            info = *si;
+            strip_info(&info);
+        }
+        textout_header_info(s, o->strip && si ? &info : NULL, &o->buf);
         return 0;
+    }
     case HATF_FMT_HATF1:
         hatf1_encoder_init(&o->enc, &o->buf, plain ? HATF1_PLAIN : HATF1_BEST);
         return 0;
@@ -117,6 +145,7 @@ static int start_out(out *o, hatf_source *s, int best, uint64_t time_res, int pl
         const hatf_info *si = hatf_source_info(s);
         if (si) info = *si;
         else default_info(&info);
+        if (o->strip) strip_info(&info);
         hatf_writer_opts opts = { .best = best, .time_res_ns = time_res };
         hatf_err err = { 0 };
         if (strcmp(o->path, "-") == 0) {
@@ -130,9 +159,11 @@ static int start_out(out *o, hatf_source *s, int best, uint64_t time_res, int pl
             cli_error("out of memory");
             return -1;
         }
-        if (r) {  /* the recorder's counters, thread names and load map travel with the container */
+        if (r) {  /* the recorder's counters (dropped events, ring waits) travel with the container */
             o->counters = *hatf_reader_counters(r);
             o->counters.events = 0;
+        }
+        if (r && !o->strip) {  /* and its thread names and load map */
             const uint64_t *th;
             size_t n = hatf_reader_threads(r, &th);
             for (size_t i = 0; i < n; i++) {
@@ -169,7 +200,7 @@ static int copy_stack(out *o, hatf_reader *r, const hatf_event *ev)
     const uint64_t *fr;
     size_t n = hatf_reader_stack(r, id, &fr);
     if (!n) return 0;  /* not stored (a damaged file): the id stays as it was */
-    for (size_t k = 0; k < n; k++) {
+    for (size_t k = 0; k < n && !o->strip; k++) {
         const hatf_symbol *sym = hatf_reader_symbol(r, fr[k]);
         if (!sym) continue;
         if (!addrmap_put(&o->symbols, fr[k], &added)) return HATF_E_NOMEM;
@@ -179,9 +210,39 @@ static int copy_stack(out *o, hatf_reader *r, const hatf_event *ev)
     return hatf_writer_stack(o->w, id, fr, n);
 }
 
-static int put_event(out *o, hatf_source *s, const hatf_event *ev)
+/* ev as --strip and --no-stacks leave it, in *tmp when it changes; NULL
+ * when it is left out (a comment under --strip). */
+static const hatf_event *filter_event(out *o, const hatf_event *ev, hatf_event *tmp)
+{
+    if (o->strip && ev->op == HATF_OP_COMMENT) {
+        o->comments_left_out++;
+        return NULL;
+    }
+    if (!ev->attr_is_bytes) return ev;
+    hatf_attrs a;
+    if (hatf_event_attrs(ev, &a) < 0) {  /* another writer's bytes: anything may be in them */
+        if (!o->strip) return ev;
+        *tmp = *ev;
+        tmp->attr_is_bytes = 0;
+        tmp->data = NULL;
+        tmp->data_len = 0;
+        tmp->attr = 0;
+        return tmp;
+    }
+    if (!o->no_stacks || !hatf_attrs_has(&a, HATF_A_STACK)) return ev;
+    a.present &= ~(1u << HATF_A_STACK);
+    *tmp = *ev;
+    tmp->data_len = (uint16_t)hatf_attrs_encode(&a, o->attrs);
+    tmp->data = o->attrs;
+    return tmp;
+}
+
+static int put_event(out *o, hatf_source *s, const hatf_event *in)
 {
     int rc = 0;
+    hatf_event tmp;
+    const hatf_event *ev = o->strip || o->no_stacks ? filter_event(o, in, &tmp) : in;
+    if (!ev) return 0;
     switch (o->fmt) {
     case HATF_FMT_TEXT:
         rc = hatf_text_format(ev, &o->buf);
@@ -192,11 +253,11 @@ static int put_event(out *o, hatf_source *s, const hatf_event *ev)
     case HATF_FMT_CONTAINER: {
         hatf_reader *r = hatf_source_container(s);
         int added;
-        if (r && ev->op != HATF_OP_COMMENT && addrmap_put(&o->heaps, ev->heap, &added) && added) {
+        if (r && !o->strip && ev->op != HATF_OP_COMMENT && addrmap_put(&o->heaps, ev->heap, &added) && added) {
             const char *nm = hatf_reader_heap_name(r, ev->heap);
             if (nm) hatf_writer_name_heap(o->w, ev->heap, nm);
         }
-        if (r) rc = copy_stack(o, r, ev);
+        if (r && !o->no_stacks) rc = copy_stack(o, r, ev);
         if (rc == 0) rc = hatf_writer_add(o->w, ev, 1);
         o->counters.events++;
         if (rc < 0) cli_error("%s: writing record %llu: %s", o->path,
@@ -248,12 +309,14 @@ int cmd_convert(int argc, char **argv)
         { "time-res", required_argument, NULL, 'r' },
         { "plain", no_argument, NULL, 'p' },
         { "force", no_argument, NULL, 'F' },
+        { "strip", no_argument, NULL, 'S' },
+        { "no-stacks", no_argument, NULL, 'N' },
         { "output", required_argument, NULL, 'o' },
         { "help", no_argument, NULL, 'h' },
         { 0 },
     };
     hatf_format from = HATF_FMT_AUTO, to = HATF_FMT_AUTO;
-    int best = 0, plain = 0, force = 0, c, rc;
+    int best = 0, plain = 0, force = 0, strip = 0, no_stacks = 0, c, rc;
     uint64_t time_res = 0;
     const char *out_path = NULL;
     cli_getopt_begin();
@@ -270,6 +333,8 @@ int cmd_convert(int argc, char **argv)
             break;
         case 'p': plain = 1; break;
         case 'F': force = 1; break;
+        case 'S': strip = 1; break;
+        case 'N': no_stacks = 1; break;
         case 'o': out_path = optarg; break;
         case 'h': return cli_help(help);
         default: return cli_bad_option("convert", c, argv);
@@ -283,7 +348,7 @@ int cmd_convert(int argc, char **argv)
     if (time_res && to != HATF_FMT_CONTAINER) return cli_usage("convert", "--time-res applies to --to hatrace");
     if (plain && to != HATF_FMT_HATF1) return cli_usage("convert", "--plain applies to --to hatf1.0");
 
-    out o = { .path = out_path, .fmt = to, .fd = -1 };
+    out o = { .path = out_path, .fmt = to, .fd = -1, .strip = strip, .no_stacks = no_stacks };
     if (open_out(&o, force, in_path) < 0) return CLI_FAIL;
     hatf_source *s = cli_open_source(in_path, from);
     if (!s) { finish_out(&o, 0); return CLI_FAIL; }

@@ -30,12 +30,14 @@ static const char help[] =
     "  --no-lines     no source lines (nor any look at the modules' files)\n"
     "  -h, --help     this help\n";
 
-void textout_header(hatf_source *s, hatf_buf *out)
+void textout_header(hatf_source *s, hatf_buf *out) { textout_header_info(s, NULL, out); }
+
+void textout_header_info(hatf_source *s, const hatf_info *info, hatf_buf *out)
 {
     hatf_buf_append(out, HATF_TEXT_MAGIC "\n", strlen(HATF_TEXT_MAGIC) + 1);
     hatf_reader *r = hatf_source_container(s);
     if (!r) return;
-    const hatf_info *in = hatf_reader_info(r);
+    const hatf_info *in = info ? info : hatf_reader_info(r);
     char line[512];
     char when[32] = "?";
     time_t t = (time_t)(in->start_realtime_ns / 1000000000u);

@@ -7,10 +7,7 @@
 # the sites' bytes at the heap's peak add up to stats' max_live_bytes.
 . "$(dirname "$0")/record_lib.inc"
 need_tools
-prog=$BUILD/workloads/stacks_cxx
-[ -x "$prog" ] || { echo "workload not built"; exit 77; }
-"$HATRACE" record --stacks -o "$W/c.hatf" -- "$prog" >/dev/null 2>"$W/record.err" || fail "record: $(cat "$W/record.err")"
-grep -q "built without libunwind" "$W/record.err" && { echo "no libunwind"; exit 77; }
+record_stacks "$BUILD/workloads/stacks_cxx" "$W/c.hatf"
 validate_all "$W/c.hatf"
 
 "$HATRACE" stats --sites --top 0 "$W/c.hatf" >"$W/sites.txt" || fail "stats --sites"

@@ -6,11 +6,8 @@
 # that adds up, and its last snapshot the leaked Crates under their function.
 . "$(dirname "$0")/record_lib.inc"
 need_tools
-prog=$BUILD/workloads/stacks_cxx
-[ -x "$prog" ] || { echo "workload not built"; exit 77; }
 command -v ms_print >/dev/null || { echo "ms_print (valgrind) not installed"; exit 77; }
-"$HATRACE" record --stacks -o "$W/c.hatf" -- "$prog" >/dev/null 2>"$W/record.err" || fail "record: $(cat "$W/record.err")"
-grep -q "built without libunwind" "$W/record.err" && { echo "no libunwind"; exit 77; }
+record_stacks "$BUILD/workloads/stacks_cxx" "$W/c.hatf"
 "$HATRACE" stats --json "$W/c.hatf" >"$W/stats.json" || fail "stats --json"
 
 for points in 1 7 50; do
