@@ -55,6 +55,20 @@ const char *frames_inlined_name(frames *f, const srcline *in)
     return d ? d : in->inlined;
 }
 
+const char *frames_place(frames *f, uint64_t addr, size_t i, const char **file, int *line)
+{
+    const srcline *in;
+    size_t ni = frames_inlined(f, addr, &in);
+    if (i < ni) {
+        *file = in[i].file;
+        *line = in[i].line;
+        return frames_inlined_name(f, &in[i]);
+    }
+    uint64_t off;
+    if (frames_line(f, addr, file, line)) *file = NULL;
+    return frames_function(f, addr, &off);
+}
+
 const char *frames_demangled(frames *f, const char *name)
 {
     int added;

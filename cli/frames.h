@@ -51,6 +51,12 @@ size_t frames_inlined(frames *f, uint64_t addr, const srcline **in);
 /* An inlined function's name as shown (demangled when f->demangle). */
 const char *frames_inlined_name(frames *f, const srcline *in);
 
+/* A frame is one place of a call chain per function inlined at its call
+ * (innermost first), then one for its own function: frames_inlined + 1 places.
+ * Place i of the frame at addr: the function's name as shown (NULL when
+ * nothing names it), *file and *line of the call (*file NULL when unknown). */
+const char *frames_place(frames *f, uint64_t addr, size_t i, const char **file, int *line);
+
 /* "function+0xoff (module)", "0xaddr (module)" or "0xaddr" into out, and
  * " FILE:LINE" after it when the line is known. */
 void frames_describe(frames *f, uint64_t addr, char *out, size_t cap);

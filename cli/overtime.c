@@ -118,19 +118,10 @@ static int cmp_group(const void *a, const void *b)
 static void put_place(hatf_buf *o, frames *fr, place pl)
 {
     char text[1024];
-    const srcline *in;
-    size_t ni = frames_inlined(fr, pl.addr, &in);
-    const char *name, *file = NULL;
-    int line = -1, k;
-    uint64_t off, vaddr;
-    if (pl.inl < ni) {
-        name = frames_inlined_name(fr, &in[pl.inl]);
-        file = in[pl.inl].file;
-        line = in[pl.inl].line;
-    } else {
-        name = frames_function(fr, pl.addr, &off);
-        if (frames_line(fr, pl.addr, &file, &line)) file = NULL;
-    }
+    const char *file;
+    int line, k;
+    uint64_t vaddr;
+    const char *name = frames_place(fr, pl.addr, pl.inl, &file, &line);
     const char *mod = frames_module(fr, pl.addr, &vaddr);
     if (file)
         k = snprintf(text, sizeof text, "0x%llX: %s (%s:%d)", U(pl.addr), name ? name : "???", file, line);

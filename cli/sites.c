@@ -25,19 +25,9 @@
 #include "heaplive.h"
 #include "lookahead.h"
 #include "overtime.h"
+#include "sitegroups.h"
 #include "sites.h"
 #include "timeline.h"
-
-typedef struct site {
-    uint64_t stack;
-    uint64_t calls, bytes;
-    uint64_t live_objects, live_bytes, peak_objects, peak_bytes;
-    uint64_t temporary;
-    /* what the site held when the whole heap was at its peak: at_peak_* are
-     * valid while tag is the peak's number, else the live figures still are */
-    uint64_t at_peak_objects, at_peak_bytes, tag;
-    uint32_t heap, cell;   /* the site's cell in the heap it last allocated in, cell UINT32_MAX: none yet */
-} site;
 
 typedef struct sites {
     addrmap index;   /* stack id -> position in v */
@@ -247,10 +237,9 @@ static int count_event(void *ctx, const lookahead_item *x)
 }
 static void prefetch_event(void *ctx, const hatf_event *ev) { heaplive_prefetch(&((sites *)ctx)->live, ev); }
 
-static int sort_key;
-static uint64_t key_of(const site *s)
+uint64_t sites_key(const site *s, int sort)
 {
-    switch (sort_key) {
+    switch (sort) {
     case SITES_SORT_BYTES: return s->bytes;
     case SITES_SORT_PEAK: return s->peak_bytes;
     case SITES_SORT_AT_PEAK: return s->at_peak_bytes;
@@ -259,6 +248,8 @@ static uint64_t key_of(const site *s)
     default: return s->calls;
     }
 }
+static int sort_key;
+static uint64_t key_of(const site *s) { return sites_key(s, sort_key); }
 static int cmp_site(const void *a, const void *b)
 {
     const site *x = a, *y = b;
@@ -460,8 +451,11 @@ int sites_report(hatf_source *src, const char *path, const sites_opts *opt)
         size_t shown = opt->top && opt->top < st.n ? (size_t)opt->top : st.n;
         hatf_buf o;
         hatf_buf_init(&o);
+        sitegroups_head head = { path, st.records, st.stacked, st.temporary, st.max_live_bytes };
         if (over_time(opt->form)) {
             if (print_over_time(&o, &st, &fr, src, path, opt)) o.failed = 1;
+        } else if (opt->by != SITES_BY_STACK) {
+            if (sitegroups_print(&o, st.v, st.n, &fr, opt, &head)) o.failed = 1;
         } else if (opt->form == SITES_JSON) print_json(&o, &st, &fr, path, shown);
         else if (opt->form == SITES_TEXT) print_text(&o, &st, &fr, shown);
         else if (print_folded(&o, &st, &fr, shown)) o.failed = 1;

@@ -10,7 +10,23 @@
 
 enum { SITES_SORT_COUNT, SITES_SORT_BYTES, SITES_SORT_PEAK, SITES_SORT_LEAKED, SITES_SORT_TEMPORARY,
        SITES_SORT_AT_PEAK };
+enum { SITES_BY_STACK, SITES_BY_FUNCTION, SITES_BY_LINE };  /* sitegroups.h */
 enum { SITES_TEXT, SITES_JSON, SITES_FOLDED, SITES_TIMELINE, SITES_TIMELINE_JSON, SITES_MASSIF };
+
+/* One call stack's figures. */
+typedef struct site {
+    uint64_t stack;
+    uint64_t calls, bytes;
+    uint64_t live_objects, live_bytes, peak_objects, peak_bytes;  /* live: leaked, at the end */
+    uint64_t temporary;
+    /* what the site held when the whole heap was at its peak: at_peak_* are
+     * valid while tag is the peak's number, else the live figures still are */
+    uint64_t at_peak_objects, at_peak_bytes, tag;
+    uint32_t heap, cell;   /* the site's cell in the heap it last allocated in, cell UINT32_MAX: none yet */
+} site;
+
+/* Site s's figure for sort key (SITES_SORT_*). */
+uint64_t sites_key(const site *s, int sort);
 
 typedef struct sites_opts {
     int form;         /* SITES_TEXT, SITES_JSON, or SITES_FOLDED: one line per call
@@ -23,6 +39,7 @@ typedef struct sites_opts {
     int lines;        /* source file:line of each frame where known (text and JSON), and
                          names from the modules here for frames the trace left unnamed */
     uint64_t points;  /* the heap over time: at most this many intervals */
+    int by;           /* SITES_BY_* (sitegroups.h): one line per stack, or grouped */
 } sites_opts;
 
 /* Read every event of src and print its allocation sites, or the heap over

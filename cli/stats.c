@@ -22,8 +22,8 @@
 
 static const char help[] =
     "usage: hatrace stats [--json] [--from FORMAT] FILE\n"
-    "       hatrace stats --sites [--sort KEY] [--top N] [--json | --folded] [--no-demangle]\n"
-    "                     [--no-lines] FILE\n"
+    "       hatrace stats --sites [--by stack|function|line] [--sort KEY] [--top N] [--json | --folded]\n"
+    "                     [--no-demangle] [--no-lines] FILE\n"
     "       hatrace stats --timeline [--points N] [--json] FILE\n"
     "       hatrace stats --massif [--points N] [--no-demangle] [--no-lines] FILE > massif.out\n"
     "\n"
@@ -41,6 +41,12 @@ static const char help[] =
     "                 call chain by function name, with each call's source\n"
     "                 file:line where this machine has the module's debug\n"
     "                 information (same build id)\n"
+    "  --by WHAT      one line per call stack (stack, the default), or per\n"
+    "                 place the allocation was made: the innermost function\n"
+    "                 that is not operator new (function), or that and the\n"
+    "                 source line of its call (line), each with its sites'\n"
+    "                 figures summed (not their own peaks) and its three first\n"
+    "                 stacks (text and JSON)\n"
     "  --sort KEY     sites by count (calls, default), bytes, peak (the site's\n"
     "                 own peak of live bytes), at-peak (the bytes it held when the\n"
     "                 whole heap was at its peak, max_live_bytes: heaptrack's peak\n"
@@ -513,12 +519,13 @@ int cmd_stats(int argc, char **argv)
         { "timeline", no_argument, NULL, 'T' },
         { "massif", no_argument, NULL, 'M' },
         { "points", required_argument, NULL, 'p' },
+        { "by", required_argument, NULL, 'B' },
         { "help", no_argument, NULL, 'h' },
         { 0 },
     };
     hatf_format fmt = HATF_FMT_AUTO;
     int json = 0, c, rc, by_site = 0, folded = 0, top_given = 0, sort_given = 0, timeline = 0, massif = 0,
-        points_given = 0;
+        points_given = 0, by_given = 0;
     sites_opts so = { .form = SITES_TEXT, .sort = SITES_SORT_COUNT, .top = 20, .demangle = 1, .lines = 1,
                       .points = 50 };
     cli_getopt_begin();
@@ -542,6 +549,13 @@ int cmd_stats(int argc, char **argv)
             top_given = 1;
             break;
         case 'F': folded = 1; break;
+        case 'B':
+            by_given = 1;
+            if (!strcmp(optarg, "stack")) so.by = SITES_BY_STACK;
+            else if (!strcmp(optarg, "function")) so.by = SITES_BY_FUNCTION;
+            else if (!strcmp(optarg, "line")) so.by = SITES_BY_LINE;
+            else return cli_usage("stats", "--by: '%s' is not stack, function or line", optarg);
+            break;
         case 'T': timeline = 1; break;
         case 'M': massif = 1; break;
         case 'p':
@@ -561,6 +575,13 @@ int cmd_stats(int argc, char **argv)
     if (massif && json) return cli_usage("stats", "--massif and --json are two different outputs: choose one");
     if (points_given && !timeline && !massif) return cli_usage("stats", "--points goes with --timeline or --massif");
     if (folded && !by_site) return cli_usage("stats", "--folded goes with --sites");
+    if (by_given && !by_site) return cli_usage("stats", "--by goes with --sites");
+    if (so.by != SITES_BY_STACK && folded)
+        return cli_usage("stats", "--by %s and --folded: a flame graph merges by function itself; choose one",
+                         so.by == SITES_BY_LINE ? "line" : "function");
+    if (so.by != SITES_BY_STACK && so.sort == SITES_SORT_PEAK)
+        return cli_usage("stats", "--sort peak goes with --by stack (a group's sites reach their peaks at "
+                                  "different moments); at-peak sums");
     if (folded && json) return cli_usage("stats", "--folded and --json are two different outputs: choose one");
     const char *path;
     if ((rc = cli_one_file("stats", argc, argv, &path))) return rc;

@@ -36,6 +36,12 @@ PY
 
 "$HATRACE" stats --sites --top 0 --no-lines "$W/c.hatf" | grep -q 'stacks_cxx\.cc:' && fail "--no-lines still shows lines"
 
+# --by line: the place is the function and its call's line
+l_note=$(grep -n 'long \*e = new long\[2\];' "$src" | cut -d: -f1)
+"$HATRACE" stats --sites --by line "$W/c.hatf" |
+  grep -qE "^#[0-9]+ shop::Ledger::note\(int\) .*stacks_cxx\.cc:$l_note: 18 calls, .*; 2 stacks\$" ||
+  fail "--by line: shop::Ledger::note(int) at stacks_cxx.cc:$l_note"
+
 # inlined calls (tests/workloads/rec_cxx.cc, -O1): std::vector's push_back is
 # inlined into main, and its growth path inlines the allocator into
 # _M_realloc_insert; each inlined function is a frame of its own, at its line

@@ -25,6 +25,9 @@ site_of() { # FRAME-PREFIX FILE -> "calls leaked temporary"
   { cat "$W/sites.txt"; fail "restock<shop::Crate>: want 30 calls, 5 leaked, 25 temporary"; }
 grep -A1 -F 'at operator new(unsigned long)+' "$W/sites.txt" | grep -qF 'at shop::Store::open(int)+' ||
   fail "operator new's caller in the open site"
+# shop::Ledger::note(int) from two callers: two sites, 11 and 7 calls, all temporary
+[ "$(site_of 'shop::Ledger::note(int)+0x' "$W/sites.txt" | tr '\n' ' ')" = "11 0 11 7 0 7 " ] ||
+  fail "shop::Ledger::note(int): want two sites of 11 and 7 calls"
 
 # --no-demangle: the symbol table's names
 "$HATRACE" stats --sites --top 0 --no-demangle "$W/c.hatf" >"$W/raw.txt" || fail "stats --no-demangle"
@@ -65,6 +68,25 @@ assert got == want and want > 0, (got, want)
 assert len(lines) == len(set(l.rsplit(" ", 1)[0] for l in lines))  # one line per chain
 PY
 done
+# --by function: one group per function (operator new skipped), its sites'
+# figures summed; the groups hold every site once and add up to the sites
+"$HATRACE" stats --sites --by function --json --top 0 "$W/c.hatf" >"$W/by.json" || fail "stats --sites --by function"
+python3 - "$W/sites.json" "$W/by.json" <<'PY' || fail "--by function"
+import json, sys
+s, g = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+by = {x["function"]: x for x in g["top"]}
+note, open_ = by["shop::Ledger::note(int)"], by["shop::Store::open(int)"]
+assert (note["calls"], note["temporary"], note["bytes"], len(note["stacks"])) == (18, 18, 18 * 16, 2), note
+assert (open_["calls"], open_["temporary"], len(open_["stacks"])) == (120, 120, 1), open_
+assert not any(f.startswith("operator new") for f in by), list(by)
+ids = sorted(i for x in g["top"] for i in x["stacks"])
+assert ids == sorted(x["stack"] for x in s["top"]), (ids, [x["stack"] for x in s["top"]])
+for field in ("calls", "bytes", "at_peak_bytes", "leaked_bytes", "temporary"):
+    assert sum(x[field] for x in g["top"]) == sum(x[field] for x in s["top"]), field
+PY
+"$HATRACE" stats --sites --by function "$W/c.hatf" | grep -qE '^#[0-9]+ shop::Ledger::note\(int\): 18 calls, .*; 2 stacks$' ||
+  fail "--by function: the text line of shop::Ledger::note(int)"
+
 # what the sites held at the heap's peak adds up to stats' max_live_bytes
 "$HATRACE" stats --json "$W/c.hatf" >"$W/stats.json" || fail "stats --json"
 python3 - "$W/sites.json" "$W/stats.json" <<'PY' || fail "at_peak_bytes of the sites do not add up to max_live_bytes"

@@ -4,7 +4,11 @@
 //                                                before the next allocation
 //   shop::Crate* shop::restock<shop::Crate>(unsigned long)
 //                                                 30 x new Crate[n], 5 leaked
-// Both reach malloc through operator new (libstdc++).
+//   shop::Ledger::note(int)                        18 x new long[2], each deleted,
+//                                                from two callers (7 from
+//                                                audit_a, 11 from audit_b): two
+//                                                stacks, one function
+// All reach malloc through operator new (libstdc++).
 #include <cstdio>
 
 #define KEEP() __asm__ volatile("" ::: "memory")  // no tail calls: frames stay
@@ -34,6 +38,34 @@ template <typename T> __attribute__((noinline)) T *restock(unsigned long n)
     return t;
 }
 
+struct Ledger {
+    __attribute__((noinline)) static long *note(int n);
+};
+
+long *Ledger::note(int n)
+{
+    long *e = new long[2];
+    e[0] = n;
+    KEEP();
+    return e;
+}
+
+__attribute__((noinline)) void audit_a()
+{
+    for (int i = 0; i < 7; i++) {
+        delete[] Ledger::note(i);
+        KEEP();
+    }
+}
+
+__attribute__((noinline)) void audit_b()
+{
+    for (int i = 0; i < 11; i++) {
+        delete[] Ledger::note(i);
+        KEEP();
+    }
+}
+
 }  // namespace shop
 
 int main()
@@ -51,6 +83,8 @@ int main()
         if (i % 6 == 0) kept[i / 6] = c;
         else delete[] c;
     }
+    shop::audit_a();
+    shop::audit_b();
     std::printf("%p\n", (void *)kept[4]);  // the five crates stay live to the end
     return 0;
 }
