@@ -5,7 +5,6 @@
 
 #include "cli_util.h"
 #include "overtime.h"
-#include "sites.h"
 
 #define U(x) ((unsigned long long)(x))
 #define BAR 40  /* characters of the widest bar */
@@ -181,13 +180,13 @@ static int put_node(hatf_buf *o, frames *fr, const chain *c, size_t lo, size_t h
     return rc;
 }
 
-/* The call tree of the bytes of v that at_peak selects (else end_bytes). */
-static int put_tree(hatf_buf *o, frames *fr, const overtime_site *v, size_t n, int at_peak)
+/* The call tree of the bytes of v that at_peak selects (else what is live at the end). */
+static int put_tree(hatf_buf *o, frames *fr, const site *v, size_t n, int at_peak)
 {
     size_t np = 0, nc = 0;
     uint64_t total = 0;
     for (size_t i = 0; i < n; i++) {
-        uint64_t b = at_peak ? v[i].at_peak_bytes : v[i].end_bytes;
+        uint64_t b = at_peak ? v[i].at_peak_bytes : v[i].live_bytes;
         if (!b) continue;
         const uint64_t *f;
         size_t k = sites_stack(fr->r, v[i].stack, &f);
@@ -204,7 +203,7 @@ static int put_tree(hatf_buf *o, frames *fr, const overtime_site *v, size_t n, i
     size_t ip = 0;
     nc = 0;
     for (size_t i = 0; i < n && !rc; i++) {
-        uint64_t b = at_peak ? v[i].at_peak_bytes : v[i].end_bytes;
+        uint64_t b = at_peak ? v[i].at_peak_bytes : v[i].live_bytes;
         if (!b) continue;
         const uint64_t *f;
         size_t k = sites_stack(fr->r, v[i].stack, &f);
@@ -241,7 +240,7 @@ static void put_snapshot(hatf_buf *o, size_t *num, uint64_t ms, uint64_t bytes, 
                "mem_stacks_B=0\nheap_tree=%s\n", (*num)++, U(ms), U(bytes), tree);
 }
 
-int overtime_massif(hatf_buf *o, const overtime *ot, frames *fr, const overtime_site *v, size_t n, const char *cmd)
+int overtime_massif(hatf_buf *o, const overtime *ot, frames *fr, const site *v, size_t n, const char *cmd)
 {
     const timeline *tl = ot->tl;
     cli_put(o, "desc: hatrace stats --massif, from the trace ");

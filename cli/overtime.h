@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "frames.h"
+#include "sites.h"
 #include "timeline.h"
 
 typedef struct overtime {
@@ -22,20 +23,17 @@ typedef struct overtime {
     const char *path;         /* the trace */
 } overtime;
 
-/* A call stack and what its objects held at the peak and at the end. */
-typedef struct overtime_site { uint64_t stack, at_peak_bytes, end_bytes; } overtime_site;
-
 /* The table: one line per interval, the peak and the end above it. */
 void overtime_text(hatf_buf *o, const overtime *ot);
 void overtime_json(hatf_buf *o, const overtime *ot);
 
 /* A massif file: a snapshot at the end of each interval, one at the peak
- * with the call tree of what was live then (heap_tree=peak), the last one
- * with the tree of what was still live (detailed). Trees have massif's
+ * with the call tree of what the sites v[0..n) held then (at_peak_bytes;
+ * heap_tree=peak), the last one with the tree of what was still live
+ * (live_bytes; detailed). Trees have massif's
  * default threshold: callers below 1 % of the snapshot are summed into one
  * node. cmd: the traced command line (NULL: the trace's path).
  * @return 0, or -1 out of memory. */
-int overtime_massif(hatf_buf *o, const overtime *ot, frames *fr, const overtime_site *v, size_t n,
-                    const char *cmd);
+int overtime_massif(hatf_buf *o, const overtime *ot, frames *fr, const site *v, size_t n, const char *cmd);
 
 #endif

@@ -408,14 +408,8 @@ static int print_over_time(hatf_buf *o, sites *st, frames *fr, hatf_source *src,
     if (opt->form == SITES_TIMELINE) overtime_text(o, &ot);
     else if (opt->form == SITES_TIMELINE_JSON) overtime_json(o, &ot);
     if (opt->form != SITES_MASSIF) return 0;
-    overtime_site *v = malloc((st->n ? st->n : 1) * sizeof *v);
-    if (!v) return -1;
-    for (size_t i = 0; i < st->n; i++)
-        v[i] = (overtime_site){ st->v[i].stack, st->v[i].at_peak_bytes, st->v[i].live_bytes };
     hatf_reader *r = hatf_source_container(src);
-    int rc = overtime_massif(o, &ot, fr, v, st->n, r ? hatf_reader_info(r)->cmdline : NULL);
-    free(v);
-    return rc;
+    return overtime_massif(o, &ot, fr, st->v, st->n, r ? hatf_reader_info(r)->cmdline : NULL);
 }
 
 int sites_report(hatf_source *src, const char *path, const sites_opts *opt)
