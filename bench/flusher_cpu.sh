@@ -11,7 +11,8 @@
 #         callgrind on examples/kvstore (repeatable on a loaded machine).
 #
 #   bench/flusher_cpu.sh BUILD_A BUILD_B [ROUNDS]     (default ROUNDS 5)
-# REDIS_REQUESTS sets the benchmark's request count (default 100000: ~6.2 M events).
+# REDIS_REQUESTS sets the benchmark's request count (default 100000: ~6.2 M events);
+# RECORD_OPTS adds options to hatrace record (e.g. --stacks).
 set -eu
 cd "$(dirname "$0")/.."
 A=$1 B=$2 ROUNDS=${3:-5}
@@ -26,7 +27,7 @@ trap 'rm -rf "$W"' EXIT
 flusher_ns_per_event() { # build -> "flusher helper" ns per event
   local d port pid i t ns=0 hs=0 ev
   d=$(mktemp -d "$W/r.XXXX") port=$((18000 + RANDOM % 1000))
-  "$1/hatrace" record -o "$d/t.hatf" -- redis-server --port "$port" --bind 127.0.0.1 --save "" \
+  "$1/hatrace" record ${RECORD_OPTS:-} -o "$d/t.hatf" -- redis-server --port "$port" --bind 127.0.0.1 --save "" \
       --appendonly no --dir "$d" >/dev/null 2>"$d/err" & pid=$!
   for i in $(seq 200); do redis-cli -p "$port" ping 2>/dev/null | grep -q PONG && break; sleep 0.05; done
   redis-benchmark -p "$port" -n "$REQS" -q -c 16 -P 16 -r 100000 -d 64 -t set,get,lpush,lpop,sadd,hset >/dev/null

@@ -233,7 +233,8 @@ static const hatf_event *filter_event(out *o, const hatf_event *ev, hatf_event *
     a.present &= ~(1u << HATF_A_STACK);
     *tmp = *ev;
     tmp->data_len = (uint16_t)hatf_attrs_encode(&a, o->attrs);
-    tmp->data = o->attrs;
+    tmp->data = tmp->data_len ? o->attrs : NULL;
+    tmp->attr_is_bytes = tmp->data_len > 0;  /* the stack alone: no attribute bytes left */
     return tmp;
 }
 

@@ -410,22 +410,25 @@ static void convert(const ht_rawev *r, uint64_t tid, hatf_event *e, uint8_t *ab,
         at.value[HATF_A_STACK] = stack;
         at.present |= 1u << HATF_A_STACK;
     }
-    if (at.present == 1u << HATF_A_FUNC) {
-        /* The common case, a function code alone. The plain call of its record
-         * (malloc for alloc, free for free, realloc for a realloc record) is
-         * left out: readers take an absent func as that, and the trace is
-         * smaller and cheaper to write. */
-        if ((kind == HT_K_MALLOC && e->op == HATF_OP_ALLOC) || (kind == HT_K_FREE && e->op == HATF_OP_FREE) ||
-            (kind == HT_K_REALLOC && hatf_op_is_realloc(e->op)))
-            return;
-        e->attr_is_bytes = 1;
+    /* The plain call of its record (malloc for alloc, free for free, realloc
+     * for a realloc record) is left out: readers take an absent func as that,
+     * and the trace is smaller and cheaper to write. */
+    if ((kind == HT_K_MALLOC && e->op == HATF_OP_ALLOC) || (kind == HT_K_FREE && e->op == HATF_OP_FREE) ||
+        (kind == HT_K_REALLOC && hatf_op_is_realloc(e->op)))
+        at.present &= ~(1u << HATF_A_FUNC);
+    if (!at.present) return;  /* no attributes at all (the common case; heap records) */
+    e->attr_is_bytes = 1;
+    if (at.present == 1u << HATF_A_FUNC) {  /* another function alone */
         e->data = func_only[kind];
         e->data_len = 2;
         return;
     }
-    if (!at.present) return;  /* no attributes at all (heap records): none written */
-    e->attr_is_bytes = 1;
     e->data = ab;
+    if (at.present == 1u << HATF_A_STACK) {  /* a plain call with its stack (--stacks) */
+        ab[0] = HATF_A_STACK;
+        e->data_len = (uint16_t)(1 + hatf_varint_put(ab + 1, stack));
+        return;
+    }
     e->data_len = (uint16_t)hatf_attrs_encode(&at, ab);
 }
 
