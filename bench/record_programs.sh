@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # record_programs.sh — the recorder on real programs, side by side in one run:
 # native vs hatrace record vs heaptrack, wall-time ratios (medians of RUNS) and
-# trace bytes per event.
+# trace bytes per event, and the events the recorder reported not recorded
+# (dropped) over all its runs.
 #
 #   bench/record_programs.sh [--stacks] [--idle-flusher] [BUILD_DIR [RUNS]]  (default: build 3)
 #
@@ -113,6 +114,9 @@ run_redis() { # mode run -> ns of the benchmark client
 }
 
 events_of() { awk '/hatrace: [0-9]+ trace/ { print $4 }' "$1" | tr -d ,; }
+# events the recorder reported not recorded, over the given runs' summaries
+dropped_of() { cat "$@" 2>/dev/null | awk '/hatrace: [0-9]+ trace/ { for (i = 2; i <= NF; i++) if ($i ~ /^dropped/) d += $(i - 1) }
+                                              END { print d + 0 }'; }
 size_of() { stat -c %s "$@" 2>/dev/null | awk '{ s += $1 } END { print s + 0 }'; }
 
 report() { # name runner
@@ -154,7 +158,8 @@ report() { # name runner
     sb=$(size_of "$W"/$name.stacks.1/t.hatf*)
     printf ' | --stacks %s bytes (%s B/event)' "$sb" "$(awk -v a="$sb" -v e="$ev" 'BEGIN { printf "%.2f", a / e }')"
   fi
-  echo
+  local recs=("$W"/$name.*/rec.err)
+  printf ' | dropped %s (all %s hatrace recordings)\n' "$(dropped_of "${recs[@]}")" "${#recs[@]}"
 }
 
 echo "runs: $RUNS (medians), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
