@@ -180,13 +180,19 @@ static int put_node(hatf_buf *o, frames *fr, const chain *c, size_t lo, size_t h
     return rc;
 }
 
-/* The call tree of the bytes of v that at_peak selects (else what is live at the end). */
-static int put_tree(hatf_buf *o, frames *fr, const site *v, size_t n, int at_peak)
+/* What site i held for the tree: at_peak, else live (bytes NULL), else bytes[i]. */
+static uint64_t tree_bytes(const site *v, size_t i, int at_peak, const uint64_t *bytes)
+{
+    return bytes ? bytes[i] : at_peak ? v[i].at_peak_bytes : v[i].live_bytes;
+}
+
+/* The call tree of what the sites held (tree_bytes). */
+static int put_tree(hatf_buf *o, frames *fr, const site *v, size_t n, int at_peak, const uint64_t *bytes)
 {
     size_t np = 0, nc = 0;
     uint64_t total = 0;
     for (size_t i = 0; i < n; i++) {
-        uint64_t b = at_peak ? v[i].at_peak_bytes : v[i].live_bytes;
+        uint64_t b = tree_bytes(v, i, at_peak, bytes);
         if (!b) continue;
         const uint64_t *f;
         size_t k = sites_stack(fr->r, v[i].stack, &f);
@@ -203,7 +209,7 @@ static int put_tree(hatf_buf *o, frames *fr, const site *v, size_t n, int at_pea
     size_t ip = 0;
     nc = 0;
     for (size_t i = 0; i < n && !rc; i++) {
-        uint64_t b = at_peak ? v[i].at_peak_bytes : v[i].live_bytes;
+        uint64_t b = tree_bytes(v, i, at_peak, bytes);
         if (!b) continue;
         const uint64_t *f;
         size_t k = sites_stack(fr->r, v[i].stack, &f);
@@ -240,7 +246,8 @@ static void put_snapshot(hatf_buf *o, size_t *num, uint64_t ms, uint64_t bytes, 
                "mem_stacks_B=0\nheap_tree=%s\n", (*num)++, U(ms), U(bytes), tree);
 }
 
-int overtime_massif(hatf_buf *o, const overtime *ot, frames *fr, const site *v, size_t n, const char *cmd)
+int overtime_massif(hatf_buf *o, const overtime *ot, frames *fr, const site *v, size_t n,
+                    const overtime_detail *d, const char *cmd)
 {
     const timeline *tl = ot->tl;
     cli_put(o, "desc: hatrace stats --massif, from the trace ");
@@ -257,11 +264,13 @@ int overtime_massif(hatf_buf *o, const overtime *ot, frames *fr, const site *v, 
         int last = i + 1 == tl->n;
         if (!peak_done && (ot->peak_x < timeline_end(tl, i) || last)) {
             put_snapshot(o, &num, AT(peak_at(ot)), ot->max_live_bytes, "peak");
-            if (put_tree(o, fr, v, n, 1)) return -1;
+            if (put_tree(o, fr, v, n, 1, NULL)) return -1;
             peak_done = 1;
         }
-        put_snapshot(o, &num, AT(end_at(ot, i)), tl->v[i].live_bytes, last ? "detailed" : "empty");
-        if (last && put_tree(o, fr, v, n, 0)) return -1;
+        const uint64_t *at = !last && d && (i + 1) % d->every == 0 ? d->bytes + ((i + 1) / d->every - 1) * d->nsites
+                                                                   : NULL;
+        put_snapshot(o, &num, AT(end_at(ot, i)), tl->v[i].live_bytes, last || at ? "detailed" : "empty");
+        if ((last || at) && put_tree(o, fr, v, n, 0, at)) return -1;
     }
 #undef AT
     return 0;

@@ -2,7 +2,7 @@
  * hatrace stats --timeline (a table with a bar per interval, or JSON) and
  * --massif (valgrind massif's file format, for ms_print and
  * massif-visualizer: the heap's size over time, with the call tree of what
- * was live at the heap's peak and at the end).
+ * was live at the heap's peak, at the end and at every tenth interval's end).
  */
 #ifndef HATRACE_CLI_OVERTIME_H
 #define HATRACE_CLI_OVERTIME_H
@@ -27,13 +27,22 @@ typedef struct overtime {
 void overtime_text(hatf_buf *o, const overtime *ot);
 void overtime_json(hatf_buf *o, const overtime *ot);
 
+/* The sites' live bytes at the end of every `every`-th interval but the
+ * last (massif's detailed snapshots): bytes[j * nsites + i] for site i at
+ * the end of interval (j + 1) * every - 1. */
+typedef struct overtime_detail {
+    size_t every, nsites;
+    const uint64_t *bytes;
+} overtime_detail;
+
 /* A massif file: a snapshot at the end of each interval, one at the peak
  * with the call tree of what the sites v[0..n) held then (at_peak_bytes;
  * heap_tree=peak), the last one with the tree of what was still live
- * (live_bytes; detailed). Trees have massif's
- * default threshold: callers below 1 % of the snapshot are summed into one
- * node. cmd: the traced command line (NULL: the trace's path).
- * @return 0, or -1 out of memory. */
-int overtime_massif(hatf_buf *o, const overtime *ot, frames *fr, const site *v, size_t n, const char *cmd);
+ * (live_bytes; detailed), and with d (may be NULL) the trees of d's
+ * intervals (detailed). Trees have massif's default threshold: callers below
+ * 1 % of the snapshot are summed into one node. cmd: the traced command
+ * line (NULL: the trace's path). @return 0, or -1 out of memory. */
+int overtime_massif(hatf_buf *o, const overtime *ot, frames *fr, const site *v, size_t n,
+                    const overtime_detail *d, const char *cmd);
 
 #endif

@@ -392,7 +392,114 @@ static int print_folded(hatf_buf *o, const sites *st, frames *fr, size_t shown)
 
 static int over_time(int form) { return form == SITES_TIMELINE || form == SITES_TIMELINE_JSON || form == SITES_MASSIF; }
 
-/* The heap over time (the timelines were fed): as a table, JSON or massif. */
+/* ---- --massif's second pass ---------------------------------------------
+ * Massif's detailed snapshots show the call tree at moments of the run; which
+ * moments (interval ends) is known only once the first pass has fixed the
+ * intervals. So the trace is read again, by the same rules, with the sites'
+ * live bytes copied at the end of every DETAIL_EVERY-th interval (massif's
+ * own default frequency). The sites come in the same order as in the first
+ * pass; a trace that grew meanwhile (still being written) is read only as far
+ * as the first pass went. */
+#define DETAIL_EVERY 10
+
+typedef struct detail_pass {
+    sites st;
+    const timeline *tl;
+    int by_records;
+    uint64_t limit, seen;   /* events the first pass counted, and this one so far */
+    size_t next, nsnap;     /* the next snapshot to take, and how many */
+    size_t nsites;          /* the first pass's */
+    uint64_t *bytes;        /* nsnap x nsites */
+} detail_pass;
+
+/* Take the snapshots whose interval ends at or before x (the next event's). */
+static void detail_take(detail_pass *d, uint64_t x)
+{
+    while (d->next < d->nsnap && x >= timeline_end(d->tl, (d->next + 1) * DETAIL_EVERY - 1)) {
+        uint64_t *b = d->bytes + d->next * d->nsites;
+        for (size_t i = 0; i < d->st.n && i < d->nsites; i++) b[i] = d->st.v[i].live_bytes;
+        d->next++;
+    }
+}
+
+static int detail_event(void *ctx, const lookahead_item *x)
+{
+    detail_pass *d = ctx;
+    if (x->ev.op == HATF_OP_COMMENT || d->seen >= d->limit) return 0;
+    d->seen++;
+    detail_take(d, d->by_records ? d->st.now_record + 1 : x->ev.time);
+    return count_event(&d->st, x);
+}
+static void detail_prefetch(void *ctx, const hatf_event *ev) { prefetch_event(&((detail_pass *)ctx)->st, ev); }
+
+static int sites_init(sites *st)
+{
+    memset(st, 0, sizeof *st);
+    return addrmap_init(&st->index) || addrmap_init(&st->heaps) || addrmap_init(&st->newest) ||
+           heaplive_init(&st->live, site_live, st) ? -1 : 0;
+}
+
+static void sites_free(sites *st)
+{
+    addrmap_free(&st->index);
+    addrmap_free(&st->heaps);
+    addrmap_free(&st->newest);
+    heaplive_free(&st->live);
+    free(st->v);
+}
+
+/* Read path again for first's detailed snapshots into *bytes (NULL when
+ * there are none). @return CLI_OK or CLI_FAIL (said). */
+static int detail_read(const char *path, const sites_opts *opt, const sites *first, const timeline *tl,
+                       int by_records, overtime_detail *out)
+{
+    detail_pass d;
+    memset(out, 0, sizeof *out);
+    size_t nsnap = tl->n ? (tl->n - 1) / DETAIL_EVERY : 0;  /* not the last interval: the end has its tree */
+    if (!nsnap) return CLI_OK;
+    if (sites_init(&d.st) < 0) goto oom;
+    d.tl = tl;
+    d.by_records = by_records;
+    d.limit = first->now_record;
+    d.seen = 0;
+    d.next = 0;
+    d.nsnap = nsnap;
+    d.nsites = first->n;
+    d.bytes = calloc(nsnap * (first->n ? first->n : 1), sizeof *d.bytes);
+    if (!d.bytes) goto oom;
+    hatf_source *src = cli_open_source(path, opt->from);
+    if (!src) {
+        sites_free(&d.st);
+        free(d.bytes);
+        return CLI_FAIL;
+    }
+    int count_rc, k = lookahead_run(src, detail_event, detail_prefetch, &d, &count_rc), rc = CLI_OK;
+    if (k == LOOKAHEAD_STOPPED) {
+        cli_error("%s: out of memory", path);
+        rc = CLI_FAIL;
+    } else if (k < 0) {
+        rc = cli_source_failed(path, src);
+    } else if (d.seen != d.limit || d.st.n != first->n) {
+        cli_error("%s: the trace changed between the two readings --massif makes", path);
+        rc = CLI_FAIL;
+    }
+    hatf_source_close(src);
+    detail_take(&d, UINT64_MAX);  /* intervals that end after the last event */
+    sites_free(&d.st);
+    if (rc != CLI_OK) {
+        free(d.bytes);
+        return rc;
+    }
+    *out = (overtime_detail){ .every = DETAIL_EVERY, .nsites = first->n, .bytes = d.bytes };
+    return CLI_OK;
+oom:
+    sites_free(&d.st);
+    cli_error("%s: out of memory", path);
+    return CLI_FAIL;
+}
+
+/* The heap over time (the timelines were fed): as a table, JSON or massif.
+ * @return 0, -1 out of memory, or CLI_FAIL when the second reading failed (said). */
 static int print_over_time(hatf_buf *o, sites *st, frames *fr, hatf_source *src, const char *path,
                            const sites_opts *opt)
 {
@@ -408,25 +515,30 @@ static int print_over_time(hatf_buf *o, sites *st, frames *fr, hatf_source *src,
     if (opt->form == SITES_TIMELINE) overtime_text(o, &ot);
     else if (opt->form == SITES_TIMELINE_JSON) overtime_json(o, &ot);
     if (opt->form != SITES_MASSIF) return 0;
+    overtime_detail d;
+    /* the first reading's live objects are not needed again: their memory goes to the second's */
+    heaplive_free(&st->live);
+    addrmap_free(&st->newest);
+    if (detail_read(path, opt, st, ot.tl, by_records, &d) != CLI_OK) return CLI_FAIL;
     hatf_reader *r = hatf_source_container(src);
-    return overtime_massif(o, &ot, fr, st->v, st->n, r ? hatf_reader_info(r)->cmdline : NULL);
+    int rc = overtime_massif(o, &ot, fr, st->v, st->n, d.bytes ? &d : NULL, r ? hatf_reader_info(r)->cmdline : NULL);
+    free((void *)d.bytes);
+    return rc;
 }
 
 int sites_report(hatf_source *src, const char *path, const sites_opts *opt)
 {
     sites st;
-    memset(&st, 0, sizeof st);
     frames fr;
     timeline by_time, by_record;
     memset(&by_time, 0, sizeof by_time);
     memset(&by_record, 0, sizeof by_record);
+    int bad = sites_init(&st);
     if (over_time(opt->form)) {
         st.by_time = &by_time;
         st.by_record = &by_record;
     }
-    if (addrmap_init(&st.index) || addrmap_init(&st.heaps) || addrmap_init(&st.newest) ||
-        heaplive_init(&st.live, site_live, &st) ||
-        frames_init(&fr, hatf_source_container(src), opt->demangle, opt->lines) ||
+    if (bad || frames_init(&fr, hatf_source_container(src), opt->demangle, opt->lines) ||
         (st.by_time && (timeline_init(&by_time, opt->points) || timeline_init(&by_record, opt->points)))) {
         cli_error("out of memory");
         return CLI_FAIL;
@@ -441,33 +553,33 @@ int sites_report(hatf_source *src, const char *path, const sites_opts *opt)
     if (rc == CLI_OK) {
         settle_at_peak(&st);
         sort_key = opt->sort;
-        if (st.n) qsort(st.v, st.n, sizeof *st.v, cmp_site);
+        /* over time the sites keep their order: --massif's second reading makes them in it */
+        if (st.n && !over_time(opt->form)) qsort(st.v, st.n, sizeof *st.v, cmp_site);
         size_t shown = opt->top && opt->top < st.n ? (size_t)opt->top : st.n;
         hatf_buf o;
         hatf_buf_init(&o);
         sitegroups_head head = { path, st.records, st.stacked, st.temporary, st.max_live_bytes };
+        int said = 0;
         if (over_time(opt->form)) {
-            if (print_over_time(&o, &st, &fr, src, path, opt)) o.failed = 1;
+            int pk = print_over_time(&o, &st, &fr, src, path, opt);
+            said = pk == CLI_FAIL;
+            if (pk) o.failed = 1;
         } else if (opt->by != SITES_BY_STACK) {
             if (sitegroups_print(&o, st.v, st.n, &fr, opt, &head)) o.failed = 1;
         } else if (opt->form == SITES_JSON) print_json(&o, &st, &fr, path, shown);
         else if (opt->form == SITES_TEXT) print_text(&o, &st, &fr, shown);
         else if (print_folded(&o, &st, &fr, shown)) o.failed = 1;
         if (o.failed) {
-            cli_error("%s: out of memory", path);
+            if (!said) cli_error("%s: out of memory", path);
             rc = CLI_FAIL;
         } else {
             fwrite(o.p, 1, o.len, stdout);
         }
         hatf_buf_free(&o);
     }
-    addrmap_free(&st.index);
-    addrmap_free(&st.heaps);
-    addrmap_free(&st.newest);
-    heaplive_free(&st.live);
+    sites_free(&st);
     frames_free(&fr);
     timeline_free(&by_time);
     timeline_free(&by_record);
-    free(st.v);
     return rc;
 }

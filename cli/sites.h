@@ -40,6 +40,7 @@ typedef struct sites_opts {
                          names from the modules here for frames the trace left unnamed */
     uint64_t points;  /* the heap over time: at most this many intervals */
     int by;           /* SITES_BY_* (sitegroups.h): one line per stack, or grouped */
+    hatf_format from; /* the trace's format as given: --massif reads it twice */
 } sites_opts;
 
 /* Read every event of src and print its allocation sites, or the heap over

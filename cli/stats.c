@@ -67,8 +67,9 @@ static const char help[] =
     "                 number when the trace has no times\n"
     "  --massif       the heap over time as valgrind massif's file (for ms_print\n"
     "                 and massif-visualizer): a snapshot per interval, the call\n"
-    "                 tree of what was live at the heap's peak and at the end\n"
-    "                 (traces recorded with --stacks; callers under 1% summed)\n"
+    "                 tree of what was live at the heap's peak, at the end and\n"
+    "                 at every tenth interval's end (traces recorded with\n"
+    "                 --stacks; callers under 1% summed; the trace is read twice)\n"
     "  --points N     at most N intervals (default 50, at most 100000)\n"
     "  --no-demangle  C++ and Rust function names as the symbol table has them\n"
     "                 (shown demangled by default; JSON gives both)\n"
@@ -588,6 +589,7 @@ int cmd_stats(int argc, char **argv)
     hatf_source *s = cli_open_source(path, fmt);
     if (!s) return CLI_FAIL;
     if (by_site || timeline || massif) {
+        so.from = fmt;
         if (timeline) so.form = json ? SITES_TIMELINE_JSON : SITES_TIMELINE;
         else if (massif) so.form = SITES_MASSIF;
         else so.form = folded ? SITES_FOLDED : json ? SITES_JSON : SITES_TEXT;

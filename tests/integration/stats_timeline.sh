@@ -3,7 +3,8 @@
 # stats --timeline's intervals add up to stats' own counts, their peak is its
 # max_live_bytes and their end its live_bytes_at_end; stats --massif is read by
 # valgrind's ms_print, its peak snapshot holds max_live_bytes with a call tree
-# that adds up, and its last snapshot the leaked Crates under their function.
+# that adds up, every tenth interval's snapshot a tree of what was live then,
+# and its last snapshot the leaked Crates under their function.
 . "$(dirname "$0")/record_lib.inc"
 need_tools
 command -v ms_print >/dev/null || { echo "ms_print (valgrind) not installed"; exit 77; }
@@ -73,6 +74,12 @@ def check(tree, total):
 
 check(peak[0][1], s["max_live_bytes"])
 end = check(last[1], s["live_bytes_at_end"])
+# snapshot 0, one per interval, the peak: every tenth interval's is detailed, and the last
+intervals = len(snaps) - 2
+detailed = [x for x in snaps if x[0]["heap_tree"] == "detailed"]
+assert intervals >= 11 and len(detailed) == (intervals - 1) // 10 + 1, (intervals, len(detailed))
+for f, tree in detailed:
+    check(tree, int(f["mem_heap_B"]))
 # the 5 leaked Crates (1000 bytes) under their function
 assert any(re.match(r"n\d+: 1000 0x[0-9A-F]+: shop::Crate\* shop::restock<shop::Crate>\(unsigned long\)", t) for t in end), end
 PY
