@@ -28,7 +28,7 @@ typedef struct ht_rawev {
     uint64_t a, b, c, d;
 } ht_rawev;
 
-enum { HT_SIDE_CAP = 64 };  /* events a signal handler may queue while its thread is in a hook */
+enum { HT_SIDE_CAP = 256 };  /* events a signal handler may queue while its thread is in a hook */
 
 enum ht_ring_state { HT_RING_FREE = 0, HT_RING_OWNED = 1, HT_RING_DEAD = 2 };
 
