@@ -74,6 +74,23 @@ int cli_parse_u64(const char *cmd, const char *opt, const char *arg, uint64_t *o
     return 0;
 }
 
+int cli_parse_word(const char *cmd, const char *opt, const char *arg, const char *const *words, size_t n,
+                   int *out)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(arg, words[i])) {
+            *out = (int)i;
+            return 0;
+        }
+    char list[256];
+    size_t len = 0;
+    list[0] = 0;
+    for (size_t i = 0; i < n && len < sizeof list; i++)
+        len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", i == 0 ? "" : i + 1 == n ? " or " : ", ",
+                                words[i]);
+    return cli_usage(cmd, "%s: '%s' is not %s", opt, arg, list);
+}
+
 int cli_parse_format(const char *cmd, const char *opt, const char *arg, hatf_format *out)
 {
     int f = hatf_format_from_name(arg);

@@ -49,6 +49,11 @@ int cli_help(const char *text);
  * @return 0, or CLI_USAGE after printing the problem. */
 int cli_parse_u64(const char *cmd, const char *opt, const char *arg, uint64_t *out);
 
+/* Parse a value that is one of n words ("--sort bytes"): *out = its index.
+ * @return 0, or CLI_USAGE after "OPT: 'ARG' is not W0, W1 or W2". */
+int cli_parse_word(const char *cmd, const char *opt, const char *arg, const char *const *words, size_t n,
+                   int *out);
+
 /* Parse a format name for --from/--to ("hatrace", "hatf1.0", "text").
  * @return 0, or CLI_USAGE after printing the problem. */
 int cli_parse_format(const char *cmd, const char *opt, const char *arg, hatf_format *out);

@@ -62,7 +62,6 @@ typedef struct out {
     addrmap symbols;     /* frame addresses whose symbol is copied */
     hatf_counters counters;
     int strip, no_stacks;
-    uint64_t comments_left_out;
     uint8_t attrs[HATF_ATTRS_MAX];  /* an event's attributes without its stack */
 } out;
 
@@ -133,7 +132,7 @@ static int start_out(out *o, hatf_source *s, int best, uint64_t time_res, int pl
             info = *si;
             strip_info(&info);
         }
-        textout_header_info(s, o->strip && si ? &info : NULL, &o->buf);
+        textout_header(s, o->strip && si ? &info : NULL, &o->buf);
         return 0;
     }
     case HATF_FMT_HATF1:
@@ -214,10 +213,7 @@ static int copy_stack(out *o, hatf_reader *r, const hatf_event *ev)
  * when it is left out (a comment under --strip). */
 static const hatf_event *filter_event(out *o, const hatf_event *ev, hatf_event *tmp)
 {
-    if (o->strip && ev->op == HATF_OP_COMMENT) {
-        o->comments_left_out++;
-        return NULL;
-    }
+    if (o->strip && ev->op == HATF_OP_COMMENT) return NULL;
     if (!ev->attr_is_bytes) return ev;
     hatf_attrs a;
     if (hatf_event_attrs(ev, &a) < 0) {  /* another writer's bytes: anything may be in them */

@@ -30,9 +30,7 @@ static const char help[] =
     "  --no-lines     no source lines (nor any look at the modules' files)\n"
     "  -h, --help     this help\n";
 
-void textout_header(hatf_source *s, hatf_buf *out) { textout_header_info(s, NULL, out); }
-
-void textout_header_info(hatf_source *s, const hatf_info *info, hatf_buf *out)
+void textout_header(hatf_source *s, const hatf_info *info, hatf_buf *out)
 {
     hatf_buf_append(out, HATF_TEXT_MAGIC "\n", strlen(HATF_TEXT_MAGIC) + 1);
     hatf_reader *r = hatf_source_container(s);
@@ -112,7 +110,7 @@ int cmd_dump(int argc, char **argv)
     }
     hatf_buf out;
     hatf_buf_init(&out);
-    textout_header(s, &out);
+    textout_header(s, NULL, &out);
     rc = CLI_OK;
     hatf_event ev;
     for (uint64_t n = 0; n < limit; n++) {

@@ -17,6 +17,9 @@ static uint64_t ns_of(const overtime *ot, uint64_t dx)
 
 static double ms_of(const overtime *ot, uint64_t dx) { return (double)ns_of(ot, dx) / 1e6; }
 
+/* dx as JSON gives it: records, or ns */
+static uint64_t x_out(const overtime *ot, uint64_t dx) { return ot->by_records ? dx : ns_of(ot, dx); }
+
 /* Where interval i ends, from the first event: by time, its end (the last
  * one's is the last event's time); by record, the records up to its end. */
 static uint64_t end_at(const overtime *ot, size_t i)
@@ -47,7 +50,6 @@ void overtime_text(hatf_buf *o, const overtime *ot)
             objects == 1 ? "" : "s");
     cli_put(o, "%12s %14s %12s %14s %10s %10s %14s\n", ot->by_records ? "end_record" : "end_ms", "live_bytes",
             "live_objects", "max_live_bytes", "allocs", "frees", "bytes_asked");
-    /* by record: the records up to the interval's end */
     for (size_t i = 0; i < tl->n; i++) {
         const timeline_span *s = &tl->v[i];
         uint64_t end = end_at(ot, i);
@@ -67,16 +69,13 @@ void overtime_json(hatf_buf *o, const overtime *ot)
     const timeline *tl = ot->tl;
     cli_put(o, "{\"file\": ");
     cli_json_string(o, ot->path);
-    uint64_t w = ot->by_records ? tl->width : ns_of(ot, tl->width);
-    uint64_t peak = ot->by_records ? peak_at(ot) : ns_of(ot, peak_at(ot));
     cli_put(o, ", \"unit\": \"%s\", \"interval\": %llu, \"max_live_bytes\": %llu, \"peak_at\": %llu, \"intervals\": [",
-            ot->by_records ? "record" : "ns", U(w), U(ot->max_live_bytes), U(peak));
+            ot->by_records ? "record" : "ns", U(x_out(ot, tl->width)), U(ot->max_live_bytes), U(x_out(ot, peak_at(ot))));
     for (size_t i = 0; i < tl->n; i++) {
         const timeline_span *s = &tl->v[i];
-        uint64_t end = end_at(ot, i);
         cli_put(o, "%s\n  {\"end\": %llu, \"live_bytes\": %llu, \"live_objects\": %llu, \"max_live_bytes\": %llu, "
                    "\"allocs\": %llu, \"frees\": %llu, \"bytes\": %llu}",
-                i ? "," : "", U(ot->by_records ? end : ns_of(ot, end)), U(s->live_bytes), U(s->live_objects),
+                i ? "," : "", U(x_out(ot, end_at(ot, i))), U(s->live_bytes), U(s->live_objects),
                 U(s->max_live_bytes), U(s->allocs), U(s->frees), U(s->bytes));
     }
     cli_put(o, "%s]}\n", tl->n ? "\n" : "");
@@ -256,22 +255,21 @@ int overtime_massif(hatf_buf *o, const overtime *ot, frames *fr, const site *v, 
     put_line(o, cmd && *cmd ? cmd : ot->path);
     cli_put(o, "\ntime_unit: %s\n", ot->by_records ? "i" : "ms");
     size_t num = 0;
-    /* x as massif's time: ms, or the record number standing in for instructions */
-#define AT(dx) (ot->by_records ? (dx) : ns_of(ot, (dx)) / 1000000)
+    /* massif's time: ms, or the record number standing in for instructions */
+    const uint64_t per_unit = ot->by_records ? 1 : 1000000;
     put_snapshot(o, &num, 0, 0, "empty");
     int peak_done = 0;
     for (size_t i = 0; i < tl->n; i++) {
         int last = i + 1 == tl->n;
         if (!peak_done && (ot->peak_x < timeline_end(tl, i) || last)) {
-            put_snapshot(o, &num, AT(peak_at(ot)), ot->max_live_bytes, "peak");
+            put_snapshot(o, &num, x_out(ot, peak_at(ot)) / per_unit, ot->max_live_bytes, "peak");
             if (put_tree(o, fr, v, n, 1, NULL)) return -1;
             peak_done = 1;
         }
         const uint64_t *at = !last && d && (i + 1) % d->every == 0 ? d->bytes + ((i + 1) / d->every - 1) * d->nsites
                                                                    : NULL;
-        put_snapshot(o, &num, AT(end_at(ot, i)), tl->v[i].live_bytes, last || at ? "detailed" : "empty");
+        put_snapshot(o, &num, x_out(ot, end_at(ot, i)) / per_unit, tl->v[i].live_bytes, last || at ? "detailed" : "empty");
         if ((last || at) && put_tree(o, fr, v, n, 0, at)) return -1;
     }
-#undef AT
     return 0;
 }

@@ -406,7 +406,7 @@ typedef struct detail_pass {
     sites st;
     const timeline *tl;
     int by_records;
-    uint64_t limit, seen;   /* events the first pass counted, and this one so far */
+    uint64_t limit;         /* events the first pass counted (st.now_record: this one's so far) */
     size_t next, nsnap;     /* the next snapshot to take, and how many */
     size_t nsites;          /* the first pass's */
     uint64_t *bytes;        /* nsnap x nsites */
@@ -425,8 +425,7 @@ static void detail_take(detail_pass *d, uint64_t x)
 static int detail_event(void *ctx, const lookahead_item *x)
 {
     detail_pass *d = ctx;
-    if (x->ev.op == HATF_OP_COMMENT || d->seen >= d->limit) return 0;
-    d->seen++;
+    if (x->ev.op == HATF_OP_COMMENT || d->st.now_record >= d->limit) return 0;
     detail_take(d, d->by_records ? d->st.now_record + 1 : x->ev.time);
     return count_event(&d->st, x);
 }
@@ -461,7 +460,6 @@ static int detail_read(const char *path, const sites_opts *opt, const sites *fir
     d.tl = tl;
     d.by_records = by_records;
     d.limit = first->now_record;
-    d.seen = 0;
     d.next = 0;
     d.nsnap = nsnap;
     d.nsites = first->n;
@@ -479,7 +477,7 @@ static int detail_read(const char *path, const sites_opts *opt, const sites *fir
         rc = CLI_FAIL;
     } else if (k < 0) {
         rc = cli_source_failed(path, src);
-    } else if (d.seen != d.limit || d.st.n != first->n) {
+    } else if (d.st.now_record != d.limit || d.st.n != first->n) {
         cli_error("%s: the trace changed between the two readings --massif makes", path);
         rc = CLI_FAIL;
     }

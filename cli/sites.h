@@ -8,8 +8,9 @@
 #include "hatf_container.h"
 #include "hatf_source.h"
 
-enum { SITES_SORT_COUNT, SITES_SORT_BYTES, SITES_SORT_PEAK, SITES_SORT_LEAKED, SITES_SORT_TEMPORARY,
-       SITES_SORT_AT_PEAK };
+/* in the order of their names in stats --sort and --by (cli/stats.c) */
+enum { SITES_SORT_COUNT, SITES_SORT_BYTES, SITES_SORT_PEAK, SITES_SORT_AT_PEAK, SITES_SORT_LEAKED,
+       SITES_SORT_TEMPORARY };
 enum { SITES_BY_STACK, SITES_BY_FUNCTION, SITES_BY_LINE };  /* sitegroups.h */
 enum { SITES_TEXT, SITES_JSON, SITES_FOLDED, SITES_TIMELINE, SITES_TIMELINE_JSON, SITES_MASSIF };
 

@@ -506,6 +506,10 @@ static void print_json(hatf_buf *o, stats *st, const char *path, hatf_source *s)
     cli_put(o, "\n}\n");
 }
 
+/* SITES_SORT_* and SITES_BY_* by name, in their order */
+static const char *const sort_words[] = { "count", "bytes", "peak", "at-peak", "leaked", "temporary" };
+static const char *const by_words[] = { "stack", "function", "line" };
+
 int cmd_stats(int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -537,13 +541,8 @@ int cmd_stats(int argc, char **argv)
         case 's': by_site = 1; break;
         case 'o':
             sort_given = 1;
-            if (!strcmp(optarg, "count")) so.sort = SITES_SORT_COUNT;
-            else if (!strcmp(optarg, "bytes")) so.sort = SITES_SORT_BYTES;
-            else if (!strcmp(optarg, "peak")) so.sort = SITES_SORT_PEAK;
-            else if (!strcmp(optarg, "leaked")) so.sort = SITES_SORT_LEAKED;
-            else if (!strcmp(optarg, "temporary")) so.sort = SITES_SORT_TEMPORARY;
-            else if (!strcmp(optarg, "at-peak")) so.sort = SITES_SORT_AT_PEAK;
-            else return cli_usage("stats", "--sort: '%s' is not count, bytes, peak, at-peak, leaked or temporary", optarg);
+            rc = cli_parse_word("stats", "--sort", optarg, sort_words, sizeof sort_words / sizeof *sort_words, &so.sort);
+            if (rc) return rc;
             break;
         case 't':
             if ((rc = cli_parse_u64("stats", "--top", optarg, &so.top))) return rc;
@@ -552,10 +551,8 @@ int cmd_stats(int argc, char **argv)
         case 'F': folded = 1; break;
         case 'B':
             by_given = 1;
-            if (!strcmp(optarg, "stack")) so.by = SITES_BY_STACK;
-            else if (!strcmp(optarg, "function")) so.by = SITES_BY_FUNCTION;
-            else if (!strcmp(optarg, "line")) so.by = SITES_BY_LINE;
-            else return cli_usage("stats", "--by: '%s' is not stack, function or line", optarg);
+            if ((rc = cli_parse_word("stats", "--by", optarg, by_words, sizeof by_words / sizeof *by_words, &so.by)))
+                return rc;
             break;
         case 'T': timeline = 1; break;
         case 'M': massif = 1; break;

@@ -7,9 +7,8 @@
 #include "hatf_source.h"
 
 /* Append "#hatrace-text 1\n" and, for a container, one '#' line with its header
- * (version, pid, start, clock, time unit, command line). */
-void textout_header(hatf_source *s, hatf_buf *out);
-/* The same with the header fields of info instead of the container's (NULL: the container's). */
-void textout_header_info(hatf_source *s, const hatf_info *info, hatf_buf *out);
+ * (version, pid, start, clock, time unit, command line): info's fields, or
+ * with info NULL the container's own. */
+void textout_header(hatf_source *s, const hatf_info *info, hatf_buf *out);
 
 #endif
