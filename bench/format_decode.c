@@ -18,6 +18,11 @@
  * runs (default 5), single thread. Every decoder must yield the same events;
  * an order-independent checksum proves it, or the program fails.
  *
+ * One more row is not a decoder: the container's records and address chunks
+ * decompressed by zstd (or copied, if stored) and nothing else (the file in memory, one reused
+ * buffer), the floor under any reader of the format as it is; it checks only
+ * that the chunks hold every record.
+ *
  * --read: open FILE and walk the global iterator once, nothing else, and
  * print the events and their digest: the run to measure under callgrind.
  *
@@ -32,6 +37,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <zstd.h>
+
+#include "chunk_scan.h"
 #include "hatf.h"
 #include "hatf_container.h"
 #include "hatf_source.h"
@@ -85,13 +93,74 @@ static inline void digest_add(digest *d, const hatf_event *e)
     d->sum += ev_mix(e);
 }
 
+/* The container's zstd payloads, read into memory once (not timed). */
+typedef struct payloads {
+    uint8_t *file;
+    size_t nck, cap;
+    struct { size_t off; uint32_t stored, raw, events; int zstd; } *ck;
+    size_t max_raw;
+    uint64_t events;  /* the reader's count, from the chunk headers */
+} payloads;
+
+static void payloads_load(payloads *pl, const char *path)
+{
+    size_t size;
+    pl->file = chunk_file_load(path, &size);
+    if (!pl->file) die(path, strerror(errno));
+    hatf_err err = { 0 };
+    hatf_reader *r = hatf_reader_open(path, &err);
+    if (!r) die(path, err.msg);
+    pl->events = hatf_reader_event_count(r);
+    hatf_reader_close(r);
+    size_t pos = 0;
+    hatf_chunk_hdr h;
+    for (; chunk_next(pl->file, size, &pos, &h); chunk_skip(&pos, &h)) {
+        if (h.kind == HATF_CK_RECORDS || h.kind == HATF_CK_ADDRS) {
+            if (pl->nck == pl->cap) {
+                pl->cap = pl->cap ? 2 * pl->cap : 256;
+                pl->ck = realloc(pl->ck, pl->cap * sizeof *pl->ck);
+                if (!pl->ck) die(path, "out of memory");
+            }
+            pl->ck[pl->nck].off = pos + HATF_CK_HDR;
+            pl->ck[pl->nck].stored = h.stored_len;
+            pl->ck[pl->nck].raw = h.raw_len;
+            pl->ck[pl->nck].zstd = h.codec == HATF_CODEC_ZSTD;
+            pl->ck[pl->nck++].events = h.kind == HATF_CK_RECORDS ? h.events : 0;
+            if (h.raw_len > pl->max_raw) pl->max_raw = h.raw_len;
+        }
+    }
+}
+
+/* Decompress every payload; it must find every record the reader counts. */
+static void run_zstd(const payloads *pl)
+{
+    ZSTD_DCtx *dc = ZSTD_createDCtx();
+    uint8_t *out = malloc(pl->max_raw + 1);
+    if (!dc || !out) die("zstd", "out of memory");
+    uint64_t n = 0;
+    for (size_t i = 0; i < pl->nck; i++) {
+        const uint8_t *src = pl->file + pl->ck[i].off;
+        if (!pl->ck[i].zstd) {  /* stored: the reader copies it */
+            memcpy(out, src, pl->ck[i].raw);
+        } else {
+            size_t z = ZSTD_decompressDCtx(dc, out, pl->ck[i].raw, src, pl->ck[i].stored);
+            if (ZSTD_isError(z) || z != pl->ck[i].raw) die("zstd", "a chunk does not decompress");
+        }
+        n += pl->ck[i].events;
+    }
+    if (n != pl->events) die("zstd", "the chunks walked do not hold every record");
+    free(out);
+    ZSTD_freeDCtx(dc);
+}
+
 /* ---- what gets timed ---------------------------------------------------- */
-typedef enum { K_GLOBAL, K_THREADS, K_SOURCE, K_HATF1, K_TEXT } kind;
+typedef enum { K_GLOBAL, K_THREADS, K_SOURCE, K_ZSTD, K_HATF1, K_TEXT } kind;
 
 typedef struct method {
     const char *name;
     kind k;
     const char *path;        /* container */
+    const payloads *pl;      /* its zstd payloads */
     const uint8_t *buf;      /* HATF 1.0 or text in memory */
     size_t len;
     digest expect;
@@ -183,6 +252,7 @@ static void time_one(method *m, int run)
     case K_GLOBAL: d = run_container(m->path, 1); break;
     case K_THREADS: d = run_container(m->path, 0); break;
     case K_SOURCE: d = run_source(m->path); break;
+    case K_ZSTD: run_zstd(m->pl); d = m->expect; break;
     case K_HATF1: d = run_hatf1(m->buf, m->len); break;
     default: d = run_text(m->buf, m->len); break;
     }
@@ -359,13 +429,18 @@ int main(int argc, char **argv)
     }
     if (in.best.failed || in.plain.failed || in.text.failed) die("inputs", "out of memory");
 
-    method m[8];
+    method m[9];
     int nm = 0;
     const char *cpath = file ? file : tmp_path[0];
     m[nm++] = (method){ .name = "container, global iterator", .k = K_GLOBAL, .path = cpath, .expect = in.all };
     m[nm++] = (method){ .name = "container, thread iterators", .k = K_THREADS, .path = cpath, .expect = in.all };
     m[nm++] = (method){ .name = "container, hatf_source (causal)", .k = K_SOURCE, .path = cpath, .expect = in.all };
+    static payloads pl[2];
+    payloads_load(&pl[0], cpath);
+    m[nm++] = (method){ .name = "container, zstd alone (no decoding)", .k = K_ZSTD, .pl = &pl[0], .expect = in.all };
     if (!file && best) {
+        payloads_load(&pl[1], tmp_path[1]);
+        m[nm++] = (method){ .name = "container --best, zstd alone", .k = K_ZSTD, .pl = &pl[1], .expect = in.all };
         m[nm++] = (method){ .name = "container --best, global iterator", .k = K_GLOBAL, .path = tmp_path[1], .expect = in.all };
         m[nm++] = (method){ .name = "container --best, thread iterators", .k = K_THREADS, .path = tmp_path[1], .expect = in.all };
     }
@@ -406,6 +481,16 @@ int main(int argc, char **argv)
     }
     printf("goal: container global iterator >= %.0f Mrec/s: %.1f, %s\n", GOAL_MRPS, goal_rate,
            goal_rate >= GOAL_MRPS ? "met" : "MISSED");
+    for (int i = 0; i < nm; i++) {
+        if (m[i].k != K_ZSTD) continue;
+        double c = median(m[i].cpu, runs) * 1e9 / (double)m[i].expect.n;
+        printf("%s: %.2f cpu ns/record, %.0f%% of the goal's %.0f ns budget\n", m[i].name, c,
+               c * GOAL_MRPS / 10.0, 1e3 / GOAL_MRPS);
+    }
+    for (int i = 0; i < 2; i++) {
+        free(pl[i].file);
+        free(pl[i].ck);
+    }
     hatf_buf_free(&in.best);
     hatf_buf_free(&in.plain);
     hatf_buf_free(&in.text);

@@ -12,8 +12,12 @@
  * the paper's Table 4 figures (Chilimbi, Jones, Zorn, ISMM 2000): HATF with
  * split addresses and gzip, 1.54 bytes/record on average and 1.15 on espresso.
  *
- * A last row writes the container again with every time set to 0: the
- * difference to the default row is what the timestamps cost.
+ * The ablation rows say where the bytes go: the container with every time
+ * set to 0 (the difference to the default row is what the timestamps cost);
+ * each container without its address chunks (what everything else costs: no
+ * model of the addresses can go below it), with the best settings also with
+ * times zeroed (sizes and order alone), and the same sizes and order as HATF
+ * 1.0 best with zstd -19, a general-purpose coder's figure for them.
  *
  * A data record is one event (metadata records are not counted).
  */
@@ -30,6 +34,7 @@
 #include "hatf.h"
 #include "hatf_container.h"
 #include "hatf_source.h"
+#include "chunk_scan.h"
 #include "synth.h"
 
 #define PAPER_AVG 1.54
@@ -137,7 +142,7 @@ typedef struct cont_pipe {
     hatf_event batch[256];
     size_t n;
     double secs;
-    uint64_t bytes;
+    uint64_t bytes, addr_bytes;  /* the file; its address chunks, headers included */
 } cont_pipe;
 
 static void cont_init(cont_pipe *c, const hatf_info *info, int best)
@@ -181,9 +186,15 @@ static void cont_close(cont_pipe *c, uint64_t events)
     double t0 = now_s();
     if (hatf_writer_close(c->w, &counters, &err) < 0) die("hatf_writer_close", err.msg);
     c->secs += now_s() - t0;
-    struct stat st;
-    if (stat(c->path, &st) < 0) die(c->path, strerror(errno));
-    c->bytes = (uint64_t)st.st_size;
+    size_t size, pos = 0;
+    uint8_t *file = chunk_file_load(c->path, &size);
+    if (!file) die(c->path, strerror(errno));
+    hatf_chunk_hdr h;
+    c->bytes = size;
+    c->addr_bytes = 0;
+    for (; chunk_next(file, size, &pos, &h); chunk_skip(&pos, &h))
+        if (h.kind == HATF_CK_ADDRS) c->addr_bytes += HATF_CK_HDR + h.stored_len;
+    free(file);
     unlink(c->path);
 }
 
@@ -198,7 +209,7 @@ static void row(const char *name, uint64_t bytes, uint64_t records, double secs)
         name = label;
     }
     double bpr = records ? (double)bytes / (double)records : 0;
-    printf("%-44s %14llu %9.4f %9.3fx %9.3fx", name, (unsigned long long)bytes, bpr,
+    printf("%-48s %14llu %9.4f %9.3fx %9.3fx", name, (unsigned long long)bytes, bpr,
            bpr / PAPER_AVG, bpr / PAPER_ESPRESSO);
     if (secs > 0) printf(" %9.1f", (double)records / secs / 1e6);
     printf("\n");
@@ -254,10 +265,13 @@ int main(int argc, char **argv)
     hatf1_pipe plain, best;
     pipe_init(&plain, HATF1_PLAIN, z19_max);
     pipe_init(&best, HATF1_BEST, z19_max);
-    static cont_pipe cdef, cbest, cnotime;
+    hatf1_pipe bare;
+    pipe_init(&bare, HATF1_BEST, z19_max);
+    static cont_pipe cdef, cbest, cnotime, cbest_notime;
     cont_init(&cdef, &info, 0);
     cont_init(&cbest, &info, 1);
     cont_init(&cnotime, &info, 0);
+    cont_init(&cbest_notime, &info, 1);
 
     double t0 = now_s();
     uint64_t n = 0;
@@ -270,16 +284,21 @@ int main(int argc, char **argv)
         pipe_add(&best, &ev);
         cont_add(&cdef, &ev, !src);
         cont_add(&cbest, &ev, !src);
-        hatf_event untimed = ev;  /* ablation: what the timestamps cost */
-        untimed.time = 0;
-        cont_add(&cnotime, &untimed, !src);
+        hatf_event part = ev;  /* ablations */
+        part.time = 0;
+        cont_add(&cnotime, &part, !src);
+        cont_add(&cbest_notime, &part, !src);
+        part.addr = part.new_addr = 0;
+        pipe_add(&bare, &part);
         n++;
     }
     pipe_drain(&plain, 1);
     pipe_drain(&best, 1);
+    pipe_drain(&bare, 1);
     cont_close(&cdef, n);
     cont_close(&cbest, n);
     cont_close(&cnotime, n);
+    cont_close(&cbest_notime, n);
     double total = now_s() - t0;
     total_records = n;
 
@@ -290,7 +309,7 @@ int main(int argc, char **argv)
         printf("format_size: synthetic trace, seed %llu, %s, %llu data records\n",
                (unsigned long long)seed, attrs ? "attributes {func}" : "no attributes",
                (unsigned long long)n);
-    printf("%-44s %14s %9s %10s %10s %9s\n", "encoding", "bytes", "B/record", "/paper1.54",
+    printf("%-48s %14s %9s %10s %10s %9s\n", "encoding", "bytes", "B/record", "/paper1.54",
            "/espr.1.15", "Mrec/s");
     if (file) row("input file as given", (uint64_t)in_st.st_size, n, 0);
     row("HATF 1.0 plain, uncompressed", plain.raw, n, 0);
@@ -302,6 +321,10 @@ int main(int argc, char **argv)
     row("container, default (recorder)", cdef.bytes, n, cdef.secs);
     row("container, best (convert --best)", cbest.bytes, n, cbest.secs);
     row("ablation: container default, times zeroed", cnotime.bytes, n, 0);
+    row("ablation: container default, no address chunks", cdef.bytes - cdef.addr_bytes, n, 0);
+    row("ablation: container best, no address chunks", cbest.bytes - cbest.addr_bytes, n, 0);
+    row("ablation: best, times zeroed, no address chunks", cbest_notime.bytes - cbest_notime.addr_bytes, n, 0);
+    row("ablation: sizes+order, HATF best + zstd -19", bare.z19->out, bare.z19_records, 0);
     double bdef = n ? (double)cdef.bytes / (double)n : 0, bbest = n ? (double)cbest.bytes / (double)n : 0;
     printf("container default vs HATF best + zstd -19: %.3fx; container best: %.3fx\n",
            bdef / ((double)best.z19->out / (double)best.z19_records),
@@ -309,6 +332,10 @@ int main(int argc, char **argv)
     printf("goals: default %.4f <= %.2f B/record %s; best %.4f <= %.2f B/record %s\n", bdef,
            GOAL_RECORDED, bdef <= GOAL_RECORDED ? "met" : "MISSED", bbest, GOAL_BEST,
            bbest <= GOAL_BEST ? "met" : "MISSED");
+    double rdef = n ? (double)(cdef.bytes - cdef.addr_bytes) / (double)n : 0,
+           rbest = n ? (double)(cbest.bytes - cbest.addr_bytes) / (double)n : 0;
+    printf("without any address: default %.4f (%.0f%% of its goal), best %.4f (%.0f%% of its goal)\n", rdef,
+           100 * rdef / GOAL_RECORDED, rbest, 100 * rbest / GOAL_BEST);
     printf("(Mrec/s: compression or container writing speed alone; whole run %.1f s)\n", total);
 
     if (src) hatf_source_close(src);
