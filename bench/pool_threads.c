@@ -14,7 +14,7 @@
 #define SLOTS (1u << 20)
 #define THREADS 4
 
-static void *_Atomic slot[SLOTS];
+static void *slot[SLOTS];  /* only through __atomic builtins */
 static long per_thread = 1500000;
 
 static void *work(void *arg)
