@@ -3,7 +3,9 @@
  * main allocates nothing of its own) for tests/integration/record_counts.sh to
  * compare with the trace. Output is written without stdio so it allocates nothing. */
 #define _GNU_SOURCE  /* pthread_setname_np */
+#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 12
 #pragma GCC diagnostic ignored "-Wuse-after-free"  /* old pointers are only compared */
+#endif
 #include <malloc.h>
 #include <pthread.h>
 #include <stdint.h>
