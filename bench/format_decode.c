@@ -19,9 +19,9 @@
  * an order-independent checksum proves it, or the program fails.
  *
  * One more row is not a decoder: the container's records and address chunks
- * decompressed by zstd (or copied, if stored) and nothing else (the file in memory, one reused
- * buffer), the floor under any reader of the format as it is; it checks only
- * that the chunks hold every record.
+ * decompressed by zstd (or copied, if stored) and nothing else (the file in
+ * memory, one reused buffer), the floor under any reader of the format as it
+ * is; it checks only that the chunks hold every record.
  *
  * --read: open FILE and walk the global iterator once, nothing else, and
  * print the events and their digest: the run to measure under callgrind.
@@ -93,7 +93,8 @@ static inline void digest_add(digest *d, const hatf_event *e)
     d->sum += ev_mix(e);
 }
 
-/* The container's zstd payloads, read into memory once (not timed). */
+/* The payloads of the container's records and address chunks, the file read
+ * into memory once (not timed). */
 typedef struct payloads {
     uint8_t *file;
     size_t nck, cap;
@@ -160,7 +161,7 @@ typedef struct method {
     const char *name;
     kind k;
     const char *path;        /* container */
-    const payloads *pl;      /* its zstd payloads */
+    const payloads *pl;      /* its chunks' payloads */
     const uint8_t *buf;      /* HATF 1.0 or text in memory */
     size_t len;
     digest expect;
