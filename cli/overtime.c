@@ -141,14 +141,8 @@ static int put_node(hatf_buf *o, frames *fr, const chain *c, size_t lo, size_t h
 {
     size_t ng = 0, start = lo;
     while (start < hi && c[start].n <= d) start++;  /* chains that end here: no caller */
-    for (size_t i = start; i < hi; ng++) {
-        size_t j = i + 1;
-        while (j < hi && c[j].p[d].addr == c[i].p[d].addr && c[j].p[d].inl == c[i].p[d].inl) j++;
-        i = j;
-    }
-    group *g = ng ? malloc(ng * sizeof *g) : NULL;
-    if (ng && !g) return -1;
-    ng = 0;
+    group *g = start < hi ? malloc((hi - start) * sizeof *g) : NULL;  /* at most a group per chain */
+    if (start < hi && !g) return -1;
     for (size_t i = start; i < hi; ng++) {
         size_t j = i;
         uint64_t sum = 0;

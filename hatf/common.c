@@ -110,8 +110,10 @@ HATF_API void hatf_buf_append(hatf_buf *b, const void *src, size_t n)
 HATF_API size_t hatf_attrs_encode(const hatf_attrs *a, uint8_t *out)
 {
     size_t n = 0;
-    for (unsigned k = 1; k <= HATF_A_KEY_MAX_; k++) {
-        if (!(a->present & (1u << k))) continue;
+    /* only the keys present, in ascending order (the recorder's flusher
+     * encodes an attribute or two per event) */
+    for (uint32_t left = a->present & (((1u << HATF_A_KEY_MAX_) - 1) << 1); left; left &= left - 1) {
+        unsigned k = (unsigned)__builtin_ctz(left);
         out[n++] = (uint8_t)k;
         n += hatf_varint_put(out + n, a->value[k]);
     }

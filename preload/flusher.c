@@ -424,11 +424,6 @@ static void convert(const ht_rawev *r, uint64_t tid, hatf_event *e, uint8_t *ab,
         return;
     }
     e->data = ab;
-    if (at.present == 1u << HATF_A_STACK) {  /* a plain call with its stack (--stacks) */
-        ab[0] = HATF_A_STACK;
-        e->data_len = (uint16_t)(1 + hatf_varint_put(ab + 1, stack));
-        return;
-    }
     e->data_len = (uint16_t)hatf_attrs_encode(&at, ab);
 }
 
