@@ -4,12 +4,13 @@
  * of one thread, a flush every --flush-events events), to /dev/null.
  *
  *   write_cost [-r RUNS] [-n MAX_EVENTS] [--level N] [--time-res NS] [--chunk N] [--flush-events N]
- *              [--defer] [--out OUT] FILE
+ *              [--defer] [--fast] [--out OUT] FILE
  *
  * Prints the median ns per event over RUNS runs (CPU time of this thread) and
  * the bytes per event the writer produced. -n reads only the first MAX_EVENTS
  * events. The output goes to OUT (default /dev/null;
- * a file lets two builds be compared byte for byte). --defer gives full groups to a
+ * a file lets two builds be compared byte for byte). --fast codes every group the
+ * recorder's fast way (hatf_writer_set_fast_). --defer gives full groups to a
  * helper thread as the recorder does (container_jobs.h): the time is then the
  * writer thread's alone. For instruction counts run one pass
  * under callgrind (`-r 1`, then subtract a `--read-only` run) or `perf stat`.
@@ -67,7 +68,7 @@ static void *helper(void *q)
 
 int main(int argc, char **argv)
 {
-    int defer = 0;
+    int defer = 0, fast = 0;
     int runs = 5, read_only = 0;
     size_t max_events = SIZE_MAX;
     hatf_writer_opts o = { 0 };
@@ -83,10 +84,11 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "-n") && i + 1 < argc) max_events = (size_t)arg_num(argv[++i]);
         else if (!strcmp(a, "--read-only")) read_only = 1;
         else if (!strcmp(a, "--defer")) defer = 1;
+        else if (!strcmp(a, "--fast")) fast = 1;
         else if (!strcmp(a, "--out") && i + 1 < argc) out = argv[++i];
         else if (a[0] != '-' && !path) path = a;
         else die("usage", "write_cost [-r RUNS] [-n MAX] [--level N] [--time-res NS] [--chunk N] "
-                          "[--flush-events N] [--read-only] [--defer] [--out OUT] FILE");
+                          "[--flush-events N] [--read-only] [--defer] [--fast] [--out OUT] FILE");
     }
     if (!path) die("usage", "a container FILE is needed");
     if (runs < 1 || runs > MAX_RUNS) die("-r", "1..51");
@@ -136,6 +138,7 @@ int main(int argc, char **argv)
         double t0 = cpu_s();
         hatf_writer *w = read_only ? NULL : hatf_writer_open_fd(fd, &info, &o, &err);
         if (!read_only && !w) die("writer", err.msg);
+        if (w && fast) hatf_writer_set_fast_(w, 1);
         if (w && defer) {
             hatf_jobq *q = hatf_writer_defer_(w, 4);
             pthread_t th;

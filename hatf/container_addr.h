@@ -89,6 +89,10 @@ typedef struct hatf_aitem { uint64_t size, addr, new_addr; uint8_t op; } hatf_ai
  * out, in order; out->failed on out of memory.
  * pre: hatf_amodel_reset with room for every alloc of the group. */
 void hatf_aenc_run(hatf_amodel *m, const hatf_aitem *a, size_t n, hatf_buf *out);
+/* The codes of a[0..n) in coding 4 (HATF_ACODE_DELTA), no model: each
+ * address is zigzag(address - the previous non-NULL address of the group),
+ * that previous address starting at 0; out->failed on out of memory. */
+void hatf_aenc_delta(const hatf_aitem *a, size_t n, hatf_buf *out);
 /* hatf_aenc_run for one event. */
 void hatf_aenc_event(hatf_amodel *m, unsigned op, uint64_t size, uint64_t addr,
                      uint64_t new_addr, hatf_buf *out);
@@ -208,7 +212,8 @@ int hatf_adec_isa(void);
 
 /* Decode the addresses of e[0..n) (op and size read, addr / new_addr set)
  * from *pp..end (container_adec.c). isa: HATF_ADEC_*, from hatf_adec_isa.
- * pre: hatf_amodel_reset with room for every alloc of the group.
+ * pre: hatf_amodel_reset with room for every alloc of the group (coding 4,
+ * HATF_ACODE_DELTA, needs none: last_new holds the previous address).
  * @return the events done; fewer than n when the next one's code is bad. */
 uint32_t hatf_adec_run(hatf_amodel *m, hatf_event *e, uint32_t n, const uint8_t **pp,
                        const uint8_t *end, int isa);

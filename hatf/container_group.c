@@ -68,17 +68,16 @@ int hatf_chunk_pack(ZSTD_CCtx *cctx, hatf_chunk_hdr *h, const uint8_t *src, size
     uint8_t *payload = hb + HATF_CK_HDR;
     size_t plen = len;
     h->codec = HATF_CODEC_STORED;
-    if (len) {
+    if (len && cctx) {
         size_t z = pause ? compress_paused(cctx, payload, bound, src, len, pause)
                          : ZSTD_compress2(cctx, payload, bound, src, len);
         if (ZSTD_isError(z)) return HATF_E_IO;
         if (z < len) {
             plen = z;
             h->codec = HATF_CODEC_ZSTD;
-        } else {
-            memcpy(payload, src, len);
         }
     }
+    if (h->codec == HATF_CODEC_STORED) memcpy(payload, src, len);
     h->raw_len = (uint32_t)len;
     h->stored_len = (uint32_t)plen;
     h->payload_hash = XXH3_64bits(payload, plen);
@@ -90,12 +89,17 @@ int hatf_chunk_pack(ZSTD_CCtx *cctx, hatf_chunk_hdr *h, const uint8_t *src, size
 int hatf_group_encode(hatf_genc *c, const hatf_group *g, hatf_gout *o)
 {
     o->out.len = o->rbuf.len = o->abuf.len = 0;
-    if (hatf_amodel_reset(&c->am, (uint32_t)g->nitems, HATF_ACODE_MODEL) != 0) return HATF_E_NOMEM;
-    /* with a pause, in slices of ~30 us (the codes are the same either way) */
-    size_t slice = c->pause ? 1024 : g->nitems;
-    for (size_t i = 0; i < g->nitems; i += slice) {
-        hatf_aenc_run(&c->am, g->items + i, g->nitems - i < slice ? g->nitems - i : slice, &o->abuf);
-        if (c->pause) c->pause();
+    ZSTD_CCtx *cctx = g->fast ? NULL : c->cctx;
+    if (g->fast) {
+        hatf_aenc_delta(g->items, g->nitems, &o->abuf);
+    } else {
+        if (hatf_amodel_reset(&c->am, (uint32_t)g->nitems, HATF_ACODE_MODEL) != 0) return HATF_E_NOMEM;
+        /* with a pause, in slices of ~30 us (the codes are the same either way) */
+        size_t slice = c->pause ? 1024 : g->nitems;
+        for (size_t i = 0; i < g->nitems; i += slice) {
+            hatf_aenc_run(&c->am, g->items + i, g->nitems - i < slice ? g->nitems - i : slice, &o->abuf);
+            if (c->pause) c->pause();
+        }
     }
     if (o->abuf.failed) return HATF_E_NOMEM;
     uint8_t *p = hatf_buf_reserve(&o->rbuf, HATF_VARINT_MAX + g->tsec.len + g->rec.len);
@@ -107,13 +111,13 @@ int hatf_group_encode(hatf_genc *c, const hatf_group *g, hatf_gout *o)
     hatf_chunk_hdr h = g->h;
     h.kind = HATF_CK_RECORDS;
     h.coding = HATF_RCODE_TIMES;
-    int rc = hatf_chunk_pack(c->cctx, &h, o->rbuf.p, o->rbuf.len, &o->out, c->pause);
+    int rc = hatf_chunk_pack(cctx, &h, o->rbuf.p, o->rbuf.len, &o->out, c->pause);
     if (rc) return rc;
     o->len1 = o->out.len;
     h = g->h;
     h.kind = HATF_CK_ADDRS;
-    h.coding = HATF_ACODE_MODEL;
-    return hatf_chunk_pack(c->cctx, &h, o->abuf.p, o->abuf.len, &o->out, c->pause);
+    h.coding = g->fast ? HATF_ACODE_DELTA : HATF_ACODE_MODEL;
+    return hatf_chunk_pack(cctx, &h, o->abuf.p, o->abuf.len, &o->out, c->pause);
 }
 
 void hatf_group_free(hatf_group *g)

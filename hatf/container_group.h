@@ -20,6 +20,7 @@ typedef struct hatf_group {
     hatf_buf rec;             /* the HATF 1.0 records */
     hatf_aitem *items;        /* the addresses, in event order */
     size_t nitems, cap_items;
+    int fast;                 /* set when sealed: code it the cheap way (hatf_group_encode) */
 } hatf_group;
 
 /* An encoder's state: the address model and zstd. */
@@ -44,12 +45,14 @@ void hatf_genc_free(hatf_genc *c);
 void hatf_gout_free(hatf_gout *o);
 
 /* Encode g into o->out (emptied first): its records chunk, then its address
- * chunk; o->len1 = bytes of the first. g is only read.
+ * chunk; o->len1 = bytes of the first. g is only read. A fast group costs a
+ * few instructions per event instead of the model's and zstd's hundreds:
+ * addresses in coding 4 (HATF_ACODE_DELTA), both chunks stored.
  * @return 0, HATF_E_NOMEM or HATF_E_IO (zstd failed). */
 int hatf_group_encode(hatf_genc *c, const hatf_group *g, hatf_gout *o);
 
 /* Compress src behind its chunk header, appended to out; pause (if not NULL)
- * is called between pieces of the compression. */
+ * is called between pieces of the compression. cctx NULL: stored as it is. */
 int hatf_chunk_pack(ZSTD_CCtx *cctx, hatf_chunk_hdr *h, const uint8_t *src, size_t len, hatf_buf *out,
                     void (*pause)(void));
 

@@ -49,6 +49,13 @@ void hatf_jobq_release_(hatf_jobq *q);
 void hatf_writer_defer_counts_(const struct hatf_writer *w, uint64_t *by_helper, uint64_t *by_writer,
                                uint64_t *twice);
 
+/* Groups sealed from now on are coded fast (nonzero) or in full (0): the
+ * recorder's choice of effort, per group (hatf_group_encode). A fast group
+ * is coded by the writer itself, after every group queued before it.
+ * hatf_writer_fast_counts_: the groups written fast so far, and their events. */
+void hatf_writer_set_fast_(struct hatf_writer *w, int fast);
+void hatf_writer_fast_counts_(const struct hatf_writer *w, uint64_t *groups, uint64_t *events);
+
 /* The recorder's flush with a helper, in steps that leave the flusher free
  * to drain rings between groups: hatf_writer_seal_ queues every pending
  * group (and writes finished ones and the tables) and makes every group

@@ -768,12 +768,13 @@ int hatf_cursor_fill_(hatf_cursor *c)
             memcpy(msg, c->err.msg, sizeof msg);
             return cursor_damage(c, rc, c->err.offset, "%s; %u events of thread %llu skipped", msg, g->rh.events, LLU(c->t->thread));
         }
-        if (g->ah.coding != HATF_ACODE_MODEL && g->ah.coding != HATF_ACODE_MODEL2)
+        if (g->ah.coding != HATF_ACODE_MODEL && g->ah.coding != HATF_ACODE_MODEL2 && g->ah.coding != HATF_ACODE_DELTA)
             return cursor_damage(c, HATF_E_CORRUPT, g->aoff, "offset %llu: address chunk with unknown coding %u",
                                  LLU(g->aoff), g->ah.coding);
         /* every allocation takes at least one address byte: a header that
          * claims more events than the stream could hold costs no memory */
         uint32_t objects = c->adr.len < g->rh.events ? (uint32_t)c->adr.len : g->rh.events;
+        if (g->ah.coding == HATF_ACODE_DELTA) objects = 0;  /* no model */
         if (hatf_amodel_reset(&c->am, objects, g->ah.coding) != 0)
             return cursor_damage(c, HATF_E_NOMEM, g->roff, "offset %llu: out of memory", LLU(g->roff));
         size_t hat = 0;  /* where the HATF stream starts */

@@ -62,6 +62,8 @@ struct hatf_writer {
     hatf_gout gout;
     hatf_jobq *q;             /* hatf_writer_defer_: groups queued for a helper */
     uint64_t due;             /* groups sealed before this number are to be written now */
+    int fast;                 /* hatf_writer_set_fast_: groups sealed now are coded the cheap way */
+    uint64_t fast_groups, fast_events;  /* groups written that way, their events */
 };
 
 /* ---- output ------------------------------------------------------------- */
@@ -292,15 +294,17 @@ static int emit_group(hatf_writer *w, wthread *t)
     uint8_t *p = hatf_buf_reserve(&t->g.tsec, HATF_VARINT_MAX);
     if (!p) return fail(w, HATF_E_NOMEM, "offset %llu: %s", "out of memory");
     if (t->tc.t_run) t->g.tsec.len += (size_t)(time_put(p, t->tc.t_run - 1) - p);  /* the last run: its length only */
+    t->g.fast = w->fast;
     int rc = write_queued(w, 0, 0, 0), queued = 0;
-    if (!rc && w->q && !(queued = hatf_jobq_put_(w->q, &t->g))) {
+    /* a fast group is cheaper to code here than to hand over */
+    if (!rc && w->q && !t->g.fast && !(queued = hatf_jobq_put_(w->q, &t->g))) {
         rc = write_queued(w, UINT64_MAX, 1, 0);  /* every slot taken: the oldest one is needed */
         if (!rc) queued = hatf_jobq_put_(w->q, &t->g);
     }
     if (rc) return rc;
     if (!queued) {
-        if (w->q) {  /* no slot (one the helper still reads): after every queued group, in order */
-            hatf_jobq_note_writer_(w->q);
+        if (w->q) {  /* no slot (one the helper still reads), or fast: after every queued group, in order */
+            if (!t->g.fast) hatf_jobq_note_writer_(w->q);
             rc = write_queued(w, UINT64_MAX, UINT64_MAX, 0);
             if (rc) return rc;
         }
@@ -308,6 +312,7 @@ static int emit_group(hatf_writer *w, wthread *t)
         if (rc) return encode_failed(w, rc);
         rc = write_group(w, &w->gout);
         if (rc) return rc;
+        if (t->g.fast) w->fast_groups++, w->fast_events += t->events;
     }
     t->total += t->events;
     t->seq++;
@@ -636,6 +641,14 @@ void hatf_writer_defer_counts_(const hatf_writer *w, uint64_t *by_helper, uint64
 {
     *by_helper = *by_writer = *twice = 0;
     if (w->q) hatf_jobq_counts_(w->q, by_helper, by_writer, twice);
+}
+
+void hatf_writer_set_fast_(hatf_writer *w, int fast) { w->fast = fast != 0; }
+
+void hatf_writer_fast_counts_(const hatf_writer *w, uint64_t *groups, uint64_t *events)
+{
+    *groups = w->fast_groups;
+    *events = w->fast_events;
 }
 
 HATF_API uint64_t hatf_writer_bytes(const hatf_writer *w) { return w->off; }

@@ -13,6 +13,7 @@
 #include "container_format.h"
 #include "container_addr.h"
 #include "container_time.h"
+#include "container_jobs.h"
 #include <xxhash.h>
 
 static char path1[300], path2[300];
@@ -134,6 +135,11 @@ static hatf_info test_info(void)
 }
 
 /* Write threads' sets interleaved in batches of `batch`. */
+/* write_sets: nonzero codes every other pass's groups fast (the recorder's
+ * cheap coding), so both codings alternate in one file; fast_written counts them. */
+static int write_fast;
+static uint64_t fast_written;
+
 static int write_sets(const char *path, evset *sets, size_t nsets, size_t chunk_events, size_t batch,
                       const hatf_counters *ctr)
 {
@@ -144,8 +150,9 @@ static int write_sets(const char *path, evset *sets, size_t nsets, size_t chunk_
     hatf_writer *w = hatf_writer_create(path, 0, &in, &o, &err);
     if (!w) return -1;
     size_t pos[8] = {0};
-    for (int more = 1; more;) {
+    for (int more = 1, pass = 0; more; pass++) {
         more = 0;
+        if (write_fast) hatf_writer_set_fast_(w, pass & 1);
         for (size_t t = 0; t < nsets; t++) {
             size_t k = sets[t].n - pos[t] < batch ? sets[t].n - pos[t] : batch;
             if (k == 0) continue;
@@ -158,6 +165,8 @@ static int write_sets(const char *path, evset *sets, size_t nsets, size_t chunk_
     hatf_writer_name_thread(w, 2, "worker-old");
     hatf_writer_name_thread(w, 2, "worker");
     hatf_writer_name_heap(w, 2, "arena");
+    uint64_t fast_events;
+    hatf_writer_fast_counts_(w, &fast_written, &fast_events);
     return hatf_writer_close(w, ctr, &err);
 }
 
@@ -355,6 +364,46 @@ static void test_address_coding_bytes(void)
     hatf_buf_free(&out);
 }
 
+/* Coding 4, the fast groups' (no model): each address as the zigzag
+ * difference from the previous non-NULL one. */
+static void test_address_coding_delta_bytes(void)
+{
+    size_t n = sizeof coding_events / sizeof coding_events[0];
+    hatf_aitem items[sizeof coding_events / sizeof coding_events[0]];
+    for (size_t i = 0; i < n; i++)
+        items[i] = (hatf_aitem){ coding_events[i].size, coding_events[i].addr, coding_events[i].new_addr,
+                                 coding_events[i].op };
+    hatf_buf out;
+    hatf_buf_init(&out);
+    hatf_aenc_delta(items, n, &out);
+    static const uint8_t want[] = {
+        0x80, 0x40,        /* 0x1000 - 0: zigzag 0x2000 */
+        0x20,              /* 0x1010: +0x10 */
+        0x1f,              /* free 0x1000: -0x10 */
+        0x00,              /* 0x1000 again */
+        0x80, 0x80, 0x02,  /* free 0x5000: +0x4000 */
+        0xff, 0xbf, 0x02,  /* free(NULL): -0x5000, the reference stays 0x5000 */
+        0xdf, 0xff, 0x01,  /* realloc 0x1010: -0x3ff0 */
+        0x00,              /* ... in place */
+        0x00,              /* free 0x1010 */
+        0xe0, 0xff, 0x01,  /* 0x5000: +0x3ff0 */
+        0x80, 0x80, 0x02,  /* 0x9000: +0x4000 */
+        0xff, 0xbf, 0x03,  /* 0x2000: -0x7000 */
+        0x40,              /* 0x2020: +0x20 */
+    };
+    CU_ASSERT_EQUAL_FATAL(out.len, sizeof want);
+    CU_ASSERT(memcmp(out.p, want, sizeof want) == 0);
+    hatf_amodel d;
+    check_decode(out.p, out.len, HATF_ACODE_DELTA, coding_events, n, &d);
+    /* a stream that ends inside a varint is refused */
+    const uint8_t *p = want;
+    hatf_event e = { .op = HATF_OP_ALLOC, .size = 8 };
+    CU_ASSERT_EQUAL_FATAL(hatf_amodel_reset(&d, 16, HATF_ACODE_DELTA), 0);
+    CU_ASSERT_EQUAL(hatf_adec_event(&d, &e, &p, want + 1), -1);
+    hatf_amodel_free(&d);
+    hatf_buf_free(&out);
+}
+
 /* Coding 2 (traces written before coding 3) still decodes: one bump
  * reference, the newest object, and codes 3 + 2k / 4 + 2k. */
 static void test_address_coding2_bytes(void)
@@ -459,11 +508,14 @@ static size_t merge_expected(evset *s, size_t ns, hatf_event *out)
     }
 }
 
-static void test_round_trip(void)
+static void round_trip(int fast)
 {
     build_sets();
     hatf_counters ctr = { 903, 5, 17 };
+    write_fast = fast;
     CU_ASSERT_EQUAL_FATAL(write_sets(path1, sets, 3, 40, 13, &ctr), 0);
+    write_fast = 0;
+    CU_ASSERT(fast ? fast_written > 3 : fast_written == 0);
     struct stat st;
     CU_ASSERT_EQUAL(stat(path1, &st), 0);
     CU_ASSERT_EQUAL(st.st_mode & 0777, 0600);
@@ -548,6 +600,11 @@ static void test_round_trip(void)
     free(want);
     hatf_reader_close(r);
 }
+
+static void test_round_trip(void) { round_trip(0); }
+/* Groups coded fast (addresses in coding 4, chunks stored) between groups
+ * coded in full read back the same events, in the same order. */
+static void test_round_trip_fast(void) { round_trip(1); }
 
 /* Equal times: frees first, then lower thread, then stream order. */
 static void test_global_ties(void)
@@ -1040,9 +1097,11 @@ static int setup(void)
 static CU_TestInfo tests[] = {
     { "address coding bytes", test_address_coding_bytes },
     { "address coding 2 still decodes", test_address_coding2_bytes },
+    { "address coding 4 (fast groups) bytes", test_address_coding_delta_bytes },
     { "time section: the worked example, and damage", test_time_section },
     { "address ranks, many objects", test_address_ranks_large },
     { "round trip, three threads", test_round_trip },
+    { "round trip, fast and full groups mixed", test_round_trip_fast },
     { "global order ties", test_global_ties },
     { "group without addresses", test_no_addresses },
     { "newer major version refused", test_version_refused },
