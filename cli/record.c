@@ -35,6 +35,11 @@ static const char help[] =
     "      --no-follow-children  only CMD itself\n"
     "      --drop              drop (and count) events when a ring is full instead\n"
     "                          of making the thread wait\n"
+    "      --effort MODE       how chunk groups are coded: auto (default) codes them\n"
+    "                          fast (a few ns per event, ~7 bytes per event) while\n"
+    "                          no CPU is idle or the rings fill, in full (the\n"
+    "                          address model and zstd) otherwise; fast or full\n"
+    "                          always. `hatrace convert` recodes a trace in full\n"
     "      --no-encode-helper  encode every chunk group on the flusher thread, not\n"
     "                          on a helper thread that yields its CPU between slices\n"
     "      --stacks[=DEPTH]    record the call stack of each allocation and realloc,\n"
@@ -110,7 +115,9 @@ static void human(char *out, size_t cap, double b)
 /* Print the traces the processes reported (in the order they were created,
  * flagging those never closed: the process was killed), and one summary line.
  * Lines: "L pid" when the library starts in a process, "S path" at a trace's
- * creation, "E path events bytes dropped waits" when it is closed. ran: the
+ * creation, "E path events bytes dropped waits cpu_ns fast" when it is closed
+ * (the last two, the recorder threads' CPU ns and the events coded fast, may
+ * be missing: a library of an older build). ran: the
  * command was started (it may still be one that LD_PRELOAD does not reach). */
 static void report(const char *path, int ran)
 {
@@ -123,7 +130,7 @@ static void report(const char *path, int ran)
     trace *tr = NULL;
     size_t n = 0, cap = 0;
     char line[PATH_MAX + 128];
-    unsigned long long ev, by, dr, wa, tev = 0, tby = 0, tdr = 0, twa = 0;
+    unsigned long long ev, by, dr, wa, cpu, fa, tev = 0, tby = 0, tdr = 0, twa = 0, tcpu = 0, tfa = 0;
     int loaded = 0;
     while (fgets(line, sizeof line, f)) {
         char kind = line[0];
@@ -145,9 +152,10 @@ static void report(const char *path, int ran)
             if (!tr[n].path) break;
             n++;
         }
-        if (kind == 'E' && sscanf(rest, "%llu %llu %llu %llu", &ev, &by, &dr, &wa) == 4) {
+        cpu = fa = 0;
+        if (kind == 'E' && sscanf(rest, "%llu %llu %llu %llu %llu %llu", &ev, &by, &dr, &wa, &cpu, &fa) >= 4) {
             tr[i].closed = 1;
-            tev += ev, tby += by, tdr += dr, twa += wa;
+            tev += ev, tby += by, tdr += dr, twa += wa, tcpu += cpu, tfa += fa;
         }
     }
     fclose(f);
@@ -165,6 +173,11 @@ static void report(const char *path, int ran)
             n, n == 1 ? "" : "s", tev, size, tev ? (double)tby / (double)tev : 0.0, tdr, twa);
     if (open_ones) fprintf(stderr, " (counts of %d unclosed trace%s not included)", open_ones, open_ones == 1 ? "" : "s");
     fputc('\n', stderr);
+    /* what recording cost besides the hooks, and what it chose to spend it on */
+    if (tev && tcpu)
+        fprintf(stderr, "hatrace: recorder threads' CPU %.1f ns/event; %.0f%% of events coded fast%s\n",
+                (double)tcpu / (double)tev, 100.0 * (double)tfa / (double)tev,
+                tfa ? " (the cores were busy: `hatrace convert --best` makes such a trace small)" : "");
     if (!loaded && ran)
         fprintf(stderr, "hatrace: no process loaded libhatrace.so: a statically linked or set-user-ID "
                         "program ignores LD_PRELOAD\n");
@@ -173,7 +186,7 @@ static void report(const char *path, int ran)
 int cmd_record(int argc, char **argv)
 {
     enum { O_LEVEL = 256, O_RING, O_FLUSH, O_FOLLOW, O_NOFOLLOW, O_DROP, O_STACKS, O_STACKS_FP, O_TIME_RES,
-           O_NO_HELPER };
+           O_NO_HELPER, O_EFFORT };
     static const struct option opts[] = {
         { "output", required_argument, NULL, 'o' },
         { "level", required_argument, NULL, O_LEVEL },
@@ -186,6 +199,7 @@ int cmd_record(int argc, char **argv)
         { "stacks-fp", no_argument, NULL, O_STACKS_FP },
         { "time-res", required_argument, NULL, O_TIME_RES },
         { "no-encode-helper", no_argument, NULL, O_NO_HELPER },
+        { "effort", required_argument, NULL, O_EFFORT },
         { "help", no_argument, NULL, 'h' },
         { 0 },
     };
@@ -218,6 +232,11 @@ int cmd_record(int argc, char **argv)
         case O_NOFOLLOW: setenv("HATRACE_FOLLOW_CHILDREN", "0", 1); break;
         case O_DROP: setenv("HATRACE_DROP", "1", 1); break;
         case O_NO_HELPER: setenv("HATRACE_ENCODE_HELPER", "0", 1); break;
+        case O_EFFORT:
+            if (strcmp(optarg, "auto") && strcmp(optarg, "fast") && strcmp(optarg, "full"))
+                return cli_usage("record", "--effort: expected auto, fast or full");
+            setenv("HATRACE_EFFORT", optarg, 1);
+            break;
         case O_STACKS:
             if ((rc = set_num("record", "--stacks", "HATRACE_STACKS", optarg ? optarg : "32", 1, 256, 0))) return rc;
             break;

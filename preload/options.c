@@ -10,7 +10,10 @@ typedef struct ht_option {
     long def, min, max;
     long value;
     const char *what;
+    const char *const *words;  /* if set, the values by name: words[v] */
 } ht_option;
+
+static const char *const effort_words[] = { "auto", "fast", "full", NULL };
 
 static ht_option options[HT_OPT_COUNT_] = {
     [HT_OPT_ZSTD_LEVEL] = { "HATRACE_ZSTD_LEVEL", 3, -7, 19, 0,
@@ -35,6 +38,9 @@ static ht_option options[HT_OPT_COUNT_] = {
                           "ns per stored time unit, rounded down (0: the raw clock); coarser is smaller" },
     [HT_OPT_ENCODE_HELPER] = { "HATRACE_ENCODE_HELPER", 1, 0, 1, 0,
                                "1: a helper thread encodes full chunk groups, yielding its CPU often (the flusher does what it leaves)" },
+    [HT_OPT_EFFORT] = { "HATRACE_EFFORT", HT_EFFORT_AUTO, 0, 2, 0,
+                        "coding of the chunk groups: auto (fast while the cores are busy or the rings fill), fast or full",
+                        effort_words },
 };
 
 static const char *output = "hatrace.%e.%p.hatf";
@@ -81,7 +87,14 @@ void ht_options_init(void)
         const char *s = getenv(o->env);
         if (!s || !*s) continue;
         long v;
-        if (!strcmp(s, "yes") || !strcmp(s, "true")) v = i == HT_OPT_STACKS ? 32 : 1;
+        if (o->words) {
+            for (v = 0; o->words[v] && strcmp(o->words[v], s); v++) continue;
+            if (!o->words[v]) {
+                ht_warn("%s=%s is invalid (expected %s, %s or %s), using %s", o->env, s, o->words[0], o->words[1],
+                        o->words[2], o->words[o->def]);
+                continue;
+            }
+        } else if (!strcmp(s, "yes") || !strcmp(s, "true")) v = i == HT_OPT_STACKS ? 32 : 1;
         else if (!strcmp(s, "no") || !strcmp(s, "false")) v = 0;
         else if (ht_parse_long(s, &v) < 0 || v < o->min || v > o->max) {
             ht_warn("%s=%s is invalid (expected %ld..%ld), using %ld", o->env, s, o->min,

@@ -261,7 +261,9 @@ ht_rawev *ht_ring_full(ht_ring *r)
     r->waits++;
     uint64_t t0 = ht_mono_ns();
     ht_rawev *e = ring_wait(r);
-    r->wait_ns += ht_mono_ns() - t0;
+    /* only this thread writes it (no locked add); the flusher reads it (effort.c) */
+    atomic_store_explicit(&r->wait_ns, atomic_load_explicit(&r->wait_ns, memory_order_relaxed) + ht_mono_ns() - t0,
+                          memory_order_relaxed);
     return e;
 }
 

@@ -1,19 +1,33 @@
 /* recorder.h — internal interface of libhatrace.so (not installed).
  *
  * preload/ captures and hands off; encoding and compression run on the flusher.
- *   hooks.c     the interposed symbols (malloc family, pthread_create, exec) and
- *               the bootstrap arena; the only file that knows the real functions
- *   recorder.c  process state: init, per-thread rings, fork, exec, exit
- *               (its constructor and destructor sit in hooks.c)
- *   flusher.c   the background thread: drains rings into the container writer
- *   options.c   the option table (environment variables)
- *   prim.c      host coupling: clock, futex, thread id, logging without malloc
- *   annotate.c  the annotation API's runtime (hatrace_rt_*, include/hatrace.h)
- *   stacks.c    call stacks: capture, per-thread dedup, global ids
- *   unwind.c    the stack walk from DWARF call-frame information (libunwind
- *               takes what it does not walk)
- *   symbols.c   the load map and frame names, resolved once at the end
- *   mimalloc_heaps.c  mimalloc's heap API (mi_heap_*, mi_free ...), recorded with heaps
+ * The files (the same list as docs/recorder.md, "Files"):
+ *   hooks.c           the interposed symbols, the bootstrap arena, the constructor and destructor; the only
+ *                     file that knows the real functions
+ *   ring.h            the per-thread SPSC ring (inline producer and consumer operations)
+ *   recorder.h        internal interface: raw event kinds, thread-local state, the inline hot path ht_emit
+ *   recorder.c        process state: init, thread attach/exit, slow paths, signal side buffer, fork, exec, exit
+ *   registry.c        the ring registry: a ring for each new thread, reused or mapped, sized by thread count
+ *   flusher.c         the flusher and encoding helper threads: rings drained into the writer, timed flushes
+ *   effort.c          the coding of each chunk group: fast while no CPU is idle or the rings fill, full otherwise
+ *   convert.h         raw event → hatf_event of the plain kinds (malloc, free, realloc), inline in the drain
+ *   convert.c         raw event → hatf_event for every other kind: HATF op, addresses, hatrace attributes
+ *   output.c          the trace file: name, creation, header, report lines, write failures, the SIGXFSZ guard
+ *   clock.c           the clock: TSC or CLOCK_MONOTONIC, the start sample, the tick rate, its drift at close
+ *   writer_end.c      the end of a trace: counters, names of live threads, stack tables, close, report
+ *   flusher_state.h   the writer side's state in one struct (ht_fs), and the helpers its files share
+ *   flusher_state.c   that struct's definition, and what a fork does to it (the child's reset in one place)
+ *   options.c         the option table, allocation-free parsing, the output name pattern
+ *   prim.c            host coupling: clock, futex, thread id, capped logging without malloc
+ *   annotate.c        the annotation API's runtime (hatrace_rt_*, see include/hatrace.h)
+ *   mimalloc_heaps.c  mimalloc's heap API (mi_heap_*, mi_free ...) recorded with heap records (docs/heaps.md)
+ *   stacks.c          call stacks: capture, per-thread dedup, process-wide ids
+ *   unwind.c          the stack walk from DWARF call-frame information (.eh_frame), a per-thread cache of frame
+ *                     rules
+ *   symbols.c         the load map and the names of every frame, written once at the end
+ *   exports.map       version script: only the interposed symbols, the annotation runtime (hatrace_rt_*) and
+ *                     mimalloc's heap API are exported
+ *   cli/record.c      hatrace record
  * Names: ht_ internal, HT_ macros and constants.
  */
 #ifndef HT_RECORDER_H
@@ -129,9 +143,11 @@ static inline uint64_t ht_now_ordered(void) { return ht_mono_ns(); }
 typedef enum ht_opt_id {
     HT_OPT_ZSTD_LEVEL, HT_OPT_RING_SIZE, HT_OPT_FLUSH_MS, HT_OPT_FOLLOW_CHILDREN,
     HT_OPT_DROP, HT_OPT_VERBOSE, HT_OPT_STACKS, HT_OPT_STACKS_FP, HT_OPT_STACKS_CHECK, HT_OPT_TIME_RES,
-    HT_OPT_ENCODE_HELPER,
+    HT_OPT_ENCODE_HELPER, HT_OPT_EFFORT,
     HT_OPT_COUNT_
 } ht_opt_id;
+/* HT_OPT_EFFORT's values (HATRACE_EFFORT=auto|fast|full, effort.c). */
+enum { HT_EFFORT_AUTO = 0, HT_EFFORT_FAST = 1, HT_EFFORT_FULL = 2 };
 /* Parse HATRACE_* from the environment (no allocation); invalid values warn once
  * and keep the default. Strings: HATRACE_OUTPUT, HATRACE_CLOCK, HATRACE_REPORT. */
 void ht_options_init(void) HT_HIDDEN;
@@ -150,6 +166,9 @@ enum ht_state { HT_ST_UNINIT = 0, HT_ST_INITING, HT_ST_READY, HT_ST_OFF };
 extern _Atomic int ht_state HT_HIDDEN;
 extern _Atomic uint32_t ht_poke_word HT_HIDDEN;  /* futex the flusher sleeps on */
 extern uint64_t ht_t0 HT_HIDDEN;                 /* ht_now() at start; event times are relative */
+extern _Atomic uint64_t ht_lost HT_HIDDEN;         /* events lost outside rings (late, side overflow) */
+extern _Atomic uint64_t ht_side_events HT_HIDDEN;  /* events signal handlers queued in side buffers */
+extern _Atomic uint32_t ht_side_most HT_HIDDEN;    /* most events one side buffer held at once */
 
 void ht_init(void) HT_HIDDEN;                    /* idempotent; safe from any hook */
 /* Slow path of a hook: no ring yet (attach one), the recorder's own calls (pass),
@@ -317,15 +336,24 @@ void ht_symbols_write(struct hatf_writer *w, const uint64_t *addrs, size_t n) HT
  * for the heap table; the flusher frees the copy. */
 void ht_emit_heap_create(uint64_t heap, const char *name) HT_HIDDEN;
 
-/* ---- flusher.c ---- */
-/* Choose the clock (HATRACE_CLOCK, invariant TSC) and take the start sample. */
-void ht_clock_init(void) HT_HIDDEN;
+/* ---- registry.c ---- */
 /* A ring for the calling thread: a free one from the registry, or a new mapping.
  * @return NULL if memory is exhausted. */
 ht_ring *ht_ring_claim(void) HT_HIDDEN;
 /* Registry of rings (lock-free push, never unlinked; rings are reused). */
 extern _Atomic(ht_ring *) ht_rings HT_HIDDEN;
 extern _Atomic uint32_t ht_dead_rings HT_HIDDEN;  /* exited threads not yet reclaimed */
+
+/* ---- clock.c ---- */
+/* Choose the clock (HATRACE_CLOCK, invariant TSC) and take the start sample. */
+void ht_clock_init(void) HT_HIDDEN;
+
+/* ---- output.c ---- */
+/* Open the output of this process now (early error), or in a fork child later.
+ * @return 0, or -1 after one message (the program then runs untraced). */
+int ht_output_open(void) HT_HIDDEN;
+
+/* ---- flusher.c ---- */
 int ht_flusher_start(void) HT_HIDDEN;     /* @return 0 or -1 */
 void ht_flusher_stop(void) HT_HIDDEN;     /* join; no-op if not running or on the flusher */
 int ht_flusher_running(void) HT_HIDDEN;
@@ -337,17 +365,15 @@ int ht_flusher_finish(uint64_t timeout_ns) HT_HIDDEN;
 long ht_drain_all(void) HT_HIDDEN;
 /* Drain only r (a producer with a full ring and no flusher). */
 long ht_drain_one(ht_ring *r) HT_HIDDEN;
+
+/* ---- writer_end.c ---- */
 /* Close the writer (final drain done by the caller), report counters. */
 void ht_writer_finish(void) HT_HIDDEN;
+
+/* ---- flusher_state.c ---- */
 /* Fork: lock in prepare, unlock in the parent, reset in the child. */
 void ht_flusher_atfork_prepare(void) HT_HIDDEN;
 void ht_flusher_atfork_parent(void) HT_HIDDEN;
 void ht_flusher_atfork_child(void) HT_HIDDEN;
-/* Open the output of this process now (early error), or in a fork child later.
- * @return 0, or -1 after one message (the program then runs untraced). */
-int ht_output_open(void) HT_HIDDEN;
-extern _Atomic uint64_t ht_lost HT_HIDDEN;         /* events lost outside rings (late, side overflow) */
-extern _Atomic uint64_t ht_side_events HT_HIDDEN;  /* events signal handlers queued in side buffers */
-extern _Atomic uint32_t ht_side_most HT_HIDDEN;    /* most events one side buffer held at once */
 
 #endif /* HT_RECORDER_H */

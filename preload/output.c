@@ -1,0 +1,203 @@
+/* output.c — the trace file of this process: its name (the output pattern, a
+ * fork child's pid, a number when the name is taken) and creation, the
+ * writer's opening with the header, hatrace record's report lines, and what
+ * keeps writing it safe: the check that the program has not closed its
+ * descriptor, the end of recording when a write fails, and the SIGXFSZ guard.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "flusher_state.h"
+
+/* One line per event of a trace's life for hatrace record: "S path" when the
+ * file is created, "E path events bytes dropped waits cpu_ns fast" when it is
+ * closed (cpu_ns: the background threads' CPU; fast: events coded fast). One
+ * write(2) with O_APPEND each, so lines of concurrent processes do not mix. */
+static void report_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static void report_line(const char *fmt, ...)
+{
+    const char *rep = ht_opt_report();
+    if (!rep) return;
+    char line[PATH_MAX + 128];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    if (n <= 0 || n >= (int)sizeof line) return;
+    int fd = open(rep, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+    if (fd < 0) return;
+    ssize_t w = write(fd, line, (size_t)n);
+    (void)w;
+    close(fd);
+}
+
+void ht_report_end(uint64_t bytes, uint64_t dropped, uint64_t waits, uint64_t bg_ns, uint64_t fast_events)
+{
+    report_line("E\t%s\t%llu\t%llu\t%llu\t%llu\t%llu\t%llu\n", ht_fs.out_path, (unsigned long long)ht_fs.n_events,
+                (unsigned long long)bytes, (unsigned long long)dropped, (unsigned long long)waits,
+                (unsigned long long)bg_ns, (unsigned long long)fast_events);
+}
+
+int ht_output_open(void)
+{
+    char pattern[PATH_MAX];
+    const char *pat = ht_opt_output();
+    report_line("L\t%d\n", (int)getpid());  /* the library runs in this process */
+    /* a child must not collide with its parent's file */
+    if (ht_fs.forked && !strstr(pat, "%p")) {
+        if (snprintf(pattern, sizeof pattern, "%s.%%p", pat) >= (int)sizeof pattern) goto toolong;
+        pat = pattern;
+    }
+    char rel[PATH_MAX];
+    extern char *program_invocation_short_name;
+    if (ht_expand_pattern(pat, rel, sizeof rel, (uint32_t)getpid(), program_invocation_short_name,
+                          ht_fs.real0 / 1000000000u) < 0)
+        goto toolong;
+    /* absolute, so the path stays true for reports and fork children after chdir */
+    if (rel[0] == '/') {
+        snprintf(ht_fs.out_path, sizeof ht_fs.out_path, "%s", rel);
+    } else {
+        /* fork children write next to their parent's trace even after a chdir */
+        if (!ht_fs.out_dir[0] && !getcwd(ht_fs.out_dir, sizeof ht_fs.out_dir))
+            snprintf(ht_fs.out_dir, sizeof ht_fs.out_dir, ".");
+        if (snprintf(ht_fs.out_path, sizeof ht_fs.out_path, "%s/%s", ht_fs.out_dir, rel) >=
+            (int)sizeof ht_fs.out_path)
+            goto toolong;
+    }
+    /* the same pid can trace again after exec: number the name instead of overwriting */
+    size_t base = strlen(ht_fs.out_path), room = sizeof ht_fs.out_path - base;
+    for (int k = 0; k < 100; k++) {
+        if (k && snprintf(ht_fs.out_path + base, room, ".%d", k) >= (int)room) goto toolong;
+        ht_fs.out_fd = open(ht_fs.out_path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+        if (ht_fs.out_fd >= 0 || errno != EEXIST) break;
+    }
+    if (ht_fs.out_fd < 0) {
+        ht_fs.out_path[base] = 0;
+        ht_say("cannot create trace file %s: %s; the program runs untraced", ht_fs.out_path, strerror(errno));
+        ht_fs.out_failed = 1;
+        return -1;
+    }
+    /* out of the way of programs that dup2 onto low descriptors */
+    int high = fcntl(ht_fs.out_fd, F_DUPFD_CLOEXEC, 512);
+    if (high >= 0) {
+        close(ht_fs.out_fd);
+        ht_fs.out_fd = high;
+    }
+    struct stat sb;
+    if (fstat(ht_fs.out_fd, &sb) == 0) ht_fs.out_dev = sb.st_dev, ht_fs.out_ino = sb.st_ino;
+    if (ht_opt(HT_OPT_VERBOSE)) ht_say("tracing into %s", ht_fs.out_path);
+    report_line("S\t%s\n", ht_fs.out_path);
+    return 0;
+toolong:
+    ht_say("trace file name from pattern '%s' is too long; the program runs untraced", pat);
+    ht_fs.out_failed = 1;
+    return -1;
+}
+
+/* Scratch, not state (the writer copies it into the header): 8 KB, static so
+ * the flusher's stack stays small. */
+static hatf_info info;
+
+int ht_writer_open(void)
+{
+    if (ht_fs.writer) return 0;
+    if (ht_fs.out_failed) return -1;
+    if (ht_fs.out_fd < 0 && ht_output_open() < 0) return -1;
+    ht_clock_fix_unit();
+    memset(&info, 0, sizeof info);
+    info.address_bits = sizeof(void *) * 8;
+    info.big_endian = __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__;
+    info.pid = (uint32_t)getpid();
+    info.ppid = (uint32_t)getppid();
+    info.start_realtime_ns = ht_fs.real0;
+    info.time_unit_ns_num = ht_fs.unit_num;
+    info.time_unit_ns_den = ht_fs.unit_den;
+    snprintf(info.clock, sizeof info.clock, "%s", ht_use_tsc ? "TSC" : "CLOCK_MONOTONIC");
+    long n = ht_read_file("/proc/self/cmdline", info.cmdline, sizeof info.cmdline - 1);
+    if (n > 0) {
+        while (n > 0 && !info.cmdline[n - 1]) n--;
+        for (long i = 0; i < n; i++)
+            if (!info.cmdline[i]) info.cmdline[i] = ' ';
+        info.cmdline[n] = 0;
+    }
+    if (ht_fs.forked) {
+        info.flags |= HATF_INFO_FORKED;
+        snprintf(info.parent_trace, sizeof info.parent_trace, "%s", ht_fs.parent_path);
+    }
+    if (ht_opt(HT_OPT_DROP)) info.flags |= HATF_INFO_DROP_MODE;
+    hatf_writer_opts opts = { .zstd_level = (int)ht_opt(HT_OPT_ZSTD_LEVEL),
+                              .time_res_ns = (uint64_t)ht_opt(HT_OPT_TIME_RES) };
+    if (!opts.zstd_level) opts.zstd_level = 1;
+    hatf_err err;
+    memset(&err, 0, sizeof err);
+    ht_fs.writer = hatf_writer_open_fd(ht_fs.out_fd, &info, &opts, &err);
+    if (!ht_fs.writer) {
+        ht_say("cannot write trace %s: %s; the program runs untraced", ht_fs.out_path, err.msg);
+        ht_fs.out_failed = 1;
+        return -1;
+    }
+    ht_fs.last_flush_ns = ht_mono_ns();
+    return 0;
+}
+
+/* The writer failed (a full disk, RLIMIT_FSIZE, an I/O error): close it now,
+ * so its memory goes and its message says why, in one line; the file keeps
+ * every complete chunk and reads back as incomplete. Later events are counted
+ * as dropped. */
+void ht_write_failed(void)
+{
+    hatf_err err;
+    memset(&err, 0, sizeof err);
+    hatf_writer_close(ht_fs.writer, NULL, &err);  /* writes nothing more: the writer is failed */
+    ht_fs.writer = NULL;
+    ht_fs.out_fd = -1;
+    ht_fs.out_failed = 1;
+    ht_say("writing the trace %s failed: %s; recording stops, the trace is incomplete", ht_fs.out_path,
+           err.msg[0] ? err.msg : "unknown error");
+}
+
+/* A program that closes every descriptor (daemons do) may reuse the trace's
+ * number for a file of its own: never write into that. */
+int ht_out_fd_intact(void)
+{
+    if (ht_fs.out_fd < 0 || ht_fs.out_failed) return !ht_fs.out_failed;
+    struct stat sb;
+    if (fstat(ht_fs.out_fd, &sb) == 0 && sb.st_dev == ht_fs.out_dev && sb.st_ino == ht_fs.out_ino) return 1;
+    ht_say("the trace file %s was closed by the program; recording stops", ht_fs.out_path);
+    ht_fs.out_failed = 1;
+    ht_fs.writer = NULL;  /* abandoned: closing it would write into someone else's file */
+    ht_fs.out_fd = -1;
+    return 0;
+}
+
+/* A write past RLIMIT_FSIZE fails with EFBIG and sends SIGXFSZ to the writing
+ * thread, whose default action kills the program. The flusher blocks every
+ * signal; a program thread that writes the trace (exit, exec, a drain without
+ * flusher) blocks SIGXFSZ meanwhile and takes back the one its write raised,
+ * so the program sees neither the signal nor a change of its mask. */
+void ht_xfsz_hold(ht_xfsz_guard *g)
+{
+    sigset_t s, p;
+    sigemptyset(&s);
+    sigaddset(&s, SIGXFSZ);
+    pthread_sigmask(SIG_BLOCK, &s, &g->old);
+    g->was_pending = sigpending(&p) == 0 && sigismember(&p, SIGXFSZ);
+}
+
+void ht_xfsz_release(ht_xfsz_guard *g)
+{
+    sigset_t s, p;
+    if (!g->was_pending && sigpending(&p) == 0 && sigismember(&p, SIGXFSZ)) {
+        sigemptyset(&s);
+        sigaddset(&s, SIGXFSZ);
+        struct timespec zero = { 0, 0 };
+        sigtimedwait(&s, NULL, &zero);
+    }
+    pthread_sigmask(SIG_SETMASK, &g->old, NULL);
+}
