@@ -174,10 +174,14 @@ static void report(const char *path, int ran)
     if (open_ones) fprintf(stderr, " (counts of %d unclosed trace%s not included)", open_ones, open_ones == 1 ? "" : "s");
     fputc('\n', stderr);
     /* what recording cost besides the hooks, and what it chose to spend it on */
-    if (tev && tcpu)
+    if (tev && tcpu) {
+        const char *effort = getenv("HATRACE_EFFORT");
+        const char *why = !tfa ? ""
+                        : effort && !strcmp(effort, "fast") ? " (--effort fast; `hatrace convert --best` makes the trace small)"
+                        : " (no CPU was idle, or the rings filled; `hatrace convert --best` makes the trace small)";
         fprintf(stderr, "hatrace: recorder threads' CPU %.1f ns/event; %.0f%% of events coded fast%s\n",
-                (double)tcpu / (double)tev, 100.0 * (double)tfa / (double)tev,
-                tfa ? " (the cores were busy: `hatrace convert --best` makes such a trace small)" : "");
+                (double)tcpu / (double)tev, 100.0 * (double)tfa / (double)tev, why);
+    }
     if (!loaded && ran)
         fprintf(stderr, "hatrace: no process loaded libhatrace.so: a statically linked or set-user-ID "
                         "program ignores LD_PRELOAD\n");

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# The coding chosen per chunk group (docs/recorder.md, "Effort"):
+#   --effort fast: every event in groups coded fast (address coding 4, stored),
+#     exactly the calls the program counted, a clean validate; convert --best
+#     of it gives the same events (dump) in a smaller file;
+#   --effort full: none coded fast;
+#   auto with more threads allocating flat out than there are CPUs (no CPU
+#     idle, whatever else the machine runs): some groups coded fast, every
+#     event recorded;
+#   a bad --effort is a usage error.
+. "$(dirname "$0")/record_lib.inc"
+need_tools
+counts=$BUILD/workloads/rec_counts load=$BUILD/workloads/rel_load kv=$BUILD/examples/kvstore
+for p in "$counts" "$load" "$kv"; do [ -x "$p" ] || { echo "$(basename "$p") not built"; exit 77; }; done
+
+# fast: exact counts, the summary says so
+"$HATRACE" record --effort fast -o "$W/c.hatf" -- "$counts" >"$W/program.txt" 2>"$W/c.err" || fail "record: $(cat "$W/c.err")"
+cat "$W/c.err"
+grep -q "0 dropped" "$W/c.err" || fail "fast: events dropped"
+grep -q "100% of events coded fast" "$W/c.err" || fail "fast: not every event coded fast"
+validate_all "$W/c.hatf"
+grep -E '^(func|op)\.|^failed' "$W/program.txt" >"$W/want.txt"
+count_events "$W/c.hatf" 2 >"$W/got.txt"
+compare "$W/want.txt" "$W/got.txt" || fail "fast: counts by function/op differ"
+
+# convert --best recodes it in full: the same events, fewer bytes
+"$HATRACE" convert --best "$W/c.hatf" -o "$W/best.hatf" || fail "convert --best"
+validate_all "$W/best.hatf"
+"$HATRACE" dump "$W/c.hatf" | grep -v '^#' >"$W/fast.txt" || fail "dump fast"
+"$HATRACE" dump "$W/best.hatf" | grep -v '^#' >"$W/best.txt" || fail "dump best"
+[ -s "$W/fast.txt" ] || fail "empty dump"
+cmp -s "$W/fast.txt" "$W/best.txt" || fail "convert --best changed the events"
+fast_size=$(stat -c %s "$W/c.hatf") best_size=$(stat -c %s "$W/best.hatf")
+echo "fast $fast_size bytes, after convert --best $best_size"
+[ "$best_size" -lt "$fast_size" ] || fail "convert --best is not smaller ($best_size >= $fast_size)"
+
+# full: nothing coded fast
+"$HATRACE" record --effort full -o "$W/k.hatf" -- "$kv" 100000 >/dev/null 2>"$W/k.err" || fail "record full: $(cat "$W/k.err")"
+grep -q " 0% of events coded fast" "$W/k.err" || fail "full: events coded fast: $(cat "$W/k.err")"
+validate_all "$W/k.hatf"
+
+# auto, every CPU kept busy by the program itself: it codes fast, loses nothing
+threads=$(( $(nproc) * 2 ))
+"$HATRACE" record -o "$W/l.hatf" -- "$load" flat "$threads" 400 >"$W/l.out" 2>"$W/l.err" || fail "record auto: $(cat "$W/l.err")"
+cat "$W/l.err"
+grep -q "0 dropped" "$W/l.err" || fail "auto: events dropped"
+pct=$(sed -nE 's/.*; ([0-9]+)% of events coded fast.*/\1/p' "$W/l.err")
+[ -n "$pct" ] && [ "$pct" -gt 0 ] || fail "auto with every CPU busy coded nothing fast"
+"$HATRACE" stats "$W/l.hatf" >"$W/l.stats" || fail "stats"
+awk '$1 ~ /^[0-9]+$/ && $1 >= 2 && NF >= 6 { a += $(NF-3); f += $(NF-2) }
+     END { print "mallocs", a + 0; print "frees", f + 0 }' "$W/l.stats" >"$W/l.got"
+grep -E '^(mallocs|frees) ' "$W/l.out" >"$W/l.want"
+compare "$W/l.want" "$W/l.got" || fail "auto: counts differ"
+
+# a bad mode
+"$HATRACE" record --effort lots -- true 2>"$W/bad.err"
+[ $? -eq 2 ] || fail "--effort lots: exit status"
+grep -q "expected auto, fast or full" "$W/bad.err" || fail "--effort lots: $(cat "$W/bad.err")"
+echo "record_effort: ok"
