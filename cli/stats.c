@@ -370,6 +370,10 @@ static void print_table(hatf_buf *o, stats *st, const char *path, hatf_source *s
         cli_put(o, "%-18s %s\n", "complete", hatf_reader_complete(d.r) ? "yes" : "no");
         cli_put(o, "%-18s %llu\n", "dropped", U(c->dropped));
         cli_put(o, "%-18s %llu\n", "ring_waits", U(c->ring_waits));
+        uint64_t groups, fast_groups, fast_events;
+        hatf_reader_coding(d.r, &groups, &fast_groups, &fast_events);
+        cli_put(o, "%-18s %llu (%llu coded fast, %llu events%s)\n", "chunk_groups", U(groups), U(fast_groups),
+            U(fast_events), fast_groups ? "; hatrace convert recodes them in full" : "");
         const char *const *lines;
         size_t n = hatf_reader_damage(d.r, &lines);
         for (size_t i = 0; i < n; i++) cli_put(o, "%-18s %s\n", "damage", lines[i]);
@@ -493,8 +497,12 @@ static void print_json(hatf_buf *o, stats *st, const char *path, hatf_source *s)
         const hatf_info *in = hatf_reader_info(d.r);
         cli_put(o, ",\n  \"container\": {\"pid\": %u, \"cmdline\": ", in->pid);
         cli_json_string(o, in->cmdline);
-        cli_put(o, ", \"complete\": %s, \"events\": %llu, \"dropped\": %llu, \"ring_waits\": %llu, \"damage\": [",
-            hatf_reader_complete(d.r) ? "true" : "false", U(c->events), U(c->dropped), U(c->ring_waits));
+        uint64_t groups, fast_groups, fast_events;
+        hatf_reader_coding(d.r, &groups, &fast_groups, &fast_events);
+        cli_put(o, ", \"complete\": %s, \"events\": %llu, \"dropped\": %llu, \"ring_waits\": %llu, "
+            "\"chunk_groups\": %llu, \"fast_groups\": %llu, \"fast_events\": %llu, \"damage\": [",
+            hatf_reader_complete(d.r) ? "true" : "false", U(c->events), U(c->dropped), U(c->ring_waits),
+            U(groups), U(fast_groups), U(fast_events));
         const char *const *lines;
         size_t n = hatf_reader_damage(d.r, &lines);
         for (size_t i = 0; i < n; i++) {

@@ -558,6 +558,20 @@ HATF_API const hatf_counters *hatf_reader_counters(const hatf_reader *r) { retur
 HATF_API int hatf_reader_complete(const hatf_reader *r) { return r->complete; }
 HATF_API uint64_t hatf_reader_event_count(const hatf_reader *r) { return r->events; }
 
+HATF_API void hatf_reader_coding(const hatf_reader *r, uint64_t *groups, uint64_t *fast_groups, uint64_t *fast_events)
+{
+    uint64_t g = 0, fg = 0, fe = 0;
+    for (size_t i = 0; i < r->nth; i++) {
+        const hatf_rthread *t = &r->th[i];
+        g += t->ng;
+        for (size_t j = 0; j < t->ng; j++)
+            if (t->g[j].ah.coding == HATF_ACODE_DELTA) fg++, fe += t->g[j].rh.events;
+    }
+    if (groups) *groups = g;
+    if (fast_groups) *fast_groups = fg;
+    if (fast_events) *fast_events = fe;
+}
+
 HATF_API size_t hatf_reader_damage(const hatf_reader *r, const char *const **lines)
 {
     if (lines) *lines = (const char *const *)r->damage;

@@ -33,6 +33,12 @@ cmp -s "$W/fast.txt" "$W/best.txt" || fail "convert --best changed the events"
 fast_size=$(stat -c %s "$W/c.hatf") best_size=$(stat -c %s "$W/best.hatf")
 echo "fast $fast_size bytes, after convert --best $best_size"
 [ "$best_size" -lt "$fast_size" ] || fail "convert --best is not smaller ($best_size >= $fast_size)"
+# stats tells the codings apart: every group of the one, none of the other
+events=$("$HATRACE" stats "$W/c.hatf" | awk '$1 == "records" { print $2 }')
+"$HATRACE" stats "$W/c.hatf" | grep -E "^chunk_groups +([0-9]+) \(\1 coded fast, $events events; hatrace convert" ||
+  fail "stats of the fast trace: $("$HATRACE" stats "$W/c.hatf" | grep chunk_groups)"
+"$HATRACE" stats "$W/best.hatf" | grep -qE "^chunk_groups +[0-9]+ \(0 coded fast, 0 events\)$" ||
+  fail "stats of the recoded trace: $("$HATRACE" stats "$W/best.hatf" | grep chunk_groups)"
 
 # full: nothing coded fast
 "$HATRACE" record --effort full -o "$W/k.hatf" -- "$kv" 100000 >/dev/null 2>"$W/k.err" || fail "record full: $(cat "$W/k.err")"
