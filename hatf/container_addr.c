@@ -354,28 +354,6 @@ void hatf_aenc_run(hatf_amodel *m, const hatf_aitem *a, size_t n, hatf_buf *out)
 #endif
 }
 
-/* One address of coding 4; NULL leaves the reference where it was. */
-static inline uint8_t *delta_put(uint8_t *o, uint64_t a, uint64_t *prev)
-{
-    uint64_t v = hatf_zigzag((int64_t)(a - *prev));
-    if (a) *prev = a;
-    if (v < 0x80) { *o = (uint8_t)v; return o + 1; }
-    return o + hatf_varint_put(o, v);
-}
-
-void hatf_aenc_delta(const hatf_aitem *a, size_t n, hatf_buf *out)
-{
-    uint8_t *o = hatf_buf_reserve(out, n * EVENT_MAX);
-    if (!o) return;
-    uint8_t *o0 = o;
-    uint64_t prev = 0;
-    for (const hatf_aitem *x = a, *end = a + n; x < end; x++) {
-        o = delta_put(o, x->addr, &prev);
-        if (x->op >= HATF_OP_REALLOC_INPLACE && x->op <= HATF_OP_REALLOC_FREE) o = delta_put(o, x->new_addr, &prev);
-    }
-    out->len += (size_t)(o - o0);
-}
-
 void hatf_aenc_event(hatf_amodel *m, unsigned op, uint64_t size, uint64_t addr,
                      uint64_t new_addr, hatf_buf *out)
 {

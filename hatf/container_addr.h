@@ -89,10 +89,17 @@ typedef struct hatf_aitem { uint64_t size, addr, new_addr; uint8_t op; } hatf_ai
  * out, in order; out->failed on out of memory.
  * pre: hatf_amodel_reset with room for every alloc of the group. */
 void hatf_aenc_run(hatf_amodel *m, const hatf_aitem *a, size_t n, hatf_buf *out);
-/* The codes of a[0..n) in coding 4 (HATF_ACODE_DELTA), no model: each
- * address is zigzag(address - the previous non-NULL address of the group),
- * that previous address starting at 0; out->failed on out of memory. */
-void hatf_aenc_delta(const hatf_aitem *a, size_t n, hatf_buf *out);
+/* One address in coding 4 (HATF_ACODE_DELTA), no model: zigzag(a - *prev)
+ * as a varint at o, *prev being the previous non-NULL address of the group
+ * (0 at its start); a NULL address leaves *prev as it was.
+ * @return the end of the code (at most HATF_VARINT_MAX bytes). */
+static inline uint8_t *hatf_adelta_put(uint8_t *o, uint64_t a, uint64_t *prev)
+{
+    uint64_t v = hatf_zigzag((int64_t)(a - *prev));
+    if (a) *prev = a;
+    if (v < 0x80) { *o = (uint8_t)v; return o + 1; }
+    return o + hatf_varint_put(o, v);
+}
 /* hatf_aenc_run for one event. */
 void hatf_aenc_event(hatf_amodel *m, unsigned op, uint64_t size, uint64_t addr,
                      uint64_t new_addr, hatf_buf *out);

@@ -90,9 +90,9 @@ int hatf_group_encode(hatf_genc *c, const hatf_group *g, hatf_gout *o)
 {
     o->out.len = o->rbuf.len = o->abuf.len = 0;
     ZSTD_CCtx *cctx = g->fast ? NULL : c->cctx;
-    if (g->fast) {
-        hatf_aenc_delta(g->items, g->nitems, &o->abuf);
-    } else {
+    const hatf_buf *adr = g->fast ? &g->adr : &o->abuf;
+    if (g->fast && g->adr.failed) return HATF_E_NOMEM;
+    if (!g->fast) {
         if (hatf_amodel_reset(&c->am, (uint32_t)g->nitems, HATF_ACODE_MODEL) != 0) return HATF_E_NOMEM;
         /* with a pause, in slices of ~30 us (the codes are the same either way) */
         size_t slice = c->pause ? 1024 : g->nitems;
@@ -117,13 +117,14 @@ int hatf_group_encode(hatf_genc *c, const hatf_group *g, hatf_gout *o)
     h = g->h;
     h.kind = HATF_CK_ADDRS;
     h.coding = g->fast ? HATF_ACODE_DELTA : HATF_ACODE_MODEL;
-    return hatf_chunk_pack(cctx, &h, o->abuf.p, o->abuf.len, &o->out, c->pause);
+    return hatf_chunk_pack(cctx, &h, adr->p, adr->len, &o->out, c->pause);
 }
 
 void hatf_group_free(hatf_group *g)
 {
     hatf_buf_free(&g->tsec);
     hatf_buf_free(&g->rec);
+    hatf_buf_free(&g->adr);
     free(g->items);
     g->items = NULL;
     g->nitems = g->cap_items = 0;

@@ -18,9 +18,11 @@ typedef struct hatf_group {
     hatf_chunk_hdr h;         /* thread, seq, events, t_first, t_last: set when sealed */
     hatf_buf tsec;            /* the time section, its last run closed */
     hatf_buf rec;             /* the HATF 1.0 records */
-    hatf_aitem *items;        /* the addresses, in event order */
+    hatf_aitem *items;        /* the addresses, in event order (a group coded in full) */
     size_t nitems, cap_items;
-    int fast;                 /* set when sealed: code it the cheap way (hatf_group_encode) */
+    int fast;                 /* set when it starts: coded the cheap way, its addresses in adr */
+    hatf_buf adr;             /* a fast group's address codes (coding 4), made as the events came */
+    uint64_t adr_prev;        /* the last non-NULL address coded into adr */
 } hatf_group;
 
 /* An encoder's state: the address model and zstd. */
@@ -47,7 +49,8 @@ void hatf_gout_free(hatf_gout *o);
 /* Encode g into o->out (emptied first): its records chunk, then its address
  * chunk; o->len1 = bytes of the first. g is only read. A fast group costs a
  * few instructions per event instead of the model's and zstd's hundreds:
- * addresses in coding 4 (HATF_ACODE_DELTA), both chunks stored.
+ * its address codes (coding 4, HATF_ACODE_DELTA) are made as its events
+ * come, and both chunks are stored.
  * @return 0, HATF_E_NOMEM or HATF_E_IO (zstd failed). */
 int hatf_group_encode(hatf_genc *c, const hatf_group *g, hatf_gout *o);
 

@@ -150,6 +150,9 @@ static void thread_start_group(hatf_writer *w, wthread *t)
     w->pending -= t->events;
     t->g.rec.len = 0;
     t->g.tsec.len = 0;
+    t->g.fast = w->fast;
+    t->g.adr.len = 0;
+    t->g.adr_prev = 0;
     t->tc.t_run = 0;
     hatf1_encoder_init(&t->enc, &t->g.rec, HATF1_BEST);
     t->enc.split_addr = 1;
@@ -177,6 +180,7 @@ static wthread *thread_get(hatf_writer *w, uint64_t thread)
     t->thread = thread;
     hatf_buf_init(&t->g.rec);
     hatf_buf_init(&t->g.tsec);
+    hatf_buf_init(&t->g.adr);
     thread_start_group(w, t);
     w->th[w->nth++] = t;
     if ((w->nth * 2 > (1u << w->thmap_bits) && thmap_grow(w)) ) { w->nth--; free(t); return NULL; }
@@ -213,17 +217,27 @@ static inline uint8_t *time_add(tclock *c, uint64_t time, uint8_t *o)
     return o;
 }
 
+/* Where take_events puts the addresses: items for the model (a group coded
+ * in full), or coding 4's codes at ao (a fast group), prev their reference. */
+typedef struct addr_out {
+    hatf_aitem *it;
+    uint8_t *ao;
+    uint64_t prev;
+} addr_out;
+
 /* Events ev[0..n) after their records: their times into the time section
- * at o (converted with conv when coarse, a constant), their addresses to *it;
- * *other gets a nonzero bit if an event is not the thread's.
- * @return the end of the time section. */
+ * at o (converted with conv when coarse, a constant), their addresses to *ad
+ * (codes when fast, a constant, else items); *other gets a nonzero bit if an
+ * event is not the thread's. @return the end of the time section. */
 static inline __attribute__((always_inline))
 uint8_t *take_events(tclock *c, hatf_tconv *conv, const hatf_event *ev, size_t n, uint64_t thread,
-                     uint8_t *o, hatf_aitem **it, uint64_t *other, int coarse)
+                     uint8_t *o, addr_out *ad, uint64_t *other, int coarse, int fast)
 {
     hatf_tconv cv;
     if (coarse) cv = *conv;  /* in registers too */
-    hatf_aitem *a = *it;
+    hatf_aitem *a = ad->it;
+    uint8_t *ao = ad->ao;
+    uint64_t prev = ad->prev;
     uint64_t x = 0;
     for (const hatf_event *e = ev, *end = ev + n; e < end; e++) {
         unsigned op = e->op;
@@ -236,10 +250,18 @@ uint8_t *take_events(tclock *c, hatf_tconv *conv, const hatf_event *ev, size_t n
             c->t_prev = time;
         }
         o = time_add(c, time, o);
-        if (hatf_op_has_addr(op)) *a++ = (hatf_aitem){ e->size, e->addr, e->new_addr, (uint8_t)op };
+        if (!hatf_op_has_addr(op)) continue;
+        if (!fast) {
+            *a++ = (hatf_aitem){ e->size, e->addr, e->new_addr, (uint8_t)op };
+            continue;
+        }
+        ao = hatf_adelta_put(ao, e->addr, &prev);  /* the order of container_addr.h */
+        if (op >= HATF_OP_REALLOC_INPLACE) ao = hatf_adelta_put(ao, e->new_addr, &prev);
     }
     if (coarse) *conv = cv;
-    *it = a;
+    ad->it = a;
+    ad->ao = ao;
+    ad->prev = prev;
     *other |= x;
     return o;
 }
@@ -294,7 +316,6 @@ static int emit_group(hatf_writer *w, wthread *t)
     uint8_t *p = hatf_buf_reserve(&t->g.tsec, HATF_VARINT_MAX);
     if (!p) return fail(w, HATF_E_NOMEM, "offset %llu: %s", "out of memory");
     if (t->tc.t_run) t->g.tsec.len += (size_t)(time_put(p, t->tc.t_run - 1) - p);  /* the last run: its length only */
-    t->g.fast = w->fast;
     int rc = write_queued(w, 0, 0, 0), queued = 0;
     /* a fast group is cheaper to code here than to hand over */
     if (!rc && w->q && !t->g.fast && !(queued = hatf_jobq_put_(w->q, &t->g))) {
@@ -449,8 +470,16 @@ HATF_API int hatf_writer_add(hatf_writer *w, const hatf_event *ev, size_t n)
         }
         size_t m = cut - t->events;
         if (m > n - i) m = n - i;
-        if (t->g.nitems + m > t->g.cap_items && items_grow(t, t->g.nitems + m))
-            return fail(w, HATF_E_NOMEM, "offset %llu: %s", "out of memory");
+        addr_out ad = { 0 };
+        if (t->g.fast) {
+            ad.ao = hatf_buf_reserve(&t->g.adr, m * 2 * HATF_VARINT_MAX);
+            if (!ad.ao) return fail(w, HATF_E_NOMEM, "offset %llu: %s", "out of memory");
+            ad.prev = t->g.adr_prev;
+        } else {
+            if (t->g.nitems + m > t->g.cap_items && items_grow(t, t->g.nitems + m))
+                return fail(w, HATF_E_NOMEM, "offset %llu: %s", "out of memory");
+            ad.it = t->g.items + t->g.nitems;
+        }
         int rc;
         size_t done = hatf1_encode_batch_(&t->enc, ev + i, m, HATF_CK_WRITER_RAW_CUT, &rc);
         /* the encoded events' times and addresses, and the one-thread check,
@@ -458,11 +487,19 @@ HATF_API int hatf_writer_add(hatf_writer *w, const hatf_event *ev, size_t n)
          * its group is written */
         uint8_t *o = hatf_buf_reserve(&t->g.tsec, done * 2 * HATF_VARINT_MAX), *o0 = o;
         if (!o) return fail(w, HATF_E_NOMEM, "offset %llu: %s", "out of memory");
-        hatf_aitem *it = t->g.items + t->g.nitems;
         uint64_t other = 0;
         tclock c = t->tc;  /* in registers: the byte stores could alias t */
-        if (w->coarse) o = take_events(&c, &w->tconv, ev + i, done, thread, o, &it, &other, 1);
-        else o = take_events(&c, NULL, ev + i, done, thread, o, &it, &other, 0);
+        if (t->g.fast) {
+            uint8_t *a0 = ad.ao;
+            if (w->coarse) o = take_events(&c, &w->tconv, ev + i, done, thread, o, &ad, &other, 1, 1);
+            else o = take_events(&c, NULL, ev + i, done, thread, o, &ad, &other, 0, 1);
+            t->g.adr.len += (size_t)(ad.ao - a0);
+            t->g.adr_prev = ad.prev;
+        } else {
+            if (w->coarse) o = take_events(&c, &w->tconv, ev + i, done, thread, o, &ad, &other, 1, 0);
+            else o = take_events(&c, NULL, ev + i, done, thread, o, &ad, &other, 0, 0);
+            t->g.nitems = (size_t)(ad.it - t->g.items);
+        }
         t->tc = c;
         if (other) {
             for (size_t j = i; j < i + done; j++)
@@ -474,7 +511,6 @@ HATF_API int hatf_writer_add(hatf_writer *w, const hatf_event *ev, size_t n)
             return w->failed = HATF_E_USAGE;
         }
         t->g.tsec.len += (size_t)(o - o0);
-        t->g.nitems = (size_t)(it - t->g.items);
         t->events += (uint32_t)done;
         w->pending += done;
         i += done;

@@ -369,13 +369,16 @@ static void test_address_coding_bytes(void)
 static void test_address_coding_delta_bytes(void)
 {
     size_t n = sizeof coding_events / sizeof coding_events[0];
-    hatf_aitem items[sizeof coding_events / sizeof coding_events[0]];
-    for (size_t i = 0; i < n; i++)
-        items[i] = (hatf_aitem){ coding_events[i].size, coding_events[i].addr, coding_events[i].new_addr,
-                                 coding_events[i].op };
     hatf_buf out;
     hatf_buf_init(&out);
-    hatf_aenc_delta(items, n, &out);
+    uint8_t *o = hatf_buf_reserve(&out, n * 2 * HATF_VARINT_MAX), *o0 = o;
+    CU_ASSERT_PTR_NOT_NULL_FATAL(o);
+    uint64_t prev = 0;
+    for (size_t i = 0; i < n; i++) {
+        o = hatf_adelta_put(o, coding_events[i].addr, &prev);
+        if (coding_events[i].op == HATF_OP_REALLOC_INPLACE) o = hatf_adelta_put(o, coding_events[i].new_addr, &prev);
+    }
+    out.len = (size_t)(o - o0);
     static const uint8_t want[] = {
         0x80, 0x40,        /* 0x1000 - 0: zigzag 0x2000 */
         0x20,              /* 0x1010: +0x10 */
