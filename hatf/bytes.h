@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 static inline uint64_t hatf_load_be(const uint8_t *p, unsigned n)
 {
@@ -54,6 +55,26 @@ static inline size_t hatf_varint_put(uint8_t *p, uint64_t v)
     while (v >= 0x80) { p[n++] = (uint8_t)(v | 0x80); v >>= 7; }
     p[n++] = (uint8_t)v;
     return n;
+}
+
+/* hatf_varint_put, the same bytes, for the recorder's hot loops: a value
+ * under 2^56 is spread over 7-bit groups and written with one 8-byte store,
+ * no loop (the bytes past the code are scratch). pre: HATF_VARINT_MAX bytes
+ * of room at p. */
+static inline size_t hatf_varint_put8(uint8_t *p, uint64_t v)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    if (v < (1ull << 56)) {
+        unsigned n = v ? (unsigned)(63 - __builtin_clzll(v)) / 7 + 1 : 1;
+        uint64_t x = (v & 0x7f) | (v << 1 & 0x7f00) | (v << 2 & 0x7f0000) | (v << 3 & 0x7f000000) |
+                     (v << 4 & 0x7f00000000ull) | (v << 5 & 0x7f0000000000ull) | (v << 6 & 0x7f000000000000ull) |
+                     (v << 7 & 0x7f00000000000000ull);
+        x |= 0x8080808080808080ull & ((1ull << (8 * (n - 1))) - 1);  /* every byte but the last continues */
+        memcpy(p, &x, 8);
+        return n;
+    }
+#endif
+    return hatf_varint_put(p, v);
 }
 
 /* Read an unsigned LEB128 from p[0..len). @return bytes used, or 0 if it is

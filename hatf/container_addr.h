@@ -98,7 +98,8 @@ static inline uint8_t *hatf_adelta_put(uint8_t *o, uint64_t a, uint64_t *prev)
     uint64_t v = hatf_zigzag((int64_t)(a - *prev));
     if (a) *prev = a;
     if (v < 0x80) { *o = (uint8_t)v; return o + 1; }
-    return o + hatf_varint_put(o, v);
+    if (v < 0x4000) { o[0] = (uint8_t)(v | 0x80); o[1] = (uint8_t)(v >> 7); return o + 2; }
+    return o + hatf_varint_put8(o, v);
 }
 /* hatf_aenc_run for one event. */
 void hatf_aenc_event(hatf_amodel *m, unsigned op, uint64_t size, uint64_t addr,

@@ -364,6 +364,28 @@ static void test_address_coding_bytes(void)
     hatf_buf_free(&out);
 }
 
+/* hatf_varint_put8 writes the bytes hatf_varint_put writes, for every
+ * length: each power of two and its neighbours, and random values of every
+ * bit length. */
+static void test_varint_put8(void)
+{
+    size_t bad = 0, n = 0;
+    for (int b = 0; b < 64; b++) {
+        uint64_t base = 1ull << b, r = rnd();
+        uint64_t vals[] = { base - 1, base, base + 1, base | (r & (base - 1)), base | (r & (base - 1) & 0x5555555555555555ull) };
+        for (size_t k = 0; k < sizeof vals / sizeof vals[0]; k++, n++) {
+            uint8_t a[HATF_VARINT_MAX], c[HATF_VARINT_MAX];
+            size_t la = hatf_varint_put(a, vals[k]), lc = hatf_varint_put8(c, vals[k]);
+            if (la != lc || memcmp(a, c, la)) bad++;
+        }
+    }
+    uint8_t a[HATF_VARINT_MAX], c[HATF_VARINT_MAX];
+    CU_ASSERT_EQUAL(hatf_varint_put8(c, UINT64_MAX), hatf_varint_put(a, UINT64_MAX));
+    CU_ASSERT(memcmp(a, c, HATF_VARINT_MAX) == 0);
+    CU_ASSERT_EQUAL(n, 320);
+    CU_ASSERT_EQUAL(bad, 0);
+}
+
 /* Coding 4, the fast groups' (no model): each address as the zigzag
  * difference from the previous non-NULL one. */
 static void test_address_coding_delta_bytes(void)
@@ -1101,6 +1123,7 @@ static CU_TestInfo tests[] = {
     { "address coding bytes", test_address_coding_bytes },
     { "address coding 2 still decodes", test_address_coding2_bytes },
     { "address coding 4 (fast groups) bytes", test_address_coding_delta_bytes },
+    { "varint writer of the hot loops", test_varint_put8 },
     { "time section: the worked example, and damage", test_time_section },
     { "address ranks, many objects", test_address_ranks_large },
     { "round trip, three threads", test_round_trip },
