@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "flusher_state.h"
+#include "container_jobs.h"
 
 /* One line per event of a trace's life for hatrace record: "S path" when the
  * file is created, "E path events bytes dropped waits cpu_ns fast" when it is
@@ -142,6 +143,8 @@ int ht_writer_open(void)
         ht_fs.out_failed = 1;
         return -1;
     }
+    /* --effort fast from the first group on; auto starts in full (effort.c) */
+    hatf_writer_set_fast_(ht_fs.writer, ht_opt(HT_OPT_EFFORT) == HT_EFFORT_FAST);
     ht_fs.last_flush_ns = ht_mono_ns();
     return 0;
 }
