@@ -151,7 +151,8 @@ static uint64_t thread_cpu_ns(pthread_t th)
 void ht_background_cpu_read(void)
 {
     uint64_t v;
-    if (atomic_load(&ht_fs.flusher_on) && (v = thread_cpu_ns(ht_fs.flusher)) != 0) ht_fs.flusher_cpu_ns = v;
+    if (atomic_load(&ht_fs.flusher_on) == HT_FLUSHER_ON && (v = thread_cpu_ns(ht_fs.flusher)) != 0)
+        ht_fs.flusher_cpu_ns = v;
     if (ht_fs.helper_on && (v = thread_cpu_ns(ht_fs.helper)) != 0) ht_fs.helper_cpu_ns = v;
 }
 
@@ -230,9 +231,19 @@ static void *flusher_main(void *arg)
     return NULL;
 }
 
+/* The flusher's state once any start in progress has finished: its handle is
+ * written before the state says HT_FLUSHER_ON (pthread_create takes
+ * microseconds; a stop must not join a handle not yet written). */
+static int flusher_state_settled(void)
+{
+    int on;
+    while ((on = atomic_load(&ht_fs.flusher_on)) == HT_FLUSHER_STARTING) sched_yield();
+    return on;
+}
+
 int ht_flusher_finish(uint64_t timeout_ns)
 {
-    if (!atomic_load(&ht_fs.flusher_on) || pthread_equal(pthread_self(), ht_fs.flusher)) return -1;
+    if (flusher_state_settled() != HT_FLUSHER_ON || pthread_equal(pthread_self(), ht_fs.flusher)) return -1;
     atomic_store(&ht_fs.finish_req, 1);
     atomic_store(&ht_poke_word, 1);
     ht_futex_wake(&ht_poke_word, 1);
@@ -247,28 +258,26 @@ int ht_flusher_finish(uint64_t timeout_ns)
 
 int ht_flusher_start(void)
 {
-    if (atomic_exchange(&ht_fs.flusher_on, 1)) return 0;
+    int off = HT_FLUSHER_OFF;
+    if (!atomic_compare_exchange_strong(&ht_fs.flusher_on, &off, HT_FLUSHER_STARTING)) return 0;
     atomic_store(&ht_fs.flusher_stop, 0);
     sigset_t all, old;
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);  /* the program's signals are not ours */
     int rc = ht_real_pthread_create(&ht_fs.flusher, NULL, flusher_main, NULL);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
-    if (rc) {
-        atomic_store(&ht_fs.flusher_on, 0);
-        return -1;
-    }
-    return 0;
+    atomic_store(&ht_fs.flusher_on, rc ? HT_FLUSHER_OFF : HT_FLUSHER_ON);
+    return rc ? -1 : 0;
 }
 
 int ht_flusher_running(void) { return atomic_load_explicit(&ht_fs.flusher_on, memory_order_relaxed); }
 
 void ht_flusher_stop(void)
 {
-    if (!atomic_load(&ht_fs.flusher_on) || pthread_equal(pthread_self(), ht_fs.flusher)) return;
+    if (flusher_state_settled() != HT_FLUSHER_ON || pthread_equal(pthread_self(), ht_fs.flusher)) return;
     atomic_store(&ht_fs.flusher_stop, 1);
     atomic_store(&ht_poke_word, 1);
     ht_futex_wake(&ht_poke_word, 1);
     pthread_join(ht_fs.flusher, NULL);
-    atomic_store(&ht_fs.flusher_on, 0);
+    atomic_store(&ht_fs.flusher_on, HT_FLUSHER_OFF);
 }

@@ -49,7 +49,7 @@ void ht_flusher_atfork_child(void)
     /* the child's flusher chooses afresh */
     if (ht_fs.effort.stat_fd >= 0) close(ht_fs.effort.stat_fd);
     ht_fs.effort = (ht_effort){ .stat_fd = -1 };
-    atomic_store(&ht_fs.flusher_on, 0);
+    atomic_store(&ht_fs.flusher_on, HT_FLUSHER_OFF);
     atomic_store(&ht_fs.flusher_stop, 0);
     atomic_store(&ht_fs.finish_req, 0);
     atomic_store(&ht_fs.finish_done, 0);

@@ -30,6 +30,8 @@ typedef struct ht_effort {
     uint64_t switches;          /* changes of coding */
 } ht_effort;
 
+enum { HT_FLUSHER_OFF = 0, HT_FLUSHER_ON = 1, HT_FLUSHER_STARTING = 2 };
+
 typedef struct ht_flush_state {
     /* The trace of this process. All writer calls, and these fields, are used
      * under wlock: on the flusher thread normally, on a producer thread when no
@@ -50,7 +52,7 @@ typedef struct ht_flush_state {
     pthread_t flusher;
     int helper_tried;           /* the encoding helper of this writer was started (or could not be) */
     int due_left;               /* the flusher has flushed groups still to write (wlock) */
-    _Atomic int flusher_on;
+    _Atomic int flusher_on;     /* HT_FLUSHER_OFF, _STARTING (its handle not yet written), _ON */
     _Atomic int flusher_stop;
     _Atomic uint32_t finish_req, finish_done;  /* ht_flusher_finish: asked, done (futex) */
     uint64_t last_flush_ns;
