@@ -1,8 +1,13 @@
 /* cli_util.c — shared option parsing, opening traces and error printing. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli_util.h"
 
@@ -99,18 +104,90 @@ int cli_parse_format(const char *cmd, const char *opt, const char *arg, hatf_for
     return 0;
 }
 
+/* The input as the user named it, and the copy cli_open_source opens instead
+ * (a pipe's contents in an unnamed temporary file; see cli_one_file). */
+static const char *spooled_name;
+static char spooled_path[64];
+
+/* An unnamed file in $TMPDIR (or /tmp), else in memory. @return fd or -1. */
+static int unnamed_file(void)
+{
+    const char *dir = getenv("TMPDIR");
+    int fd = open(dir && *dir ? dir : "/tmp", O_TMPFILE | O_RDWR | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0 && dir && *dir) fd = open("/tmp", O_TMPFILE | O_RDWR | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0) fd = memfd_create("hatrace-input", MFD_CLOEXEC);
+    return fd;
+}
+
+/* Copy a non-regular input (a pipe, "-" for standard input) into an unnamed
+ * file. @return 0, or CLI_FAIL after printing why. */
+static int spool(const char *name)
+{
+    int in = strcmp(name, "-") ? open(name, O_RDONLY | O_CLOEXEC) : STDIN_FILENO;
+    struct stat st;
+    if (in < 0 || fstat(in, &st) < 0) {
+        cli_error("%s: cannot open: %s", name, strerror(errno));
+        if (in > STDIN_FILENO) close(in);
+        return CLI_FAIL;
+    }
+    if (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)) {  /* read in place (a directory is refused there) */
+        if (in == STDIN_FILENO) {  /* "-" redirected from a file */
+            snprintf(spooled_path, sizeof spooled_path, "/proc/self/fd/%d", STDIN_FILENO);
+            spooled_name = name;
+        } else {
+            close(in);
+        }
+        return 0;
+    }
+    int out = unnamed_file();
+    if (out < 0) {
+        cli_error("%s: cannot make a temporary file to read it into: %s", name, strerror(errno));
+        if (in != STDIN_FILENO) close(in);
+        return CLI_FAIL;
+    }
+    char buf[1 << 16];
+    int rc = 0;
+    for (;;) {
+        ssize_t n = read(in, buf, sizeof buf);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) { cli_error("%s: read: %s", name, strerror(errno)); rc = CLI_FAIL; break; }
+        if (n == 0) break;
+        for (ssize_t w = 0; w < n;) {
+            ssize_t k = write(out, buf + w, (size_t)(n - w));
+            if (k < 0 && errno == EINTR) continue;
+            if (k <= 0) {
+                cli_error("%s: copying it to a temporary file: %s", name, k < 0 ? strerror(errno) : "no space");
+                rc = CLI_FAIL;
+                break;
+            }
+            w += k;
+        }
+        if (rc) break;
+    }
+    if (in != STDIN_FILENO) close(in);
+    if (rc) { close(out); return rc; }
+    /* kept open for the process's life: the commands that read twice reopen it */
+    snprintf(spooled_path, sizeof spooled_path, "/proc/self/fd/%d", out);
+    spooled_name = name;
+    return 0;
+}
+
 int cli_one_file(const char *cmd, int argc, char **argv, const char **path)
 {
     if (optind >= argc) return cli_usage(cmd, "missing input file");
     if (optind + 1 < argc) return cli_usage(cmd, "one input file only (got '%s' too)", argv[optind + 1]);
     *path = argv[optind];
+    struct stat st;
+    if (!strcmp(*path, "-") || (stat(*path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)))
+        return spool(*path);
     return 0;
 }
 
 hatf_source *cli_open_source(const char *path, hatf_format fmt)
 {
     hatf_err err = { 0 };
-    hatf_source *s = hatf_source_open(path, fmt, &err);
+    const char *real = spooled_name && !strcmp(path, spooled_name) ? spooled_path : path;
+    hatf_source *s = hatf_source_open(real, fmt, &err);
     if (!s) cli_error_at(path, &err);
     return s;
 }
