@@ -299,7 +299,8 @@ typedef struct derived {
     hatf_reader *r;          /* the container's reader, NULL for the other formats */
     uint64_t num, den, dur;  /* the time unit (num/den ns), the duration in it */
     double dur_ns;
-    char avg[32];            /* avg_size: bytes per allocation that made an object */
+    char avg[32];            /* avg_size: bytes per allocation that made an object, 2 decimals */
+    char avg_json[40];       /* the same at full precision (the shortest that reads back the same) */
 } derived;
 
 static void derive(const stats *st, hatf_source *s, derived *d)
@@ -309,8 +310,15 @@ static void derive(const stats *st, hatf_source *s, derived *d)
     d->dur = st->timed ? st->last_time - st->first_time : 0;
     d->dur_ns = (double)d->dur * (double)d->num / (double)d->den;
     uint64_t made = st->allocs - st->failed_allocs;
+    double avg = made ? (double)st->total_bytes / (double)made : 0;
     if (!made) snprintf(d->avg, sizeof d->avg, "0");
-    else snprintf(d->avg, sizeof d->avg, "%.2f", (double)st->total_bytes / (double)made);
+    else snprintf(d->avg, sizeof d->avg, "%.2f", avg);
+    snprintf(d->avg_json, sizeof d->avg_json, "%.17g", avg);
+    for (int prec = 1; prec < 17; prec++) {  /* the shortest decimal that is the same double */
+        char b[40];
+        snprintf(b, sizeof b, "%.*g", prec, avg);
+        if (strtod(b, NULL) == avg) { snprintf(d->avg_json, sizeof d->avg_json, "%s", b); break; }
+    }
 }
 
 static const char *func_label(unsigned i)
@@ -439,7 +447,7 @@ static void print_json(hatf_buf *o, stats *st, const char *path, hatf_source *s)
     cli_put(o, "  \"total_bytes\": %llu,\n  \"avg_size\": %s,\n  \"max_live_objects\": %llu,\n"
            "  \"max_live_bytes\": %llu,\n  \"live_objects_at_end\": %llu,\n  \"live_bytes_at_end\": %llu,\n"
            "  \"unknown_frees\": %llu,\n",
-        U(st->total_bytes), d.avg, U(st->max_live_objects), U(st->max_live_bytes), U(st->live_objects),
+        U(st->total_bytes), d.avg_json, U(st->max_live_objects), U(st->max_live_bytes), U(st->live_objects),
         U(st->live_bytes), U(st->unknown_frees));
     cli_put(o, "  \"first_time\": %llu,\n  \"last_time\": %llu,\n  \"duration\": %llu,\n"
            "  \"time_unit_ns\": [%llu, %llu],\n  \"duration_ns\": %.0f,\n",
@@ -605,15 +613,24 @@ int cmd_stats(int argc, char **argv)
     }
 
     stats *st = calloc(1, sizeof *st);
-    if (!st || heaplive_init(&st->live, heap_live, st) || addrmap_init(&st->threads.index) || addrmap_init(&st->heaps.index) ||
-        addrmap_init(&st->name_index)) {
+    if (!st) {
         cli_error("out of memory");
+        hatf_source_close(s);
         return CLI_FAIL;
     }
-    st->reader = hatf_source_container(s);
     rc = CLI_OK;
-    int count_rc, r = lookahead_run(s, count_event, prefetch_event, st, &count_rc);
-    if (r == LOOKAHEAD_STOPPED) {
+    int count_rc, r = 0;
+    if (heaplive_init(&st->live, heap_live, st) || addrmap_init(&st->threads.index) || addrmap_init(&st->heaps.index) ||
+        addrmap_init(&st->name_index)) {
+        cli_error("out of memory");  /* what was made is freed below, with the source */
+        rc = CLI_FAIL;
+    } else {
+        st->reader = hatf_source_container(s);
+        r = lookahead_run(s, count_event, prefetch_event, st, &count_rc);
+    }
+    if (rc != CLI_OK) {
+        /* said above */
+    } else if (r == LOOKAHEAD_STOPPED) {
         cli_error("%s: out of memory after %llu records", path, U(st->records));
         rc = CLI_FAIL;
     } else if (r < 0) {
