@@ -18,6 +18,9 @@
 #include "hatf_source.h"
 
 enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2 };
+/* hatrace record: a traced process could not create its trace file and ran
+ * untraced (the command's own status is printed instead). */
+enum { CLI_RECORD_UNTRACED = 125 };
 
 #define HATRACE_VERSION "0.1.0"
 

@@ -55,7 +55,12 @@ static const char help[] =
     "The same settings can be given to LD_PRELOAD=libhatrace.so directly through\n"
     "HATRACE_OUTPUT, HATRACE_ZSTD_LEVEL, HATRACE_RING_SIZE, HATRACE_FLUSH_MS,\n"
     "HATRACE_FOLLOW_CHILDREN, HATRACE_DROP, HATRACE_STACKS, HATRACE_STACKS_FP,\n"
-    "HATRACE_TIME_RES, HATRACE_ENCODE_HELPER (and HATRACE_CLOCK=auto|tsc|monotonic).\n";
+    "HATRACE_TIME_RES, HATRACE_EFFORT, HATRACE_ENCODE_HELPER (and\n"
+    "HATRACE_CLOCK=auto|tsc|monotonic).\n"
+    "\n"
+    "Exit status: CMD's (128 + the signal that killed it); 1 when the output folder\n"
+    "cannot take traces (CMD is not run); 125 when a process of CMD could not create\n"
+    "its trace file and ran untraced.\n";
 
 /* libhatrace.so next to this binary (the build folder) or in ../lib. */
 static int find_library(char *out, size_t cap)
@@ -117,15 +122,18 @@ static void human(char *out, size_t cap, double b)
  * Lines: "L pid" when the library starts in a process, "S path" at a trace's
  * creation, "E path events bytes dropped waits cpu_ns fast" when it is closed
  * (the last two, the recorder threads' CPU ns and the events coded fast, may
- * be missing: a library of an older build). ran: the
- * command was started (it may still be one that LD_PRELOAD does not reach). */
-static void report(const char *path, int ran)
+ * be missing: a library of an older build), "F path" when a process could
+ * not create its trace. ran: the command was started (it may still be one
+ * that LD_PRELOAD does not reach). @return the processes that ran untraced
+ * because their trace could not be created. */
+static int report(const char *path, int ran)
 {
     FILE *f = fopen(path, "r");
     if (!f) {
         fprintf(stderr, "hatrace: no trace was written\n");
-        return;
+        return 0;
     }
+    int untraced = 0;
     typedef struct trace { char *path; int closed; } trace;
     trace *tr = NULL;
     size_t n = 0, cap = 0;
@@ -135,6 +143,7 @@ static void report(const char *path, int ran)
     while (fgets(line, sizeof line, f)) {
         char kind = line[0];
         loaded |= kind == 'L';
+        untraced += kind == 'F' && line[1] == '\t';
         if ((kind != 'S' && kind != 'E') || line[1] != '\t') continue;
         char *p = line + 2, *end = p + strcspn(p, "\t\n");
         char *rest = *end == '\t' ? end + 1 : end;
@@ -179,12 +188,35 @@ static void report(const char *path, int ran)
         const char *why = !tfa ? ""
                         : effort && !strcmp(effort, "fast") ? " (--effort fast; `hatrace convert --best` makes the trace small)"
                         : " (no CPU was idle, or the rings filled; `hatrace convert --best` makes the trace small)";
-        fprintf(stderr, "hatrace: recorder threads' CPU %.1f ns/event; %.0f%% of events coded fast%s\n",
-                (double)tcpu / (double)tev, 100.0 * (double)tfa / (double)tev, why);
+        fprintf(stderr, "hatrace: recorder threads' CPU %.1f ms, %.1f ns/event; %.0f%% of events coded fast%s\n",
+                (double)tcpu / 1e6, (double)tcpu / (double)tev, 100.0 * (double)tfa / (double)tev, why);
     }
     if (!loaded && ran)
         fprintf(stderr, "hatrace: no process loaded libhatrace.so: a statically linked or set-user-ID "
                         "program ignores LD_PRELOAD\n");
+    return untraced;
+}
+
+/* The folder the traces go to, when the pattern names it without '%': it
+ * must be a folder we may create files in, or no process could record.
+ * @return 0, or CLI_FAIL after saying why (the command is not run). */
+static int check_output_dir(const char *pattern)
+{
+    const char *slash = strrchr(pattern, '/');
+    if (!slash || memchr(pattern, '%', (size_t)(slash - pattern))) return 0;
+    char dir[PATH_MAX];
+    size_t n = slash == pattern ? 1 : (size_t)(slash - pattern);
+    if (n >= sizeof dir) return 0;  /* the library says it is too long */
+    memcpy(dir, pattern, n);
+    dir[n] = 0;
+    struct stat st;
+    const char *why = NULL;
+    if (stat(dir, &st) < 0) why = strerror(errno);
+    else if (!S_ISDIR(st.st_mode)) why = "not a folder";
+    else if (access(dir, W_OK | X_OK) < 0) why = strerror(errno);
+    if (!why) return 0;
+    cli_error("%s: cannot write traces there: %s (nothing was run)", dir, why);
+    return CLI_FAIL;
 }
 
 int cmd_record(int argc, char **argv)
@@ -262,6 +294,7 @@ int cmd_record(int argc, char **argv)
             setenv("HATRACE_OUTPUT", abs, 1);
     }
     char **cmd = argv + optind;
+    if (check_output_dir(getenv("HATRACE_OUTPUT"))) return CLI_FAIL;
 
     char lib[PATH_MAX];
     if (find_library(lib, sizeof lib) < 0) return CLI_FAIL;
@@ -310,8 +343,17 @@ int cmd_record(int argc, char **argv)
     int status = 0;
     while (waitpid(pid, &status, 0) < 0)
         if (errno != EINTR) { status = 127 << 8; break; }
-    report(report_path, !(WIFEXITED(status) && WEXITSTATUS(status) == 127));
+    int untraced = report(report_path, !(WIFEXITED(status) && WEXITSTATUS(status) == 127));
     unlink(report_path);
+    if (untraced) {
+        /* a script must not take a run without its trace for a recording */
+        fprintf(stderr, "hatrace: %d process%s ran untraced: the trace file could not be created (the command %s %d); "
+                        "exit status %d\n", untraced, untraced == 1 ? "" : "es",
+                WIFSIGNALED(status) ? "was killed by signal" : "exited with", WIFSIGNALED(status) ? WTERMSIG(status)
+                                                                                             : WEXITSTATUS(status),
+                CLI_RECORD_UNTRACED);
+        return CLI_RECORD_UNTRACED;
+    }
     if (WIFSIGNALED(status)) {
         fprintf(stderr, "hatrace: %s killed by signal %d\n", cmd[0], WTERMSIG(status));
         return 128 + WTERMSIG(status);

@@ -17,7 +17,8 @@
 
 /* One line per event of a trace's life for hatrace record: "S path" when the
  * file is created, "E path events bytes dropped waits cpu_ns fast" when it is
- * closed (cpu_ns: the background threads' CPU; fast: events coded fast). One
+ * closed (cpu_ns: the background threads' CPU; fast: events coded fast), "F
+ * path" when it could not be created (the process runs untraced). One
  * write(2) with O_APPEND each, so lines of concurrent processes do not mix. */
 static void report_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
@@ -81,6 +82,7 @@ int ht_output_open(void)
     if (ht_fs.out_fd < 0) {
         ht_fs.out_path[base] = 0;
         ht_say("cannot create trace file %s: %s; the program runs untraced", ht_fs.out_path, strerror(errno));
+        report_line("F\t%s\n", ht_fs.out_path);
         ht_fs.out_failed = 1;
         return -1;
     }
@@ -97,6 +99,7 @@ int ht_output_open(void)
     return 0;
 toolong:
     ht_say("trace file name from pattern '%s' is too long; the program runs untraced", pat);
+    report_line("F\t%s\n", pat);
     ht_fs.out_failed = 1;
     return -1;
 }

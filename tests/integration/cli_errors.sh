@@ -131,5 +131,18 @@ for f in none comments; do
   fi
 done
 
+# record: a folder the traces cannot go to is refused before the command runs
+# (exit 1, one line, nothing run); a trace file the library cannot create
+# makes record exit 125, saying so and the command's own status
+expect 1 "$tmp/nowhere: cannot write traces there: No such file or directory \(nothing was run\)" \
+  "$H" record -o "$tmp/nowhere/x.hatf" -- touch "$tmp/ran"
+[ -e "$tmp/ran" ] && { echo "FAIL record ran the command though its output folder is missing"; fails=$((fails+1)); }
+expect 1 "$basic: cannot write traces there: not a folder" "$H" record -o "$basic/x.hatf" -- true
+"$H" record -o "$tmp/$(printf 'n%.0s' $(seq 300)).hatf" -- sh -c 'exit 3' >/dev/null 2>"$tmp/err"; s=$?
+if [ $s -ne 125 ] || ! grep -q "cannot create trace file" "$tmp/err" ||
+   ! grep -q "^hatrace: 1 process ran untraced: the trace file could not be created (the command exited with 3); exit status 125$" "$tmp/err"; then
+  echo "FAIL record into a name too long: exit $s"; cat "$tmp/err"; fails=$((fails+1))
+fi
+
 [ $fails -eq 0 ] && echo "cli_errors: all passed"
 [ $fails -eq 0 ]
