@@ -144,7 +144,12 @@ int cmd_replay(int argc, char **argv)
             if (every < 1 || every > 1000000) return cli_usage("replay", "--latency-every must be 1 to 1000000");
             break;
         case O_JSON: json = 1; break;
-        case O_SERIES: series = optarg; break;
+        case O_SERIES:
+            /* "-" is standard input for inputs and standard output for convert -o; here
+             * standard output takes the results, so no file may be called "-" */
+            if (!strcmp(optarg, "-")) return cli_usage("replay", "--series -: standard output takes the results; name a file");
+            series = optarg;
+            break;
         case O_PLOT: plot = optarg; break;
         case O_FROM: if ((rc = cli_parse_format("replay", "--from", optarg, &fmt))) return rc; break;
         case O_HEAPS:

@@ -131,6 +131,9 @@ for f in none comments; do
   fi
 done
 
+# replay --series -: not a file named "-" (standard output is the results')
+expect 2 "series -: standard output takes the results" "$H" replay --allocator null --series - --from text "$basic"
+
 # record: a folder the traces cannot go to is refused before the command runs
 # (exit 1, one line, nothing run); a trace file the library cannot create
 # makes record exit 125, saying so and the command's own status
