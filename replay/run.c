@@ -75,6 +75,8 @@ typedef struct runner {
     rp_hist hist[RP_LAT_COUNT_];
 } runner;
 
+enum { RUN_GO = 1, RUN_QUIT = 2 };
+
 struct run_ctx {
     const rp_plan *plan;
     const rp_run_opts *o;
@@ -82,7 +84,7 @@ struct run_ctx {
     _Atomic uint32_t *ready;
     rp_heap_api heaps;
     runner *th;
-    _Atomic int go;
+    _Atomic int go;                     /* 0 wait, RUN_GO, or RUN_QUIT when a runner could not start */
     _Atomic uint32_t waiting;
     _Atomic uint32_t finished;
     _Atomic uint64_t rss_at_peak_live;  /* pages */
@@ -406,7 +408,9 @@ static void *runner_main(void *arg)
     runner *r = arg;
     run_ctx *c = r->ctx;
     atomic_fetch_add_explicit(&c->waiting, 1, memory_order_release);
-    while (!atomic_load_explicit(&c->go, memory_order_acquire)) _mm_pause();
+    int go;
+    while (!(go = atomic_load_explicit(&c->go, memory_order_acquire))) _mm_pause();
+    if (go == RUN_QUIT) return NULL;  /* another runner could not start: no run */
     const int touches = c->o->touch != RP_TOUCH_NONE;
     if (c->o->null_alloc) {
         if (touches) run_ops(r, 1, 1);
@@ -499,7 +503,7 @@ int rp_run(const rp_plan *plan, const rp_run_opts *o, rp_result *res)
     struct timespec t0, now, last_bar = { 0, 0 };
     clock_gettime(CLOCK_MONOTONIC, &t0);
     uint64_t tsc0 = __rdtsc();
-    atomic_store_explicit(&c.go, 1, memory_order_release);
+    atomic_store_explicit(&c.go, RUN_GO, memory_order_release);
 
     int shown = 0;
     for (;;) {
@@ -527,6 +531,7 @@ int rp_run(const rp_plan *plan, const rp_run_opts *o, rp_result *res)
     if (shown) progress(o->progress, 1, 1);
 
 join:
+    if (rc) atomic_store_explicit(&c.go, RUN_QUIT, memory_order_release);  /* the started ones wait for it */
     for (size_t t = 0; t < started; t++) pthread_join(c.th[t].tid, NULL);
     if (rc) goto out;
 

@@ -134,6 +134,20 @@ done
 # replay --series -: not a file named "-" (standard output is the results')
 expect 2 "series -: standard output takes the results" "$H" replay --allocator null --series - --from text "$basic"
 
+# replay: a runner thread that cannot start (its stack refused under a small
+# address-space limit) ends the run with an error, not a hang of the runners
+# already started; with room for every thread it simply runs. Not under the
+# sanitizers, whose shadow memory needs more address space than the limit.
+if [ -z "${SANITIZE:-}" ]; then
+  awk 'BEGIN { print "#hatrace-text 1"
+               for (t = 1; t <= 200; t++) { printf "%d %d 0 alloc 16 0x%x\n", 10 * t, t, 4096 * t
+                                            printf "%d %d 0 free 0x%x\n", 10 * t + 1, t, 4096 * t } }' >"$tmp/threads.txt"
+  (ulimit -v 300000; timeout 60 "$H" replay --allocator null --from text "$tmp/threads.txt") >/dev/null 2>"$tmp/err"; s=$?
+  if [ $s -ne 0 ] && { [ $s -ne 1 ] || ! grep -q "runner: cannot start thread" "$tmp/err"; }; then
+    echo "FAIL replay with too little room for its threads: exit $s"; cat "$tmp/err"; fails=$((fails+1))
+  fi
+fi
+
 # record: a folder the traces cannot go to is refused before the command runs
 # (exit 1, one line, nothing run); a trace file the library cannot create
 # makes record exit 125, saying so and the command's own status
