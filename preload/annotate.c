@@ -72,6 +72,7 @@ HT_EXPORT void hatrace_rt_heap_realloc(uint64_t heap, const void *old_ptr, const
 HT_EXPORT void hatrace_rt_ignore(int delta)
 {
     ht_tls *t = &ht_t;
+    uint32_t down = 0u - (uint32_t)delta;  /* -delta without overflow, INT_MIN included */
     if (delta > 0) t->untraced += (uint32_t)delta;
-    else if (t->untraced >= (uint32_t)-delta) t->untraced -= (uint32_t)-delta;
+    else if (t->untraced >= down) t->untraced -= down;
 }

@@ -125,10 +125,19 @@ static void thread_exit(void *ring)
     if (atomic_fetch_add(&ht_dead_rings, 1) + 1 >= 16) ht_poke();
 }
 
+void ht_event_dropped(uint32_t kind, uint64_t d)
+{
+    if ((kind & HT_KIND_MASK) != HT_K_HEAP_CREATE || !d) return;
+    ht_t.untraced++;
+    free((void *)(uintptr_t)d);
+    ht_t.untraced--;
+}
+
 static void side_push(ht_ring *r, uint32_t kind, uint64_t a, uint64_t b, uint64_t c, uint64_t d)
 {
     if (r->side_w - r->side_r >= HT_SIDE_CAP) {
         atomic_fetch_add_explicit(&ht_lost, 1, memory_order_relaxed);
+        ht_event_dropped(kind, d);
         return;
     }
     uint32_t held = r->side_w - r->side_r + 1;
@@ -145,11 +154,15 @@ static void side_push(ht_ring *r, uint32_t kind, uint64_t a, uint64_t b, uint64_
 void ht_record_slow(uint32_t kind, uint64_t a, uint64_t b, uint64_t c, uint64_t d)
 {
     ht_tls *t = &ht_t;
-    if (t->untraced) return;  /* the recorder's own allocations */
+    if (t->untraced) {  /* the recorder's own allocations, or an ignored section */
+        ht_event_dropped(kind, d);
+        return;
+    }
     if (t->exited) {
         /* glibc's thread exit calls free(NULL) after the last key destructor;
          * a no-op is not a lost event */
         if (kind != HT_K_FREE || a) atomic_fetch_add_explicit(&ht_lost, 1, memory_order_relaxed);
+        ht_event_dropped(kind, d);
         return;
     }
     if (t->busy) {  /* a signal handler interrupted this thread inside a hook */
@@ -161,8 +174,10 @@ void ht_record_slow(uint32_t kind, uint64_t a, uint64_t b, uint64_t c, uint64_t 
         ht_init();  /* another thread is initialising: wait for it */
         s = atomic_load_explicit(&ht_state, memory_order_acquire);
     }
-    if (s != HT_ST_READY) return;
-    if (!t->ring && !thread_attach(t)) return;
+    if (s != HT_ST_READY || (!t->ring && !thread_attach(t))) {
+        ht_event_dropped(kind, d);
+        return;
+    }
     ht_emit(kind, a, b, c, d);
 }
 
@@ -176,7 +191,11 @@ void ht_side_drain(ht_ring *r)
              * that runs meanwhile drains the side buffer itself before writing
              * its own event (ht_emit), so the order holds and the side buffer
              * cannot overflow however long the flusher takes. */
-            if (!ht_ring_full(r)) r->side_r++;  /* drop mode (counted) or past the trace's end */
+            if (!ht_ring_full(r)) {  /* drop mode (counted) or past the trace's end */
+                const ht_rawev *x = &r->side[r->side_r % HT_SIDE_CAP];
+                ht_event_dropped((uint32_t)x->tk, x->d);
+                r->side_r++;
+            }
             continue;  /* look again: a handler may have emptied the side buffer */
         }
         ht_rawev ev = r->side[r->side_r % HT_SIDE_CAP];

@@ -178,6 +178,10 @@ void ht_record_slow(uint32_t kind, uint64_t a, uint64_t b, uint64_t c, uint64_t 
  * slot to fill (then ht_ring_publish) or NULL when the event was dropped. While
  * it waits no slot is held, so signal handlers write straight into the ring. */
 ht_rawev *ht_ring_full(ht_ring *r) HT_HIDDEN;
+/* An event that will not be recorded: what it owns is freed (a heap-create's
+ * copy of the name, which the flusher frees for the events it receives).
+ * Any other event owns nothing. */
+void ht_event_dropped(uint32_t kind, uint64_t d) HT_HIDDEN;
 /* Wake the flusher (the ring crossed its fill mark). */
 void ht_poke(void) HT_HIDDEN;
 /* Move events queued by signal handlers into the ring, inside the caller's busy
@@ -217,6 +221,8 @@ static inline __attribute__((always_inline)) void ht_leave(ht_tls *t, ht_ring *r
         e->c = c;
         e->d = d;
         if (HT_UNLIKELY(ht_ring_publish(r))) ht_poke();
+    } else if ((tk & HT_KIND_MASK) == HT_K_HEAP_CREATE) {  /* a constant in most hooks */
+        ht_event_dropped((uint32_t)tk, d);
     }
     atomic_signal_fence(memory_order_seq_cst);
     t->busy = 0;
