@@ -25,7 +25,9 @@ void hatf_amodel_free(hatf_amodel *m)
     free(m->fresh);
     free(m->pred);
     free(m->map);
-    memset(m, 0, sizeof *m);
+    /* as after hatf_amodel_init: an encoder stays one (reset's out-of-memory
+     * path frees, and a later reset must make the encoder's map again) */
+    hatf_amodel_init(m, m->encoder);
 }
 
 static uint32_t words_for(uint32_t n) { return (n >> 6) + 1; }

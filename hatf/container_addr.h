@@ -72,6 +72,8 @@ typedef struct hatf_amodel {
 } hatf_amodel;
 
 void hatf_amodel_init(hatf_amodel *m, int encoder);
+/* Release the model's memory; it is then as hatf_amodel_init left it (an
+ * encoder still), ready for another hatf_amodel_reset. */
 void hatf_amodel_free(hatf_amodel *m);
 /* Empty the model for a group of at most max_objects allocations, coded
  * with coding (HATF_ACODE_MODEL; a decoder also takes HATF_ACODE_MODEL2).

@@ -429,6 +429,36 @@ static void test_address_coding_delta_bytes(void)
     hatf_buf_free(&out);
 }
 
+/* A model freed (as reset's out-of-memory path frees it) is an encoder still:
+ * reset again, it codes as a new one does. */
+static void test_amodel_free_then_reset(void)
+{
+    hatf_amodel m, fresh;
+    hatf_amodel_init(&m, 1);
+    hatf_amodel_init(&fresh, 1);
+    CU_ASSERT_EQUAL_FATAL(hatf_amodel_reset(&m, 16, HATF_ACODE_MODEL), 0);
+    hatf_amodel_free(&m);
+    CU_ASSERT_EQUAL(m.encoder, 1);
+    CU_ASSERT_EQUAL_FATAL(hatf_amodel_reset(&m, 16, HATF_ACODE_MODEL), 0);
+    CU_ASSERT_EQUAL_FATAL(hatf_amodel_reset(&fresh, 16, HATF_ACODE_MODEL), 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(m.map);
+    hatf_buf a, b;
+    hatf_buf_init(&a);
+    hatf_buf_init(&b);
+    size_t n = sizeof coding_events / sizeof coding_events[0];
+    for (size_t i = 0; i < n; i++) {
+        const aev *e = &coding_events[i];
+        hatf_aenc_event(&m, e->op, e->size, e->addr, e->new_addr, &a);
+        hatf_aenc_event(&fresh, e->op, e->size, e->addr, e->new_addr, &b);
+    }
+    CU_ASSERT_EQUAL(a.len, b.len);
+    CU_ASSERT(a.len == b.len && memcmp(a.p, b.p, a.len) == 0);
+    hatf_buf_free(&a);
+    hatf_buf_free(&b);
+    hatf_amodel_free(&m);
+    hatf_amodel_free(&fresh);
+}
+
 /* Coding 2 (traces written before coding 3) still decodes: one bump
  * reference, the newest object, and codes 3 + 2k / 4 + 2k. */
 static void test_address_coding2_bytes(void)
@@ -1124,6 +1154,7 @@ static CU_TestInfo tests[] = {
     { "address coding 2 still decodes", test_address_coding2_bytes },
     { "address coding 4 (fast groups) bytes", test_address_coding_delta_bytes },
     { "varint writer of the hot loops", test_varint_put8 },
+    { "address model freed, then reset: an encoder still", test_amodel_free_then_reset },
     { "time section: the worked example, and damage", test_time_section },
     { "address ranks, many objects", test_address_ranks_large },
     { "round trip, three threads", test_round_trip },
