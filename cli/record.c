@@ -123,9 +123,12 @@ static void human(char *out, size_t cap, double b)
  * creation, "E path events bytes dropped waits cpu_ns fast" when it is closed
  * (the last two, the recorder threads' CPU ns and the events coded fast, may
  * be missing: a library of an older build), "F path" when a process could
- * not create its trace. ran: the command was started (it may still be one
- * that LD_PRELOAD does not reach). @return the processes that ran untraced
- * because their trace could not be created. */
+ * not create its trace, "X path why" when recording into it stopped early.
+ * A trace never closed is counted from what it holds (its readable chunk
+ * groups), and said why it ended: the recorder's reason, or none given (the
+ * process was killed or crashed). ran: the command was started (it may
+ * still be one that LD_PRELOAD does not reach). @return the processes that
+ * ran untraced because their trace could not be created. */
 static int report(const char *path, int ran)
 {
     FILE *f = fopen(path, "r");
@@ -134,7 +137,7 @@ static int report(const char *path, int ran)
         return 0;
     }
     int untraced = 0;
-    typedef struct trace { char *path; int closed; } trace;
+    typedef struct trace { char *path; int closed; char why[160]; } trace;
     trace *tr = NULL;
     size_t n = 0, cap = 0;
     char line[PATH_MAX + 128];
@@ -144,7 +147,7 @@ static int report(const char *path, int ran)
         char kind = line[0];
         loaded |= kind == 'L';
         untraced += kind == 'F' && line[1] == '\t';
-        if ((kind != 'S' && kind != 'E') || line[1] != '\t') continue;
+        if ((kind != 'S' && kind != 'E' && kind != 'X') || line[1] != '\t') continue;
         char *p = line + 2, *end = p + strcspn(p, "\t\n");
         char *rest = *end == '\t' ? end + 1 : end;
         *end = 0;
@@ -158,9 +161,11 @@ static int report(const char *path, int ran)
             }
             tr[n].path = strdup(p);
             tr[n].closed = 0;
+            tr[n].why[0] = 0;
             if (!tr[n].path) break;
             n++;
         }
+        if (kind == 'X') snprintf(tr[i].why, sizeof tr[i].why, "%.*s", (int)strcspn(rest, "\n"), rest);
         cpu = fa = 0;
         if (kind == 'E' && sscanf(rest, "%llu %llu %llu %llu %llu %llu", &ev, &by, &dr, &wa, &cpu, &fa) >= 4) {
             tr[i].closed = 1;
@@ -170,8 +175,19 @@ static int report(const char *path, int ran)
     fclose(f);
     int open_ones = 0;
     for (size_t i = 0; i < n; i++) {
-        fprintf(stderr, "hatrace: trace %s%s\n", tr[i].path,
-                tr[i].closed ? "" : " (not closed: the process was killed; no index)");
+        if (tr[i].closed) {
+            fprintf(stderr, "hatrace: trace %s\n", tr[i].path);
+        } else {
+            /* what it holds: the events of its intact chunk groups, its bytes */
+            hatf_err err = { 0 };
+            hatf_reader *r = hatf_reader_open(tr[i].path, &err);
+            struct stat st;
+            uint64_t held = r ? hatf_reader_event_count(r) : 0, bytes = stat(tr[i].path, &st) == 0 ? (uint64_t)st.st_size : 0;
+            if (r) hatf_reader_close(r);
+            fprintf(stderr, "hatrace: trace %s (not closed, %s; no index: %llu events readable)\n", tr[i].path,
+                    tr[i].why[0] ? tr[i].why : "the process was killed or crashed", (unsigned long long)held);
+            tev += held, tby += bytes;
+        }
         open_ones += !tr[i].closed;
         free(tr[i].path);
     }
@@ -180,7 +196,9 @@ static int report(const char *path, int ran)
     human(size, sizeof size, (double)tby);
     fprintf(stderr, "hatrace: %zu trace%s, %llu events, %s (%.2f bytes/event), %llu dropped, %llu ring waits",
             n, n == 1 ? "" : "s", tev, size, tev ? (double)tby / (double)tev : 0.0, tdr, twa);
-    if (open_ones) fprintf(stderr, " (counts of %d unclosed trace%s not included)", open_ones, open_ones == 1 ? "" : "s");
+    if (open_ones)
+        fprintf(stderr, " (%d trace%s not closed: %s readable events, no counts of drops or waits)", open_ones,
+                open_ones == 1 ? "" : "s", open_ones == 1 ? "its" : "their");
     fputc('\n', stderr);
     /* what recording cost besides the hooks, and what it chose to spend it on */
     if (tev && tcpu) {

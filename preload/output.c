@@ -18,7 +18,8 @@
 /* One line per event of a trace's life for hatrace record: "S path" when the
  * file is created, "E path events bytes dropped waits cpu_ns fast" when it is
  * closed (cpu_ns: the background threads' CPU; fast: events coded fast), "F
- * path" when it could not be created (the process runs untraced). One
+ * path" when it could not be created (the process runs untraced), "X path
+ * why" when recording into it stopped early (it gets no "E" line). One
  * write(2) with O_APPEND each, so lines of concurrent processes do not mix. */
 static void report_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
@@ -164,8 +165,9 @@ void ht_write_failed(void)
     ht_fs.writer = NULL;
     ht_fs.out_fd = -1;
     ht_fs.out_failed = 1;
-    ht_say("writing the trace %s failed: %s; recording stops, the trace is incomplete", ht_fs.out_path,
-           err.msg[0] ? err.msg : "unknown error");
+    const char *why = err.msg[0] ? err.msg : "unknown error";
+    ht_say("writing the trace %s failed: %s; recording stops, the trace is incomplete", ht_fs.out_path, why);
+    report_line("X\t%s\twriting failed: %s\n", ht_fs.out_path, why);
 }
 
 /* A program that closes every descriptor (daemons do) may reuse the trace's
@@ -176,6 +178,7 @@ int ht_out_fd_intact(void)
     struct stat sb;
     if (fstat(ht_fs.out_fd, &sb) == 0 && sb.st_dev == ht_fs.out_dev && sb.st_ino == ht_fs.out_ino) return 1;
     ht_say("the trace file %s was closed by the program; recording stops", ht_fs.out_path);
+    report_line("X\t%s\tthe program closed the trace file\n", ht_fs.out_path);
     ht_fs.out_failed = 1;
     ht_fs.writer = NULL;  /* abandoned: closing it would write into someone else's file */
     ht_fs.out_fd = -1;

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# hatrace record's summary of a trace that was never closed counts what the
+# file holds and says why it ended:
+#   * a program killed with SIGKILL: "not closed, the process was killed or
+#     crashed", its readable events counted (more than 0 after a second
+#     of 50 ms flushes) and added to the total;
+#   * a full disk (RLIMIT_FSIZE): "not closed, writing failed: ... File too
+#     large", not a kill; the program runs to its end and record exits 0.
+. "$(dirname "$0")/record_lib.inc"
+need_tools
+prog=$BUILD/workloads/rel_progress fsize=$BUILD/workloads/rel_fsize
+for p in "$prog" "$fsize"; do [ -x "$p" ] || { echo "$(basename "$p") not built"; exit 77; }; done
+
+# killed: the shell kills its traced child after a second
+"$HATRACE" record --flush-ms 50 --no-follow-children -o "$W/k.hatf" -- \
+  "$prog" 2 >/dev/null 2>"$W/k.err" &
+rec=$!
+for _ in $(seq 100); do [ -s "$W/k.hatf" ] && break; sleep 0.05; done
+sleep 1
+child=$(pgrep -P "$rec")  # the program hatrace record runs, and only it
+[ -n "$child" ] || fail "killed: no program under hatrace record"
+kill -KILL "$child"
+wait "$rec"; s=$?
+cat "$W/k.err"
+[ $s -eq 137 ] || fail "killed: record exited $s, not 128 + 9"
+line=$(grep "^hatrace: trace $W/k.hatf (not closed, the process was killed or crashed; no index: [0-9]* events readable)$" "$W/k.err") ||
+  fail "killed: no line saying so"
+held=$(sed -E 's/.*: ([0-9]+) events readable\)$/\1/' <<<"$line")
+[ "$held" -gt 0 ] || fail "killed: 0 events readable"
+got=$("$HATRACE" stats "$W/k.hatf" 2>/dev/null | awk '$1 == "records" { print $2 }')
+[ "$got" = "$held" ] || fail "killed: summary says $held events, stats reads $got"
+grep -q "^hatrace: 1 trace, $held events, .*(1 trace not closed: its readable events" "$W/k.err" ||
+  fail "killed: the total leaves the readable events out"
+
+# full disk: the recorder says why, and it is no kill
+(ulimit -f 64; "$HATRACE" record --effort fast -o "$W/f.hatf" -- "$fsize" 1000000) >"$W/f.out" 2>"$W/f.err"; s=$?
+cat "$W/f.err"
+[ $s -eq 0 ] || fail "full disk: record exited $s"
+[ "$(cat "$W/f.out")" = "done 1000000" ] || fail "full disk: the program did not finish"
+grep -q "^hatrace: trace $W/f.hatf (not closed, writing failed: .*File too large; no index: [0-9]* events readable)$" "$W/f.err" ||
+  fail "full disk: the summary does not say the write failed"
+grep -q "killed" "$W/f.err" && fail "full disk: called a kill"
+echo "record_summary: ok"
