@@ -210,10 +210,10 @@ int cli_finish_stdout(int rc)
 void cli_time_unit(hatf_source *s, uint64_t *num, uint64_t *den)
 {
     *num = *den = 1;
-    hatf_reader *r = hatf_source_container(s);
-    if (!r) return;
-    const hatf_info *info = hatf_reader_info(r);
-    if (info->time_unit_ns_num && info->time_unit_ns_den) {
+    /* a container's header, or the one a text trace or a HATF 1.0 stream of
+     * hatrace's carries; another writer's stream has none (1 ns taken) */
+    const hatf_info *info = hatf_source_info(s);
+    if (info && info->time_unit_ns_num && info->time_unit_ns_den) {
         *num = info->time_unit_ns_num;
         *den = info->time_unit_ns_den;
     }

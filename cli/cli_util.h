@@ -78,8 +78,9 @@ int cli_source_failed(const char *path, const hatf_source *s);
 /* Flush stdout and report a write error. @return rc, or CLI_FAIL on error. */
 int cli_finish_stdout(int rc);
 
-/* Time unit of a source in ns as num/den (the container's header; 1/1, i.e.
- * nanoseconds, for the other formats, which do not say). */
+/* Time unit of a source in ns as num/den: its header's (a container's, or what
+ * a text trace or a HATF 1.0 stream written by hatrace carries); 1/1, i.e.
+ * nanoseconds, for another writer's stream, which does not say. */
 void cli_time_unit(hatf_source *s, uint64_t *num, uint64_t *den);
 
 /* Append printf-style text to o (one piece at most 8191 bytes; longer is cut). */

@@ -62,6 +62,8 @@ typedef struct out {
     addrmap symbols;     /* frame addresses whose symbol is copied */
     hatf_counters counters;
     int strip, no_stacks;
+    int hatrace_attrs;   /* the output says its attribute bytes are hatrace's (a container, a marked HATF 1.0 stream) */
+    uint64_t foreign_left;  /* events whose attribute bytes of another writer it could not keep */
     uint8_t attrs[HATF_ATTRS_MAX];  /* an event's attributes without its stack */
 } out;
 
@@ -135,10 +137,31 @@ static int start_out(out *o, hatf_source *s, int best, uint64_t time_res, int pl
         textout_header(s, o->strip && si ? &info : NULL, &o->buf);
         return 0;
     }
-    case HATF_FMT_HATF1:
+    case HATF_FMT_HATF1: {
         hatf1_encoder_init(&o->enc, &o->buf, plain ? HATF1_PLAIN : HATF1_BEST);
-        return 0;
+        /* another writer's stream stays another writer's: its bytes are not ours to mark */
+        if (hatf_source_foreign(s)) return 0;
+        o->hatrace_attrs = 1;
+        hatf_buf mark;
+        hatf_buf_init(&mark);
+        hatf_buf_append(&mark, HATF1_HATRACE_MARK, strlen(HATF1_HATRACE_MARK));
+        const hatf_info *si = hatf_source_info(s);
+        if (si) {  /* the time unit above all: without it times read back as ns */
+            hatf_info info = *si;
+            if (o->strip) strip_info(&info);
+            hatf_reader *r = hatf_source_container(s);
+            hatf_buf_append(&mark, " container ", 11);
+            textout_container_fields(&info, r ? hatf_reader_complete(r) : 1, &mark);
+        }
+        hatf_event c = { .op = HATF_OP_COMMENT, .data = mark.p,
+                         .data_len = (uint16_t)(mark.len < UINT16_MAX ? mark.len : UINT16_MAX) };
+        int rc = mark.failed ? HATF_E_NOMEM : hatf1_encode(&o->enc, &c);
+        hatf_buf_free(&mark);
+        if (rc < 0) cli_error("%s: %s", o->path, hatf_strerror(rc));
+        return rc < 0 ? -1 : 0;
+    }
     case HATF_FMT_CONTAINER: {
+        o->hatrace_attrs = 1;
         hatf_info info;
         hatf_reader *r = hatf_source_container(s);
         const hatf_info *si = hatf_source_info(s);
@@ -240,6 +263,16 @@ static int put_event(out *o, hatf_source *s, const hatf_event *in)
     hatf_event tmp;
     const hatf_event *ev = o->strip || o->no_stacks ? filter_event(o, in, &tmp) : in;
     if (!ev) return 0;
+    if (ev->attr_is_bytes == HATF_ATTRS_FOREIGN && o->hatrace_attrs) {
+        /* the output would give another writer's bytes hatrace's meaning */
+        tmp = *ev;
+        tmp.attr_is_bytes = 0;
+        tmp.data = NULL;
+        tmp.data_len = 0;
+        tmp.attr = 0;
+        ev = &tmp;
+        o->foreign_left++;
+    }
     switch (o->fmt) {
     case HATF_FMT_TEXT:
         rc = hatf_text_format(ev, &o->buf);
@@ -277,6 +310,10 @@ static int put_event(out *o, hatf_source *s, const hatf_event *in)
 static int finish_out(out *o, int ok)
 {
     int rc = 0;
+    if (ok && o->foreign_left)  /* said, never silent */
+        fprintf(stderr, "hatrace: %s: the attribute bytes of %llu events, another writer's, are left out: this "
+                        "format gives attribute bytes hatrace's meaning (convert to text or to hatf1.0 from "
+                        "that writer's stream keeps them)\n", o->path, (unsigned long long)o->foreign_left);
     if (o->fmt == HATF_FMT_CONTAINER) {
         if (o->w) {
             hatf_err err = { 0 };

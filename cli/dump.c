@@ -35,19 +35,32 @@ void textout_header(hatf_source *s, const hatf_info *info, hatf_buf *out)
     hatf_buf_append(out, HATF_TEXT_MAGIC "\n", strlen(HATF_TEXT_MAGIC) + 1);
     hatf_reader *r = hatf_source_container(s);
     if (!r) return;
-    const hatf_info *in = info ? info : hatf_reader_info(r);
+    hatf_buf_append(out, "# container ", 12);
+    textout_container_fields(info ? info : hatf_reader_info(r), hatf_reader_complete(r), out);
+    hatf_buf_append(out, "\n", 1);
+    /* a damaged file still dumps what is intact; say what is missing */
+    const char *const *lines;
+    size_t nd = hatf_reader_damage(r, &lines);
+    for (size_t i = 0; i < nd; i++) {
+        hatf_buf_append(out, "# damage: ", 10);
+        hatf_buf_append(out, lines[i], strlen(lines[i]));
+        hatf_buf_append(out, "\n", 1);
+    }
+}
+
+void textout_container_fields(const hatf_info *in, int complete, hatf_buf *out)
+{
     char line[512];
     char when[32] = "?";
     time_t t = (time_t)(in->start_realtime_ns / 1000000000u);
     struct tm tm;
     if (gmtime_r(&t, &tm)) strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
     int n = snprintf(line, sizeof line,
-                     "# container %u.%u pid %u ppid %u start %s clock %s unit %llu/%llu ns %u-bit%s%s cmdline ",
+                     "%u.%u pid %u ppid %u start %s clock %s unit %llu/%llu ns %u-bit%s%s cmdline ",
                      in->version_major, in->version_minor, in->pid, in->ppid, when,
                      in->clock[0] ? in->clock : "?", (unsigned long long)in->time_unit_ns_num,
                      (unsigned long long)in->time_unit_ns_den, in->address_bits,
-                     (in->flags & HATF_INFO_FORKED) ? " forked" : "",
-                     hatf_reader_complete(r) ? "" : " incomplete");
+                     (in->flags & HATF_INFO_FORKED) ? " forked" : "", complete ? "" : " incomplete");
     hatf_buf_append(out, line, n > 0 && (size_t)n < sizeof line ? (size_t)n : 0);
     /* the command line as a quoted text, escaped like a comment */
     hatf_event c = { .op = HATF_OP_COMMENT, .data = (const uint8_t *)in->cmdline,
@@ -61,14 +74,7 @@ void textout_header(hatf_source *s, const hatf_info *info, hatf_buf *out)
         memmove(out->p + mark, out->p + mark + pl, out->len - mark - pl);
         out->len -= pl;
     }
-    /* a damaged file still dumps what is intact; say what is missing */
-    const char *const *lines;
-    size_t nd = hatf_reader_damage(r, &lines);
-    for (size_t i = 0; i < nd; i++) {
-        hatf_buf_append(out, "# damage: ", 10);
-        hatf_buf_append(out, lines[i], strlen(lines[i]));
-        hatf_buf_append(out, "\n", 1);
-    }
+    if (out->len > mark && out->p[out->len - 1] == '\n') out->len--;
 }
 
 int cmd_dump(int argc, char **argv)

@@ -11,4 +11,9 @@
  * with info NULL the container's own. */
 void textout_header(hatf_source *s, const hatf_info *info, hatf_buf *out);
 
+/* Append the fields of that line, after "# container ", without its newline:
+ * "V.v pid P ppid Q start ISO clock C unit N/D ns B-bit[ forked][ incomplete]
+ * cmdline \"...\"" (a HATF 1.0 stream's mark carries them too). */
+void textout_container_fields(const hatf_info *in, int complete, hatf_buf *out);
+
 #endif

@@ -122,7 +122,7 @@ HATF_API size_t hatf_attrs_encode(const hatf_attrs *a, uint8_t *out)
 
 HATF_API int hatf_event_attrs(const hatf_event *ev, hatf_attrs *a)
 {
-    if (ev->attr_is_bytes && hatf_attrs_decode(ev->data, ev->data_len, a) == 0) return 0;
+    if (ev->attr_is_bytes == HATF_ATTRS_HATRACE && hatf_attrs_decode(ev->data, ev->data_len, a) == 0) return 0;
     memset(a, 0, sizeof *a);  /* decode may have filled some keys before it failed */
     return -1;
 }

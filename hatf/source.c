@@ -47,8 +47,9 @@ struct hatf_source {
     uint64_t line_no;     /* lines consumed */
     int eof;
     hatf_buf scratch;
-    hatf_info info;       /* from a '# container' line written by dump/convert */
+    hatf_info info;       /* from a '# container' line, or a HATF 1.0 stream's mark, written by dump/convert */
     int have_info;
+    int foreign;          /* a HATF 1.0 stream without hatrace's mark: its attribute bytes are opaque */
 };
 
 static const char *const fmt_names[] = { "auto", "hatrace", "hatf1.0", "text" };
@@ -118,6 +119,28 @@ static int text_line(hatf_source *s, const char **line, size_t *len, uint64_t *o
     s->buf_offset += used;
     s->line_no++;
     return 1;
+}
+
+static void text_header_info(hatf_source *s, const char *p, size_t len);
+
+/* A HATF 1.0 stream is hatrace's when its first record is the comment
+ * HATF1_HATRACE_MARK (then read, with the container header it may carry, and
+ * passed over); else another writer's, whose attribute bytes hatrace cannot
+ * read (s->foreign). */
+static void hatf1_mark(hatf_source *s)
+{
+    hatf_event ev;
+    size_t ml = strlen(HATF1_HATRACE_MARK);
+    if (hatf1_decode(&s->dec, &ev) == 1 && ev.op == HATF_OP_COMMENT && ev.data_len >= ml &&
+        memcmp(ev.data, HATF1_HATRACE_MARK, ml) == 0 && (ev.data_len == ml || ev.data[ml] == ' ')) {
+        static const char ct[] = " container ";
+        size_t cl = sizeof ct - 1;
+        if (ev.data_len >= ml + cl && memcmp(ev.data + ml, ct, cl) == 0)
+            text_header_info(s, (const char *)ev.data + ml + cl, ev.data_len - ml - cl);
+        return;
+    }
+    s->foreign = 1;
+    hatf1_decoder_init(&s->dec, s->map, s->map_len, 0);  /* its first record is an event */
 }
 
 /* Parse the rest of a "# container" line (cli/dump.c writes it):
@@ -251,6 +274,7 @@ HATF_API hatf_source *hatf_source_open(const char *path, hatf_format fmt, hatf_e
             close(s->fd);
             s->fd = -1;
             hatf1_decoder_init(&s->dec, s->map, s->map_len, 0);
+            hatf1_mark(s);
         } else if (fmt == HATF_FMT_TEXT) {
             s->buf = malloc(TEXT_READ_CHUNK + HATF_TEXT_LINE_MAX + 1);
             if (!s->buf) { hatf_err_set(err, HATF_E_NOMEM, 0, "out of memory"); goto fail; }
@@ -291,6 +315,8 @@ HATF_API void hatf_source_close(hatf_source *s)
 
 HATF_API hatf_format hatf_source_format(const hatf_source *s) { return s->fmt; }
 
+HATF_API int hatf_source_foreign(const hatf_source *s) { return s->foreign; }
+
 HATF_API hatf_reader *hatf_source_container(hatf_source *s) { return s->reader; }
 
 HATF_API const hatf_info *hatf_source_info(hatf_source *s)
@@ -325,6 +351,7 @@ HATF_API int hatf_source_next(hatf_source *s, hatf_event *ev)
             return rc;
         }
         if (rc > 0) s->offset = s->dec.last_record_offset;
+        if (rc > 0 && s->foreign && ev->attr_is_bytes) ev->attr_is_bytes = HATF_ATTRS_FOREIGN;
         break;
     case HATF_FMT_TEXT:
         rc = text_next(s, ev);

@@ -104,7 +104,7 @@ static char *put_attrs(char *p, const hatf_event *ev)
         return p;
     }
     hatf_attrs a;
-    if (ev->data_len == 0 || hatf_attrs_decode(ev->data, ev->data_len, &a) != 0) {
+    if (ev->attr_is_bytes != HATF_ATTRS_HATRACE || ev->data_len == 0 || hatf_attrs_decode(ev->data, ev->data_len, &a) != 0) {
         p = put_str(p, " attr=");
         return put_hexbytes(p, ev->data, ev->data_len);
     }
@@ -346,7 +346,7 @@ static int read_attrs(cursor *c, hatf_event *ev, uint8_t *out)
             if (vl >= 4 && memcmp(v, "hex:", 4) == 0) {
                 long k = parse_hexbytes(v, vl, out, &bad);
                 if (k < 0) return fail(c, vpos + bad, "attr=hex: needs an even number of hex digits (at most 65535 bytes)");
-                ev->attr_is_bytes = 1;
+                ev->attr_is_bytes = HATF_ATTRS_FOREIGN;  /* raw bytes: no hatrace meaning */
                 ev->data = out;
                 ev->data_len = (uint16_t)k;
             } else if (parse_dec(v, vl, &ev->attr, &bad) != 0) {

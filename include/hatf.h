@@ -66,11 +66,24 @@ typedef enum hatf_interp {
  * thread, heap, time apply to every op but COMMENT.
  * Attributes: numeric in attr when data_len == 0 (HATF widths 0-8), or a byte
  * string in data/data_len (HATF widths v1/v2). hatrace's own attribute bytes are
- * a key/value list (hatf_attrs_*); other writers may put anything there.
+ * a key/value list (hatf_attrs_*), attr_is_bytes HATF_ATTRS_HATRACE; another
+ * writer's are opaque, HATF_ATTRS_FOREIGN, and mean nothing to hatrace (a HATF
+ * 1.0 stream is hatrace's when it starts with the comment HATF1_HATRACE_MARK).
  * data points into the producer's memory: valid until the producer's next call. */
+/* hatf_event.attr_is_bytes: the bytes are hatrace's attribute list, or another
+ * writer's, which hatf_event_attrs does not read. */
+enum { HATF_ATTRS_HATRACE = 1, HATF_ATTRS_FOREIGN = 2 };
+
+/* The text of the comment record a HATF 1.0 stream written by hatrace starts
+ * with: its attribute bytes are hatrace's, and " container " and the container
+ * header's fields may follow (as in the text form's "# container" line: the
+ * time unit, pid, clock, command line). A stream without it is another
+ * writer's. */
+#define HATF1_HATRACE_MARK "hatrace-hatf1 1"
+
 typedef struct hatf_event {
     uint8_t op;            /* hatf_op */
-    uint8_t attr_is_bytes; /* 1: attributes are the bytes in data (even if data_len == 0) */
+    uint8_t attr_is_bytes; /* nonzero: attributes are the bytes in data (even if data_len == 0): HATF_ATTRS_* */
     uint16_t data_len;
     uint64_t size;
     uint64_t addr;

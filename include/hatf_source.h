@@ -37,10 +37,14 @@ hatf_format hatf_source_format(const hatf_source *s);
 /* Container only (NULL otherwise): the reader, for info, names, damage. */
 hatf_reader *hatf_source_container(hatf_source *s);
 
-/* The trace's header: a container's, or the one a text trace written by
- * `hatrace dump`/`convert` carries in its '# container' line; NULL when there is
- * none (a raw HATF 1.0 stream has no header). */
+/* The trace's header: a container's, or the one a text trace or a HATF 1.0
+ * stream written by `hatrace dump`/`convert` carries (the '# container' line,
+ * the mark's comment); NULL when there is none (another writer's stream). */
 const hatf_info *hatf_source_info(hatf_source *s);
+
+/* 1 for a HATF 1.0 stream of another writer (it does not start with
+ * HATF1_HATRACE_MARK): its attribute bytes are opaque, HATF_ATTRS_FOREIGN. */
+int hatf_source_foreign(const hatf_source *s);
 
 /* Next event in global time order (a raw HATF 1.0 stream and a text file are
  * read in file order). A container's events of equal time on different

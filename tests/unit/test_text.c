@@ -28,7 +28,7 @@ static int same_event(const hatf_event *a, const hatf_event *b)
 {
     return a->op == b->op && a->size == b->size && a->addr == b->addr && a->new_addr == b->new_addr &&
            a->thread == b->thread && a->heap == b->heap && a->time == b->time && a->attr == b->attr &&
-           a->attr_is_bytes == b->attr_is_bytes && a->data_len == b->data_len &&
+           !a->attr_is_bytes == !b->attr_is_bytes && a->data_len == b->data_len &&
            (a->data_len == 0 || memcmp(a->data, b->data, a->data_len) == 0);
 }
 
@@ -55,6 +55,9 @@ static void test_format_ops(void)
     ev = (hatf_event){ .op = HATF_OP_ALLOC, .time = 1, .thread = 2, .heap = 3, .size = 64, .addr = 0x10,
                        .attr_is_bytes = 1, .data = calloc_attr, .data_len = 4 };
     check_format(&ev, "1 2 3 alloc 64 0x10 func=calloc nmemb=4\n");
+    /* the same bytes from another writer mean nothing to hatrace: shown raw */
+    ev.attr_is_bytes = HATF_ATTRS_FOREIGN;
+    check_format(&ev, "1 2 3 alloc 64 0x10 attr=hex:01020704\n");
     ev = (hatf_event){ .op = HATF_OP_FREE, .time = 1010, .thread = 1, .addr = 0x7f3a00001000 };
     check_format(&ev, "1010 1 0 free 0x7f3a00001000\n");
     ev = (hatf_event){ .op = HATF_OP_FREE, .time = 1030, .thread = 1 };
@@ -182,7 +185,7 @@ static void test_parse_ops(void)
     CU_ASSERT_EQUAL(parse("1 1 0 free 0x10 attr=18446744073709551615", &ev, &err), 1);
     CU_ASSERT(ev.attr == UINT64_MAX && !ev.attr_is_bytes);
     CU_ASSERT_EQUAL(parse("1 1 0 free 0x10 attr=hex:", &ev, &err), 1);
-    CU_ASSERT(ev.attr_is_bytes == 1 && ev.data_len == 0);
+    CU_ASSERT(ev.attr_is_bytes == HATF_ATTRS_FOREIGN && ev.data_len == 0);  /* raw bytes: no hatrace meaning */
     CU_ASSERT_EQUAL(parse("1 1 0 free 0x10 attr=hex:0aFf", &ev, &err), 1);
     CU_ASSERT(ev.data_len == 2 && ev.data[0] == 0x0a && ev.data[1] == 0xff);
     CU_ASSERT_EQUAL(parse("1 1 4 heap-destroy", &ev, &err), 1);
