@@ -79,7 +79,7 @@ expect 1 "garbage: offset [0-9]+: " "$H" convert --from hatf1.0 --to text "$tmp/
 
 # every cut of the HATF 1.0 stream inside a record is an error with an offset
 size=$(stat -c %s "$tmp/ok.hatf1")
-for cut in 1 2 5 9 23 40 $((size - 1)); do
+for cut in 1 2 5 9 23 45 $((size - 1)); do  # inside the mark, the first comment, a metadata record, the last record
   head -c $cut "$tmp/ok.hatf1" > "$tmp/cut.hatf1"
   expect 1 "cut.hatf1: offset [0-9]+: " "$H" dump --from hatf1.0 "$tmp/cut.hatf1"
 done

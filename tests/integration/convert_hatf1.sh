@@ -7,9 +7,7 @@
 # and left out, counted, when converted into a container.
 . "$(dirname "$0")/record_lib.inc"
 need_tools
-kv=$BUILD/examples/kvstore
-[ -x "$kv" ] || { echo "example not built"; exit 77; }
-"$HATRACE" record -o "$W/t.hatf" -- "$kv" 20000 >/dev/null 2>"$W/rec.err" || fail "record: $(cat "$W/rec.err")"
+record_example "$W/t.hatf"
 "$HATRACE" convert --to hatf1.0 "$W/t.hatf" -o "$W/t.hatf1" || fail "convert to hatf1.0"
 
 # the mark: a comment record first, "hatrace-hatf1 1 container ... unit 1000/1 ns ..."

@@ -4,9 +4,7 @@
 # pipe is an error, not an empty success.
 . "$(dirname "$0")/record_lib.inc"
 need_tools
-kv=$BUILD/examples/kvstore
-[ -x "$kv" ] || { echo "example not built"; exit 77; }
-"$HATRACE" record -o "$W/t.hatf" -- "$kv" 20000 >/dev/null 2>"$W/rec.err" || fail "record: $(cat "$W/rec.err")"
+record_example "$W/t.hatf"
 "$HATRACE" convert --to hatf1.0 "$W/t.hatf" -o "$W/t.hatf1" || fail "convert to hatf1.0"
 "$HATRACE" convert --to text "$W/t.hatf" -o "$W/t.txt" || fail "convert to text"
 
