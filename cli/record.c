@@ -142,6 +142,7 @@ static int report(const char *path, int ran)
     size_t n = 0, cap = 0;
     char line[PATH_MAX + 128];
     unsigned long long ev, by, dr, wa, cpu, fa, tev = 0, tby = 0, tdr = 0, twa = 0, tcpu = 0, tfa = 0;
+    unsigned long long closed_ev = 0;  /* of closed traces: those whose CPU and coding were reported */
     int loaded = 0;
     while (fgets(line, sizeof line, f)) {
         char kind = line[0];
@@ -170,6 +171,7 @@ static int report(const char *path, int ran)
         if (kind == 'E' && sscanf(rest, "%llu %llu %llu %llu %llu %llu", &ev, &by, &dr, &wa, &cpu, &fa) >= 4) {
             tr[i].closed = 1;
             tev += ev, tby += by, tdr += dr, twa += wa, tcpu += cpu, tfa += fa;
+            closed_ev += ev;
         }
     }
     fclose(f);
@@ -201,13 +203,13 @@ static int report(const char *path, int ran)
                 open_ones == 1 ? "" : "s", open_ones == 1 ? "its" : "their");
     fputc('\n', stderr);
     /* what recording cost besides the hooks, and what it chose to spend it on */
-    if (tev && tcpu) {
+    if (closed_ev && tcpu) {
         const char *effort = getenv("HATRACE_EFFORT");
         const char *why = !tfa ? ""
                         : effort && !strcmp(effort, "fast") ? " (--effort fast; `hatrace convert --best` makes the trace small)"
                         : " (no CPU was idle, or the rings filled; `hatrace convert --best` makes the trace small)";
         fprintf(stderr, "hatrace: recorder threads' CPU %.1f ms, %.1f ns/event; %.0f%% of events coded fast%s\n",
-                (double)tcpu / 1e6, (double)tcpu / (double)tev, 100.0 * (double)tfa / (double)tev, why);
+                (double)tcpu / 1e6, (double)tcpu / (double)closed_ev, 100.0 * (double)tfa / (double)closed_ev, why);
     }
     if (!loaded && ran)
         fprintf(stderr, "hatrace: no process loaded libhatrace.so: a statically linked or set-user-ID "
