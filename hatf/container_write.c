@@ -64,6 +64,7 @@ struct hatf_writer {
     uint64_t due;             /* groups sealed before this number are to be written now */
     int fast;                 /* hatf_writer_set_fast_: groups sealed now are coded the cheap way */
     uint64_t fast_groups, fast_events;  /* groups written that way, their events */
+    uint64_t last_thread;     /* the thread of the last batch (a batch of comments alone goes there) */
 };
 
 /* ---- output ------------------------------------------------------------- */
@@ -454,10 +455,13 @@ HATF_API int hatf_writer_add(hatf_writer *w, const hatf_event *ev, size_t n)
 {
     if (w->failed) return w->failed;
     if (n == 0) return 0;
-    /* comments carry no thread: they go with the batch's thread */
-    uint64_t thread = 0;
+    /* comments carry no thread: they go with the batch's thread, or alone with
+     * the thread of the batch before (the readers put a comment after its
+     * thread's previous event: it stays where it was written) */
+    uint64_t thread = w->last_thread;
     for (size_t i = 0; i < n; i++)
         if (ev[i].op != HATF_OP_COMMENT) { thread = ev[i].thread; break; }
+    w->last_thread = thread;
     wthread *t = thread_get(w, thread);
     if (!t) return fail(w, HATF_E_NOMEM, "offset %llu: %s", "out of memory");
     for (size_t i = 0; i < n;) {

@@ -74,6 +74,9 @@ hatf_writer *hatf_writer_create(const char *path, int overwrite, const hatf_info
 /* Append events of one thread stream (ev->thread is taken as given; all n
  * events must carry the same thread). Encodes into the thread's pending chunk
  * and writes chunks as they fill. Events of one thread must come in time order.
+ * Comments carry no thread: they go with their batch's thread, and a batch of
+ * comments alone with the thread of the batch before it, so a comment stays
+ * after the event it followed.
  * @return 0 or a negative HATF_E_* code (then the writer is failed). */
 int hatf_writer_add(hatf_writer *w, const hatf_event *ev, size_t n);
 
