@@ -77,7 +77,7 @@ int hatf_chunk_pack(ZSTD_CCtx *cctx, hatf_chunk_hdr *h, const uint8_t *src, size
             h->codec = HATF_CODEC_ZSTD;
         }
     }
-    if (h->codec == HATF_CODEC_STORED) memcpy(payload, src, len);
+    if (h->codec == HATF_CODEC_STORED && len) memcpy(payload, src, len);  /* src may be NULL when len is 0 */
     h->raw_len = (uint32_t)len;
     h->stored_len = (uint32_t)plen;
     h->payload_hash = XXH3_64bits(payload, plen);
