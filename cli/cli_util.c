@@ -183,13 +183,30 @@ int cli_one_file(const char *cmd, int argc, char **argv, const char **path)
     return 0;
 }
 
+int cli_strict;
+
 hatf_source *cli_open_source(const char *path, hatf_format fmt)
 {
     hatf_err err = { 0 };
     const char *real = spooled_name && !strcmp(path, spooled_name) ? spooled_path : path;
     hatf_source *s = hatf_source_open(real, fmt, &err);
     if (!s) cli_error_at(path, &err);
+    else hatf_source_read_on(s, !cli_strict);
     return s;
+}
+
+int cli_read_end(const char *path, hatf_source *s, int rc)
+{
+    hatf_reader *r = hatf_source_container(s);
+    if (!r || hatf_source_error(s)->code) return rc;  /* a read that stopped at an error has said it */
+    const char *const *lines;
+    size_t n = hatf_reader_damage(r, &lines);
+    if (!n && hatf_reader_complete(r)) return rc;
+    for (size_t i = 0; i < n; i++) cli_error("%s: %s", path, lines[i]);
+    if (rc != CLI_OK) return rc;
+    cli_error("%s: the trace is %s: the output covers what could be read (exit status %d)", path,
+              n ? "damaged or cut" : "not closed", CLI_PARTIAL);
+    return CLI_PARTIAL;
 }
 
 int cli_source_failed(const char *path, const hatf_source *s)

@@ -21,6 +21,13 @@ enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2 };
 /* hatrace record: a traced process could not create its trace file and ran
  * untraced (the command's own status is printed instead). */
 enum { CLI_RECORD_UNTRACED = 125 };
+/* A reading command's output covers only what could be read: the trace is
+ * damaged or cut (its damaged chunk groups were passed over). */
+enum { CLI_PARTIAL = 3 };
+/* --strict (dump, stats, convert, replay): stop at the first damage instead
+ * of reading on past it. The option's getopt code, and its setting. */
+enum { CLI_O_STRICT = 900 };
+extern int cli_strict;
 
 #define HATRACE_VERSION "0.1.0"
 
@@ -69,8 +76,14 @@ int cli_parse_format(const char *cmd, const char *opt, const char *arg, hatf_for
  * CLI_FAIL after printing the problem. */
 int cli_one_file(const char *cmd, int argc, char **argv, const char **path);
 
-/* Open a trace; on failure print the one-line error and return NULL. */
+/* Open a trace; on failure print the one-line error and return NULL. A
+ * container's damaged chunk groups are passed over (unless --strict). */
 hatf_source *cli_open_source(const char *path, hatf_format fmt);
+
+/* After a command has read s: a damaged or cut container gets its damage
+ * lines on stderr (what, where, how many events) and one line saying the
+ * output is partial. @return rc, or CLI_PARTIAL for CLI_OK on such a trace. */
+int cli_read_end(const char *path, hatf_source *s, int rc);
 
 /* Print the error of a source whose next() failed. @return CLI_FAIL. */
 int cli_source_failed(const char *path, const hatf_source *s);

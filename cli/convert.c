@@ -45,6 +45,8 @@ static const char help[] =
     "  --no-stacks    leave out the call stacks (stack attributes and tables)\n"
     "  --force        overwrite OUT if it exists\n"
     "  -o, --output OUT  output file, or - for standard output\n"
+    "  --strict       stop at the first damaged part of a container (exit 1)\n"
+    "                 instead of reading on past it (the damage said, exit 3)\n"
     "  -h, --help     this help\n";
 
 #define FLUSH_AT (1u << 20)
@@ -343,6 +345,7 @@ int cmd_convert(int argc, char **argv)
         { "time-res", required_argument, NULL, 'r' },
         { "plain", no_argument, NULL, 'p' },
         { "force", no_argument, NULL, 'F' },
+        { "strict", no_argument, NULL, CLI_O_STRICT },
         { "strip", no_argument, NULL, 'S' },
         { "no-stacks", no_argument, NULL, 'N' },
         { "output", required_argument, NULL, 'o' },
@@ -367,6 +370,7 @@ int cmd_convert(int argc, char **argv)
             break;
         case 'p': plain = 1; break;
         case 'F': force = 1; break;
+        case CLI_O_STRICT: cli_strict = 1; break;
         case 'S': strip = 1; break;
         case 'N': no_stacks = 1; break;
         case 'o': out_path = optarg; break;
@@ -396,6 +400,7 @@ int cmd_convert(int argc, char **argv)
         ok = 0;
     }
     if (finish_out(&o, ok) < 0) ok = 0;
+    int rc2 = cli_read_end(in_path, s, ok ? CLI_OK : CLI_FAIL);
     hatf_source_close(s);
-    return ok ? CLI_OK : CLI_FAIL;
+    return rc2;
 }

@@ -28,6 +28,8 @@ static const char help[] =
     "  --no-demangle  C++ and Rust function names as the symbol table has them\n"
     "                 (they are shown demangled by default)\n"
     "  --no-lines     no source lines (nor any look at the modules' files)\n"
+    "  --strict       stop at the first damaged part of a container (exit 1)\n"
+    "                 instead of reading on past it (the damage said, exit 3)\n"
     "  -h, --help     this help\n";
 
 void textout_header(hatf_source *s, const hatf_info *info, hatf_buf *out)
@@ -85,6 +87,7 @@ int cmd_dump(int argc, char **argv)
         { "stacks", no_argument, NULL, 's' },
         { "no-demangle", no_argument, NULL, 'D' },
         { "no-lines", no_argument, NULL, 'L' },
+        { "strict", no_argument, NULL, CLI_O_STRICT },
         { "help", no_argument, NULL, 'h' },
         { 0 },
     };
@@ -99,6 +102,7 @@ int cmd_dump(int argc, char **argv)
         case 's': stacks = 1; break;
         case 'D': demangle = 0; break;
         case 'L': lines = 0; break;
+        case CLI_O_STRICT: cli_strict = 1; break;
         case 'h': return cli_help(help);
         default: return cli_bad_option("dump", c, argv);
         }
@@ -137,6 +141,7 @@ int cmd_dump(int argc, char **argv)
     }
     if (out.failed && rc == CLI_OK) { cli_error("%s: out of memory", path); rc = CLI_FAIL; }
     fwrite(out.p, 1, out.len, stdout);
+    rc = cli_read_end(path, s, rc);
     hatf_buf_free(&out);
     frames_free(&fr);
     hatf_source_close(s);

@@ -36,6 +36,8 @@ static const char help[] =
     "  --series FILE      memory over time as CSV: allocator,op,live_bytes,rss_bytes\n"
     "  --plot FILE        draw the series with gnuplot (.png or .svg)\n"
     "  --from FORMAT      hatrace (default, recognised by its magic), hatf1.0 or text\n"
+    "  --strict           stop at the first damaged part of a container (exit 1)\n"
+    "                     instead of reading on past it (the damage said)\n"
     "  -h, --help         this help\n";
 
 enum { O_ALLOC = 1000, O_THREADS, O_TOUCH, O_REPEAT, O_EVERY, O_JSON, O_SERIES, O_PLOT, O_FROM, O_HEAPS };
@@ -113,6 +115,7 @@ int cmd_replay(int argc, char **argv)
         { "plot", required_argument, NULL, O_PLOT },
         { "from", required_argument, NULL, O_FROM },
         { "heaps", required_argument, NULL, O_HEAPS },
+        { "strict", no_argument, NULL, CLI_O_STRICT },
         { "help", no_argument, NULL, 'h' },
         { 0 },
     };
@@ -152,6 +155,7 @@ int cmd_replay(int argc, char **argv)
             break;
         case O_PLOT: plot = optarg; break;
         case O_FROM: if ((rc = cli_parse_format("replay", "--from", optarg, &fmt))) return rc; break;
+        case CLI_O_STRICT: cli_strict = 1; break;
         case O_HEAPS:
             if (strcmp(optarg, "native") == 0) free_each = 0;
             else if (strcmp(optarg, "free-each") == 0) free_each = 1;
@@ -187,6 +191,8 @@ int cmd_replay(int argc, char **argv)
     rp_plan plan;
     hatf_err err = { 0 };
     rc = rp_compile_source(src, single, &plan, &err);
+    /* the damage said either way; a plan of what could be read is partial */
+    int partial = cli_read_end(path, src, rc ? CLI_FAIL : CLI_OK);
     hatf_source_close(src);
     if (rc) {
         cli_error_at(path, &err);
@@ -270,5 +276,5 @@ out:
     free(rep);
     free(allocs);
     rp_plan_free(&plan);
-    return rc;
+    return rc == CLI_OK ? partial : rc;
 }

@@ -74,6 +74,8 @@ static const char help[] =
     "  --no-demangle  C++ and Rust function names as the symbol table has them\n"
     "                 (shown demangled by default; JSON gives both)\n"
     "  --no-lines     no source lines (nor any look at the modules' files)\n"
+    "  --strict       stop at the first damaged part of a container (exit 1)\n"
+    "                 instead of reading on past it (the damage said, exit 3)\n"
     "  -h, --help     this help\n";
 
 #define HIST_BUCKETS 65  /* size 0, then [2^k, 2^(k+1)) for k = 0..63 */
@@ -541,6 +543,7 @@ int cmd_stats(int argc, char **argv)
         { "massif", no_argument, NULL, 'M' },
         { "points", required_argument, NULL, 'p' },
         { "by", required_argument, NULL, 'B' },
+        { "strict", no_argument, NULL, CLI_O_STRICT },
         { "help", no_argument, NULL, 'h' },
         { 0 },
     };
@@ -579,6 +582,7 @@ int cmd_stats(int argc, char **argv)
             break;
         case 'D': so.demangle = 0; break;
         case 'L': so.lines = 0; break;
+        case CLI_O_STRICT: cli_strict = 1; break;
         case 'h': return cli_help(help);
         default: return cli_bad_option("stats", c, argv);
         }
@@ -607,7 +611,7 @@ int cmd_stats(int argc, char **argv)
         else if (massif) so.form = SITES_MASSIF;
         else so.form = folded ? SITES_FOLDED : json ? SITES_JSON : SITES_TEXT;
         if (folded && !top_given) so.top = 0;
-        rc = sites_report(s, path, &so);
+        rc = cli_read_end(path, s, sites_report(s, path, &so));
         hatf_source_close(s);
         return cli_finish_stdout(rc);
     }
@@ -655,6 +659,7 @@ int cmd_stats(int argc, char **argv)
     free(st->threads.v);
     free(st->heaps.v);
     free(st);
+    rc = cli_read_end(path, s, rc);
     hatf_source_close(s);
     return cli_finish_stdout(rc);
 }

@@ -50,6 +50,10 @@ struct hatf_source {
     hatf_info info;       /* from a '# container' line, or a HATF 1.0 stream's mark, written by dump/convert */
     int have_info;
     int foreign;          /* a HATF 1.0 stream without hatrace's mark: its attribute bytes are opaque */
+    /* hatf_source_read_on: a container's damaged chunk groups passed over, each noted */
+    int read_on;
+    char **skips;
+    size_t nskips, cap_skips;
 };
 
 static const char *const fmt_names[] = { "auto", "hatrace", "hatf1.0", "text" };
@@ -309,6 +313,8 @@ HATF_API void hatf_source_close(hatf_source *s)
     if (s->map) munmap((void *)s->map, s->map_len);
     if (s->fd >= 0) close(s->fd);
     free(s->buf);
+    for (size_t i = 0; i < s->nskips; i++) free(s->skips[i]);
+    free(s->skips);
     if (s->fmt == HATF_FMT_TEXT || s->scratch.p) hatf_buf_free(&s->scratch);
     free(s);
 }
@@ -325,20 +331,48 @@ HATF_API const hatf_info *hatf_source_info(hatf_source *s)
     return s->have_info ? &s->info : NULL;
 }
 
+/* Note the damage in s->err as skipped. @return 0, or -1 out of memory. */
+static int note_skip(hatf_source *s)
+{
+    if (s->nskips == s->cap_skips) {
+        size_t cap = s->cap_skips ? 2 * s->cap_skips : 8;
+        char **v = realloc(s->skips, cap * sizeof *v);
+        if (!v) return -1;
+        s->skips = v;
+        s->cap_skips = cap;
+    }
+    char line[sizeof s->err.msg + 32];
+    snprintf(line, sizeof line, "offset %llu: %s", (unsigned long long)s->err.offset, hatf_err_text(&s->err));
+    if (!(s->skips[s->nskips] = strdup(line))) return -1;
+    s->nskips++;
+    return 0;
+}
+
+HATF_API void hatf_source_read_on(hatf_source *s, int on) { s->read_on = on != 0; }
+
+HATF_API size_t hatf_source_skips(const hatf_source *s, const char *const **lines)
+{
+    if (lines) *lines = (const char *const *)s->skips;
+    return s->nskips;
+}
+
 HATF_API int hatf_source_next(hatf_source *s, hatf_event *ev)
 {
     if (s->err.code) return s->err.code;
     int rc;
     switch (s->fmt) {
     case HATF_FMT_CONTAINER:
-        rc = s->iter ? hatf_iter_next(s->iter, ev) : hatf_causal_next(s->causal, ev);
-        if (rc < 0) {
+        for (;;) {
+            rc = s->iter ? hatf_iter_next(s->iter, ev) : hatf_causal_next(s->causal, ev);
+            if (rc >= 0) break;
             const hatf_err *e = s->iter ? hatf_iter_error(s->iter) : hatf_causal_error(s->causal);
             if (e && e->code) s->err = *e;
             else hatf_err_set(&s->err, rc, s->iter ? hatf_iter_chunk_offset(s->iter) : hatf_causal_chunk_offset(s->causal),
                               "%s", hatf_strerror(rc));
             if (s->err.record == UINT64_MAX || !s->err.record) s->err.record = s->record;
-            return rc;
+            /* a damaged chunk group: the iterator has stepped past it */
+            if (!s->read_on || (rc != HATF_E_CORRUPT && rc != HATF_E_TRUNCATED) || note_skip(s) != 0) return rc;
+            memset(&s->err, 0, sizeof s->err);
         }
         if (rc > 0) s->offset = s->iter ? hatf_iter_chunk_offset(s->iter) : hatf_causal_chunk_offset(s->causal);
         break;

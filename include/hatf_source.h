@@ -53,6 +53,16 @@ int hatf_source_foreign(const hatf_source *s);
  * hatf_source_error says what and where). ev->data valid until the next call. */
 int hatf_source_next(hatf_source *s, hatf_event *ev);
 
+/* Read on past a container's damaged chunk groups (checksum, truncation):
+ * hatf_source_next passes each over, noting it (hatf_source_skips), instead
+ * of failing on it. Off by default; the hatrace commands turn it on unless
+ * given --strict. */
+void hatf_source_read_on(hatf_source *s, int on);
+/* The damaged chunk groups passed over so far, one line each, as the error
+ * would have said it ("offset N: ...; K events of thread T skipped").
+ * @return the count; *lines valid until close. */
+size_t hatf_source_skips(const hatf_source *s, const char *const **lines);
+
 /* After hatf_source_next failed on a container's damaged chunk group (checksum,
  * truncation): go on with the events after it (validate reports the damage and
  * keeps checking). @return 0, or the error again when the source cannot go on
