@@ -259,6 +259,39 @@ static const hatf_event *filter_event(out *o, const hatf_event *ev, hatf_event *
     return tmp;
 }
 
+/* A damaged or cut source: what it had lost goes into the copy, so that a
+ * conversion never hides it: a container's tables (its readers list it as
+ * damage), the text form's '# damage:' lines (those the header has not
+ * given: the damage found while reading), a HATF 1.0 stream's comments.
+ * shown: the source's damage lines the output has already. */
+static int note_losses(out *o, hatf_reader *r, size_t shown)
+{
+    const char *const *lines;
+    size_t n = hatf_reader_damage(r, &lines);
+    for (size_t i = 0; i < n; i++) {
+        int rc = 0;
+        if (o->fmt == HATF_FMT_CONTAINER) {
+            rc = hatf_writer_note_loss(o->w, lines[i]);
+        } else if (o->fmt == HATF_FMT_TEXT) {
+            if (i < shown) continue;
+            hatf_buf_append(&o->buf, "# damage: ", 10);
+            hatf_buf_append(&o->buf, lines[i], strlen(lines[i]));
+            hatf_buf_append(&o->buf, "\n", 1);
+        } else {
+            char text[600];
+            int k = snprintf(text, sizeof text, "hatrace: the trace this was copied from had lost: %s", lines[i]);
+            hatf_event c = { .op = HATF_OP_COMMENT, .data = (const uint8_t *)text,
+                             .data_len = (uint16_t)(k > 0 && (size_t)k < sizeof text ? k : 0) };
+            rc = hatf1_encode(&o->enc, &c);
+        }
+        if (rc < 0) {
+            cli_error("%s: cannot note what the source had lost: %s", o->path, hatf_strerror(rc));
+            return -1;
+        }
+    }
+    return 0;
+}
+
 static int put_event(out *o, hatf_source *s, const hatf_event *in)
 {
     int rc = 0;
@@ -390,6 +423,8 @@ int cmd_convert(int argc, char **argv)
     if (open_out(&o, force, in_path) < 0) return CLI_FAIL;
     hatf_source *s = cli_open_source(in_path, from);
     if (!s) { finish_out(&o, 0); return CLI_FAIL; }
+    hatf_reader *src_r = hatf_source_container(s);
+    size_t shown = src_r ? hatf_reader_damage(src_r, NULL) : 0;  /* in the text form's header already */
     int ok = start_out(&o, s, best, time_res, plain) == 0;
     hatf_event ev;
     int r = 0;
@@ -399,6 +434,7 @@ int cmd_convert(int argc, char **argv)
         cli_source_failed(in_path, s);
         ok = 0;
     }
+    if (ok && src_r && note_losses(&o, src_r, shown) < 0) ok = 0;
     if (finish_out(&o, ok) < 0) ok = 0;
     int rc2 = cli_read_end(in_path, s, ok ? CLI_OK : CLI_FAIL);
     hatf_source_close(s);

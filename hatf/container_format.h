@@ -68,7 +68,8 @@ enum {
     HATF_TAB_THREAD_NAME = 1, HATF_TAB_HEAP_NAME = 2,
     HATF_TAB_STACK = 3,    /* id: stack id; frames as varints, innermost first */
     HATF_TAB_MODULE = 4,   /* id: module id; start, end, bias, build-id length (varints), build id, path */
-    HATF_TAB_SYMBOL = 5    /* id: frame address; module id, offset in function (varints), name */
+    HATF_TAB_SYMBOL = 5,   /* id: frame address; module id, offset in function (varints), name */
+    HATF_TAB_LOSS = 6      /* id: its number; text: what the trace this one was copied from had lost */
 };
 
 /* container_write.c: append one entry to the tables stream (bytes cut at

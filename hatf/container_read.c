@@ -269,6 +269,12 @@ static void parse_tables(hatf_reader *r, uint64_t off, const uint8_t *p, size_t 
             i += len;
             continue;
         }
+        if (type == HATF_TAB_LOSS) {  /* a copy of a damaged trace: its loss is this file's too */
+            hatf_reader_add_damage_(r, "copied from a damaged or cut trace, which had lost: %.*s", (int)len,
+                                    (const char *)(p + i));
+            i += len;
+            continue;
+        }
         hatf_name **arr = type == HATF_TAB_THREAD_NAME ? &r->tnames : type == HATF_TAB_HEAP_NAME ? &r->hnames : NULL;
         size_t *cnt = type == HATF_TAB_THREAD_NAME ? &r->ntn : &r->nhn;
         if (arr) {

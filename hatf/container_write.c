@@ -65,6 +65,7 @@ struct hatf_writer {
     int fast;                 /* hatf_writer_set_fast_: groups sealed now are coded the cheap way */
     uint64_t fast_groups, fast_events;  /* groups written that way, their events */
     uint64_t last_thread;     /* the thread of the last batch (a batch of comments alone goes there) */
+    uint64_t losses;          /* hatf_writer_note_loss entries so far */
 };
 
 /* ---- output ------------------------------------------------------------- */
@@ -555,6 +556,11 @@ int hatf_writer_table_entry_(hatf_writer *w, unsigned type, uint64_t id, const v
 static int add_name(hatf_writer *w, unsigned type, uint64_t id, const char *name)
 {
     return hatf_writer_table_entry_(w, type, id, name, strnlen(name, HATF_STR_MAX + 1));
+}
+
+HATF_API int hatf_writer_note_loss(hatf_writer *w, const char *line)
+{
+    return hatf_writer_table_entry_(w, HATF_TAB_LOSS, w->losses++, line, strnlen(line, HATF_STR_MAX + 1));
 }
 
 HATF_API int hatf_writer_name_thread(hatf_writer *w, uint64_t thread, const char *name)

@@ -71,6 +71,14 @@ hatf_writer *hatf_writer_open_fd(int fd, const hatf_info *info,
 hatf_writer *hatf_writer_create(const char *path, int overwrite, const hatf_info *info,
                                 const hatf_writer_opts *opts, hatf_err *err);
 
+/* Record in the trace that the trace it is copied from had lost a part: one
+ * line, what and how many events (a reader of the source's damage line, as
+ * hatf_reader_damage gives it). A reader of this file then lists it among its
+ * damage ("copied from a damaged or cut trace, which had lost: ..."), so a
+ * conversion never hides a loss. Written with the names, at the next flush.
+ * @return 0 or a negative HATF_E_* code. */
+int hatf_writer_note_loss(hatf_writer *w, const char *line);
+
 /* Append events of one thread stream (ev->thread is taken as given; all n
  * events must carry the same thread). Encodes into the thread's pending chunk
  * and writes chunks as they fill. Events of one thread must come in time order.

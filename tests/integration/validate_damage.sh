@@ -39,6 +39,15 @@ got=$(awk -F'[:,]' '/"records"/ { print $2 + 0; exit }' "$W/stats.json")
 [ "$got" -eq "$read_n" ] || fail "stats counted $got records, want $read_n"
 grep -q '"damage": \[".*checksum mismatch' "$W/stats.json" || fail "stats --json names no damage"
 "$HATRACE" convert --to text "$W/t.hatf" -o "$W/c.txt" 2>"$W/convert.err"; partial convert $?
+grep -q "^# damage: offset [0-9]*: .*checksum mismatch" "$W/c.txt" || fail "the text copy does not say what was lost"
+# a container copy keeps the loss: its readers list it, exit 3, validate calls it a problem
+"$HATRACE" convert "$W/t.hatf" -o "$W/copy.hatf" 2>/dev/null; [ $? -eq 3 ] || fail "convert to a container: not partial"
+"$HATRACE" stats "$W/copy.hatf" >"$W/copy.txt" 2>"$W/copy.err"; s=$?
+[ $s -eq 3 ] || fail "stats of the copy: exit $s, want 3"
+grep -q "copied from a damaged or cut trace, which had lost: offset [0-9]*: .*checksum mismatch.*events of thread [0-9]* skipped" "$W/copy.txt" ||
+  { cat "$W/copy.txt"; fail "stats of the copy does not list the loss"; }
+"$HATRACE" validate "$W/copy.hatf" >"$W/copyval.txt" 2>&1 && fail "validate calls the copy of a damaged trace clean"
+grep -q "copied from a damaged or cut trace" "$W/copyval.txt" || fail "validate of the copy: $(cat "$W/copyval.txt")"
 # replay: the events of the lost group leave objects the others use unknown,
 # which the compiler refuses; it says so after the damage, exit 1
 "$HATRACE" replay --allocator null "$W/t.hatf" >/dev/null 2>"$W/replay.err"; s=$?
