@@ -189,6 +189,60 @@ static void test_container(void)
     hatf_source_close(s);
 }
 
+/* A container whose thread 2 records chunk is damaged: read as it is, the
+ * source fails there; read on (hatf_source_read_on), it gives every event of
+ * the other threads and notes the skipped group once. */
+static void test_container_read_on(void)
+{
+    ut_path(path, sizeof path, "d.hatf");
+    hatf_info info = { .address_bits = 64, .time_unit_ns_num = 1, .time_unit_ns_den = 1 };
+    hatf_err err = { 0 };
+    hatf_writer *w = hatf_writer_create(path, 1, &info, NULL, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(w);
+    for (uint64_t t = 1; t <= 3; t++)
+        for (int i = 0; i < 100; i++) {
+            hatf_event e = { .op = HATF_OP_ALLOC, .size = 8 + (uint64_t)i, .addr = (t << 20) + 64 * (uint64_t)i,
+                             .thread = t, .time = 10 * (uint64_t)i + t };
+            CU_ASSERT_EQUAL_FATAL(hatf_writer_add(w, &e, 1), 0);
+        }
+    CU_ASSERT_EQUAL(hatf_writer_close(w, NULL, &err), 0);
+    /* flip a payload byte of thread 2's records chunk */
+    FILE *f = fopen(path, "r+b");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    static uint8_t b[1 << 16];
+    size_t len = fread(b, 1, sizeof b, f);
+    long hit = -1;
+    for (size_t i = 0; i + 64 < len && hit < 0; i++)
+        if (!memcmp(b + i, "HCHK", 4) && b[i + 4] == 1 && b[i + 8] == 2) hit = (long)i + 64;
+    CU_ASSERT_FATAL(hit > 0);
+    b[hit] ^= 0xff;
+    fseek(f, hit, SEEK_SET);
+    fputc(b[hit], f);
+    fclose(f);
+
+    hatf_event ev;
+    for (int on = 0; on <= 1; on++) {
+        hatf_source *s = hatf_source_open(path, HATF_FMT_CONTAINER, &err);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+        hatf_source_read_on(s, on);
+        int n = 0, rc, bad = 0;
+        while ((rc = hatf_source_next(s, &ev)) == 1) n++, bad += ev.thread == 2;
+        const char *const *lines;
+        size_t k = hatf_source_skips(s, &lines);
+        if (on) {
+            CU_ASSERT_EQUAL(rc, 0);
+            CU_ASSERT_EQUAL(n, 200);
+            CU_ASSERT_EQUAL(bad, 0);
+            CU_ASSERT_EQUAL_FATAL(k, 1);
+            CU_ASSERT_PTR_NOT_NULL(strstr(lines[0], "100 events of thread 2 skipped"));
+        } else {
+            CU_ASSERT_EQUAL(rc, HATF_E_CORRUPT);
+            CU_ASSERT_EQUAL(k, 0);
+        }
+        hatf_source_close(s);
+    }
+}
+
 static CU_TestInfo tests[] = {
     { "format names", test_names },
     { "text positions", test_text_positions },
@@ -196,6 +250,7 @@ static CU_TestInfo tests[] = {
     { "auto and open errors", test_auto },
     { "hatf1.0", test_hatf1 },
     { "container", test_container },
+    { "container read on past a damaged group", test_container_read_on },
     CU_TEST_INFO_NULL,
 };
 CU_SuiteInfo ut_suites[] = {
