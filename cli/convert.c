@@ -266,17 +266,16 @@ static const hatf_event *filter_event(out *o, const hatf_event *ev, hatf_event *
  * shown: the source's damage lines the output has already. */
 static int note_losses(out *o, hatf_reader *r, size_t shown)
 {
+    if (o->fmt == HATF_FMT_TEXT) {
+        textout_damage(r, shown, &o->buf);
+        return 0;
+    }
     const char *const *lines;
     size_t n = hatf_reader_damage(r, &lines);
     for (size_t i = 0; i < n; i++) {
         int rc = 0;
         if (o->fmt == HATF_FMT_CONTAINER) {
             rc = hatf_writer_note_loss(o->w, lines[i]);
-        } else if (o->fmt == HATF_FMT_TEXT) {
-            if (i < shown) continue;
-            hatf_buf_append(&o->buf, "# damage: ", 10);
-            hatf_buf_append(&o->buf, lines[i], strlen(lines[i]));
-            hatf_buf_append(&o->buf, "\n", 1);
         } else {
             char text[600];
             int k = snprintf(text, sizeof text, "hatrace: the trace this was copied from had lost: %s", lines[i]);

@@ -40,10 +40,14 @@ void textout_header(hatf_source *s, const hatf_info *info, hatf_buf *out)
     hatf_buf_append(out, "# container ", 12);
     textout_container_fields(info ? info : hatf_reader_info(r), hatf_reader_complete(r), out);
     hatf_buf_append(out, "\n", 1);
-    /* a damaged file still dumps what is intact; say what is missing */
+    textout_damage(r, 0, out);  /* a damaged file still dumps what is intact; say what is missing */
+}
+
+void textout_damage(hatf_reader *r, size_t from, hatf_buf *out)
+{
     const char *const *lines;
     size_t nd = hatf_reader_damage(r, &lines);
-    for (size_t i = 0; i < nd; i++) {
+    for (size_t i = from; i < nd; i++) {
         hatf_buf_append(out, "# damage: ", 10);
         hatf_buf_append(out, lines[i], strlen(lines[i]));
         hatf_buf_append(out, "\n", 1);

@@ -16,4 +16,8 @@ void textout_header(hatf_source *s, const hatf_info *info, hatf_buf *out);
  * cmdline \"...\"" (a HATF 1.0 stream's mark carries them too). */
 void textout_container_fields(const hatf_info *in, int complete, hatf_buf *out);
 
+/* Append "# damage: LINE\n" for the container's damage lines from number
+ * from on (the header gives those known at open; convert adds later ones). */
+void textout_damage(hatf_reader *r, size_t from, hatf_buf *out);
+
 #endif

@@ -49,7 +49,7 @@ void hatf_jobq_release_(hatf_jobq *q);
 void hatf_writer_defer_counts_(const struct hatf_writer *w, uint64_t *by_helper, uint64_t *by_writer,
                                uint64_t *twice);
 
-/* Groups sealed from now on are coded fast (nonzero) or in full (0): the
+/* Groups begun from now on are coded fast (nonzero) or in full (0): the
  * recorder's choice of effort, per group (hatf_group_encode). A fast group
  * is coded by the writer itself, after every group queued before it.
  * hatf_writer_fast_counts_: the groups written fast so far, and their events. */

@@ -62,7 +62,7 @@ struct hatf_writer {
     hatf_gout gout;
     hatf_jobq *q;             /* hatf_writer_defer_: groups queued for a helper */
     uint64_t due;             /* groups sealed before this number are to be written now */
-    int fast;                 /* hatf_writer_set_fast_: groups sealed now are coded the cheap way */
+    int fast;                 /* hatf_writer_set_fast_: groups begun now are coded the cheap way */
     uint64_t fast_groups, fast_events;  /* groups written that way, their events */
     uint64_t last_thread;     /* the thread of the last batch (a batch of comments alone goes there) */
     uint64_t losses;          /* hatf_writer_note_loss entries so far */

@@ -6,7 +6,7 @@
  * taken from the program, and the fast coding (container address coding 4,
  * chunks stored: a few instructions per event) keeps most of the program's
  * speed at the price of a larger file, which `hatrace convert` recovers
- * offline. The choice is made per chunk group, as the flusher seals them.
+ * offline. The choice is made per chunk group, as groups begin.
  *
  * Every window (EFFORT_WINDOW_NS, 100 ms) the flusher looks back and codes
  * fast while either

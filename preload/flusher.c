@@ -166,7 +166,7 @@ long ht_drain_all(void)
     pthread_mutex_lock(&ht_fs.wlock);
     ht_out_fd_intact();
     if (on_flusher && ht_fs.writer && !ht_fs.out_failed) {
-        /* the coding of the groups sealed from here on, and the CPU spent so far */
+        /* the coding of the groups begun from here on, and the CPU spent so far */
         uint64_t now = ht_mono_ns();
         uint64_t window = ht_fs.effort.window_start;
         hatf_writer_set_fast_(ht_fs.writer, ht_effort_choose(now, ht_fs.waited_ns));

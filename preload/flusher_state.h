@@ -21,7 +21,7 @@
 /* effort.c: the coding of the groups the flusher seals next, and what it is
  * chosen from. */
 typedef struct ht_effort {
-    int fast;                   /* groups sealed now are coded fast */
+    int fast;                   /* groups begun now are coded fast */
     int busy;                   /* the last window found no idle CPU */
     int stat_fd;                /* /proc/stat, open on the flusher; -1: none */
     uint64_t idle_ns;           /* all CPUs' idle time at the window's start */
@@ -106,7 +106,7 @@ void ht_xfsz_release(ht_xfsz_guard *g) HT_HIDDEN;
 /* ---- effort.c ---- */
 /* On the flusher thread, once: read HATRACE_EFFORT, open its schedstat. */
 void ht_effort_start(void) HT_HIDDEN;
-/* The coding for the groups sealed from now on (1 fast, 0 full), given the
+/* The coding for the groups begun from now on (1 fast, 0 full), given the
  * time and how long producers have waited for room in all (ht_fs.waited_ns).
  * On the flusher thread. */
 int ht_effort_choose(uint64_t now, uint64_t waited_ns) HT_HIDDEN;
