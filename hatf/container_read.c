@@ -45,6 +45,10 @@ void hatf_reader_add_damage_(hatf_reader *r, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(line, sizeof line, fmt, ap);
     va_end(ap);
+    /* a group read twice (the causal order's second pass over earlier events)
+     * is one loss, said once */
+    for (size_t i = 0; i < r->ndamage; i++)
+        if (!strcmp(r->damage[i], line)) return;
     char *s = strdup(line);
     if (s) r->damage[r->ndamage++] = s;
 }
