@@ -170,6 +170,7 @@ static int start_out(out *o, hatf_source *s, int best, uint64_t time_res, int pl
         if (si) info = *si;
         else default_info(&info);
         if (o->strip) strip_info(&info);
+        info.flags &= ~(uint32_t)HATF_INFO_EARLY_RELEASE;  /* the copy is written in the repaired order */
         hatf_writer_opts opts = { .best = best, .time_res_ns = time_res };
         hatf_err err = { 0 };
         if (strcmp(o->path, "-") == 0) {

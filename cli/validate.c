@@ -512,6 +512,9 @@ int cmd_validate(int argc, char **argv)
         if (v.resolved)
             printf("%s: note: resolved %llu inversion%s (address reused just before its release arrived)\n",
                    path, U(v.resolved), v.resolved == 1 ? "" : "s");
+        if (ord.early_releases)
+            printf("%s: note: %llu release%s stamped before the allocation of its object on another thread, "
+                   "put after it\n", path, U(ord.early_releases), ord.early_releases == 1 ? "" : "s");
         if (ord.tie_groups)
             printf("%s: note: %llu group%s of events with one time on several threads sharing an address, "
                    "%llu put in another order than the tie order by address liveness\n",

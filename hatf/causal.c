@@ -22,6 +22,14 @@ typedef struct gev {
     size_t data;        /* offset of its bytes in the arena */
 } gev;
 
+/* an event read ahead by the early-release stage */
+typedef struct qev {
+    hatf_event ev;
+    uint64_t off;       /* chunk offset */
+    size_t data;        /* offset of its bytes in the queue's arena */
+    uint8_t suspect;    /* a release of an address not live when it was ordered */
+} qev;
+
 /* one address of a group, for sorting: which event uses it and how */
 typedef struct guse {
     uint64_t addr;
@@ -67,7 +75,21 @@ struct hatf_causal {
     uint64_t chunk_off;
     hatf_err err;
     hatf_order_stats st;
+    /* early releases (HATF_INFO_EARLY_RELEASE): a stage after the order that
+     * reads ahead from a release of an address not live */
+    int early;
+    int suspect;                  /* the event next_slow just handed out is such a release */
+    uint64_t window;              /* HATF_EARLY_RELEASE_NS in time units */
+    qev *q;                       /* q[qi..qn): read ahead, still to hand out */
+    size_t qi, qn, qcap;
+    hatf_buf qarena;
+    int qrc;                      /* an error met while reading ahead, returned after q */
+    hatf_err qerr;
+    qev *qtmp;                    /* scratch for moving a thread's events */
+    size_t qtmpcap;
 };
+
+static int need_history(hatf_causal *c);
 
 hatf_causal *hatf_causal_open(hatf_reader *r)
 {
@@ -77,6 +99,15 @@ hatf_causal *hatf_causal_open(hatf_reader *r)
     c->it = hatf_iter_global(r);
     if (!c->it) { free(c); return NULL; }
     hatf_buf_init(&c->arena);
+    hatf_buf_init(&c->qarena);
+    const hatf_info *in = hatf_reader_info(r);
+    if (in && (in->flags & HATF_INFO_EARLY_RELEASE) && in->time_unit_ns_num) {
+        /* the window in time units, rounded up; the table from the first event */
+        unsigned __int128 w = ((unsigned __int128)HATF_EARLY_RELEASE_NS * in->time_unit_ns_den +
+                               in->time_unit_ns_num - 1) / in->time_unit_ns_num;
+        c->window = w < UINT32_MAX ? (uint64_t)w : UINT32_MAX;
+        c->early = need_history(c);
+    }
     return c;
 }
 
@@ -86,6 +117,9 @@ void hatf_causal_free(hatf_causal *c)
     hatf_iter_free(c->it);
     free(c->g);
     hatf_buf_free(&c->arena);
+    free(c->q);
+    free(c->qtmp);
+    hatf_buf_free(&c->qarena);
     free(c->out);
     free(c->use); free(c->nxt); free(c->so); free(c->sn); free(c->th);
     free(c->tid); free(c->head); free(c->last); free(c->cur); free(c->chosen); free(c->tried); free(c->live);
@@ -128,13 +162,20 @@ static void track_prefetch_batch(void *ctx, const hatf_event *evs, size_t n)
     }
 }
 
-/* Apply an event to the table. @return 0, or -1 out of memory. */
+/* Apply an event to the table. @return 1 when it ends an address that was
+ * not live, 0 otherwise, -1 out of memory. */
 static int track(hatf_causal *c, const hatf_event *e)
 {
     uint64_t a = hatf_event_ends(e), b = hatf_event_makes(e);
+    int dead = 0;
     if (a) {
         addrmap_entry *x = addrmap_find(&c->objs, a);
-        if (x) addrmap_remove(&c->objs, x);
+        if (x) {
+            dead = x->a != heap_gen(c, x->size);
+            addrmap_remove(&c->objs, x);
+        } else {
+            dead = 1;
+        }
     }
     if (b) {
         int added;
@@ -150,7 +191,7 @@ static int track(hatf_causal *c, const hatf_event *e)
         h->a++;
         c->destroys++;
     }
-    return 0;
+    return dead;
 }
 
 static void stop_tracking(hatf_causal *c)
@@ -188,7 +229,7 @@ static int need_history(hatf_causal *c)
         }
         uint64_t m = (uint64_t)k < left ? (uint64_t)k : left;
         for (uint64_t i = 0; i < m; i++)
-            if (track(c, &e[i])) { hatf_iter_free(it); stop_tracking(c); return 0; }
+            if (track(c, &e[i]) < 0) { hatf_iter_free(it); stop_tracking(c); return 0; }
         left -= m;
     }
     hatf_iter_free(it);
@@ -517,7 +558,155 @@ static __attribute__((noinline)) int next_slow(hatf_causal *c, hatf_event *ev)
         c->run_end = t;
     }
     c->emitted++;
-    if (c->tracking && UNLIKELY(track(c, ev))) stop_tracking(c);
+    if (c->tracking) {
+        int dead = track(c, ev);
+        if (UNLIKELY(dead < 0)) stop_tracking(c);
+        else c->suspect = dead & c->early;
+    }
+    return 1;
+}
+
+/* ---- early releases ------------------------------------------------------- */
+
+static int qpush(hatf_causal *c, const hatf_event *ev)
+{
+    if (c->qn == c->qcap) {
+        size_t cap = c->qcap ? 2 * c->qcap : 64;
+        qev *q = realloc(c->q, cap * sizeof *q);
+        if (!q) return -1;
+        c->q = q;
+        c->qcap = cap;
+    }
+    qev *x = &c->q[c->qn++];
+    x->ev = *ev;
+    x->off = c->chunk_off;
+    x->data = c->qarena.len;
+    x->suspect = (uint8_t)c->suspect;
+    c->suspect = 0;
+    if (ev->data_len) hatf_buf_append(&c->qarena, ev->data, ev->data_len);
+    return c->qarena.failed ? -1 : 0;
+}
+
+/* Drop the events handed out from the front of the queue and their bytes. */
+static int qcompact(hatf_causal *c)
+{
+    hatf_buf a;
+    hatf_buf_init(&a);
+    size_t n = c->qn - c->qi;
+    for (size_t k = 0; k < n; k++) {
+        qev x = c->q[c->qi + k];
+        size_t d = a.len;
+        if (x.ev.data_len) hatf_buf_append(&a, c->qarena.p + x.data, x.ev.data_len);
+        x.data = d;
+        c->q[k] = x;
+    }
+    if (a.failed) { hatf_buf_free(&a); return -1; }
+    hatf_buf_free(&c->qarena);
+    c->qarena = a;
+    c->qi = 0;
+    c->qn = n;
+    return 0;
+}
+
+/* Does event m (of the thread that moves) touch an address event o uses? */
+static int touches(const hatf_event *m, const hatf_event *o)
+{
+    uint64_t me = hatf_event_ends(m), mm = hatf_event_makes(m);
+    uint64_t oe = hatf_event_ends(o), om = hatf_event_makes(o);
+    return (me && (me == oe || me == om)) || (mm && (mm == oe || mm == om));
+}
+
+/* The queue's first event ends an address A that was not live when it was
+ * ordered. Read ahead to the end of its window; if another thread allocates A
+ * in it, move the release and its thread's events up to that allocation after
+ * it, at its time, unless one of them shares another address with the events
+ * it would pass. @return 0, or -1 out of memory. */
+static int repair(hatf_causal *c)
+{
+    size_t i = c->qi;
+    const hatf_event *s = &c->q[i].ev;
+    uint64_t th = s->thread, a = hatf_event_ends(s);
+    uint64_t limit = s->time + c->window < s->time ? UINT64_MAX : s->time + c->window;
+    while (!c->qrc && c->q[c->qn - 1].ev.time <= limit && c->qn - i < EARLY_QUEUE_MAX) {
+        hatf_event e;
+        int rc = next_slow(c, &e);
+        if (rc <= 0) {
+            if (rc < 0) { c->qrc = rc; c->qerr = c->err; }
+            break;
+        }
+        if (qpush(c, &e)) return -1;
+    }
+    s = &c->q[i].ev;
+    size_t x = 0;
+    for (size_t j = i + 1; j < c->qn && c->q[j].ev.time <= limit; j++) {
+        const hatf_event *e = &c->q[j].ev;
+        if (hatf_event_makes(e) == a) { if (e->thread != th) x = j; break; }
+        if (hatf_event_ends(e) == a) break;
+    }
+    if (!x) return 0;
+    /* the thread's events from the release on, and the others' they would pass */
+    size_t nm = 0;
+    for (size_t j = i; j < x; j++) {
+        if (c->q[j].ev.thread != th) continue;
+        for (size_t k = j + 1; k <= x; k++)
+            if (c->q[k].ev.thread != th && (j > i || k < x) && touches(&c->q[j].ev, &c->q[k].ev)) return 0;
+        nm++;
+    }
+    if (nm > c->qtmpcap) {
+        qev *t = realloc(c->qtmp, nm * sizeof *t);
+        if (!t) return -1;
+        c->qtmp = t;
+        c->qtmpcap = nm;
+    }
+    uint64_t at = c->q[x].ev.time;
+    size_t o = i, m = 0;
+    for (size_t j = i; j <= x; j++) {
+        if (c->q[j].ev.thread == th) c->qtmp[m++] = c->q[j];
+        else c->q[o++] = c->q[j];
+    }
+    for (size_t k = 0; k < nm; k++) {
+        c->qtmp[k].ev.time = at;
+        c->q[o++] = c->qtmp[k];
+    }
+    /* the table followed the order read, where A was allocated last */
+    int later = 0;
+    for (size_t j = x + 1; j < c->qn && !later; j++)
+        later = hatf_event_ends(&c->q[j].ev) == a || hatf_event_makes(&c->q[j].ev) == a;
+    if (!later && c->tracking) {
+        addrmap_entry *e = addrmap_find(&c->objs, a);
+        if (e) addrmap_remove(&c->objs, e);
+    }
+    c->st.early_releases++;
+    return 0;
+}
+
+/* hatf_causal_next for a trace whose releases may be stamped early: the
+ * order's events, through the queue from a suspect release on. */
+static int early_next(hatf_causal *c, hatf_event *ev)
+{
+    if (c->qi == c->qn) {
+        c->qi = c->qn = 0;
+        c->qarena.len = 0;
+        if (c->qrc) {
+            int rc = c->qrc;
+            c->qrc = 0;
+            c->err = c->qerr;
+            return rc;
+        }
+        int rc = next_slow(c, ev);
+        if (rc <= 0 || !c->suspect) return rc;
+        if (qpush(c, ev)) return nomem(c);
+    } else if (c->qi >= 4096 && 2 * c->qi >= c->qn && qcompact(c)) {
+        return nomem(c);
+    }
+    while (c->q[c->qi].suspect) {  /* a repair may bring another suspect to the front */
+        c->q[c->qi].suspect = 0;
+        if (repair(c)) return nomem(c);
+    }
+    const qev *x = &c->q[c->qi++];
+    *ev = x->ev;
+    if (ev->data_len) ev->data = c->qarena.p + x->data;
+    c->chunk_off = x->off;
     return 1;
 }
 
@@ -530,5 +719,5 @@ int hatf_causal_next(hatf_causal *c, hatf_event *ev)
         c->emitted++;
         return 1;
     }
-    return next_slow(c, ev);
+    return c->early ? early_next(c, ev) : next_slow(c, ev);
 }

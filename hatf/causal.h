@@ -27,6 +27,19 @@
  * the raw clock rarely has such a group and usually pays no table at all.
  * Memory: a group is cut after CAUSAL_GROUP_MAX events (bounded memory
  * whatever the times), plus the table when it is kept.
+ *
+ * Early releases. A recorder that stamps a free without waiting for the load
+ * that gave it the pointer (HATF_INFO_EARLY_RELEASE) can stamp it up to
+ * HATF_EARLY_RELEASE_NS before the allocation of its object on another
+ * thread, at an earlier time, so no tie group holds both. For such a trace
+ * the table is kept from the first event, and a release of an address not
+ * live starts a read-ahead over that window: if another thread allocates the
+ * address in it, the release and its thread's events up to that allocation go
+ * after it, their times raised to its time (counted: early_releases), unless
+ * one of them uses an address another event they pass uses. Memory: at most
+ * EARLY_QUEUE_MAX events read ahead. Cost: the table on every event (about
+ * 25 ns each on a trace whose threads never share an address, which would not
+ * need it otherwise; nothing more where they do).
  */
 #ifndef HATF_CAUSAL_H
 #define HATF_CAUSAL_H
@@ -37,6 +50,7 @@
 
 #define CAUSAL_GROUP_MAX 65536     /* events a tie group may gather before it is cut */
 #define CAUSAL_SEARCH_STEPS 100000 /* steps of the search per group before giving up */
+#define EARLY_QUEUE_MAX 65536      /* events read ahead from an early release, at most */
 
 typedef struct hatf_causal hatf_causal;
 

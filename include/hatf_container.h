@@ -40,8 +40,13 @@ typedef struct hatf_info {
 
 enum {
     HATF_INFO_FORKED = 1u << 0,   /* this process was forked from a traced parent */
-    HATF_INFO_DROP_MODE = 1u << 1 /* the recorder may have dropped events (counted) */
+    HATF_INFO_DROP_MODE = 1u << 1, /* the recorder may have dropped events (counted) */
+    /* A release (free, realloc) may be stamped up to HATF_EARLY_RELEASE_NS before
+     * the allocation of its object on another thread: readers put it after that
+     * allocation (docs/format-container.md, "Time") */
+    HATF_INFO_EARLY_RELEASE = 1u << 2
 };
+#define HATF_EARLY_RELEASE_NS 2000
 
 /* Per-file counters a recorder reports (the writer stores them in the index). */
 typedef struct hatf_counters {

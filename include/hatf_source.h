@@ -83,6 +83,8 @@ typedef struct hatf_order_stats {
     uint64_t reordered;   /* of those, put in another order than the iterator's */
     uint64_t unresolved;  /* of those, with no order consistent with liveness
                              (a broken trace): left in the iterator's order */
+    uint64_t early_releases; /* releases stamped before the allocation they end
+                                (HATF_INFO_EARLY_RELEASE) put after it */
 } hatf_order_stats;
 /* All 0 for a raw HATF 1.0 stream, a text file or a one-thread container. */
 void hatf_source_order_stats(const hatf_source *s, hatf_order_stats *st);

@@ -12,7 +12,6 @@ void ht_clock_init(void)
 {
     const char *c = ht_opt_clock();
     ht_use_tsc = !strcmp(c, "tsc") || (!strcmp(c, "auto") && ht_tsc_invariant());
-    if (ht_use_tsc && ht_has_rdtscp()) ht_use_tsc = HT_TSC_RDTSCP;
     ht_fs.real0 = ht_real_ns();
     /* pair the start samples as tightly as we can */
     uint64_t m1 = ht_mono_ns();

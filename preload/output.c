@@ -136,6 +136,8 @@ int ht_writer_open(void)
         snprintf(info.parent_trace, sizeof info.parent_trace, "%s", ht_fs.parent_path);
     }
     if (ht_opt(HT_OPT_DROP)) info.flags |= HATF_INFO_DROP_MODE;
+    /* rdtsc may run ahead of the load that gave a free its pointer (docs/recorder.md, "Order") */
+    if (ht_use_tsc) info.flags |= HATF_INFO_EARLY_RELEASE;
     hatf_writer_opts opts = { .zstd_level = (int)ht_opt(HT_OPT_ZSTD_LEVEL),
                               .time_res_ns = (uint64_t)ht_opt(HT_OPT_TIME_RES) };
     if (!opts.zstd_level) opts.zstd_level = 1;

@@ -66,16 +66,6 @@ int ht_tsc_invariant(void)
 #endif
 }
 
-int ht_has_rdtscp(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-    unsigned a, b, c, d;
-    return __get_cpuid(0x80000001u, &a, &b, &c, &d) && (d >> 27 & 1);
-#else
-    return 0;
-#endif
-}
-
 uint32_t ht_gettid(void) { return (uint32_t)syscall(SYS_gettid); }
 
 void ht_futex_wake(_Atomic uint32_t *addr, int n)

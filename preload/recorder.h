@@ -94,14 +94,11 @@ extern __thread ht_tls ht_t __attribute__((tls_model("initial-exec"))) HT_HIDDEN
 
 /* ---- prim.c ---- */
 /* Timestamp source chosen at init: "tsc" (rdtsc) or "monotonic" (clock_gettime). */
-extern int ht_use_tsc HT_HIDDEN;                /* 0: CLOCK_MONOTONIC; HT_TSC_* */
-enum { HT_TSC = 1, HT_TSC_RDTSCP = 2 };          /* the TSC; and the CPU has rdtscp */
+extern int ht_use_tsc HT_HIDDEN;                /* 0: CLOCK_MONOTONIC; 1: the TSC */
 static inline uint64_t ht_now(void);
 uint64_t ht_mono_ns(void) HT_HIDDEN;
 uint64_t ht_real_ns(void) HT_HIDDEN;
 int ht_tsc_invariant(void) HT_HIDDEN;
-/* 1 if the CPU has the rdtscp instruction (a VM may hide it). */
-int ht_has_rdtscp(void) HT_HIDDEN;
 uint32_t ht_gettid(void) HT_HIDDEN;
 void ht_futex_wake(_Atomic uint32_t *addr, int n) HT_HIDDEN;
 /* Wait while *addr == val, at most timeout_ns (0: forever). */
@@ -118,25 +115,8 @@ long ht_read_file(const char *path, char *buf, size_t cap) HT_HIDDEN;
 #if defined(__x86_64__) || defined(__i386__)
 #include <x86intrin.h>
 static inline uint64_t ht_now(void) { return ht_use_tsc ? __rdtsc() : ht_mono_ns(); }
-/* ht_now, but not read before the thread's earlier loads are done: rdtsc may
- * run ahead of them, so a thread that frees a pointer it has just loaded from
- * another thread's hand-off could stamp the free before that thread's
- * allocation of it. rdtscp waits for them (and lets later instructions go on),
- * else an lfence does; only frees pay it (the vDSO's clock_gettime orders its
- * own read). */
-static inline uint64_t ht_now_ordered(void)
-{
-    if (ht_use_tsc == HT_TSC_RDTSCP) {
-        unsigned aux;
-        return __rdtscp(&aux);
-    }
-    if (!ht_use_tsc) return ht_mono_ns();
-    _mm_lfence();
-    return __rdtsc();
-}
 #else
 static inline uint64_t ht_now(void) { return ht_mono_ns(); }
-static inline uint64_t ht_now_ordered(void) { return ht_mono_ns(); }
 #endif
 
 /* ---- options.c ---- */
@@ -245,7 +225,10 @@ static inline __attribute__((always_inline)) void ht_emit(uint32_t kind, uint64_
 }
 /* Record a free and run it: the slot is taken and the time read before the real
  * free (causality: a reuse of the address by another thread sorts after it), the
- * event written after it, so the clock's latency overlaps the free. The busy
+ * event written after it, so the clock's latency overlaps the free. rdtsc may
+ * run ahead of the load that gave the thread p, so the stamp may come before
+ * another thread's allocation of it: not fenced, the header says so and readers
+ * repair it (HATF_INFO_EARLY_RELEASE, docs/recorder.md "Order"). The busy
  * window spans the real free: a handler that allocates meanwhile queues behind
  * this event. */
 static inline __attribute__((always_inline)) void ht_emit_free(void *p, void (*real)(void *))
@@ -254,7 +237,7 @@ static inline __attribute__((always_inline)) void ht_emit_free(void *p, void (*r
     ht_ring *r = t->ring;
     if (HT_LIKELY(r != NULL && !t->busy && !t->untraced)) {
         ht_rawev *e = ht_enter(t, r);  /* a wait for space comes before the time is taken */
-        uint64_t ts = ht_now_ordered();
+        uint64_t ts = ht_now();
         real(p);
         ht_leave(t, r, e, (ts - ht_t0) << 8 | HT_K_FREE, (uint64_t)(uintptr_t)p, 0, 0, 0);
     } else {

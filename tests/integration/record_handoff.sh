@@ -17,4 +17,11 @@ for i in 1 2 3; do
   printf 'func.malloc %s\nfunc.free %s\n' "$m" "$f" >"$W/want$i.txt"
   compare "$W/want$i.txt" "$W/got$i.txt" || fail "run $i: counts differ"
 done
+# a free's stamp is not fenced and the header says so (flag bit 2, at byte 20);
+# convert writes its copy in the repaired order, without the flag
+flags() { od -An -tu4 -j20 -N4 "$1" | tr -d ' '; }
+[ $(( $(flags "$W/h1.hatf") & 4 )) -ne 0 ] || fail "the recording has no early-release flag: $(flags "$W/h1.hatf")"
+"$HATRACE" convert "$W/h1.hatf" -o "$W/c1.hatf" 2>"$W/c1.err" || fail "convert: $(cat "$W/c1.err")"
+[ $(( $(flags "$W/c1.hatf") & 4 )) -eq 0 ] || fail "convert kept the early-release flag: $(flags "$W/c1.hatf")"
+"$HATRACE" validate "$W/c1.hatf" >"$W/vc.txt" || fail "validate of the copy: $(head -5 "$W/vc.txt")"
 echo "record_handoff: ok"

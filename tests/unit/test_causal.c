@@ -12,7 +12,9 @@
 
 static char path[256];
 static char got[4096];
+static char times[4096];          /* the times read, "t t ..." */
 static hatf_order_stats stats;
+static uint32_t info_flags;       /* the header's flags of the next roundtrip */
 
 #define A(th, t, a) { .op = HATF_OP_ALLOC, .size = 8, .addr = (a), .thread = (th), .time = (t) }
 #define F(th, t, a) { .op = HATF_OP_FREE, .addr = (a), .thread = (th), .time = (t) }
@@ -26,7 +28,7 @@ static void roundtrip(const hatf_event *ev, size_t n, size_t chunk)
 {
     static int file_no;
     ut_path(path, sizeof path, "t%d.hatf", file_no++);
-    hatf_info info = { .address_bits = 64, .time_unit_ns_num = 1000, .time_unit_ns_den = 1 };
+    hatf_info info = { .address_bits = 64, .time_unit_ns_num = 1000, .time_unit_ns_den = 1, .flags = info_flags };
     hatf_writer_opts opts = { .chunk_events = chunk };
     hatf_err err = { 0 };
     hatf_writer *w = hatf_writer_create(path, 1, &info, &opts, &err);
@@ -39,11 +41,13 @@ static void roundtrip(const hatf_event *ev, size_t n, size_t chunk)
     hatf_source *s = hatf_source_open(path, HATF_FMT_CONTAINER, &err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(s);
     hatf_event e;
-    size_t len = 0, count = 0;
-    got[0] = 0;
+    size_t len = 0, tlen = 0, count = 0;
+    got[0] = times[0] = 0;
     int rc;
     while ((rc = hatf_source_next(s, &e)) == 1) {
         count++;
+        tlen += (size_t)snprintf(times + tlen, sizeof times - tlen, "%s%llu", tlen ? " " : "", (unsigned long long)e.time);
+        CU_ASSERT_FATAL(tlen < sizeof times);
         if (e.op == HATF_OP_COMMENT) {
             len += (size_t)snprintf(got + len, sizeof got - len, "%s#%.*s", len ? " " : "", (int)e.data_len,
                                     (const char *)e.data);
@@ -183,6 +187,47 @@ static void test_across_chunks(void)
     hatf_source_close(s);
 }
 
+/* Early releases (HATF_INFO_EARLY_RELEASE, time unit 1 us: a window of 2
+ * units). T2 frees A, stamped a unit before T1's allocation of it, then
+ * allocates C: the free and T2's events up to the allocation go after it, at
+ * its time. Without the flag the trace is read as it is. */
+static void test_early_release(void)
+{
+    hatf_event ev[] = { A(1, 10, 0xa0), F(2, 9, 0xa0), A(2, 9, 0xc0), A(2, 11, 0xd0) };
+    info_flags = HATF_INFO_EARLY_RELEASE;
+    CHECK(ev, "1:a:a0 2:f:a0 2:a:c0 2:a:d0", 0, 0, 0);
+    CU_ASSERT_STRING_EQUAL(times, "10 10 10 11");
+    CU_ASSERT_EQUAL(stats.early_releases, 1);
+    info_flags = 0;
+    CHECK(ev, "2:f:a0 2:a:c0 1:a:a0 2:a:d0", 0, 0, 0);
+    CU_ASSERT_STRING_EQUAL(times, "9 9 10 11");
+    CU_ASSERT_EQUAL(stats.early_releases, 0);
+}
+
+/* What stays as it is: an allocation after the window; a free of an address
+ * nobody allocates (a broken trace, or a fork child's inherited object); a
+ * release whose move would pass another event on an address its thread uses. */
+static void test_early_release_kept(void)
+{
+    info_flags = HATF_INFO_EARLY_RELEASE;
+    hatf_event late[] = { A(1, 10, 0xa0), F(2, 7, 0xa0), A(2, 8, 0xc0) };
+    CHECK(late, "2:f:a0 2:a:c0 1:a:a0", 0, 0, 0);
+    CU_ASSERT_EQUAL(stats.early_releases, 0);
+    hatf_event never[] = { F(2, 7, 0xa0), A(1, 8, 0xb0), A(2, 8, 0xc0) };
+    CHECK(never, "2:f:a0 1:a:b0 2:a:c0", 0, 0, 0);
+    CU_ASSERT_STRING_EQUAL(times, "7 8 8");
+    /* T2's free of B (its own) would pass T3's allocation of B */
+    hatf_event pass[] = { A(2, 1, 0xb0), F(2, 9, 0xa0), F(2, 9, 0xb0), A(3, 9, 0xb0), A(1, 10, 0xa0) };
+    CHECK(pass, "2:a:b0 2:f:a0 2:f:b0 3:a:b0 1:a:a0", 1, 0, 0);
+    CU_ASSERT_EQUAL(stats.early_releases, 0);
+    /* two early releases in a row, of two threads */
+    hatf_event two[] = { A(1, 10, 0xa0), F(2, 9, 0xa0), A(1, 11, 0xb0), F(3, 10, 0xb0) };
+    CHECK(two, "1:a:a0 2:f:a0 1:a:b0 3:f:b0", 0, 0, 0);
+    CU_ASSERT_STRING_EQUAL(times, "10 10 11 11");
+    CU_ASSERT_EQUAL(stats.early_releases, 2);
+    info_flags = 0;
+}
+
 static CU_TestInfo tests[] = {
     { "alloc then free", test_alloc_then_free },
     { "reuse", test_reuse },
@@ -193,6 +238,8 @@ static CU_TestInfo tests[] = {
     { "no tie", test_no_tie },
     { "history", test_history },
     { "across chunks", test_across_chunks },
+    { "early release", test_early_release },
+    { "early release kept", test_early_release_kept },
     CU_TEST_INFO_NULL,
 };
 CU_SuiteInfo ut_suites[] = {
