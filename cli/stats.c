@@ -251,7 +251,7 @@ static int add_event(stats *st, const hatf_event *ev)
     case HATF_OP_ALLOC:
         st->allocs++; t->allocs++; h->allocs++;
         if (g) g->allocs++;
-        if (!ev->addr || hatf_attrs_failed(&a)) {  /* failed: its (often absurd) size made no object */
+        if (!ev->addr) {  /* failed: its (often absurd) size made no object */
             st->failed_allocs++;
             break;
         }
@@ -271,7 +271,7 @@ static int add_event(stats *st, const hatf_event *ev)
         st->reallocs++; t->reallocs++; h->reallocs++;
         if (g) g->reallocs++;
         /* a failed realloc left its block as it was (the requested size, often absurd, is not its size) */
-        if (hatf_attrs_failed(&a)) break;
+        if (hatf_event_failed_by(ev, &a)) break;
         if (ev->op != HATF_OP_REALLOC_NEW && ev->addr && !heaplive_remove(&st->live, ev->addr)) st->unknown_frees++;
         if (ev->op != HATF_OP_REALLOC_FREE && heaplive_add(&st->live, ev->new_addr, ev->size, h->cell))
             return HATF_E_NOMEM;

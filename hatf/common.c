@@ -131,7 +131,7 @@ HATF_API int hatf_event_failed(const hatf_event *ev)
 {
     hatf_attrs a;
     hatf_event_attrs(ev, &a);
-    return hatf_attrs_failed(&a);
+    return hatf_event_failed_by(ev, &a);
 }
 
 HATF_API int hatf_attrs_decode(const uint8_t *p, size_t n, hatf_attrs *a)

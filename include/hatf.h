@@ -331,7 +331,17 @@ static inline int hatf_attrs_failed(const hatf_attrs *a)
 {
     return hatf_attrs_get(a, HATF_A_FAILED, 0) != 0;
 }
-/* hatf_attrs_failed on the event's attributes. */
+/* 1 if ev's call failed: a (its attributes) says failed=1 and the record
+ * agrees: it made no address, or it is a realloc that left its block where it
+ * was (new = old, as the recorder writes a failed one). An attribute never
+ * contradicts the record: an allocation of a non-zero address, a realloc to
+ * another address, did not fail, whatever its attribute bytes say. */
+static inline int hatf_event_failed_by(const hatf_event *ev, const hatf_attrs *a)
+{
+    uint64_t made = hatf_event_makes(ev);
+    return hatf_attrs_failed(a) && (!made || (hatf_op_is_realloc(ev->op) && made == ev->addr));
+}
+/* hatf_event_failed_by with the event's own attributes. */
 int hatf_event_failed(const hatf_event *ev);
 
 #ifdef __cplusplus

@@ -578,7 +578,7 @@ int rp_compiler_add(rp_compiler *c, const hatf_event *ev, uint64_t record, uint6
     st->ops++;  /* every operation record counts, replayed or skipped */
     hatf_attrs a;
     hatf_event_attrs(ev, &a);
-    int failed = hatf_attrs_failed(&a);
+    int failed = hatf_event_failed_by(ev, &a);
     if (hatf_op_has_size(op) && ev->size >> RP_SIZE_BITS)
         return hatf_err_set(err, HATF_E_LIMIT, offset, "record %llu: size %llu too large to replay",
                             (unsigned long long)record,

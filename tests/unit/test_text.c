@@ -121,7 +121,17 @@ static void test_event_attrs(void)
     CU_ASSERT_EQUAL(hatf_event_attrs(&ev, &a), 0);
     CU_ASSERT_EQUAL(hatf_attrs_get(&a, HATF_A_STACK, 0), 7);
     CU_ASSERT_EQUAL(hatf_attrs_get(&a, HATF_A_NMEMB, 1), 1);  /* absent */
-    CU_ASSERT(hatf_attrs_failed(&a) && hatf_event_failed(&ev));
+    CU_ASSERT(hatf_attrs_failed(&a));
+    CU_ASSERT(!hatf_event_failed(&ev));  /* it made 0x20: an attribute never contradicts the record */
+    ev.addr = 0;
+    CU_ASSERT(hatf_event_failed(&ev));
+    hatf_event re = { .op = HATF_OP_REALLOC_MOVE, .addr = 0x20, .new_addr = 0x40, .attr_is_bytes = 1,
+                      .data = ok, .data_len = sizeof ok };
+    CU_ASSERT(!hatf_event_failed(&re));  /* it moved the block */
+    re.new_addr = 0x20;  /* a failed realloc, as the recorder writes it: its block left as it was */
+    CU_ASSERT(hatf_event_failed(&re));
+    re.new_addr = 0;
+    CU_ASSERT(hatf_event_failed(&re));
     /* failed=1 read before the key that makes the bytes invalid: nothing is kept */
     uint8_t bad[] = { 6, 1, 6, 1 };
     ev.data = bad; ev.data_len = sizeof bad;
