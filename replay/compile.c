@@ -87,6 +87,7 @@ typedef struct thread_rec {
 
 struct rp_compiler {
     int single;
+    int lost_ok;           /* the trace lost parts: a release of no live object is skipped */
     rp_plan plan;
     obj *objs;
     size_t nobjs, capobjs;
@@ -469,8 +470,17 @@ static int emit_free(rp_compiler *c, uint32_t t, uint32_t o, unsigned heap_kind)
     return 0;
 }
 
-static int not_live(hatf_err *err, const hatf_event *ev, uint64_t record, uint64_t offset, uint64_t addr)
+void rp_compiler_lost_ok(rp_compiler *c) { c->lost_ok = 1; }
+
+/* A release of addr, which is not live: an error, or, when the trace lost
+ * parts, the release of an object made in one (skipped, counted). */
+static int not_live(rp_compiler *c, hatf_err *err, const hatf_event *ev, uint64_t record, uint64_t offset,
+                    uint64_t addr)
 {
+    if (c->lost_ok) {
+        c->plan.st.lost_objects++;
+        return 0;
+    }
     int e = hatf_err_set(err, HATF_E_CORRUPT, offset,
                          "record %llu: %s of 0x%llx on thread %llu, which is not live",
                          (unsigned long long)record,
@@ -634,7 +644,7 @@ int rp_compiler_add(rp_compiler *c, const hatf_event *ev, uint64_t record, uint6
             return 0;
         }
         uint32_t o = consume_obj(c, ev->addr, t);
-        if (o == NONE) return not_live(err, ev, record, offset, ev->addr);
+        if (o == NONE) return not_live(c, err, ev, record, offset, ev->addr);
         if (op == HATF_OP_REALLOC_FREE) st->realloc_free++;
         return emit_free(c, t, o, RP_HEAP_FREE) ? nomem(err) : 0;
     }
@@ -644,7 +654,7 @@ int rp_compiler_add(rp_compiler *c, const hatf_event *ev, uint64_t record, uint6
             return 0;
         }
         uint32_t o = consume_obj(c, ev->addr, t);
-        if (o == NONE) return not_live(err, ev, record, offset, ev->addr);
+        if (o == NONE) return not_live(c, err, ev, record, offset, ev->addr);
         if (cross_thread(c, o, t)) return nomem(err);
         uint32_t old_slot = c->objs[o].slot, old_heap = c->objs[o].heap;
         int was_native = c->objs[o].native;
@@ -706,6 +716,7 @@ int rp_compiler_finish(rp_compiler *c, rp_plan *out, hatf_err *err)
  * freed addresses of the items in the lookahead, for prefetching in stages */
 typedef struct compile_run {
     rp_compiler *c;
+    hatf_reader *container;       /* the source's, or NULL: its damage list */
     hatf_err *err;
     uint64_t freed[LOOKAHEAD_N];  /* by item number modulo LOOKAHEAD_N; 0: none */
     uint32_t obj[LOOKAHEAD_N];    /* the object stage 2 found for it, or NONE */
@@ -715,6 +726,8 @@ typedef struct compile_run {
 static int compile_item(void *ctx, const lookahead_item *x)
 {
     compile_run *cr = ctx;
+    /* a damaged group passed over, or lost before a copy: its objects are unknown */
+    if (!cr->c->lost_ok && cr->container && hatf_reader_damage(cr->container, NULL)) rp_compiler_lost_ok(cr->c);
     return rp_compiler_add(cr->c, &x->ev, x->rec, x->off, cr->err);
 }
 
@@ -763,7 +776,7 @@ int rp_compile_source(hatf_source *src, int single, rp_plan *out, hatf_err *err)
 {
     rp_compiler *c = rp_compiler_new(single);
     if (!c) return nomem(err);
-    compile_run cr = { .c = c, .err = err };
+    compile_run cr = { .c = c, .container = hatf_source_container(src), .err = err };
     int count_rc, r = lookahead_run(src, compile_item, prefetch_item, &cr, &count_rc);
     if (r == LOOKAHEAD_STOPPED) {  /* rp_compiler_add said why, unless memory for the lookahead ran out */
         r = count_rc;

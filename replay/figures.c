@@ -124,6 +124,9 @@ static void print_notes(FILE *f, const rp_report_ctx *c)
                "%llu never freed)\n",
             (unsigned long long)s->reused_live, (unsigned long long)s->late_consumed,
             (unsigned long long)s->left_displaced);
+    if (s->lost_objects)
+        fprintf(f, "lost with the damage: %llu frees or reallocs of objects made in a damaged part of the "
+                   "trace, not replayed\n", (unsigned long long)s->lost_objects);
     if (s->heaps_created)
         fprintf(f, "heaps: %llu created, %llu destroyed; %llu on one thread (native where the allocator "
                    "has heaps), %llu shared (free-each)\n",
@@ -207,14 +210,15 @@ void rp_print_json(FILE *f, const rp_report_ctx *c, const rp_report *rep, unsign
         fprintf(f, "  \"plan\": {\"heaps_created\": %llu, \"heaps_destroyed\": %llu, \"heaps_confined\": %llu,"
                    " \"heaps_shared\": %llu, \"heap_frees\": %llu, \"waits\": %llu, \"free_null_replayed\": %llu,"
                    " \"failed_skipped\": %llu, \"realloc_free_as_free\": %llu, \"pvalloc_as_memalign\": %llu,"
-                   " \"inversions_resolved\": %llu, \"late_frees\": %llu, \"displaced_left_live\": %llu}",
+                   " \"inversions_resolved\": %llu, \"late_frees\": %llu, \"displaced_left_live\": %llu,"
+                   " \"lost_objects\": %llu}",
                 (unsigned long long)s->heaps_created, (unsigned long long)s->heaps_destroyed,
                 (unsigned long long)s->heaps_confined, (unsigned long long)s->heaps_shared,
                 (unsigned long long)s->heap_frees, (unsigned long long)s->waits,
                 (unsigned long long)s->free_null, (unsigned long long)s->skipped_failed,
                 (unsigned long long)s->realloc_free, (unsigned long long)s->pvalloc,
                 (unsigned long long)s->reused_live, (unsigned long long)s->late_consumed,
-                (unsigned long long)s->left_displaced);
+                (unsigned long long)s->left_displaced, (unsigned long long)s->lost_objects);
         if (r->msg[0]) {
             fputs(",\n  \"warning\": ", f);
             json_str(f, r->msg);

@@ -105,6 +105,8 @@ typedef struct rp_plan_stats {
     uint64_t reused_live;       /* inversions: an address handed out while still live */
     uint64_t late_consumed;     /* ... whose old object's free/realloc came later */
     uint64_t left_displaced;    /* ... whose old object was never freed (left live) */
+    uint64_t lost_objects;      /* releases of objects a damaged part of the trace
+                                   made (rp_compiler_lost_ok): not replayed */
     uint64_t waits;             /* cross-thread operations (each waits for its object) */
     uint64_t heaps_created, heaps_destroyed;
     uint64_t heaps_confined;    /* created, used and destroyed on one runner thread: may be native */
@@ -144,6 +146,10 @@ typedef struct rp_compiler rp_compiler;
 /* single: 1 = one thread in global order, 0 = one runner thread per trace thread. */
 rp_compiler *rp_compiler_new(int single);
 void rp_compiler_free(rp_compiler *c);
+/* From now on, a free or realloc of an address that is not live names an
+ * object lost with a damaged part of the trace: skipped and counted
+ * (lost_objects), not an error. */
+void rp_compiler_lost_ok(rp_compiler *c);
 /* Feed the next event in global time order; record/offset name it in errors.
  * @return 0, or a negative HATF_E_* code with err set (e.g. free of an address
  * that is not live), after which the compiler must be freed. */
