@@ -17,7 +17,8 @@ static const char help[] =
     "line, in global time order. The output is itself a text trace: it starts\n"
     "with '#hatrace-text 1', and for a container a '# container' line with the\n"
     "header (pid, start time, clock, time unit, address size, command line;\n"
-    "convert --from text reads it back) and a '# damage:' line per damaged part.\n"
+    "convert --from text reads it back) and a '# damage:' line per damaged part\n"
+    "(in the header, or at the end for damage found while reading).\n"
     "\n"
     "  --from FORMAT  hatrace (default, recognised by its magic), hatf1.0 or text\n"
     "  --limit N      stop after N events\n"
@@ -125,6 +126,8 @@ int cmd_dump(int argc, char **argv)
     hatf_buf out;
     hatf_buf_init(&out);
     textout_header(s, NULL, &out);
+    hatf_reader *cr = hatf_source_container(s);
+    size_t shown = cr ? hatf_reader_damage(cr, NULL) : 0;  /* the header's '# damage:' lines */
     rc = CLI_OK;
     hatf_event ev;
     for (uint64_t n = 0; n < limit; n++) {
@@ -143,6 +146,7 @@ int cmd_dump(int argc, char **argv)
             out.len = 0;
         }
     }
+    if (cr) textout_damage(cr, shown, &out);  /* and the damage found while reading, at the end */
     if (out.failed && rc == CLI_OK) { cli_error("%s: out of memory", path); rc = CLI_FAIL; }
     fwrite(out.p, 1, out.len, stdout);
     rc = cli_read_end(path, s, rc);

@@ -35,6 +35,8 @@ partial() { # name: stderr of a read that went on past the damage, exit 3
 }
 "$HATRACE" dump "$W/t.hatf" >"$W/dump.txt" 2>"$W/dump.err"; partial dump $?
 [ "$(grep -vc '^#' "$W/dump.txt")" -eq "$read_n" ] || fail "dump gave $(grep -vc '^#' "$W/dump.txt") events, want $read_n"
+tail -1 "$W/dump.txt" | grep -q "^# damage: offset [0-9]*: .*checksum mismatch" ||
+  fail "the dump does not end with what the damage lost: $(tail -1 "$W/dump.txt")"
 "$HATRACE" stats --json "$W/t.hatf" >"$W/stats.json" 2>"$W/stats.err"; partial stats $?
 got=$(awk -F'[:,]' '/"records"/ { print $2 + 0; exit }' "$W/stats.json")
 [ "$got" -eq "$read_n" ] || fail "stats counted $got records, want $read_n"
