@@ -25,6 +25,10 @@
 #   tests/fuzz/fuzz_*.c      -> libFuzzer targets (clang)
 #   bench/*.c                -> benchmark programs
 #   examples/*.c             -> example programs (the README's demo records one)
+#   report/                  -> the page of hatrace report: `npm ci` installs the libraries
+#                               report/package-lock.json pins into $(B)/report, and
+#                               report/embed.mjs makes $(B)/gen/report_page.c from them and
+#                               report/page.html, report.css, report.js (linked into hatrace)
 
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
@@ -76,7 +80,7 @@ HATF_OBJ := $(call obj,$(HATF_SRC))
 REPLAY_OBJ := $(call obj,$(REPLAY_SRC))
 PRELOAD_OBJ := $(call obj,$(PRELOAD_SRC))
 PRELOAD_CORE_OBJ := $(call obj,$(PRELOAD_CORE_SRC))
-CLI_OBJ := $(call obj,$(CLI_SRC))
+CLI_OBJ := $(call obj,$(CLI_SRC)) $(B)/obj/$(B)/gen/report_page.o
 UNIT_BIN := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRC))
 WORK_BIN := $(patsubst tests/workloads/%.c,$(B)/workloads/%,$(WORK_C)) \
             $(patsubst tests/workloads/%.cc,$(B)/workloads/%,$(WORK_CC))
@@ -143,6 +147,35 @@ $(B)/libhatrace.so: $(SO_INPUT) preload/exports.map
 	@$(if $(Q),echo '  LD      $@')
 	$(Q)$(CC) -shared $(CFLAGS) -Wl,--version-script=preload/exports.map -Wl,-z,now \
 	    -o $@ $(SO_INPUT) $(PRELOAD_LIBS) $(LDFLAGS)
+
+# hatrace report's page. Without node and npm the page is left empty and
+# `hatrace report` says so (scripts/install-deps.sh installs them).
+NODE ?= node
+NPM ?= npm
+HAVE_NPM := $(if $(shell command -v $(NODE) 2>/dev/null),$(if $(shell command -v $(NPM) 2>/dev/null),y))
+REPORT_FILES := report/page.html report/report.css report/report.js report/embed.mjs
+REPORT_MODULES := $(B)/report/node_modules/.package-lock.json
+
+$(REPORT_MODULES): report/package.json report/package-lock.json
+	@mkdir -p $(B)/report
+	@$(if $(Q),echo '  NPM CI  $(B)/report')
+	$(Q)cp report/package.json report/package-lock.json $(B)/report/
+	$(Q)cd $(B)/report && $(NPM) ci --ignore-scripts --no-audit --no-fund --loglevel=error
+	$(Q)touch $@
+
+ifeq ($(HAVE_NPM),y)
+$(B)/gen/report_page.c: $(REPORT_FILES) $(REPORT_MODULES)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo '  GEN     $@')
+	$(Q)$(NODE) report/embed.mjs $(B)/report/node_modules $@.tmp && mv $@.tmp $@
+else
+$(B)/gen/report_page.c: FORCE
+	@mkdir -p $(dir $@)
+	@echo 'hatrace report: node or npm not found: hatrace is built without the report page' >&2
+	@printf '#include <stddef.h>\n#include "report_page.h"\nconst int report_page_made = 0;\nconst char report_page_before[] = "", report_page_after[] = "";\nconst size_t report_page_before_len = 0, report_page_after_len = 0;\n' > $@.tmp
+	@cmp -s $@.tmp $@ && rm $@.tmp || mv $@.tmp $@
+endif
+$(B)/obj/$(B)/gen/report_page.o: REQ_CFLAGS += -Icli
 
 # Each test file declares its tests; tests/unit/cunit_main.c is their main().
 TEST_LIBS := $(B)/libhatpreload.a $(B)/libhatreplay.a $(B)/libhatf.a

@@ -10,5 +10,6 @@ int cmd_stats(int argc, char **argv);     /* cli/stats.c */
 int cmd_validate(int argc, char **argv);  /* cli/validate.c */
 int cmd_record(int argc, char **argv);    /* cli/record.c */
 int cmd_replay(int argc, char **argv);    /* cli/replay.c */
+int cmd_report(int argc, char **argv);    /* cli/report.c */
 
 #endif

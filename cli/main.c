@@ -18,6 +18,7 @@ static const char help[] =
     "  validate  deep check of a trace; one line per problem\n"
     "  convert   convert between the container, raw HATF 1.0 and text\n"
     "  replay    replay a trace against one or more allocators\n"
+    "  report    write one self-contained HTML page about a trace\n"
     "\n"
     "formats (--from/--to): hatrace (the container, recognised by its magic),\n"
     "hatf1.0 (a raw HATF 1.0 stream), text (the text form).\n"
@@ -34,6 +35,7 @@ static const struct {
 } commands[] = {
     { "record", cmd_record }, { "dump", cmd_dump }, { "stats", cmd_stats },
     { "validate", cmd_validate }, { "convert", cmd_convert }, { "replay", cmd_replay },
+    { "report", cmd_report },
 };
 
 int main(int argc, char **argv)

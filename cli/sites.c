@@ -279,14 +279,57 @@ static void print_text(hatf_buf *o, const sites *st, frames *fr, size_t shown)
     }
 }
 
-static void print_json(hatf_buf *o, const sites *st, frames *fr, const char *path, size_t shown)
+/* One frame as JSON: its address, function (as stored, and as shown),
+ * offset, source line and the functions inlined at the call. */
+static void put_frame_json(hatf_buf *o, frames *fr, uint64_t addr)
 {
+    const hatf_symbol *sy = hatf_reader_symbol(fr->r, addr);
+    uint64_t off = 0;
+    /* as shown (found here when the trace has no name), then demangled */
+    const char *name = frames_function(fr, addr, &off), *d = name ? frames_demangled(fr, name) : NULL;
+    cli_put(o, "{\"addr\": \"0x%llx\", \"function\": ", U(addr));
+    cli_json_string(o, sy ? sy->name : "");
+    cli_put(o, ", \"demangled\": ");
+    cli_json_string(o, d ? d : name ? name : "");
+    cli_put(o, ", \"offset\": %llu", U(off));
+    const char *file;
+    int line;
+    if (!frames_line(fr, addr, &file, &line)) {
+        cli_put(o, ", \"file\": ");
+        cli_json_string(o, file);
+        cli_put(o, ", \"line\": %d", line);
+    }
+    const srcline *in;
+    size_t ni = frames_inlined(fr, addr, &in);
+    for (size_t j = 0; j < ni; j++) {  /* innermost first */
+        const char *dn = frames_demangled(fr, in[j].inlined);
+        cli_put(o, "%s{\"function\": ", j ? ", " : ", \"inlined\": [");
+        cli_json_string(o, in[j].inlined);
+        cli_put(o, ", \"demangled\": ");
+        cli_json_string(o, dn ? dn : in[j].inlined);
+        cli_put(o, ", \"file\": ");
+        cli_json_string(o, in[j].file);
+        cli_put(o, ", \"line\": %d}%s", in[j].line, j + 1 == ni ? "]" : "");
+    }
+    cli_put(o, "}");
+}
+
+/* With table (the report), each site's frames are numbers into one list of
+ * frames written once at the end ("frame_table"): stacks share most frames.
+ * @return 0, or -1 out of memory. */
+static int print_json(hatf_buf *o, const sites *st, frames *fr, const char *path, size_t shown, int table)
+{
+    addrmap seen;   /* frame address -> its number in the table */
+    uint64_t *order = NULL;
+    size_t norder = 0, caporder = 0;
+    if (table && addrmap_init(&seen)) return -1;
     cli_put(o, "{\"file\": ");
     cli_json_string(o, path);
     cli_put(o, ", \"sites\": %zu, \"records\": %llu, \"records_with_stack\": %llu, \"temporary\": %llu, "
                "\"max_live_bytes\": %llu, \"top\": [",
         st->n, U(st->records), U(st->stacked), U(st->temporary), U(st->max_live_bytes));
-    for (size_t i = 0; i < shown; i++) {
+    int rc = 0;
+    for (size_t i = 0; i < shown && !rc; i++) {
         const site *s = &st->v[i];
         cli_put(o, "%s\n  {\"stack\": %llu, \"calls\": %llu, \"bytes\": %llu, \"peak_objects\": %llu, "
                "\"peak_bytes\": %llu, \"at_peak_objects\": %llu, \"at_peak_bytes\": %llu, \"leaked_objects\": %llu, "
@@ -295,40 +338,42 @@ static void print_json(hatf_buf *o, const sites *st, frames *fr, const char *pat
             U(s->at_peak_objects), U(s->at_peak_bytes), U(s->live_objects), U(s->live_bytes), U(s->temporary));
         const uint64_t *f;
         size_t n = sites_stack(fr->r, s->stack, &f);
-        for (size_t k = 0; k < n; k++) {
-            const hatf_symbol *sy = hatf_reader_symbol(fr->r, f[k]);  /* n > 0: r is set */
-            uint64_t off = 0;
-            /* as shown (found here when the trace has no name), then demangled */
-            const char *name = frames_function(fr, f[k], &off), *d = name ? frames_demangled(fr, name) : NULL;
-            cli_put(o, "%s{\"addr\": \"0x%llx\", \"function\": ", k ? ", " : "", U(f[k]));
-            cli_json_string(o, sy ? sy->name : "");
-            cli_put(o, ", \"demangled\": ");
-            cli_json_string(o, d ? d : name ? name : "");
-            cli_put(o, ", \"offset\": %llu", U(off));
-            const char *file;
-            int line;
-            if (!frames_line(fr, f[k], &file, &line)) {
-                cli_put(o, ", \"file\": ");
-                cli_json_string(o, file);
-                cli_put(o, ", \"line\": %d", line);
+        for (size_t k = 0; k < n && !rc; k++) {
+            if (k) cli_put(o, ", ");
+            if (!table) {
+                put_frame_json(o, fr, f[k]);  /* n > 0: fr->r is set */
+                continue;
             }
-            const srcline *in;
-            size_t ni = frames_inlined(fr, f[k], &in);
-            for (size_t j = 0; j < ni; j++) {  /* innermost first */
-                const char *dn = frames_demangled(fr, in[j].inlined);
-                cli_put(o, "%s{\"function\": ", j ? ", " : ", \"inlined\": [");
-                cli_json_string(o, in[j].inlined);
-                cli_put(o, ", \"demangled\": ");
-                cli_json_string(o, dn ? dn : in[j].inlined);
-                cli_put(o, ", \"file\": ");
-                cli_json_string(o, in[j].file);
-                cli_put(o, ", \"line\": %d}%s", in[j].line, j + 1 == ni ? "]" : "");
+            int added;
+            addrmap_entry *e = addrmap_put(&seen, f[k], &added);
+            if (!e) { rc = -1; break; }
+            if (added) {
+                if (norder == caporder) {
+                    size_t c = caporder ? 2 * caporder : 256;
+                    uint64_t *v = realloc(order, c * sizeof *v);
+                    if (!v) { rc = -1; break; }
+                    order = v, caporder = c;
+                }
+                e->a = (uint32_t)norder;
+                order[norder++] = f[k];
             }
-            cli_put(o, "}");
+            cli_put(o, "%u", e->a);
         }
         cli_put(o, "]}");
     }
-    cli_put(o, "\n]}\n");
+    cli_put(o, "\n]");
+    if (table) {
+        cli_put(o, ", \"frame_table\": [");
+        for (size_t k = 0; k < norder; k++) {
+            cli_put(o, "%s\n  ", k ? "," : "");
+            put_frame_json(o, fr, order[k]);
+        }
+        cli_put(o, "\n]");
+        addrmap_free(&seen);
+        free(order);
+    }
+    cli_put(o, "}\n");
+    return rc;
 }
 
 /* One folded line per distinct chain of nodes: stacks whose frames differ
@@ -347,33 +392,59 @@ static void chain_add(hatf_buf *line, const char *node)
     hatf_buf_append(line, node, strlen(node));
 }
 
+/* A chain is cut when it holds as many frames as the trace's longest (the
+ * recording depth) and its outermost frame is no start of a process or thread. */
+static const char *const chain_roots[] = { "_start", "__libc_start_main", "__libc_start_call_main", "start_thread",
+                                           "clone", "clone3", "__clone", "__clone3", "thread_start" };
+
+static int is_root(const char *node)
+{
+    for (size_t i = 0; i < sizeof chain_roots / sizeof *chain_roots; i++)
+        if (!strcmp(node, chain_roots[i])) return 1;
+    return 0;
+}
+
+/* Site s's chain into line (NUL-terminated): its nodes outermost first, each
+ * frame's function followed by what was inlined at its call; with cut_depth
+ * > 0, a chain cut at that depth starts with the node "(truncated)" (*cut
+ * says so). @return 0, or -1 out of memory. */
+static int fold_site(hatf_buf *line, frames *fr, const site *s, size_t cut_depth, int *cut)
+{
+    char node[1024];
+    const uint64_t *f;
+    size_t n = sites_stack(fr->r, s->stack, &f);
+    line->len = 0;
+    *cut = 0;
+    if (!n) chain_add(line, s->stack ? "(stack not in the trace)" : "(no stack)");
+    for (size_t k = n; k-- > 0;) {  /* outermost first */
+        frames_node(fr, f[k], node, sizeof node);
+        if (k + 1 == n && cut_depth && n >= cut_depth && !is_root(node)) {
+            chain_add(line, "(truncated)");
+            *cut = 1;
+        }
+        chain_add(line, node);
+        const srcline *in;
+        for (size_t j = frames_inlined(fr, f[k], &in); j-- > 0;) {  /* then what it inlined, outermost first */
+            frames_inlined_node(fr, &in[j], node, sizeof node);
+            chain_add(line, node);
+        }
+    }
+    hatf_buf_append(line, "", 1);
+    return line->failed ? -1 : 0;
+}
+
 static int print_folded(hatf_buf *o, const sites *st, frames *fr, size_t shown)
 {
     folded *v = calloc(shown ? shown : 1, sizeof *v);
     size_t nv = 0;
-    int rc = v ? 0 : -1;
+    int rc = v ? 0 : -1, cut;
     hatf_buf line;
     hatf_buf_init(&line);
-    char node[1024];
     for (size_t i = 0; i < shown && !rc; i++) {
         const site *s = &st->v[i];
         uint64_t value = key_of(s);
         if (!value) continue;  /* nothing to draw */
-        const uint64_t *f;
-        size_t n = sites_stack(fr->r, s->stack, &f);
-        line.len = 0;
-        if (!n) chain_add(&line, s->stack ? "(stack not in the trace)" : "(no stack)");
-        for (size_t k = n; k-- > 0;) {  /* outermost first */
-            frames_node(fr, f[k], node, sizeof node);
-            chain_add(&line, node);
-            const srcline *in;
-            for (size_t j = frames_inlined(fr, f[k], &in); j-- > 0;) {  /* then what it inlined, outermost first */
-                frames_inlined_node(fr, &in[j], node, sizeof node);
-                chain_add(&line, node);
-            }
-        }
-        hatf_buf_append(&line, "", 1);
-        if (line.failed || !(v[nv].chain = strdup((const char *)line.p))) { rc = -1; break; }
+        if (fold_site(&line, fr, s, 0, &cut) || !(v[nv].chain = strdup((const char *)line.p))) { rc = -1; break; }
         v[nv++].value = value;
     }
     if (!rc && nv) qsort(v, nv, sizeof *v, cmp_folded);
@@ -387,6 +458,122 @@ static int print_folded(hatf_buf *o, const sites *st, frames *fr, size_t shown)
     for (size_t i = 0; i < nv; i++) free(v[i].chain);
     free(v);
     hatf_buf_free(&line);
+    return rc;
+}
+
+/* ---- the folded chains with every figure at once (hatrace report) ---------
+ * The sites among the first top by any figure (all when top is 0), their
+ * chains as --folded makes them, chains cut at the recording depth marked;
+ * equal chains add up. JSON: {"figures": [...], "sites", "shown", "totals":
+ * [per figure, over all sites], "cut_depth", "names": [node names],
+ * "chains": [[cut, [name numbers, outermost first], [per figure]], ...]}. */
+#define NFIG (SITES_SORT_TEMPORARY + 1)
+static const char *const figure_names[NFIG] = { "calls", "bytes", "peak", "at_peak", "leaked", "temporary" };
+
+typedef struct fchain { char *chain; uint64_t value[NFIG]; int cut; } fchain;
+
+static int cmp_fchain(const void *a, const void *b)
+{
+    return strcmp(((const fchain *)a)->chain, ((const fchain *)b)->chain);
+}
+
+static const site *rank_v;
+static int rank_key;
+static int cmp_rank(const void *a, const void *b)
+{
+    const site *x = &rank_v[*(const size_t *)a], *y = &rank_v[*(const size_t *)b];
+    uint64_t kx = sites_key(x, rank_key), ky = sites_key(y, rank_key);
+    if (kx != ky) return kx > ky ? -1 : 1;
+    return x->stack < y->stack ? -1 : x->stack > y->stack;
+}
+
+/* Write chain's nodes as numbers into names (a node -> number map by hash, names in order). */
+static int put_chain_nodes(hatf_buf *o, hatf_buf *names, addrmap *index, size_t *nnames, char *chain)
+{
+    int first = 1;
+    for (char *save = NULL, *node = strtok_r(chain, ";", &save); node; node = strtok_r(NULL, ";", &save)) {
+        uint64_t h = 0xcbf29ce484222325ull;  /* FNV-1a; a collision only writes a name twice */
+        for (const char *c = node; *c; c++) h = (h ^ (unsigned char)*c) * 0x100000001b3ull;
+        int added;
+        addrmap_entry *e = addrmap_put(index, h, &added);
+        if (!e) return -1;
+        if (added) {
+            e->a = (uint32_t)(*nnames)++;
+            if (e->a) hatf_buf_append(names, ",", 1);
+            cli_json_string(names, node);
+        }
+        cli_put(o, "%s%u", first ? "" : ",", e->a);
+        first = 0;
+    }
+    return 0;
+}
+
+static int print_folded_json(hatf_buf *o, const sites *st, frames *fr, uint64_t top)
+{
+    size_t n = st->n, maxn = 0, nv = 0, shown = 0, nnames = 0;
+    size_t *idx = malloc((n ? n : 1) * sizeof *idx);
+    unsigned char *mark = calloc(n ? n : 1, 1);
+    fchain *v = calloc(n ? n : 1, sizeof *v);
+    uint64_t totals[NFIG] = { 0 };
+    hatf_buf line, names;
+    addrmap index;
+    hatf_buf_init(&line);
+    hatf_buf_init(&names);
+    memset(&index, 0, sizeof index);
+    int rc = idx && mark && v && !addrmap_init(&index) ? 0 : -1;
+    for (size_t i = 0; i < n && !rc; i++) {
+        const uint64_t *f;
+        size_t k = sites_stack(fr->r, st->v[i].stack, &f);
+        if (k > maxn) maxn = k;
+        for (int fig = 0; fig < NFIG; fig++) totals[fig] += sites_key(&st->v[i], fig);
+        idx[i] = i;
+        mark[i] = !top || n <= top;
+    }
+    for (int fig = 0; fig < NFIG && !rc && top && n > top; fig++) {
+        rank_v = st->v, rank_key = fig;
+        qsort(idx, n, sizeof *idx, cmp_rank);
+        for (size_t i = 0; i < top; i++) mark[idx[i]] = 1;
+    }
+    for (size_t i = 0; i < n && !rc; i++) {
+        if (!mark[i]) continue;
+        shown++;
+        const site *s = &st->v[i];
+        int any = 0;
+        for (int fig = 0; fig < NFIG; fig++) any |= (v[nv].value[fig] = sites_key(s, fig)) != 0;
+        if (!any) continue;
+        if (fold_site(&line, fr, s, maxn > 1 ? maxn : 0, &v[nv].cut) ||
+            !(v[nv].chain = strdup((const char *)line.p))) { rc = -1; break; }
+        nv++;
+    }
+    if (!rc && nv) qsort(v, nv, sizeof *v, cmp_fchain);
+    cli_put(o, "{\"figures\": [");
+    for (int fig = 0; fig < NFIG; fig++) cli_put(o, "%s\"%s\"", fig ? ", " : "", figure_names[fig]);
+    cli_put(o, "], \"sites\": %zu, \"shown\": %zu, \"cut_depth\": %zu, \"totals\": [", n, shown, maxn);
+    for (int fig = 0; fig < NFIG; fig++) cli_put(o, "%s%llu", fig ? ", " : "", U(totals[fig]));
+    cli_put(o, "], \"chains\": [");
+    for (size_t i = 0, out = 0; !rc && i < nv; out++) {
+        size_t j = i;
+        uint64_t sum[NFIG] = { 0 };
+        for (; j < nv && !strcmp(v[j].chain, v[i].chain); j++)
+            for (int fig = 0; fig < NFIG; fig++) sum[fig] += v[j].value[fig];
+        cli_put(o, "%s\n  [%d, [", out ? "," : "", v[i].cut);
+        rc = put_chain_nodes(o, &names, &index, &nnames, v[i].chain);
+        cli_put(o, "], [");
+        for (int fig = 0; fig < NFIG; fig++) cli_put(o, "%s%llu", fig ? ", " : "", U(sum[fig]));
+        cli_put(o, "]]");
+        i = j;
+    }
+    cli_put(o, "\n], \"names\": [");
+    hatf_buf_append(o, names.p, names.len);
+    cli_put(o, "]}\n");
+    if (names.failed) rc = -1;
+    for (size_t i = 0; v && i < nv; i++) free(v[i].chain);
+    free(v);
+    free(idx);
+    free(mark);
+    addrmap_free(&index);
+    hatf_buf_free(&line);
+    hatf_buf_free(&names);
     return rc;
 }
 
@@ -524,24 +711,74 @@ static int print_over_time(hatf_buf *o, sites *st, frames *fr, hatf_source *src,
     return rc;
 }
 
-int sites_report(hatf_source *src, const char *path, const sites_opts *opt)
-{
+struct sites_pass {
     sites st;
     frames fr;
+    int fr_made, settled;
     timeline by_time, by_record;
-    memset(&by_time, 0, sizeof by_time);
-    memset(&by_record, 0, sizeof by_record);
-    int bad = sites_init(&st);
-    if (over_time(opt->form)) {
-        st.by_time = &by_time;
-        st.by_record = &by_record;
+};
+
+sites_pass *sites_pass_new(hatf_source *src, int demangle, int lines, uint64_t points)
+{
+    sites_pass *p = calloc(1, sizeof *p);
+    if (!p) return NULL;
+    int bad = sites_init(&p->st);
+    if (!bad && !frames_init(&p->fr, hatf_source_container(src), demangle, lines)) p->fr_made = 1;
+    if (points) {
+        p->st.by_time = &p->by_time;
+        p->st.by_record = &p->by_record;
     }
-    if (bad || frames_init(&fr, hatf_source_container(src), opt->demangle, opt->lines) ||
-        (st.by_time && (timeline_init(&by_time, opt->points) || timeline_init(&by_record, opt->points)))) {
+    if (bad || !p->fr_made || (points && (timeline_init(&p->by_time, points) || timeline_init(&p->by_record, points)))) {
+        sites_pass_free(p);
+        return NULL;
+    }
+    return p;
+}
+
+void sites_pass_free(sites_pass *p)
+{
+    if (!p) return;
+    sites_free(&p->st);
+    if (p->fr_made) frames_free(&p->fr);
+    timeline_free(&p->by_time);
+    timeline_free(&p->by_record);
+    free(p);
+}
+
+int sites_pass_count(void *ctx, const lookahead_item *x) { return count_event(&((sites_pass *)ctx)->st, x); }
+void sites_pass_prefetch(void *ctx, const hatf_event *ev) { prefetch_event(&((sites_pass *)ctx)->st, ev); }
+
+int sites_pass_print(sites_pass *p, hatf_source *src, const char *path, const sites_opts *opt, hatf_buf *o)
+{
+    sites *st = &p->st;
+    if (!p->settled) settle_at_peak(st);
+    p->settled = 1;
+    if (over_time(opt->form)) {  /* the sites keep their order: --massif's second reading makes them in it */
+        if (!st->by_time) return -1;
+        return print_over_time(o, st, &p->fr, src, path, opt);
+    }
+    sort_key = opt->sort;
+    if (st->n) qsort(st->v, st->n, sizeof *st->v, cmp_site);
+    size_t shown = opt->top && opt->top < st->n ? (size_t)opt->top : st->n;
+    sitegroups_head head = { path, st->records, st->stacked, st->temporary, st->max_live_bytes };
+    if (opt->form == SITES_FOLDED_JSON) return print_folded_json(o, st, &p->fr, opt->top);
+    if (opt->by != SITES_BY_STACK) return sitegroups_print(o, st->v, st->n, &p->fr, opt, &head);
+    if (opt->form == SITES_JSON) return print_json(o, st, &p->fr, path, shown, opt->frame_table);
+    if (opt->form == SITES_TEXT) {
+        print_text(o, st, &p->fr, shown);
+        return 0;
+    }
+    return print_folded(o, st, &p->fr, shown);
+}
+
+int sites_report(hatf_source *src, const char *path, const sites_opts *opt)
+{
+    sites_pass *p = sites_pass_new(src, opt->demangle, opt->lines, over_time(opt->form) ? opt->points : 0);
+    if (!p) {
         cli_error("out of memory");
         return CLI_FAIL;
     }
-    int rc = CLI_OK, count_rc, k = lookahead_run(src, count_event, prefetch_event, &st, &count_rc);
+    int rc = CLI_OK, count_rc, k = lookahead_run(src, sites_pass_count, sites_pass_prefetch, p, &count_rc);
     if (k == LOOKAHEAD_STOPPED) {
         cli_error("%s: out of memory", path);
         rc = CLI_FAIL;
@@ -549,35 +786,17 @@ int sites_report(hatf_source *src, const char *path, const sites_opts *opt)
         rc = cli_source_failed(path, src);
     }
     if (rc == CLI_OK) {
-        settle_at_peak(&st);
-        sort_key = opt->sort;
-        /* over time the sites keep their order: --massif's second reading makes them in it */
-        if (st.n && !over_time(opt->form)) qsort(st.v, st.n, sizeof *st.v, cmp_site);
-        size_t shown = opt->top && opt->top < st.n ? (size_t)opt->top : st.n;
         hatf_buf o;
         hatf_buf_init(&o);
-        sitegroups_head head = { path, st.records, st.stacked, st.temporary, st.max_live_bytes };
-        int said = 0;
-        if (over_time(opt->form)) {
-            int pk = print_over_time(&o, &st, &fr, src, path, opt);
-            said = pk == CLI_FAIL;
-            if (pk) o.failed = 1;
-        } else if (opt->by != SITES_BY_STACK) {
-            if (sitegroups_print(&o, st.v, st.n, &fr, opt, &head)) o.failed = 1;
-        } else if (opt->form == SITES_JSON) print_json(&o, &st, &fr, path, shown);
-        else if (opt->form == SITES_TEXT) print_text(&o, &st, &fr, shown);
-        else if (print_folded(&o, &st, &fr, shown)) o.failed = 1;
-        if (o.failed) {
-            if (!said) cli_error("%s: out of memory", path);
+        int pk = sites_pass_print(p, src, path, opt, &o);
+        if (pk || o.failed) {
+            if (pk != CLI_FAIL) cli_error("%s: out of memory", path);  /* CLI_FAIL: said */
             rc = CLI_FAIL;
         } else {
             fwrite(o.p, 1, o.len, stdout);
         }
         hatf_buf_free(&o);
     }
-    sites_free(&st);
-    frames_free(&fr);
-    timeline_free(&by_time);
-    timeline_free(&by_record);
+    sites_pass_free(p);
     return rc;
 }

@@ -7,12 +7,14 @@
 
 #include "hatf_container.h"
 #include "hatf_source.h"
+#include "lookahead.h"
 
 /* in the order of their names in stats --sort and --by (cli/stats.c) */
 enum { SITES_SORT_COUNT, SITES_SORT_BYTES, SITES_SORT_PEAK, SITES_SORT_AT_PEAK, SITES_SORT_LEAKED,
        SITES_SORT_TEMPORARY };
 enum { SITES_BY_STACK, SITES_BY_FUNCTION, SITES_BY_LINE };  /* sitegroups.h */
-enum { SITES_TEXT, SITES_JSON, SITES_FOLDED, SITES_TIMELINE, SITES_TIMELINE_JSON, SITES_MASSIF };
+enum { SITES_TEXT, SITES_JSON, SITES_FOLDED, SITES_TIMELINE, SITES_TIMELINE_JSON, SITES_MASSIF,
+       SITES_FOLDED_JSON };
 
 /* One call stack's figures. */
 typedef struct site {
@@ -32,6 +34,8 @@ uint64_t sites_key(const site *s, int sort);
 typedef struct sites_opts {
     int form;         /* SITES_TEXT, SITES_JSON, or SITES_FOLDED: one line per call
                          chain, outermost frame first, with the sort key's figure;
+                         SITES_FOLDED_JSON: the chains of the first top sites by
+                         any figure, with every figure (hatrace report);
                          or the heap over time (overtime.h): SITES_TIMELINE (a
                          table), SITES_TIMELINE_JSON, SITES_MASSIF */
     int sort;         /* SITES_SORT_* */
@@ -42,12 +46,27 @@ typedef struct sites_opts {
     uint64_t points;  /* the heap over time: at most this many intervals */
     int by;           /* SITES_BY_* (sitegroups.h): one line per stack, or grouped */
     hatf_format from; /* the trace's format as given: --massif reads it twice */
+    int frame_table;  /* SITES_JSON by stack: frames as numbers into one "frame_table" */
 } sites_opts;
 
 /* Read every event of src and print its allocation sites, or the heap over
  * time (with the sites' call trees at the peak and the end), as o asks.
  * @return a CLI_* exit code. */
 int sites_report(hatf_source *src, const char *path, const sites_opts *o);
+
+/* One reading of a trace for several outputs (hatrace report): the sites,
+ * and with points > 0 the heap over time in at most that many intervals.
+ * Feed it with lookahead_run(src, sites_pass_count, sites_pass_prefetch, p,
+ * ...), then print as many forms as wanted (not SITES_MASSIF) with
+ * sites_pass_print. @return NULL when out of memory. */
+typedef struct sites_pass sites_pass;
+sites_pass *sites_pass_new(hatf_source *src, int demangle, int lines, uint64_t points);
+int sites_pass_count(void *ctx, const lookahead_item *x);
+void sites_pass_prefetch(void *ctx, const hatf_event *ev);
+/* Append the form o asks for to out (the sites are sorted by o->sort).
+ * @return 0, -1 out of memory, or CLI_FAIL when a reading failed (said). */
+int sites_pass_print(sites_pass *p, hatf_source *src, const char *path, const sites_opts *o, hatf_buf *out);
+void sites_pass_free(sites_pass *p);
 
 /* The frames of stack id (*out), innermost first, or 0 frames when the trace has no
  * stack tables (a text or raw HATF 1.0 trace: r is NULL) or not this one. */

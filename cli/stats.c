@@ -19,6 +19,7 @@
 #include "heaplive.h"
 #include "lookahead.h"
 #include "sites.h"
+#include "stats.h"
 
 static const char help[] =
     "usage: hatrace stats [--json] [--from FORMAT] FILE\n"
@@ -290,8 +291,44 @@ static int add_event(stats *st, const hatf_event *ev)
 }
 
 /* lookahead_run's callbacks */
-static int count_event(void *ctx, const lookahead_item *x) { return add_event(ctx, &x->ev); }
-static void prefetch_event(void *ctx, const hatf_event *ev) { heaplive_prefetch(&((stats *)ctx)->live, ev); }
+int stats_count(void *ctx, const lookahead_item *x) { return add_event(ctx, &x->ev); }
+void stats_prefetch(void *ctx, const hatf_event *ev) { heaplive_prefetch(&((stats *)ctx)->live, ev); }
+
+stats *stats_new(hatf_source *s)
+{
+    stats *st = calloc(1, sizeof *st);
+    if (!st) return NULL;
+    if (heaplive_init(&st->live, heap_live, st) || addrmap_init(&st->threads.index) || addrmap_init(&st->heaps.index) ||
+        addrmap_init(&st->name_index)) {
+        stats_free(st);  /* what was made is freed */
+        return NULL;
+    }
+    st->reader = hatf_source_container(s);
+    return st;
+}
+
+void stats_free(stats *st)
+{
+    if (!st) return;
+    heaplive_free(&st->live);
+    addrmap_free(&st->threads.index);
+    addrmap_free(&st->heaps.index);
+    addrmap_free(&st->name_index);
+    free(st->names);
+    free(st->threads.v);
+    free(st->heaps.v);
+    free(st);
+}
+
+uint64_t stats_records(const stats *st) { return st->records; }
+
+/* Threads and heaps by id, heap names by name, as both outputs list them. */
+static void sort_tables(stats *st)
+{
+    if (st->threads.n) qsort(st->threads.v, st->threads.n, sizeof(counts), cmp_id);
+    if (st->heaps.n) qsort(st->heaps.v, st->heaps.n, sizeof(counts), cmp_id);
+    if (st->nnames) qsort(st->names, st->nnames, sizeof(counts), cmp_name);
+}
 
 /* ---- output -------------------------------------------------------------- */
 
@@ -347,6 +384,7 @@ static const char *name_of(hatf_reader *r, int heap, uint64_t id)
 
 static void print_table(hatf_buf *o, stats *st, const char *path, hatf_source *s)
 {
+    sort_tables(st);
     derived d;
     derive(st, s, &d);
     cli_put(o, "%-18s %s (%s)\n", "file", path, hatf_format_name(hatf_source_format(s)));
@@ -429,8 +467,9 @@ static void print_table(hatf_buf *o, stats *st, const char *path, hatf_source *s
         if (st->funcs[i]) cli_put(o, "%-24s %12llu\n", func_label(i), U(st->funcs[i]));
 }
 
-static void print_json(hatf_buf *o, stats *st, const char *path, hatf_source *s)
+void stats_json(hatf_buf *o, stats *st, const char *path, hatf_source *s)
 {
+    sort_tables(st);
     derived d;
     derive(st, s, &d);
     cli_put(o, "{\n  \"file\": ");
@@ -616,49 +655,29 @@ int cmd_stats(int argc, char **argv)
         return cli_finish_stdout(rc);
     }
 
-    stats *st = calloc(1, sizeof *st);
+    stats *st = stats_new(s);
     if (!st) {
         cli_error("out of memory");
         hatf_source_close(s);
         return CLI_FAIL;
     }
     rc = CLI_OK;
-    int count_rc, r = 0;
-    if (heaplive_init(&st->live, heap_live, st) || addrmap_init(&st->threads.index) || addrmap_init(&st->heaps.index) ||
-        addrmap_init(&st->name_index)) {
-        cli_error("out of memory");  /* what was made is freed below, with the source */
-        rc = CLI_FAIL;
-    } else {
-        st->reader = hatf_source_container(s);
-        r = lookahead_run(s, count_event, prefetch_event, st, &count_rc);
-    }
-    if (rc != CLI_OK) {
-        /* said above */
-    } else if (r == LOOKAHEAD_STOPPED) {
+    int count_rc, r = lookahead_run(s, stats_count, stats_prefetch, st, &count_rc);
+    if (r == LOOKAHEAD_STOPPED) {
         cli_error("%s: out of memory after %llu records", path, U(st->records));
         rc = CLI_FAIL;
     } else if (r < 0) {
         rc = cli_source_failed(path, s);
     }
     if (rc == CLI_OK) {
-        if (st->threads.n) qsort(st->threads.v, st->threads.n, sizeof(counts), cmp_id);
-        if (st->heaps.n) qsort(st->heaps.v, st->heaps.n, sizeof(counts), cmp_id);
-        if (st->nnames) qsort(st->names, st->nnames, sizeof(counts), cmp_name);
         hatf_buf o;
         hatf_buf_init(&o);
-        if (json) print_json(&o, st, path, s);
+        if (json) stats_json(&o, st, path, s);
         else print_table(&o, st, path, s);
         fwrite(o.p, 1, o.len, stdout);
         hatf_buf_free(&o);
     }
-    heaplive_free(&st->live);
-    addrmap_free(&st->threads.index);
-    addrmap_free(&st->heaps.index);
-    addrmap_free(&st->name_index);
-    free(st->names);
-    free(st->threads.v);
-    free(st->heaps.v);
-    free(st);
+    stats_free(st);
     rc = cli_read_end(path, s, rc);
     hatf_source_close(s);
     return cli_finish_stdout(rc);

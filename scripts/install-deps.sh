@@ -4,14 +4,18 @@
 # Tests: clang (libFuzzer), libclang-rt-14-dev, python3 (checks on JSON output), xxd (hex inputs),
 #        valgrind (its ms_print reads stats --massif output), procps (pgrep)
 # Replay: the allocators (jemalloc, tcmalloc, mimalloc) and gnuplot for charts
+# Report: node and npm (the build installs the page's libraries with npm ci, report/),
+#         chromium (tests/integration/report_browser.sh opens the page)
 set -eu
 pkgs="gcc g++ make pkg-config clang libclang-rt-14-dev libzstd-dev libxxhash-dev
       libunwind-dev libcunit1-dev libiberty-dev libdw-dev libjemalloc-dev libjemalloc2 libgoogle-perftools-dev
-      libtcmalloc-minimal4 libmimalloc-dev gnuplot-nox zstd python3 xxd valgrind procps"
+      libtcmalloc-minimal4 libmimalloc-dev gnuplot-nox zstd python3 xxd valgrind procps chromium"
 missing=()
 for p in $pkgs; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")
 done
+# node and npm by command: another packaging of Node.js (with npm inside) will do
+command -v node >/dev/null && command -v npm >/dev/null || missing+=(nodejs npm)
 [ ${#missing[@]} -eq 0 ] && exit 0
 echo "installing: ${missing[*]}" >&2
 sudo=; [ "$(id -u)" -eq 0 ] || sudo=sudo

@@ -1,0 +1,242 @@
+/* report.c — hatrace report: one self-contained HTML page per trace.
+ *
+ * The trace is read once, by stats' counting and the sites' (with the heap
+ * over time) side by side; their JSON outputs, as stats --json, --timeline
+ * --json, --sites --json (by stack, function and line) and the folded chains
+ * give them, go into the page (report_page.h) between its two halves. The
+ * browser only draws: the figures are computed here. What a large trace
+ * would make too big is cut here, and the page says what was left out: the
+ * first --top sites by the sort key (by each figure for the flame graph),
+ * the heap over time in at most --points intervals.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli_util.h"
+#include "commands.h"
+#include "report_page.h"
+#include "sites.h"
+#include "stats.h"
+
+static const char help[] =
+    "usage: hatrace report [--top N] [--points N] [--sort KEY] [--from FORMAT] [--no-demangle]\n"
+    "                      [--no-lines] [--strict] FILE -o REPORT.html\n"
+    "\n"
+    "Write one HTML page about a trace that opens from disk in a browser, with\n"
+    "no server and no network (its data and scripts are inside): a summary\n"
+    "(program, threads, duration, calls by function, the heap's peak, leaks,\n"
+    "temporary allocations, and whether the trace is complete), the live bytes\n"
+    "over time with the peak marked, the allocation sites as a table that sorts\n"
+    "and searches (by call stack, function or source line, as stats --sites\n"
+    "--by gives them; traces recorded with --stacks), a flame graph of the\n"
+    "sites by a figure you choose, and the size histogram, threads and heaps.\n"
+    "The figures are those of hatrace stats --json, --timeline and --sites.\n"
+    "\n"
+    "  -o FILE        the page to write (required; replaced if it exists)\n"
+    "  --top N        at most N sites in the table, per grouping, and the sites\n"
+    "                 among the first N by any figure in the flame graph\n"
+    "                 (default 5000; 0: all); the page says what was left out\n"
+    "  --sort KEY     which sites are the first N: count, bytes (default), peak,\n"
+    "                 at-peak, leaked or temporary (as stats --sites --sort)\n"
+    "  --points N     at most N intervals of the heap over time (default 2000,\n"
+    "                 at most 100000)\n"
+    "  --from FORMAT  hatrace (default, recognised by its magic), hatf1.0 or text\n"
+    "  --no-demangle  C++ and Rust names as the symbol table has them\n"
+    "  --no-lines     no source lines (nor any look at the modules' files)\n"
+    "  --strict       stop at the first damaged part of a container (exit 1)\n"
+    "                 instead of reading on past it\n"
+    "  -h, --help     this help\n"
+    "\n"
+    "exit status: 0 ok, 1 failure, 2 bad usage, 3 the trace is damaged or cut\n"
+    "(the page is written from what could be read, and says so).\n";
+
+static const char *const sort_words[] = { "count", "bytes", "peak", "at-peak", "leaked", "temporary" };
+
+/* Both countings, fed by one reading. */
+typedef struct both { stats *st; sites_pass *sp; } both;
+
+static int count_both(void *ctx, const lookahead_item *x)
+{
+    both *b = ctx;
+    int rc = stats_count(b->st, x);
+    return rc ? rc : sites_pass_count(b->sp, x);
+}
+
+static void prefetch_both(void *ctx, const hatf_event *ev)
+{
+    both *b = ctx;
+    stats_prefetch(b->st, ev);
+    sites_pass_prefetch(b->sp, ev);
+}
+
+/* Append what the tools printed as a JSON value in a <script> element: '<'
+ * only occurs in strings there, where \u003c is the same character. */
+static void put_data(FILE *f, const hatf_buf *d)
+{
+    const unsigned char *p = d->p, *end = p + d->len;
+    while (p < end) {
+        const unsigned char *lt = memchr(p, '<', (size_t)(end - p));
+        size_t n = lt ? (size_t)(lt - p) : (size_t)(end - p);
+        fwrite(p, 1, n, f);
+        if (!lt) break;
+        fputs("\\u003c", f);
+        p = lt + 1;
+    }
+}
+
+/* The page's data: {"hatrace", "partial", "limits", "stats", "timeline",
+ * "sites": {"stack", "function", "line"}, "flame"}. @return 0, -1 out of
+ * memory, or CLI_FAIL (said). */
+static int make_data(hatf_buf *d, both *b, hatf_source *s, const char *path, const sites_opts *base, int partial)
+{
+    static const char *const sort_keys[] = { "calls", "bytes", "peak", "at-peak", "leaked", "temporary" };
+    int group_sort = base->sort == SITES_SORT_PEAK ? SITES_SORT_BYTES : base->sort;  /* peaks do not add up */
+    cli_put(d, "{\"hatrace\": \"%s\", \"partial\": %s, \"limits\": {\"top\": %llu, \"points\": %llu, \"sort\": \"%s\", "
+               "\"group_sort\": \"%s\"},\n\"stats\": ", HATRACE_VERSION, partial ? "true" : "false",
+            (unsigned long long)base->top, (unsigned long long)base->points, sort_keys[base->sort], sort_keys[group_sort]);
+    stats_json(d, b->st, path, s);
+    static const struct { const char *key; int form, by; } parts[] = {
+        { ",\n\"timeline\": ", SITES_TIMELINE_JSON, SITES_BY_STACK },
+        { ",\n\"sites\": {\"stack\": ", SITES_JSON, SITES_BY_STACK },
+        { ",\n\"function\": ", SITES_JSON, SITES_BY_FUNCTION },
+        { ",\n\"line\": ", SITES_JSON, SITES_BY_LINE },
+        { "},\n\"flame\": ", SITES_FOLDED_JSON, SITES_BY_STACK },
+    };
+    sites_opts o = *base;
+    o.frame_table = 1;
+    int rc = 0;
+    for (size_t i = 0; i < sizeof parts / sizeof *parts && !rc; i++) {
+        o.form = parts[i].form;
+        o.by = parts[i].by;
+        o.sort = o.by == SITES_BY_STACK ? base->sort : group_sort;
+        cli_put(d, "%s", parts[i].key);
+        rc = sites_pass_print(b->sp, s, path, &o, d);
+    }
+    cli_put(d, "}\n");
+    return rc ? rc : d->failed ? -1 : 0;
+}
+
+/* Remove a page left unfinished (only a regular file: -o may name a device). */
+static void remove_output(const char *out)
+{
+    struct stat sb;
+    if (!stat(out, &sb) && S_ISREG(sb.st_mode)) unlink(out);
+}
+
+/* Write the page to out. @return 0, or -1 with errno set. */
+static int write_page(const char *out, const hatf_buf *d)
+{
+    FILE *f = fopen(out, "w");
+    if (!f) return -1;
+    fwrite(report_page_before, 1, report_page_before_len, f);
+    put_data(f, d);
+    fwrite(report_page_after, 1, report_page_after_len, f);
+    int err = ferror(f) ? (errno ? errno : EIO) : 0;
+    if (fclose(f) && !err) err = errno;
+    if (err) {
+        remove_output(out);
+        errno = err;
+        return -1;
+    }
+    return 0;
+}
+
+int cmd_report(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        { "output", required_argument, NULL, 'o' },
+        { "from", required_argument, NULL, 'f' },
+        { "top", required_argument, NULL, 't' },
+        { "sort", required_argument, NULL, 's' },
+        { "points", required_argument, NULL, 'p' },
+        { "no-demangle", no_argument, NULL, 'D' },
+        { "no-lines", no_argument, NULL, 'L' },
+        { "strict", no_argument, NULL, CLI_O_STRICT },
+        { "help", no_argument, NULL, 'h' },
+        { 0 },
+    };
+    hatf_format fmt = HATF_FMT_AUTO;
+    const char *out = NULL;
+    sites_opts so = { .form = SITES_JSON, .sort = SITES_SORT_BYTES, .top = 5000, .demangle = 1, .lines = 1,
+                      .points = 2000 };
+    int c, rc;
+    cli_getopt_begin();
+    while ((c = getopt_long(argc, argv, ":ho:", opts, NULL)) != -1) {
+        switch (c) {
+        case 'o': out = optarg; break;
+        case 'f': if ((rc = cli_parse_format("report", "--from", optarg, &fmt))) return rc; break;
+        case 't': if ((rc = cli_parse_u64("report", "--top", optarg, &so.top))) return rc; break;
+        case 's':
+            rc = cli_parse_word("report", "--sort", optarg, sort_words, sizeof sort_words / sizeof *sort_words, &so.sort);
+            if (rc) return rc;
+            break;
+        case 'p':
+            if ((rc = cli_parse_u64("report", "--points", optarg, &so.points))) return rc;
+            if (so.points < 1 || so.points > 100000) return cli_usage("report", "--points: %s is not 1 to 100000", optarg);
+            break;
+        case 'D': so.demangle = 0; break;
+        case 'L': so.lines = 0; break;
+        case CLI_O_STRICT: cli_strict = 1; break;
+        case 'h': return cli_help(help);
+        default: return cli_bad_option("report", c, argv);
+        }
+    }
+    if (!out) return cli_usage("report", "missing -o REPORT.html");
+    if (!*out) return cli_usage("report", "-o: an empty file name");
+    if (!report_page_made) {
+        cli_error("report: this hatrace was built without the report's page (node and npm were missing at build time)");
+        return CLI_FAIL;
+    }
+    const char *path;
+    if ((rc = cli_one_file("report", argc, argv, &path))) return rc;
+    /* the output can be written: said before the trace is read */
+    FILE *probe = fopen(out, "a");
+    if (!probe) {
+        cli_error("%s: %s", out, strerror(errno));
+        return CLI_FAIL;
+    }
+    fclose(probe);
+    hatf_source *s = cli_open_source(path, fmt);
+    if (!s) return CLI_FAIL;
+    so.from = fmt;
+    both b = { stats_new(s), sites_pass_new(s, so.demangle, so.lines, so.points) };
+    rc = CLI_OK;
+    if (!b.st || !b.sp) {
+        cli_error("out of memory");
+        rc = CLI_FAIL;
+    } else {
+        int count_rc, r = lookahead_run(s, count_both, prefetch_both, &b, &count_rc);
+        if (r == LOOKAHEAD_STOPPED) {
+            cli_error("%s: out of memory after %llu records", path, (unsigned long long)stats_records(b.st));
+            rc = CLI_FAIL;
+        } else if (r < 0) {
+            rc = cli_source_failed(path, s);
+        }
+    }
+    if (rc == CLI_OK) {
+        hatf_reader *r = hatf_source_container(s);
+        const char *const *lines;
+        int partial = r && (hatf_reader_damage(r, &lines) || !hatf_reader_complete(r));
+        hatf_buf d;
+        hatf_buf_init(&d);
+        int k = make_data(&d, &b, s, path, &so, partial);
+        if (k) {
+            if (k != CLI_FAIL) cli_error("%s: out of memory", path);
+            rc = CLI_FAIL;
+        } else if (write_page(out, &d)) {
+            cli_error("%s: %s", out, strerror(errno));
+            rc = CLI_FAIL;
+        }
+        hatf_buf_free(&d);
+    }
+    if (rc != CLI_OK) remove_output(out);
+    stats_free(b.st);
+    sites_pass_free(b.sp);
+    rc = cli_read_end(path, s, rc);
+    hatf_source_close(s);
+    return rc;
+}

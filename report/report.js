@@ -1,0 +1,316 @@
+// report.js — hatrace report's views, drawn from the figures hatrace computed
+// (the JSON in #hatrace-data): summary, memory over time (uPlot), allocation
+// sites (a sortable, searchable table), flame graph (d3-flame-graph), and the
+// size, thread and heap tables. Every figure is shown as computed; elements
+// that show one carry it in data-value (the browser test reads them back).
+'use strict';
+(function () {
+  const D = JSON.parse(document.getElementById('hatrace-data').textContent);
+  const S = D.stats;
+  const $ = (id) => document.getElementById(id);
+  const fmt = (n) => Number(n).toLocaleString('en-US');
+  function bytes(n) {
+    const u = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+    let v = Number(n), i = 0;
+    while (v >= 1024 && i < u.length - 1) { v /= 1024; i++; }
+    return i ? `${fmt(n)} B (${v.toFixed(1)} ${u[i]})` : `${fmt(n)} B`;
+  }
+  function duration(ns) {
+    if (ns >= 1e9) return (ns / 1e9).toFixed(3) + ' s';
+    if (ns >= 1e6) return (ns / 1e6).toFixed(3) + ' ms';
+    if (ns >= 1e3) return (ns / 1e3).toFixed(1) + ' µs';
+    return ns + ' ns';
+  }
+  function el(tag, attrs, text) {
+    const e = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs || {})) e.setAttribute(k, v);
+    if (text !== undefined) e.textContent = text;
+    return e;
+  }
+  // a table row: cells as [text, value (data-value), class]
+  function row(cells) {
+    const tr = el('tr');
+    for (const c of cells) {
+      const td = el('td', c[2] ? { class: c[2] } : {}, c[0]);
+      if (c[1] !== undefined) td.dataset.value = c[1];
+      tr.appendChild(td);
+    }
+    return tr;
+  }
+  const num = (n) => [fmt(n), n];
+
+  // ---- summary and the banner ----
+  const C = S.container;
+  const tl = D.timeline;
+  const byTime = tl.unit === 'ns';
+  const at = (x) => (byTime ? duration(x) : `record ${fmt(x)}`);
+  $('title-file').textContent = S.file;
+  $('about-version').textContent = D.hatrace;
+  const problems = [];
+  if (C && !C.complete) problems.push('the trace is not complete (cut, or the program did not close it)');
+  if (C && C.damage.length) C.damage.forEach((d) => problems.push('damage: ' + d));
+  if (C && C.dropped) problems.push(`${fmt(C.dropped)} events were dropped by the recorder`);
+  if (S.unknown_frees) problems.push(`${fmt(S.unknown_frees)} frees or reallocs of addresses not live (hatrace validate says which)`);
+  if (D.partial) problems.unshift('this report covers only what could be read of the trace');
+  if (problems.length) {
+    const b = $('banner');
+    b.hidden = false;
+    b.dataset.problems = problems.length;
+    b.appendChild(el('div', {}, 'The trace is incomplete or damaged:'));
+    const ul = el('ul');
+    problems.forEach((p) => ul.appendChild(el('li', {}, p)));
+    b.appendChild(ul);
+  }
+  const facts = [
+    ['file', 'file', S.file + ` (${S.format})`],
+    ['program', 'cmdline', C ? C.cmdline || '(not recorded)' : '(the format has no header)'],
+    ['pid', 'pid', C ? C.pid : '-', C ? C.pid : undefined],
+    ['threads', 'threads', fmt(S.threads.length), S.threads.length],
+    ['duration', 'duration', duration(S.duration_ns), S.duration_ns],
+    ['records', 'records', fmt(S.records), S.records],
+    ['allocations', 'allocs', fmt(S.allocs), S.allocs],
+    ['frees', 'frees', fmt(S.frees), S.frees],
+    ['reallocs', 'reallocs', fmt(S.reallocs), S.reallocs],
+    ['bytes allocated', 'total_bytes', bytes(S.total_bytes), S.total_bytes],
+    ['peak live bytes', 'max_live_bytes', `${bytes(S.max_live_bytes)} at ${at(tl.peak_at)}`, S.max_live_bytes],
+    ['peak live objects', 'max_live_objects', fmt(S.max_live_objects), S.max_live_objects],
+    ['leaked at the end', 'live_bytes_at_end', `${bytes(S.live_bytes_at_end)} in ${fmt(S.live_objects_at_end)} objects`, S.live_bytes_at_end],
+    ['temporary allocations', 'temporary', fmt(D.sites.stack.temporary), D.sites.stack.temporary],
+    ['complete', 'complete', C ? (C.complete && !C.damage.length && !C.dropped ? 'yes' : 'NO') : 'unknown (no container)'],
+  ];
+  if (C) facts.push(['dropped events', 'dropped', fmt(C.dropped), C.dropped]);
+  const dl = $('summary-list');
+  for (const [label, key, text, value] of facts) {
+    dl.appendChild(el('dt', {}, label));
+    const dd = el('dd', { id: 'sum-' + key }, text);
+    if (value !== undefined) dd.dataset.value = value;
+    if (key === 'complete' && text !== 'yes') dd.className = 'bad';
+    dl.appendChild(dd);
+  }
+  const ftb = $('functions-table').tBodies[0];
+  for (const [f, n] of Object.entries(S.functions)) {
+    const r = row([[f, undefined, 'text'], num(n)]);
+    r.dataset.function = f;
+    ftb.appendChild(r);
+  }
+  $('functions-table').rows[0].cells[0].className = 'text';
+
+  // ---- memory over time ----
+  const iv = tl.intervals;
+  const unitDiv = byTime ? 1e6 : 1;  // ms, or records
+  $('overtime-note').textContent =
+    `${iv.length} intervals of ${byTime ? duration(tl.interval) : fmt(tl.interval) + ' records'}` +
+    ` (at most ${fmt(D.limits.points)}; each point the live bytes at the end of an interval, the upper line the most in it).` +
+    ` Peak: ${bytes(tl.max_live_bytes)} at ${at(tl.peak_at)}.`;
+  $('overtime').dataset.peak = tl.max_live_bytes;
+  $('overtime').dataset.intervals = iv.length;
+  const xs = [0].concat(iv.map((v) => v.end / unitDiv));
+  const first = iv.length ? iv[0] : null;
+  const live = [0].concat(iv.map((v) => v.live_bytes));
+  const most = [first ? first.max_live_bytes : 0].concat(iv.map((v) => v.max_live_bytes));
+  const peakX = tl.peak_at / unitDiv;
+  const peakMark = {
+    hooks: {
+      draw: [(u) => {
+        const ctx = u.ctx, x = u.valToPos(peakX, 'x', true), y = u.valToPos(tl.max_live_bytes, 'y', true);
+        if (x < u.bbox.left - 1 || x > u.bbox.left + u.bbox.width + 1) return;
+        ctx.save();
+        ctx.strokeStyle = '#c0392b';
+        ctx.setLineDash([5, 4]);
+        ctx.lineWidth = 1.5 * devicePixelRatio;
+        ctx.beginPath();
+        ctx.moveTo(x, u.bbox.top);
+        ctx.lineTo(x, u.bbox.top + u.bbox.height);
+        ctx.stroke();
+        ctx.fillStyle = '#c0392b';
+        ctx.font = `${12 * devicePixelRatio}px sans-serif`;
+        ctx.fillText('peak ' + bytes(tl.max_live_bytes), x + 4 * devicePixelRatio, Math.max(u.bbox.top + 16 * devicePixelRatio, y + 16 * devicePixelRatio));
+        ctx.restore();
+      }],
+    },
+  };
+  const chartDiv = $('overtime-chart');
+  const plot = new uPlot({
+    width: Math.max(400, chartDiv.clientWidth || 900), height: 320,
+    plugins: [peakMark],
+    scales: { x: { time: false } },
+    axes: [{ label: byTime ? 'ms from the first event' : 'records' },
+           { label: 'live bytes', size: 80, values: (u, v) => v.map((b) => bytes(b).replace(/^.*\(|\)$/g, '')) }],
+    series: [{ label: byTime ? 'ms' : 'record' },
+             { label: 'live bytes (end of interval)', stroke: '#2b6cb0', fill: 'rgba(43,108,176,0.12)', width: 1.5 },
+             { label: 'most live bytes in interval', stroke: '#888', dash: [4, 3], width: 1 }],
+  }, [xs, live, most], chartDiv);
+  $('overtime-reset').onclick = () => plot.setScale('x', { min: xs[0], max: xs[xs.length - 1] });
+  window.addEventListener('resize', () => plot.setSize({ width: Math.max(400, chartDiv.clientWidth), height: 320 }));
+
+  // ---- allocation sites ----
+  const frameTable = D.sites.stack.frame_table || [];
+  function frameText(f) {
+    let name = f.demangled || f.function || f.addr;
+    const src = f.file ? ` ${f.file}:${f.line}` : '';
+    const lines = (f.inlined || []).map((i) => `${i.demangled} (inlined) ${i.file}:${i.line}`);
+    lines.push(`${name}${f.offset ? '+0x' + f.offset.toString(16) : ''}${src}`);
+    return lines;
+  }
+  // a stack's place: its innermost frame that is not operator new, as --by function
+  function placeOf(s) {
+    const fs = s.frames.map((i) => frameTable[i]);
+    for (const f of fs) {
+      const name = f.demangled || f.function;
+      if (name && name.startsWith('operator new')) continue;
+      return (name || f.addr) + (f.file ? `  ${f.file}:${f.line}` : '');
+    }
+    return s.stack ? (fs.length ? fs[0].addr : '(stack not in the trace)') : '(no stack)';
+  }
+  const views = {
+    stack: D.sites.stack.top.map((s, i) => Object.assign({}, s, { rank: i + 1, place: placeOf(s),
+      text: s.frames.map((k) => frameText(frameTable[k]).join('\n')).join('\n') })),
+  };
+  for (const by of ['function', 'line']) {
+    views[by] = D.sites[by].top.map((g, i) => Object.assign({}, g, { rank: i + 1, peak_bytes: undefined,
+      text: `${g.stacks.length} stack${g.stacks.length === 1 ? '' : 's'}: ${g.stacks.slice(0, 20).join(', ')}${g.stacks.length > 20 ? ', ...' : ''}` }));
+  }
+  for (const v of Object.values(views)) for (const r of v) r.search = (r.place + '\n' + r.text).toLowerCase();
+  let sortKey = 'rank', sortDesc = false;
+  const table = $('sites-table'), tbody = table.tBodies[0];
+  function drawSites() {
+    const by = $('sites-by').value, q = $('sites-search').value.trim().toLowerCase();
+    let rows = views[by].filter((r) => !q || r.search.includes(q));
+    const k = sortKey;
+    rows = rows.slice().sort((a, b) => {
+      let x = a[k], y = b[k];
+      if (k === 'place') return sortDesc ? String(y).localeCompare(String(x)) : String(x).localeCompare(String(y));
+      x = x === undefined ? -1 : x; y = y === undefined ? -1 : y;
+      return sortDesc ? y - x || a.rank - b.rank : x - y || a.rank - b.rank;
+    });
+    for (const th of table.tHead.rows[0].cells) {
+      th.classList.toggle('sorted-desc', th.dataset.key === k && sortDesc);
+      th.classList.toggle('sorted-asc', th.dataset.key === k && !sortDesc);
+      if (th.dataset.key === 'peak_bytes') th.hidden = by !== 'stack';
+    }
+    const frag = document.createDocumentFragment();
+    for (const r of rows) {
+      const cells = [[String(r.rank), r.rank], [r.place, undefined, 'text'], num(r.calls), num(r.bytes)];
+      if (by === 'stack') cells.push(num(r.peak_bytes));
+      cells.push(num(r.at_peak_bytes), num(r.leaked_bytes), num(r.temporary));
+      const tr = row(cells);
+      tr.className = 'site';
+      tr.dataset.rank = r.rank;
+      tr.onclick = () => {
+        const next = tr.nextSibling;
+        if (next && next.classList.contains('frames')) { next.remove(); return; }
+        const fr = el('tr', { class: 'frames' }), td = el('td', { colspan: cells.length });
+        td.appendChild(el('div', {}, r.text || '(no frames)'));
+        fr.appendChild(td);
+        tr.after(fr);
+      };
+      frag.appendChild(tr);
+    }
+    tbody.replaceChildren(frag);
+    const all = views[by].length;
+    $('sites-count').textContent = q ? `${fmt(rows.length)} of ${fmt(all)} rows match` : `${fmt(all)} rows`;
+    $('sites-count').dataset.shown = rows.length;
+    const d = D.sites[by];
+    const groups = by === 'stack' ? d.sites : null;
+    $('sites-note').textContent =
+      `${fmt(d.sites)} call stacks; ${fmt(d.records_with_stack)} of ${fmt(d.records)} alloc and realloc records have a stack` +
+      (d.records_with_stack ? '' : ' (record with hatrace record --stacks to see where memory is allocated)') + '. ' +
+      (groups !== null && all < groups ? `Shown: the first ${fmt(all)} by ${D.limits.sort} (--top); ${fmt(groups - all)} sites left out. ` :
+       by !== 'stack' && all >= D.limits.top && D.limits.top ? `Shown: the first ${fmt(all)} by ${D.limits.group_sort} (--top); any more are left out. ` : '') +
+      'Click a column to sort, a row for its stack.';
+  }
+  for (const th of table.tHead.rows[0].cells) {
+    th.onclick = () => {
+      if (sortKey === th.dataset.key) sortDesc = !sortDesc;
+      else { sortKey = th.dataset.key; sortDesc = !['rank', 'place'].includes(sortKey); }
+      drawSites();
+    };
+  }
+  $('sites-by').onchange = drawSites;
+  $('sites-search').oninput = drawSites;
+  drawSites();
+
+  // ---- flame graph ----
+  const F = D.flame;
+  const figs = F.figures;
+  function tree(fi) {
+    const root = { name: 'all', value: 0, children: [] };
+    for (const [cut, nodes, values] of F.chains) {
+      const v = values[fi];
+      if (!v) continue;
+      root.value += v;
+      let n = root;
+      for (const k of nodes) {
+        const name = F.names[k];
+        let c = n.index && n.index.get(name);
+        if (!c) {
+          c = { name, value: 0, children: [], cut: !!cut && name === '(truncated)' };
+          (n.index || (n.index = new Map())).set(name, c);
+          n.children.push(c);
+        }
+        c.value += v;
+        n = c;
+      }
+    }
+    const strip = (n) => { delete n.index; n.children.forEach(strip); };
+    strip(root);
+    return root;
+  }
+  let flame = null;
+  function drawFlame() {
+    const key = $('flame-figure').value, fi = figs.indexOf(key);
+    const data = tree(fi);
+    const div = $('flame-chart');
+    div.replaceChildren();
+    const shownSum = data.value, allSum = F.totals[fi];
+    const label = $('flame-figure').selectedOptions[0].textContent;
+    $('flame-note').textContent = `${label}: ${fmt(shownSum)} of ${fmt(allSum)} in ${fmt(F.chains.length)} chains` +
+      (F.shown < F.sites ? `, from ${fmt(F.shown)} of ${fmt(F.sites)} sites (the first ${fmt(D.limits.top)} by each figure; ${fmt(allSum - shownSum)} left out)` : '') +
+      '. Outermost frame at the bottom; chains cut at the recording depth' +
+      (F.cut_depth ? ` (${F.cut_depth} frames)` : '') + ' start at a dashed "(truncated)" frame. Click a frame to zoom.';
+    div.dataset.figure = key;
+    div.dataset.total = shownSum;
+    if (!shownSum) { div.appendChild(el('p', { class: 'hint' }, 'Nothing to draw for this figure.')); flame = null; return; }
+    flame = flamegraph.default()
+      .width(Math.max(600, div.clientWidth || 1000))
+      .cellHeight(18)
+      .transitionDuration(0)
+      .minFrameSize(1)
+      .sort(true)
+      .title('')
+      .label((d) => `${d.data.name}: ${fmt(d.value)} ${label} (${(100 * d.value / shownSum).toFixed(2)} %)`)
+      .setDetailsElement($('flame-details'));
+    d3.select(div).datum(data).call(flame);
+    d3.select(div).selectAll('g.frame').filter((d) => d.data.cut).classed('cut', true);
+  }
+  $('flame-figure').onchange = drawFlame;
+  $('flame-search').oninput = () => { if (flame) flame.search($('flame-search').value); };
+  $('flame-reset').onclick = () => { if (flame) flame.resetZoom(); };
+  drawFlame();
+
+  // ---- sizes, threads, heaps ----
+  const hb = $('hist-table').tBodies[0];
+  const hmax = Math.max(1, ...S.size_histogram.map((h) => h.count));
+  for (const h of S.size_histogram) {
+    const r = row([[h.min === h.max ? fmt(h.min) : `${fmt(h.min)} .. ${fmt(h.max)}`, undefined, 'text'], num(h.count)]);
+    const td = el('td', { class: 'bar' }), bar = el('div');
+    bar.style.width = (100 * h.count / hmax) + '%';
+    td.appendChild(bar);
+    r.appendChild(td);
+    r.dataset.min = h.min;
+    hb.appendChild(r);
+  }
+  const tb = $('threads-table').tBodies[0];
+  for (const t of S.threads)
+    tb.appendChild(row([num(t.id), [t.name || '-', undefined, 'text'], num(t.allocs), num(t.frees), num(t.reallocs), num(t.bytes)]));
+  const heapFigures = (h) => [num(h.allocs), num(h.frees), num(h.reallocs), num(h.bytes), num(h.max_live_objects),
+    num(h.max_live_bytes), num(h.destroy_frees)];
+  const hp = $('heaps-table').tBodies[0];
+  for (const h of S.heaps) hp.appendChild(row([num(h.id), [h.name || '-', undefined, 'text']].concat(heapFigures(h))));
+  if (S.heap_names.length) {
+    $('heap-names-part').hidden = false;
+    const nb = $('heap-names-table').tBodies[0];
+    for (const h of S.heap_names) nb.appendChild(row([[h.name, undefined, 'text'], num(h.heaps)].concat(heapFigures(h))));
+  }
+  document.body.dataset.ready = '1';
+})();

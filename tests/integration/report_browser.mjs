@@ -1,0 +1,129 @@
+// report_browser.mjs — open a page of hatrace report in headless Chromium
+// from disk, with the network off, and check it (tests/integration/report_browser.sh):
+// no JavaScript error, every view there, the figures shown equal to stats
+// --json's, the sites table sorts and filters, the flame graph has the
+// expected root and frames; a screenshot of each view into SHOTS.
+//
+//   node report_browser.mjs PLAYWRIGHT_CORE CHROMIUM PAGE.html STATS.json EXPECT.json SHOTS [PARTIAL]
+// EXPECT.json: {"frames": [names the flame graph must hold], "calls": total
+// calls of the sites, "bytes": their bytes}. PARTIAL: the page must say the
+// trace is damaged. Exit 0 ok, 1 with the failures listed.
+import { readFileSync, mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
+
+const [pwPath, chromium, pagePath, statsPath, expectPath, shots, partial] = process.argv.slice(2);
+const { chromium: browserType } = createRequire(import.meta.url)(pwPath);
+const stats = JSON.parse(readFileSync(statsPath, 'utf8'));
+const expect = JSON.parse(readFileSync(expectPath, 'utf8'));
+const failures = [];
+const check = (ok, what) => { if (!ok) failures.push(what); };
+mkdirSync(shots, { recursive: true });
+
+const browser = await browserType.launch({
+  executablePath: chromium,
+  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
+         '--disable-sync', '--no-first-run'],
+});
+try {
+  const context = await browser.newContext({ offline: true, viewport: { width: 1280, height: 900 } });
+  const requests = [];
+  await context.route('**/*', (route) => {
+    const url = route.request().url();
+    if (url.startsWith('file:')) return route.continue();
+    requests.push(url);
+    return route.abort();
+  });
+  const page = await context.newPage();
+  const errors = [];
+  page.on('console', (m) => { if (m.type() === 'error') errors.push('console: ' + m.text()); });
+  page.on('pageerror', (e) => errors.push('page error: ' + e.message));
+  await page.goto(pathToFileURL(pagePath).href);
+  try {
+    await page.waitForSelector('body[data-ready="1"]', { state: 'attached', timeout: 15000 });
+  } catch (e) {
+    throw new Error(`the page never finished drawing: ${errors.join(' | ') || e.message}`);
+  }
+
+  // every view, with something drawn in it
+  for (const id of ['summary', 'overtime', 'sites', 'flame', 'tables']) check(await page.locator('#' + id).count() === 1, `view #${id} missing`);
+  check(await page.locator('#overtime-chart canvas').count() >= 1, 'no chart of memory over time');
+  check(await page.locator('#sites-table tbody tr').count() > 0, 'empty sites table');
+  check(await page.locator('#flame-chart svg g').count() > 0, 'empty flame graph');
+
+  // the summary's figures are stats --json's
+  const value = async (sel) => page.locator(sel).first().getAttribute('data-value');
+  for (const key of ['records', 'allocs', 'frees', 'reallocs', 'total_bytes', 'max_live_bytes', 'max_live_objects',
+                     'live_bytes_at_end'])
+    check(await value('#sum-' + key) === String(stats[key]), `summary ${key}: page ${await value('#sum-' + key)}, stats ${stats[key]}`);
+  check(await value('#sum-threads') === String(stats.threads.length), 'summary threads');
+  check(await value('#sum-duration') === String(stats.duration_ns), 'summary duration');
+  if (stats.container) check(await value('#sum-pid') === String(stats.container.pid), 'summary pid');
+  const cmd = await page.locator('#sum-cmdline').textContent();
+  if (stats.container) check(cmd === stats.container.cmdline, `summary program: ${cmd}`);
+  for (const [f, n] of Object.entries(stats.functions))
+    check(await value(`#functions-table tr[data-function="${f}"] td:nth-child(2)`) === String(n), `calls of ${f}`);
+  check(await page.locator('#overtime').getAttribute('data-peak') === String(stats.max_live_bytes), 'memory over time: the peak');
+  // sizes, threads, heaps
+  const hist = await page.$$eval('#hist-table tbody tr', (rs) => rs.map((r) => [Number(r.dataset.min), Number(r.cells[1].dataset.value)]));
+  check(JSON.stringify(hist) === JSON.stringify(stats.size_histogram.map((h) => [h.min, h.count])), 'size histogram');
+  const threads = await page.$$eval('#threads-table tbody tr', (rs) => rs.map((r) => [...r.cells].map((c) => c.dataset.value)));
+  check(JSON.stringify(threads) === JSON.stringify(stats.threads.map((t) => [String(t.id), undefined, String(t.allocs),
+    String(t.frees), String(t.reallocs), String(t.bytes)])), 'threads table');
+  const heaps = await page.$$eval('#heaps-table tbody tr', (rs) => rs.map((r) => r.cells[0].dataset.value + ':' + r.cells[5].dataset.value));
+  check(JSON.stringify(heaps) === JSON.stringify(stats.heaps.map((h) => `${h.id}:${h.bytes}`)), 'heaps table');
+  // damage is said at the top, and only then
+  const banner = await page.locator('#banner').isVisible();
+  check(banner === !!partial, partial ? 'no banner on a damaged trace' : 'a banner on a complete trace');
+  if (partial) check(/covers only what could be read/.test(await page.locator('#banner').textContent()), 'banner text');
+
+  // the sites table: its figures add up to the sites', it sorts and filters
+  const column = async (i) => page.$$eval(`#sites-table tbody tr.site td:nth-child(${i})`, (cs) => cs.map((c) => Number(c.dataset.value)));
+  const sum = (v) => v.reduce((a, b) => a + b, 0);
+  check(sum(await column(3)) === expect.calls, `sites table calls ${sum(await column(3))}, want ${expect.calls}`);
+  check(sum(await column(4)) === expect.bytes, `sites table bytes ${sum(await column(4))}, want ${expect.bytes}`);
+  await page.click('#sites-table th[data-key="calls"]');
+  let calls = await column(3);
+  check(calls.every((v, i) => !i || calls[i - 1] >= v), 'calls column not sorted down after a click');
+  await page.click('#sites-table th[data-key="calls"]');
+  calls = await column(3);
+  check(calls.every((v, i) => !i || calls[i - 1] <= v), 'calls column not sorted up after a second click');
+  await page.locator('#sites').screenshot({ path: `${shots}/sites.png` });
+  if (expect.search) {
+  await page.fill('#sites-search', expect.search);
+  const places = await page.$$eval('#sites-table tbody tr.site td:nth-child(2)', (cs) => cs.map((c) => c.textContent));
+  check(places.length >= 1 && places.length < calls.length, `search '${expect.search}': ${places.length} rows of ${calls.length}`);
+  check(places.some((p) => p.includes(expect.search)), `search '${expect.search}' finds no such place`);
+  await page.fill('#sites-search', '');
+  }
+  await page.selectOption('#sites-by', 'function');
+  const fnPlaces = await page.$$eval('#sites-table tbody tr.site td:nth-child(2)', (cs) => cs.map((c) => c.textContent));
+  for (const f of expect.functions) check(fnPlaces.includes(f), `by function: no row ${f}`);
+  await page.selectOption('#sites-by', 'stack');
+
+  // the flame graph: root "all", its value the sites' calls; the known frames there
+  await page.selectOption('#flame-figure', 'calls');
+  const names = await page.$$eval('#flame-chart svg g', (gs) => gs.map((g) => g.getAttribute('name')));
+  check(names.includes('all'), 'flame graph: no root "all"');
+  check(await page.locator('#flame-chart').getAttribute('data-total') === String(expect.calls), 'flame graph: calls at the root');
+  for (const f of expect.frames) check(names.includes(f), `flame graph: no frame ${f}`);
+  const top = await page.$$eval('#flame-chart svg g', (gs) => {
+    const root = gs.find((g) => g.getAttribute('name') === 'all');
+    const y = (g) => Number(/translate\([^,]+,([^)]+)\)/.exec(g.getAttribute('transform'))[1]);
+    const y1 = y(root) - Number(root.getAttribute('height'));
+    return gs.filter((g) => Math.abs(y(g) - y1) < 0.5).map((g) => g.getAttribute('name'));
+  });
+  for (const f of expect.outermost) check(top.includes(f), `flame graph: ${f} is not above the root (${top})`);
+
+  check(errors.length === 0, 'JavaScript errors: ' + errors.join(' | '));
+  check(requests.length === 0, 'the page asked the network for: ' + requests.join(' '));
+  for (const id of ['summary', 'overtime', 'flame', 'tables']) await page.locator('#' + id).screenshot({ path: `${shots}/${id}.png` });
+  await page.screenshot({ path: `${shots}/page.png`, fullPage: true });
+} finally {
+  await browser.close();
+}
+if (failures.length) {
+  console.log('FAIL:\n  ' + failures.join('\n  '));
+  process.exit(1);
+}
+console.log('ok: the page shows what stats --json says');

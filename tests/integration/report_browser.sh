@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# hatrace report in a real browser: a trace with known sites
+# (tests/workloads/stacks_sites.c, recorded with --stacks) becomes a page that
+# headless Chromium opens from disk with the network off
+# (report_browser.mjs): no JavaScript error, every view there, the figures
+# shown equal to stats --json's, the sites table sorts and filters, the flame
+# graph has the known frames; a screenshot of each view in
+# $BUILD/report-shots/. Also: the page is one file that loads nothing from
+# elsewhere, a damaged trace gives a page that says so (exit 3), a bad option
+# or an unwritable output one line and a non-zero exit. Skipped (77) only
+# when no Chromium is found.
+. "$(dirname "$0")/record_lib.inc"
+need_tools
+chromium=${CHROMIUM:-$(command -v chromium || command -v chromium-browser || command -v google-chrome || true)}
+[ -n "$chromium" ] || { echo "no chromium"; exit 77; }
+pw=$BUILD/report/node_modules/playwright-core
+[ -d "$pw" ] || fail "playwright-core not installed in $BUILD/report (make installs it with npm ci)"
+command -v node >/dev/null || fail "node not found"
+driver=$(dirname "$0")/report_browser.mjs
+shots=$BUILD/report-shots
+
+# what the driver expects: the sites' calls and bytes, and frames and places (lists with ',') and a search
+expect() { # SITES.json FRAMES OUTERMOST FUNCTIONS SEARCH
+  python3 -c 'import json, sys
+words = lambda a: [w for w in a.split(",") if w]
+s = json.load(open(sys.argv[1]))
+print(json.dumps({"calls": sum(x["calls"] for x in s["top"]), "bytes": sum(x["bytes"] for x in s["top"]),
+                  "frames": words(sys.argv[2]), "outermost": words(sys.argv[3]), "functions": words(sys.argv[4]),
+                  "search": sys.argv[5]}))' "$@"
+}
+
+record_stacks "$BUILD/workloads/stacks_sites" "$W/s.hatf"
+"$HATRACE" stats --json "$W/s.hatf" >"$W/stats.json" || fail "stats --json"
+"$HATRACE" stats --sites --json --top 0 "$W/s.hatf" >"$W/sites.json" || fail "stats --sites --json"
+"$HATRACE" report "$W/s.hatf" -o "$W/s.html" 2>"$W/report.err" || fail "report: $(cat "$W/report.err")"
+[ ! -s "$W/report.err" ] || fail "report said: $(cat "$W/report.err")"
+# one file: no script, style, image or frame from elsewhere
+! grep -qiE '<(script|link|img|iframe)[^>]* (src|href)=' "$W/s.html" || fail "the page loads something from outside"
+size=$(stat -c %s "$W/s.html")
+[ "$size" -lt 3000000 ] || fail "page of $size bytes"
+expect "$W/sites.json" main,chain_a,static_leaf,lib_make,grow_buf,worker,thread_leaf _start \
+  static_leaf,lib_make,grow_buf,thread_leaf lib_make >"$W/expect.json"
+node "$driver" "$pw" "$chromium" "$W/s.html" "$W/stats.json" "$W/expect.json" "$shots" || fail "the page in the browser"
+for v in summary overtime sites flame tables; do [ -s "$shots/$v.png" ] || fail "no screenshot of $v"; done
+
+# a damaged trace (one byte flipped in a chunk): the page says so, exit 3
+record_example "$W/k.hatf" 100000
+python3 -c 'import sys
+p = sys.argv[1]; b = bytearray(open(p, "rb").read()); b[len(b) // 2] ^= 0xff; open(p, "wb").write(b)' "$W/k.hatf"
+"$HATRACE" stats --json "$W/k.hatf" >"$W/kstats.json" 2>/dev/null
+"$HATRACE" stats --sites --json --top 0 "$W/k.hatf" >"$W/ksites.json" 2>/dev/null
+"$HATRACE" report "$W/k.hatf" -o "$W/k.html" 2>"$W/k.err"; rc=$?
+[ $rc -eq 3 ] || { cat "$W/k.err"; fail "damaged trace: exit $rc, want 3"; }
+grep -q "k.hatf: the trace is damaged or cut" "$W/k.err" || fail "damaged trace: not said on stderr"
+expect "$W/ksites.json" "(no stack)" "" "(no stack)" "" >"$W/kexpect.json"
+node "$driver" "$pw" "$chromium" "$W/k.html" "$W/kstats.json" "$W/kexpect.json" "$W/kshots" partial ||
+  fail "the page of a damaged trace"
+
+# usage and output errors: one line naming the problem, non-zero exit
+"$HATRACE" report --bogus "$W/s.hatf" -o "$W/x.html" 2>"$W/e1"; rc=$?
+[ $rc -eq 2 ] && [ "$(wc -l <"$W/e1")" -eq 1 ] || fail "bad option: exit $rc, $(cat "$W/e1")"
+"$HATRACE" report "$W/s.hatf" 2>"$W/e2"; rc=$?
+[ $rc -eq 2 ] && grep -q -- "-o" "$W/e2" || fail "missing -o: exit $rc, $(cat "$W/e2")"
+"$HATRACE" report "$W/s.hatf" -o "$W/no/such/dir/r.html" 2>"$W/e3"; rc=$?
+[ $rc -eq 1 ] && [ "$(wc -l <"$W/e3")" -eq 1 ] && grep -q "$W/no/such/dir/r.html: No such file or directory" "$W/e3" ||
+  fail "unwritable output: exit $rc, $(cat "$W/e3")"
+[ ! -e "$W/x.html" ] || fail "a page written after a usage error"
+"$HATRACE" report --help | grep -q "usage: hatrace report" || fail "--help"
+echo "ok (page of $size bytes)"
