@@ -6,8 +6,8 @@
  * give them, go into the page (report_page.h) between its two halves. The
  * browser only draws: the figures are computed here. What a large trace
  * would make too big is cut here, and the page says what was left out: the
- * first --top sites by the sort key (by each figure for the flame graph),
- * the heap over time in at most --points intervals.
+ * first --top sites by the sort key, the flame graph's sites among the first
+ * --flame-top by each figure, the heap over time in at most --points intervals.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -23,8 +23,8 @@
 #include "stats.h"
 
 static const char help[] =
-    "usage: hatrace report [--top N] [--points N] [--sort KEY] [--from FORMAT] [--no-demangle]\n"
-    "                      [--no-lines] [--strict] FILE -o REPORT.html\n"
+    "usage: hatrace report [--top N] [--flame-top N] [--points N] [--sort KEY] [--from FORMAT]\n"
+    "                      [--no-demangle] [--no-lines] [--strict] FILE -o REPORT.html\n"
     "\n"
     "Write one HTML page about a trace that opens from disk in a browser, with\n"
     "no server and no network (its data and scripts are inside): a summary\n"
@@ -37,9 +37,11 @@ static const char help[] =
     "The figures are those of hatrace stats --json, --timeline and --sites.\n"
     "\n"
     "  -o FILE        the page to write (required; replaced if it exists)\n"
-    "  --top N        at most N sites in the table, per grouping, and the sites\n"
-    "                 among the first N by any figure in the flame graph\n"
-    "                 (default 5000; 0: all); the page says what was left out\n"
+    "  --top N        at most N rows in the sites table, by stack, function or\n"
+    "                 line (default 5000; 0: all); the page says what was left out\n"
+    "  --flame-top N  the flame graph's sites: those among the first N by any\n"
+    "                 figure (default 1000; 0: all); the page says how much of\n"
+    "                 each figure was left out\n"
     "  --sort KEY     which sites are the first N: count, bytes (default), peak,\n"
     "                 at-peak, leaked or temporary (as stats --sites --sort)\n"
     "  --points N     at most N intervals of the heap over time (default 2000,\n"
@@ -91,13 +93,15 @@ static void put_data(FILE *f, const hatf_buf *d)
 /* The page's data: {"hatrace", "partial", "limits", "stats", "timeline",
  * "sites": {"stack", "function", "line"}, "flame"}. @return 0, -1 out of
  * memory, or CLI_FAIL (said). */
-static int make_data(hatf_buf *d, both *b, hatf_source *s, const char *path, const sites_opts *base, int partial)
+static int make_data(hatf_buf *d, both *b, hatf_source *s, const char *path, const sites_opts *base,
+                     uint64_t flame_top, int partial)
 {
     static const char *const sort_keys[] = { "calls", "bytes", "peak", "at-peak", "leaked", "temporary" };
     int group_sort = base->sort == SITES_SORT_PEAK ? SITES_SORT_BYTES : base->sort;  /* peaks do not add up */
-    cli_put(d, "{\"hatrace\": \"%s\", \"partial\": %s, \"limits\": {\"top\": %llu, \"points\": %llu, \"sort\": \"%s\", "
-               "\"group_sort\": \"%s\"},\n\"stats\": ", HATRACE_VERSION, partial ? "true" : "false",
-            (unsigned long long)base->top, (unsigned long long)base->points, sort_keys[base->sort], sort_keys[group_sort]);
+    cli_put(d, "{\"hatrace\": \"%s\", \"partial\": %s, \"limits\": {\"top\": %llu, \"flame_top\": %llu, \"points\": %llu, "
+               "\"sort\": \"%s\", \"group_sort\": \"%s\"},\n\"stats\": ", HATRACE_VERSION, partial ? "true" : "false",
+            (unsigned long long)base->top, (unsigned long long)flame_top, (unsigned long long)base->points,
+            sort_keys[base->sort], sort_keys[group_sort]);
     stats_json(d, b->st, path, s);
     static const struct { const char *key; int form, by; } parts[] = {
         { ",\n\"timeline\": ", SITES_TIMELINE_JSON, SITES_BY_STACK },
@@ -113,6 +117,7 @@ static int make_data(hatf_buf *d, both *b, hatf_source *s, const char *path, con
         o.form = parts[i].form;
         o.by = parts[i].by;
         o.sort = o.by == SITES_BY_STACK ? base->sort : group_sort;
+        if (o.form == SITES_FOLDED_JSON) o.top = flame_top;
         cli_put(d, "%s", parts[i].key);
         rc = sites_pass_print(b->sp, s, path, &o, d);
     }
@@ -151,6 +156,7 @@ int cmd_report(int argc, char **argv)
         { "output", required_argument, NULL, 'o' },
         { "from", required_argument, NULL, 'f' },
         { "top", required_argument, NULL, 't' },
+        { "flame-top", required_argument, NULL, 'F' },
         { "sort", required_argument, NULL, 's' },
         { "points", required_argument, NULL, 'p' },
         { "no-demangle", no_argument, NULL, 'D' },
@@ -161,6 +167,7 @@ int cmd_report(int argc, char **argv)
     };
     hatf_format fmt = HATF_FMT_AUTO;
     const char *out = NULL;
+    uint64_t flame_top = 1000;
     sites_opts so = { .form = SITES_JSON, .sort = SITES_SORT_BYTES, .top = 5000, .demangle = 1, .lines = 1,
                       .points = 2000 };
     int c, rc;
@@ -170,6 +177,7 @@ int cmd_report(int argc, char **argv)
         case 'o': out = optarg; break;
         case 'f': if ((rc = cli_parse_format("report", "--from", optarg, &fmt))) return rc; break;
         case 't': if ((rc = cli_parse_u64("report", "--top", optarg, &so.top))) return rc; break;
+        case 'F': if ((rc = cli_parse_u64("report", "--flame-top", optarg, &flame_top))) return rc; break;
         case 's':
             rc = cli_parse_word("report", "--sort", optarg, sort_words, sizeof sort_words / sizeof *sort_words, &so.sort);
             if (rc) return rc;
@@ -223,7 +231,7 @@ int cmd_report(int argc, char **argv)
         int partial = r && (hatf_reader_damage(r, &lines) || !hatf_reader_complete(r));
         hatf_buf d;
         hatf_buf_init(&d);
-        int k = make_data(&d, &b, s, path, &so, partial);
+        int k = make_data(&d, &b, s, path, &so, flame_top, partial);
         if (k) {
             if (k != CLI_FAIL) cli_error("%s: out of memory", path);
             rc = CLI_FAIL;

@@ -171,7 +171,7 @@
       text: `${g.stacks.length} stack${g.stacks.length === 1 ? '' : 's'}: ${g.stacks.slice(0, 20).join(', ')}${g.stacks.length > 20 ? ', ...' : ''}` }));
   }
   for (const v of Object.values(views)) for (const r of v) r.search = (r.place + '\n' + r.text).toLowerCase();
-  let sortKey = 'rank', sortDesc = false;
+  let sortKey = 'rank', sortDesc = false, limit = 500;  // rows drawn; "show more" draws more
   const table = $('sites-table'), tbody = table.tBodies[0];
   function drawSites() {
     const by = $('sites-by').value, q = $('sites-search').value.trim().toLowerCase();
@@ -189,7 +189,7 @@
       if (th.dataset.key === 'peak_bytes') th.hidden = by !== 'stack';
     }
     const frag = document.createDocumentFragment();
-    for (const r of rows) {
+    for (const r of rows.slice(0, limit)) {
       const cells = [[String(r.rank), r.rank], [r.place, undefined, 'text'], num(r.calls), num(r.bytes)];
       if (by === 'stack') cells.push(num(r.peak_bytes));
       cells.push(num(r.at_peak_bytes), num(r.leaked_bytes), num(r.temporary));
@@ -206,9 +206,18 @@
       };
       frag.appendChild(tr);
     }
+    if (rows.length > limit) {
+      const more = el('tr', { class: 'more' }), td = el('td', { colspan: 8 });
+      const b = el('button', { type: 'button' }, `show ${fmt(Math.min(rows.length - limit, 500))} more of ${fmt(rows.length - limit)}`);
+      b.onclick = () => { limit += 500; drawSites(); };
+      td.appendChild(b);
+      more.appendChild(td);
+      frag.appendChild(more);
+    }
     tbody.replaceChildren(frag);
     const all = views[by].length;
-    $('sites-count').textContent = q ? `${fmt(rows.length)} of ${fmt(all)} rows match` : `${fmt(all)} rows`;
+    $('sites-count').textContent = (q ? `${fmt(rows.length)} of ${fmt(all)} rows match` : `${fmt(all)} rows`) +
+      (rows.length > limit ? `, the first ${fmt(limit)} drawn` : '');
     $('sites-count').dataset.shown = rows.length;
     const d = D.sites[by];
     const groups = by === 'stack' ? d.sites : null;
@@ -226,8 +235,8 @@
       drawSites();
     };
   }
-  $('sites-by').onchange = drawSites;
-  $('sites-search').oninput = drawSites;
+  $('sites-by').onchange = () => { limit = 500; drawSites(); };
+  $('sites-search').oninput = () => { limit = 500; drawSites(); };
   drawSites();
 
   // ---- flame graph ----
@@ -265,7 +274,7 @@
     const shownSum = data.value, allSum = F.totals[fi];
     const label = $('flame-figure').selectedOptions[0].textContent;
     $('flame-note').textContent = `${label}: ${fmt(shownSum)} of ${fmt(allSum)} in ${fmt(F.chains.length)} chains` +
-      (F.shown < F.sites ? `, from ${fmt(F.shown)} of ${fmt(F.sites)} sites (the first ${fmt(D.limits.top)} by each figure; ${fmt(allSum - shownSum)} left out)` : '') +
+      (F.shown < F.sites ? `, from ${fmt(F.shown)} of ${fmt(F.sites)} sites (the first ${fmt(D.limits.flame_top)} by each figure, --flame-top; ${fmt(allSum - shownSum)} left out)` : '') +
       '. Outermost frame at the bottom; chains cut at the recording depth' +
       (F.cut_depth ? ` (${F.cut_depth} frames)` : '') + ' start at a dashed "(truncated)" frame. Click a frame to zoom.';
     div.dataset.figure = key;

@@ -118,7 +118,6 @@ try {
   check(errors.length === 0, 'JavaScript errors: ' + errors.join(' | '));
   check(requests.length === 0, 'the page asked the network for: ' + requests.join(' '));
   for (const id of ['summary', 'overtime', 'flame', 'tables']) await page.locator('#' + id).screenshot({ path: `${shots}/${id}.png` });
-  await page.screenshot({ path: `${shots}/page.png`, fullPage: true });
 } finally {
   await browser.close();
 }
