@@ -71,6 +71,9 @@ HATF_MAJOR := $(call hatf_version_part,MAJOR)
 HATF_MINOR := $(call hatf_version_part,MINOR)
 HATF_PATCH := $(call hatf_version_part,PATCH)
 HATF_VERSION := $(HATF_MAJOR).$(HATF_MINOR).$(HATF_PATCH)
+ifneq ($(words $(HATF_MAJOR) $(HATF_MINOR) $(HATF_PATCH)),3)
+$(error include/hatf_version.h: no HATF_VERSION_MAJOR, _MINOR and _PATCH numbers)
+endif
 HATF_SONAME := libhatf.so.$(HATF_MAJOR)
 HATF_SO_REAL := libhatf.so.$(HATF_VERSION)
 # libhatf.so's own dependencies (no -ldl: the library does not load anything)
@@ -203,7 +206,7 @@ $(B)/examples/%: examples/%.c $(B)/.flags
 # count_events is a libhatf program (tests/integration/install_pkgconfig.sh
 # builds it again against the installed library)
 $(B)/examples/count_events: $(B)/libhatf.a
-$(B)/examples/count_events: LDFLAGS += $(B)/libhatf.a $(HATF_SO_LIBS)
+$(B)/examples/count_events: LDFLAGS += $(B)/libhatf.a $(HATF_SO_LIBS) $(LDSAN)
 
 $(B)/workloads/%: tests/workloads/%.cc $(B)/.flags
 	@mkdir -p $(dir $@)
