@@ -1,4 +1,4 @@
-/* common.c — errors, byte buffers, names and hatrace attribute lists. */
+/* common.c — the version, errors, byte buffers, names and hatrace attribute lists. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,7 +7,8 @@
 #include "hatf.h"
 #include "bytes.h"
 
-#define HATF_API __attribute__((visibility("default")))
+HATF_API const char *hatf_version(void) { return HATF_VERSION_STRING; }
+HATF_API unsigned hatf_version_number(void) { return HATF_VERSION_NUMBER; }
 
 static const char *const op_names[HATF_OP_COUNT_] = {
     "alloc", "free", "realloc-inplace", "realloc-move", "realloc-new", "realloc-free",

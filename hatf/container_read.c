@@ -17,7 +17,6 @@
 
 #include "container_internal.h"
 
-#define HATF_API __attribute__((visibility("default")))
 #define LLU(x) ((unsigned long long)(x))
 
 static const char *kind_name(unsigned k)

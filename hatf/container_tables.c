@@ -14,8 +14,6 @@
 
 #include "container_internal.h"
 
-#define HATF_API __attribute__((visibility("default")))
-
 /* ---- writer ---------------------------------------------------------------- */
 
 HATF_API int hatf_writer_stack(hatf_writer *w, uint64_t id, const uint64_t *frames, size_t n)

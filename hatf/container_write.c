@@ -19,8 +19,6 @@
 #include "container_jobs.h"
 #include "container_time.h"
 
-#define HATF_API __attribute__((visibility("default")))
-
 /* A thread's times: the last stored one (time_res_ns: times never go back),
  * the pending group's first time, its current run's time and length (0: no
  * timed event yet; comments have no time). hatf_writer_add keeps a copy in

@@ -27,8 +27,6 @@
 #include "bytes.h"
 #include "container_time.h"
 
-#define HATF_API __attribute__((visibility("default")))
-
 #define NARROW_RUN 16
 #define STABLE_RUN 16
 

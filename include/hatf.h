@@ -6,6 +6,8 @@
  *
  * Layers of libhatf, each with its own header:
  *   hatf.h            events, errors, byte buffers, the HATF 1.0 encoder and decoder
+ *   hatf_version.h    the library's version (included by hatf.h)
+ *   hatf_api.h        HATF_API, the export macro of the definitions (included by hatf.h)
  *   hatf_container.h  hatrace's own trace file: chunked, split streams, zstd, index
  *   hatf_text.h       the human-readable text form
  *   hatf_source.h     open any of the three formats and read events in time order
@@ -19,6 +21,9 @@
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include "hatf_api.h"
+#include "hatf_version.h"
 
 #ifdef __cplusplus
 extern "C" {
