@@ -26,7 +26,7 @@ HATF_API int hatf_op_from_name(const char *name, size_t len)
 
 static const char *const func_names[HATF_FN_COUNT_] = {
     NULL, "malloc", "calloc", "realloc", "reallocarray", "free", "posix_memalign",
-    "aligned_alloc", "memalign", "valloc", "pvalloc", "new", "delete",
+    "aligned_alloc", "memalign", "valloc", "pvalloc", "new", "delete", "new[]", "delete[]",
 };
 
 HATF_API const char *hatf_func_name(unsigned fn) { return fn && fn < HATF_FN_COUNT_ ? func_names[fn] : NULL; }

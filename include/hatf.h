@@ -290,7 +290,9 @@ typedef enum hatf_attr_key {
 typedef enum hatf_func {
     HATF_FN_MALLOC = 1, HATF_FN_CALLOC, HATF_FN_REALLOC, HATF_FN_REALLOCARRAY,
     HATF_FN_FREE, HATF_FN_POSIX_MEMALIGN, HATF_FN_ALIGNED_ALLOC, HATF_FN_MEMALIGN,
-    HATF_FN_VALLOC, HATF_FN_PVALLOC, HATF_FN_NEW, HATF_FN_DELETE, HATF_FN_COUNT_
+    HATF_FN_VALLOC, HATF_FN_PVALLOC, HATF_FN_NEW, HATF_FN_DELETE,
+    HATF_FN_NEW_ARRAY, HATF_FN_DELETE_ARRAY,  /* C++ new[] and delete[] */
+    HATF_FN_COUNT_
 } hatf_func;
 
 /* The call a record stands for when it has no func attribute: malloc for

@@ -311,6 +311,6 @@ HT_EXPORT void mi_free(void *p)
             return;
         }
     depth++;
-    ht_emit_free(p, mi.free);
+    ht_emit_free(HT_K_FREE, p, mi.free);
     depth--;
 }

@@ -36,13 +36,14 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdatomic.h>
+#include "hatf.h"
 #include "ring.h"
 
 #define HT_HIDDEN __attribute__((visibility("hidden")))
 #define HT_LIKELY(x) __builtin_expect(!!(x), 1)
 #define HT_UNLIKELY(x) __builtin_expect(!!(x), 0)
 
-/* Raw event kinds (low 5 bits of ht_rawev.tk). 1..10 equal hatf_func codes.
+/* Raw event kinds (low 5 bits of ht_rawev.tk). 1..14 equal hatf_func codes.
  *   kind                 a        b        c         d
  *   MALLOC, VALLOC,      result   size     -         -
  *   PVALLOC
@@ -52,6 +53,8 @@
  *   FREE                 ptr      -        -         -
  *   POSIX_MEMALIGN,      result   size     align     -
  *   ALIGNED_ALLOC, MEMALIGN
+ *   NEW, NEW_ARRAY       result   size     align (0: none) -
+ *   DELETE, DELETE_ARRAY ptr      -        -         -
  *   THREAD_CREATE        parent   os tid   -         -
  *   THREAD_DESTROY       -        -        -         -
  *   HEAP_CREATE          heap     -        -         name (malloc'd copy or 0; the flusher frees it)
@@ -71,10 +74,21 @@
 enum ht_kind {
     HT_K_MALLOC = 1, HT_K_CALLOC, HT_K_REALLOC, HT_K_REALLOCARRAY, HT_K_FREE,
     HT_K_POSIX_MEMALIGN, HT_K_ALIGNED_ALLOC, HT_K_MEMALIGN, HT_K_VALLOC, HT_K_PVALLOC,
-    HT_K_THREAD_CREATE = 13, HT_K_THREAD_DESTROY = 14,
-    HT_K_HEAP_CREATE = 15, HT_K_HEAP_DESTROY, HT_K_HEAP_ALLOC, HT_K_HEAP_FREE, HT_K_HEAP_REALLOC,
-    HT_K_STACK = 20
+    HT_K_NEW, HT_K_DELETE, HT_K_NEW_ARRAY, HT_K_DELETE_ARRAY,  /* C++ operators */
+    HT_K_THREAD_CREATE, HT_K_THREAD_DESTROY,
+    HT_K_HEAP_CREATE, HT_K_HEAP_DESTROY, HT_K_HEAP_ALLOC, HT_K_HEAP_FREE, HT_K_HEAP_REALLOC,
+    HT_K_STACK
 };
+/* The kinds of calls are the format's function codes (convert.c writes the kind as func=). */
+#define HT_SAME_CODE(k) ((int)HT_K_##k == (int)HATF_FN_##k)
+_Static_assert(HT_SAME_CODE(MALLOC) && HT_SAME_CODE(CALLOC) && HT_SAME_CODE(REALLOC) && HT_SAME_CODE(REALLOCARRAY) &&
+               HT_SAME_CODE(FREE) && HT_SAME_CODE(POSIX_MEMALIGN) && HT_SAME_CODE(ALIGNED_ALLOC) &&
+               HT_SAME_CODE(MEMALIGN) && HT_SAME_CODE(VALLOC) && HT_SAME_CODE(PVALLOC) && HT_SAME_CODE(NEW) &&
+               HT_SAME_CODE(DELETE) && HT_SAME_CODE(NEW_ARRAY) && HT_SAME_CODE(DELETE_ARRAY) &&
+               (int)HT_K_DELETE_ARRAY + 1 == (int)HATF_FN_COUNT_,
+               "recorder kinds of calls must equal hatf_func codes");
+#undef HT_SAME_CODE
+_Static_assert(HT_K_STACK <= 0x1f, "kinds fit HT_KIND_MASK");
 #define HT_KIND_MASK 0x1fu
 #define HT_STACKED 0x20u
 #define HT_HEAP 0x40u
@@ -231,7 +245,7 @@ static inline __attribute__((always_inline)) void ht_emit(uint32_t kind, uint64_
  * repair it (HATF_INFO_EARLY_RELEASE, docs/recorder.md "Order"). The busy
  * window spans the real free: a handler that allocates meanwhile queues behind
  * this event. */
-static inline __attribute__((always_inline)) void ht_emit_free(void *p, void (*real)(void *))
+static inline __attribute__((always_inline)) void ht_emit_free(uint32_t kind, void *p, void (*real)(void *))
 {
     ht_tls *t = &ht_t;
     ht_ring *r = t->ring;
@@ -239,9 +253,9 @@ static inline __attribute__((always_inline)) void ht_emit_free(void *p, void (*r
         ht_rawev *e = ht_enter(t, r);  /* a wait for space comes before the time is taken */
         uint64_t ts = ht_now();
         real(p);
-        ht_leave(t, r, e, (ts - ht_t0) << 8 | HT_K_FREE, (uint64_t)(uintptr_t)p, 0, 0, 0);
+        ht_leave(t, r, e, (ts - ht_t0) << 8 | kind, (uint64_t)(uintptr_t)p, 0, 0, 0);
     } else {
-        ht_record_slow(HT_K_FREE, (uint64_t)(uintptr_t)p, 0, 0, 0);
+        ht_record_slow(kind, (uint64_t)(uintptr_t)p, 0, 0, 0);
         real(p);
     }
 }
