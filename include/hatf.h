@@ -207,6 +207,8 @@ typedef struct hatf1_encoder {
     uint8_t run_max[HATF_F_COUNT_];   /* widest need among them */
     uint32_t stable[HATF_F_COUNT_];   /* uses in a row without a change of value */
     uint8_t chosen[HATF_F_COUNT_];    /* width picked since the last interpretation change */
+    uint32_t same_delta[HATF_F_COUNT_]; /* repeats of last_delta in a row (stride runs) */
+    uint64_t last_delta[HATF_F_COUNT_];
 } hatf1_encoder;
 
 /* Start an encoder appending to out. Nothing is written until the first record. */
