@@ -19,6 +19,8 @@
 #include "heaplive.h"
 #include "lookahead.h"
 #include "sites.h"
+#include "stats.h"
+#include "temporary.h"
 
 static const char help[] =
     "usage: hatrace stats [--json] [--from FORMAT] FILE\n"
@@ -112,6 +114,7 @@ typedef struct stats {
     counts *names;   /* per heap name */
     size_t nnames, capnames;
     addrmap name_index;   /* hash of a name -> position in names (collisions: linear search) */
+    temporary tmp;   /* temporary allocations (tag unused) */
 } stats;
 
 static counts *table_get(table *t, uint64_t id)
@@ -239,6 +242,8 @@ static int add_event(stats *st, const hatf_event *ev)
     if (g && (first || ev->op == HATF_OP_HEAP_CREATE)) g->id++;  /* ids can be reused (addresses) */
 
     unsigned fn = 0;
+    uint32_t tag;
+    int ended;
     hatf_attrs a;
     hatf_event_attrs(ev, &a);
     if (hatf_attrs_has(&a, HATF_A_FUNC))
@@ -258,13 +263,16 @@ static int add_event(stats *st, const hatf_event *ev)
         st->total_bytes += ev->size; t->bytes += ev->size; h->bytes += ev->size;
         if (g) g->bytes += ev->size;
         st->hist[hist_bucket(ev->size)]++;
-        if (heaplive_add(&st->live, ev->addr, ev->size, h->cell)) return HATF_E_NOMEM;
+        if (heaplive_add(&st->live, ev->addr, ev->size, h->cell) ||
+            temporary_made(&st->tmp, ev->thread, ev->addr, 0))
+            return HATF_E_NOMEM;
         break;
     case HATF_OP_FREE:
         st->frees++; t->frees++; h->frees++;
         if (g) g->frees++;
         if (!ev->addr) st->free_null++;
         else if (!heaplive_remove(&st->live, ev->addr)) st->unknown_frees++;
+        else if (temporary_ended(&st->tmp, ev->thread, ev->addr, &tag) < 0) return HATF_E_NOMEM;
         break;
     case HATF_OP_REALLOC_INPLACE: case HATF_OP_REALLOC_MOVE:
     case HATF_OP_REALLOC_NEW: case HATF_OP_REALLOC_FREE:
@@ -272,9 +280,14 @@ static int add_event(stats *st, const hatf_event *ev)
         if (g) g->reallocs++;
         /* a failed realloc left its block as it was (the requested size, often absurd, is not its size) */
         if (hatf_event_failed_by(ev, &a)) break;
-        if (ev->op != HATF_OP_REALLOC_NEW && ev->addr && !heaplive_remove(&st->live, ev->addr)) st->unknown_frees++;
-        if (ev->op != HATF_OP_REALLOC_FREE && heaplive_add(&st->live, ev->new_addr, ev->size, h->cell))
+        ended = ev->op != HATF_OP_REALLOC_NEW && ev->addr && heaplive_remove(&st->live, ev->addr);
+        if (ev->op != HATF_OP_REALLOC_NEW && ev->addr && !ended) st->unknown_frees++;
+        if (ev->op == HATF_OP_REALLOC_FREE) {
+            if (ended && temporary_ended(&st->tmp, ev->thread, ev->addr, &tag) < 0) return HATF_E_NOMEM;
+        } else if (heaplive_add(&st->live, ev->new_addr, ev->size, h->cell) ||
+                   (ev->new_addr && temporary_made(&st->tmp, ev->thread, ev->new_addr, 0))) {
             return HATF_E_NOMEM;
+        }
         break;
     case HATF_OP_HEAP_DESTROY:
         heap_destroy(st, h);
@@ -524,6 +537,62 @@ static void print_json(hatf_buf *o, stats *st, const char *path, hatf_source *s)
     cli_put(o, "\n}\n");
 }
 
+static void stats_free(stats *st)
+{
+    heaplive_free(&st->live);
+    addrmap_free(&st->threads.index);
+    addrmap_free(&st->heaps.index);
+    addrmap_free(&st->name_index);
+    temporary_free(&st->tmp);
+    free(st->names);
+    free(st->threads.v);
+    free(st->heaps.v);
+    free(st);
+}
+
+/* Count every event of s (path: for messages), threads, heaps and names
+ * sorted. @return the counts, or NULL after saying why. */
+static stats *stats_read(hatf_source *s, const char *path)
+{
+    stats *st = calloc(1, sizeof *st);
+    if (!st) {
+        cli_error("out of memory");
+        return NULL;
+    }
+    if (heaplive_init(&st->live, heap_live, st) || addrmap_init(&st->threads.index) || addrmap_init(&st->heaps.index) ||
+        addrmap_init(&st->name_index) || temporary_init(&st->tmp)) {
+        cli_error("out of memory");
+        stats_free(st);
+        return NULL;
+    }
+    st->reader = hatf_source_container(s);
+    int count_rc, r = lookahead_run(s, count_event, prefetch_event, st, &count_rc);
+    if (r == LOOKAHEAD_STOPPED) {
+        cli_error("%s: out of memory after %llu records", path, U(st->records));
+    } else if (r < 0) {
+        cli_source_failed(path, s);
+    } else {
+        if (st->threads.n) qsort(st->threads.v, st->threads.n, sizeof(counts), cmp_id);
+        if (st->heaps.n) qsort(st->heaps.v, st->heaps.n, sizeof(counts), cmp_id);
+        if (st->nnames) qsort(st->names, st->nnames, sizeof(counts), cmp_name);
+        return st;
+    }
+    stats_free(st);
+    return NULL;
+}
+
+int stats_summarize(hatf_source *s, const char *path, stats_summary *out)
+{
+    stats *st = stats_read(s, path);
+    if (!st) return CLI_FAIL;
+    *out = (stats_summary){ .records = st->records, .allocs = st->allocs, .frees = st->frees,
+                            .reallocs = st->reallocs, .max_live_objects = st->max_live_objects,
+                            .max_live_bytes = st->max_live_bytes, .live_objects = st->live_objects,
+                            .live_bytes = st->live_bytes, .temporary = st->tmp.count };
+    stats_free(st);
+    return CLI_OK;
+}
+
 /* SITES_SORT_* and SITES_BY_* by name, in their order */
 static const char *const sort_words[] = { "count", "bytes", "peak", "at-peak", "leaked", "temporary" };
 static const char *const by_words[] = { "stack", "function", "line" };
@@ -616,49 +685,17 @@ int cmd_stats(int argc, char **argv)
         return cli_finish_stdout(rc);
     }
 
-    stats *st = calloc(1, sizeof *st);
-    if (!st) {
-        cli_error("out of memory");
-        hatf_source_close(s);
-        return CLI_FAIL;
-    }
-    rc = CLI_OK;
-    int count_rc, r = 0;
-    if (heaplive_init(&st->live, heap_live, st) || addrmap_init(&st->threads.index) || addrmap_init(&st->heaps.index) ||
-        addrmap_init(&st->name_index)) {
-        cli_error("out of memory");  /* what was made is freed below, with the source */
-        rc = CLI_FAIL;
-    } else {
-        st->reader = hatf_source_container(s);
-        r = lookahead_run(s, count_event, prefetch_event, st, &count_rc);
-    }
-    if (rc != CLI_OK) {
-        /* said above */
-    } else if (r == LOOKAHEAD_STOPPED) {
-        cli_error("%s: out of memory after %llu records", path, U(st->records));
-        rc = CLI_FAIL;
-    } else if (r < 0) {
-        rc = cli_source_failed(path, s);
-    }
-    if (rc == CLI_OK) {
-        if (st->threads.n) qsort(st->threads.v, st->threads.n, sizeof(counts), cmp_id);
-        if (st->heaps.n) qsort(st->heaps.v, st->heaps.n, sizeof(counts), cmp_id);
-        if (st->nnames) qsort(st->names, st->nnames, sizeof(counts), cmp_name);
+    stats *st = stats_read(s, path);
+    rc = st ? CLI_OK : CLI_FAIL;
+    if (st) {
         hatf_buf o;
         hatf_buf_init(&o);
         if (json) print_json(&o, st, path, s);
         else print_table(&o, st, path, s);
         fwrite(o.p, 1, o.len, stdout);
         hatf_buf_free(&o);
+        stats_free(st);
     }
-    heaplive_free(&st->live);
-    addrmap_free(&st->threads.index);
-    addrmap_free(&st->heaps.index);
-    addrmap_free(&st->name_index);
-    free(st->names);
-    free(st->threads.v);
-    free(st->heaps.v);
-    free(st);
     rc = cli_read_end(path, s, rc);
     hatf_source_close(s);
     return cli_finish_stdout(rc);
