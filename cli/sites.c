@@ -519,6 +519,9 @@ int sites_report(hatf_source *src, const char *path, const sites_opts *opt)
     } else if (k < 0) {
         rc = cli_source_failed(path, src);
     }
+    if (rc == CLI_OK && st.records && !st.stacked && (opt->form == SITES_MASSIF || !over_time(opt->form)))
+        cli_error("%s: the trace has no call stacks: record it with "
+                  "hatrace record --stacks to see where the memory goes", path);
     if (rc == CLI_OK) {
         settle_at_peak(&st);
         sort_key = opt->sort;
