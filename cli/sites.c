@@ -320,6 +320,7 @@ static void chain_add(hatf_buf *line, const char *node)
 
 static int print_folded(hatf_buf *o, const sites *st, frames *fr, size_t shown)
 {
+    size_t depth = fr->r ? hatf_reader_stack_depth(fr->r) : 0;
     folded *v = calloc(shown ? shown : 1, sizeof *v);
     size_t nv = 0;
     int rc = v ? 0 : -1;
@@ -334,6 +335,7 @@ static int print_folded(hatf_buf *o, const sites *st, frames *fr, size_t shown)
         size_t n = sites_stack(fr->r, s->stack, &f);
         line.len = 0;
         if (!n) chain_add(&line, s->stack ? "(stack not in the trace)" : "(no stack)");
+        else if (n >= depth && depth) chain_add(&line, SITES_TRUNCATED);  /* its root is not the real one */
         for (size_t k = n; k-- > 0;) {  /* outermost first */
             frames_node(fr, f[k], node, sizeof node);
             chain_add(&line, node);

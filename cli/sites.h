@@ -26,6 +26,10 @@ typedef struct site {
     uint32_t heap, cell;   /* the site's cell in the heap it last allocated in, cell UINT32_MAX: none yet */
 } site;
 
+/* The root frame --folded gives a chain cut at the recording's stack depth
+ * (hatf_reader_stack_depth), so a flame graph shows it apart. */
+#define SITES_TRUNCATED "[truncated]"
+
 /* Site s's figure for sort key (SITES_SORT_*). */
 uint64_t sites_key(const site *s, int sort);
 
