@@ -270,6 +270,11 @@ static int report(const char *path, int ran)
         else
             fprintf(stderr, "hatrace: next: hatrace stats %s; hatrace stats --timeline %s; "
                             "record with --stacks for allocation sites\n", tr[0].path, tr[0].path);
+        if (n > 1 && n <= 8) {  /* the processes side by side */
+            fprintf(stderr, "hatrace: next: hatrace stats");
+            for (size_t i = 0; i < n; i++) fprintf(stderr, " %s", tr[i].path);
+            fputc('\n', stderr);
+        }
     }
     for (size_t i = 0; i < n; i++) free(tr[i].path);
     free(tr);

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "addrmap.h"
 #include "cli_util.h"
@@ -24,6 +25,7 @@
 
 static const char help[] =
     "usage: hatrace stats [--json] [--from FORMAT] FILE\n"
+    "       hatrace stats [--json] [--from FORMAT] FILE|FOLDER...\n"
     "       hatrace stats --sites [--by stack|function|line] [--sort KEY] [--top N] [--json | --folded]\n"
     "                     [--no-demangle] [--no-lines] FILE\n"
     "       hatrace stats --timeline [--points N] [--json] FILE\n"
@@ -34,6 +36,10 @@ static const char help[] =
     "average size, per-thread and per-heap breakdowns, a size histogram (powers\n"
     "of two), counts by function, the duration, and for a container its\n"
     "counters (dropped events, ring waits) and any damage.\n"
+    "\n"
+    "Several traces, or a folder (its *.hatf files: the processes of one\n"
+    "recording): one row per process, its program, pid, parent pid, events,\n"
+    "peak live bytes, leaked bytes and temporary allocations, and the totals.\n"
     "\n"
     "  --json         print one JSON object instead of a table\n"
     "  --from FORMAT  hatrace (default, recognised by its magic), hatf1.0 or text\n"
@@ -670,6 +676,12 @@ int cmd_stats(int argc, char **argv)
         return cli_usage("stats", "--sort peak goes with --by stack (a group's sites reach their peaks at "
                                   "different moments); at-peak sums");
     if (folded && json) return cli_usage("stats", "--folded and --json are two different outputs: choose one");
+    struct stat dir;
+    if (argc - optind > 1 || (argc - optind == 1 && stat(argv[optind], &dir) == 0 && S_ISDIR(dir.st_mode))) {
+        if (by_site || timeline || massif)
+            return cli_usage("stats", "--sites, --timeline and --massif read one trace (several: the processes' table)");
+        return stats_many(argc - optind, argv + optind, fmt, json);
+    }
     const char *path;
     if ((rc = cli_one_file("stats", argc, argv, &path))) return rc;
     hatf_source *s = cli_open_source(path, fmt);

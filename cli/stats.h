@@ -23,4 +23,12 @@ typedef struct stats_summary {
  * cli_read_end. */
 int stats_summarize(hatf_source *s, const char *path, stats_summary *out);
 
+/* hatrace stats of several traces (cli/stats_many.c): args are n files or
+ * folders (their *.hatf and *.hatf.N files), each trace read as fmt. Prints
+ * one row per process (program, pid, parent pid, events, peak live bytes,
+ * leaked bytes, temporary allocations) and the totals, as a table or JSON.
+ * A trace that cannot be read is said and left out. @return a CLI_* code
+ * (CLI_PARTIAL when a trace is damaged or cut). */
+int stats_many(int n, char **args, hatf_format fmt, int json);
+
 #endif
