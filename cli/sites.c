@@ -318,35 +318,41 @@ static void chain_add(hatf_buf *line, const char *node)
     hatf_buf_append(line, node, strlen(node));
 }
 
-static int print_folded(hatf_buf *o, const sites *st, frames *fr, size_t shown)
+char *sites_chain(frames *fr, uint64_t stack)
 {
     size_t depth = fr->r ? hatf_reader_stack_depth(fr->r) : 0;
-    folded *v = calloc(shown ? shown : 1, sizeof *v);
-    size_t nv = 0;
-    int rc = v ? 0 : -1;
     hatf_buf line;
     hatf_buf_init(&line);
     char node[1024];
+    const uint64_t *f;
+    size_t n = sites_stack(fr->r, stack, &f);
+    if (!n) chain_add(&line, stack ? "(stack not in the trace)" : "(no stack)");
+    else if (n >= depth && depth) chain_add(&line, SITES_TRUNCATED);  /* its root is not the real one */
+    for (size_t k = n; k-- > 0;) {  /* outermost first */
+        frames_node(fr, f[k], node, sizeof node);
+        chain_add(&line, node);
+        const srcline *in;
+        for (size_t j = frames_inlined(fr, f[k], &in); j-- > 0;) {  /* then what it inlined, outermost first */
+            frames_inlined_node(fr, &in[j], node, sizeof node);
+            chain_add(&line, node);
+        }
+    }
+    hatf_buf_append(&line, "", 1);
+    char *chain = line.failed ? NULL : strdup((const char *)line.p);
+    hatf_buf_free(&line);
+    return chain;
+}
+
+static int print_folded(hatf_buf *o, const sites *st, frames *fr, size_t shown)
+{
+    folded *v = calloc(shown ? shown : 1, sizeof *v);
+    size_t nv = 0;
+    int rc = v ? 0 : -1;
     for (size_t i = 0; i < shown && !rc; i++) {
         const site *s = &st->v[i];
         uint64_t value = key_of(s);
         if (!value) continue;  /* nothing to draw */
-        const uint64_t *f;
-        size_t n = sites_stack(fr->r, s->stack, &f);
-        line.len = 0;
-        if (!n) chain_add(&line, s->stack ? "(stack not in the trace)" : "(no stack)");
-        else if (n >= depth && depth) chain_add(&line, SITES_TRUNCATED);  /* its root is not the real one */
-        for (size_t k = n; k-- > 0;) {  /* outermost first */
-            frames_node(fr, f[k], node, sizeof node);
-            chain_add(&line, node);
-            const srcline *in;
-            for (size_t j = frames_inlined(fr, f[k], &in); j-- > 0;) {  /* then what it inlined, outermost first */
-                frames_inlined_node(fr, &in[j], node, sizeof node);
-                chain_add(&line, node);
-            }
-        }
-        hatf_buf_append(&line, "", 1);
-        if (line.failed || !(v[nv].chain = strdup((const char *)line.p))) { rc = -1; break; }
+        if (!(v[nv].chain = sites_chain(fr, s->stack))) { rc = -1; break; }
         v[nv++].value = value;
     }
     if (!rc && nv) qsort(v, nv, sizeof *v, cmp_folded);
@@ -359,7 +365,6 @@ static int print_folded(hatf_buf *o, const sites *st, frames *fr, size_t shown)
     }
     for (size_t i = 0; i < nv; i++) free(v[i].chain);
     free(v);
-    hatf_buf_free(&line);
     return rc;
 }
 
@@ -497,6 +502,56 @@ static int print_over_time(hatf_buf *o, sites *st, frames *fr, hatf_source *src,
     return rc;
 }
 
+/* Count every event of src into st. @return CLI_OK, or CLI_FAIL after saying why. */
+static int count_all(sites *st, hatf_source *src, const char *path)
+{
+    int count_rc, k = lookahead_run(src, count_event, prefetch_event, st, &count_rc);
+    if (k == LOOKAHEAD_STOPPED) {
+        cli_error("%s: out of memory", path);
+        return CLI_FAIL;
+    }
+    return k < 0 ? cli_source_failed(path, src) : CLI_OK;
+}
+
+void sites_say_no_stacks(const char *path)
+{
+    cli_error("%s: the trace has no call stacks: record it with hatrace record --stacks to see where the memory goes",
+              path);
+}
+
+int sites_list_read(const char *path, const sites_opts *opt, sites_list *out)
+{
+    memset(out, 0, sizeof *out);
+    hatf_source *src = cli_open_source(path, opt->from);
+    if (!src) return CLI_FAIL;
+    sites st;
+    if (sites_init(&st) || frames_init(&out->fr, hatf_source_container(src), opt->demangle, opt->lines)) {
+        sites_free(&st);
+        hatf_source_close(src);
+        cli_error("out of memory");
+        return CLI_FAIL;
+    }
+    int rc = count_all(&st, src, path);
+    settle_at_peak(&st);
+    out->v = st.v, out->n = st.n;
+    out->records = st.records, out->stacked = st.stacked, out->max_live_bytes = st.max_live_bytes;
+    st.v = NULL;
+    sites_free(&st);
+    out->src = src;
+    rc = cli_read_end(path, src, rc);
+    if (rc == CLI_FAIL) sites_list_free(out);
+    return rc;
+}
+
+void sites_list_free(sites_list *l)
+{
+    if (!l->src) return;
+    frames_free(&l->fr);
+    hatf_source_close(l->src);
+    free(l->v);
+    memset(l, 0, sizeof *l);
+}
+
 int sites_report(hatf_source *src, const char *path, const sites_opts *opt)
 {
     sites st;
@@ -514,16 +569,9 @@ int sites_report(hatf_source *src, const char *path, const sites_opts *opt)
         cli_error("out of memory");
         return CLI_FAIL;
     }
-    int rc = CLI_OK, count_rc, k = lookahead_run(src, count_event, prefetch_event, &st, &count_rc);
-    if (k == LOOKAHEAD_STOPPED) {
-        cli_error("%s: out of memory", path);
-        rc = CLI_FAIL;
-    } else if (k < 0) {
-        rc = cli_source_failed(path, src);
-    }
+    int rc = count_all(&st, src, path);
     if (rc == CLI_OK && st.records && !st.stacked && (opt->form == SITES_MASSIF || !over_time(opt->form)))
-        cli_error("%s: the trace has no call stacks: record it with "
-                  "hatrace record --stacks to see where the memory goes", path);
+        sites_say_no_stacks(path);
     if (rc == CLI_OK) {
         settle_at_peak(&st);
         sort_key = opt->sort;

@@ -19,6 +19,7 @@
 #include "commands.h"
 #include "heaplive.h"
 #include "lookahead.h"
+#include "sitediff.h"
 #include "sites.h"
 #include "stats.h"
 #include "temporary.h"
@@ -28,6 +29,7 @@ static const char help[] =
     "       hatrace stats [--json] [--from FORMAT] FILE|FOLDER...\n"
     "       hatrace stats --sites [--by stack|function|line] [--sort KEY] [--top N] [--json | --folded]\n"
     "                     [--no-demangle] [--no-lines] FILE\n"
+    "       hatrace stats --diff [--by stack|function|line] [--sort KEY] [--top N] [--json | --folded] OLD NEW\n"
     "       hatrace stats --timeline [--points N] [--json] FILE\n"
     "       hatrace stats --massif [--points N] [--no-demangle] [--no-lines] FILE > massif.out\n"
     "\n"
@@ -68,6 +70,15 @@ static const char help[] =
     "                 leaked bytes, temporary allocations);\n"
     "                 frames by function name, chains that differ only in offsets\n"
     "                 add up, frames without a name as module+0xfile-address\n"
+    "  --diff         what changed per site from trace OLD to NEW (two runs of\n"
+    "                 one program): sites matched by call chain (--by stack) or\n"
+    "                 place (function, line); in each, calls, bytes, bytes held at\n"
+    "                 the heap's peak, leaked bytes and temporary allocations,\n"
+    "                 old, new and the change; the changed sites by the largest\n"
+    "                 absolute change of the --sort figure (default bytes; peak\n"
+    "                 and at-peak: the bytes held at the heap's peak); --folded:\n"
+    "                 each chain whose figure changed with the change as its\n"
+    "                 value (a differential flame graph's input)\n"
     "  --timeline     the heap over time instead: per interval (of equal time,\n"
     "                 from the first event), the live bytes and objects at its\n"
     "                 end, the most live bytes in it (with a bar), alloc and\n"
@@ -618,13 +629,14 @@ int cmd_stats(int argc, char **argv)
         { "massif", no_argument, NULL, 'M' },
         { "points", required_argument, NULL, 'p' },
         { "by", required_argument, NULL, 'B' },
+        { "diff", no_argument, NULL, 'X' },
         { "strict", no_argument, NULL, CLI_O_STRICT },
         { "help", no_argument, NULL, 'h' },
         { 0 },
     };
     hatf_format fmt = HATF_FMT_AUTO;
     int json = 0, c, rc, by_site = 0, folded = 0, top_given = 0, sort_given = 0, timeline = 0, massif = 0,
-        points_given = 0, by_given = 0;
+        points_given = 0, by_given = 0, diff = 0;
     sites_opts so = { .form = SITES_TEXT, .sort = SITES_SORT_COUNT, .top = 20, .demangle = 1, .lines = 1,
                       .points = 50 };
     cli_getopt_begin();
@@ -649,6 +661,7 @@ int cmd_stats(int argc, char **argv)
                 return rc;
             break;
         case 'T': timeline = 1; break;
+        case 'X': diff = by_site = 1; break;
         case 'M': massif = 1; break;
         case 'p':
             if ((rc = cli_parse_u64("stats", "--points", optarg, &so.points))) return rc;
@@ -662,6 +675,7 @@ int cmd_stats(int argc, char **argv)
         default: return cli_bad_option("stats", c, argv);
         }
     }
+    if (diff && (timeline || massif)) return cli_usage("stats", "--diff compares sites: not with --timeline or --massif");
     if (timeline + massif + by_site > 1) return cli_usage("stats", "--sites, --timeline and --massif are three reports: choose one");
     if ((timeline || massif) && (sort_given || top_given || folded))
         return cli_usage("stats", "--sort, --top and --folded go with --sites");
@@ -672,10 +686,18 @@ int cmd_stats(int argc, char **argv)
     if (so.by != SITES_BY_STACK && folded)
         return cli_usage("stats", "--by %s and --folded: a flame graph merges by function itself; choose one",
                          so.by == SITES_BY_LINE ? "line" : "function");
-    if (so.by != SITES_BY_STACK && so.sort == SITES_SORT_PEAK)
+    if (so.by != SITES_BY_STACK && so.sort == SITES_SORT_PEAK && !diff)
         return cli_usage("stats", "--sort peak goes with --by stack (a group's sites reach their peaks at "
                                   "different moments); at-peak sums");
     if (folded && json) return cli_usage("stats", "--folded and --json are two different outputs: choose one");
+    if (diff) {
+        if (argc - optind != 2) return cli_usage("stats", "--diff takes two traces, OLD and NEW");
+        so.from = fmt;
+        so.form = folded ? SITES_FOLDED : json ? SITES_JSON : SITES_TEXT;
+        if (!sort_given) so.sort = SITES_SORT_BYTES;
+        if (folded && !top_given) so.top = 0;
+        return cli_finish_stdout(sitediff_report(argv[optind], argv[optind + 1], &so));
+    }
     struct stat dir;
     if (argc - optind > 1 || (argc - optind == 1 && stat(argv[optind], &dir) == 0 && S_ISDIR(dir.st_mode))) {
         if (by_site || timeline || massif)
