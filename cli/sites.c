@@ -27,6 +27,7 @@
 #include "overtime.h"
 #include "sitegroups.h"
 #include "sites.h"
+#include "temporary.h"
 #include "timeline.h"
 
 typedef struct sites {
@@ -37,7 +38,7 @@ typedef struct sites {
     uint64_t last_heap_id, nheaps;
     uint32_t last_heap;  /* the number of last_heap_id, once nheaps > 0 */
     heaplive live;   /* cell tag = site position */
-    uint64_t stacked, records, temporary;
+    uint64_t stacked, records;
     /* every site's live bytes together, their peak, and the peak's number
      * (which new peak it is, from 1; 0: none yet) */
     uint64_t live_bytes, max_live_bytes, peak_no;
@@ -45,11 +46,7 @@ typedef struct sites {
      * event being counted (its time and number), and the peak's */
     timeline *by_time, *by_record;
     uint64_t now, now_record, peak_time, peak_record;
-    /* thread id -> its newest object (rec: address, 0 when freed or none;
-     * a: its site), for temporary allocations; the last thread's entry cached */
-    addrmap newest;
-    uint64_t last_thread;
-    addrmap_entry *last_newest;
+    temporary tmp;   /* temporary allocations, tag = site position */
 } sites;
 
 size_t sites_stack(hatf_reader *r, uint64_t id, const uint64_t **out)
@@ -119,39 +116,13 @@ static void settle_at_peak(sites *st)
     }
 }
 
-/* The thread's newest-object entry (NULL when out of memory). */
-static addrmap_entry *newest_of(sites *st, uint64_t thread)
-{
-    if (st->last_newest && st->last_thread == thread) return st->last_newest;
-    int added;
-    addrmap_entry *e = addrmap_put(&st->newest, thread, &added);
-    st->last_thread = thread;
-    st->last_newest = e;  /* entries move only when one is added, which resets this */
-    return e;
-}
-
-/* A free (or realloc to 0) of the live object at addr by ev's thread:
- * temporary when it is the thread's newest object (frees of others in between
- * do not matter). */
+/* A free (or realloc to 0) of the live object at addr by ev's thread. */
 static int note_free(sites *st, const hatf_event *ev, uint64_t addr)
 {
-    addrmap_entry *e = newest_of(st, ev->thread);
-    if (!e) return -1;
-    if (addr && e->rec == addr) {
-        st->v[e->a].temporary++;
-        st->temporary++;
-        e->rec = 0;
-    }
-    return 0;
-}
-
-static int note_new(sites *st, const hatf_event *ev, uint64_t addr, uint32_t pos)
-{
-    addrmap_entry *e = newest_of(st, ev->thread);
-    if (!e) return -1;
-    e->rec = addr;
-    e->a = pos;
-    return 0;
+    uint32_t pos;
+    int t = temporary_ended(&st->tmp, ev->thread, addr, &pos);
+    if (t > 0) st->v[pos].temporary++;
+    return t < 0 ? -1 : 0;
 }
 
 static int add_event(sites *st, const hatf_event *ev)
@@ -176,7 +147,7 @@ static int add_event(sites *st, const hatf_event *ev)
         if (ev->op == HATF_OP_REALLOC_FREE) return ended ? note_free(st, ev, ev->addr) : 0;
         uint64_t addr = ev->op == HATF_OP_ALLOC ? ev->addr : ev->new_addr;
         if (!addr) return 0;  /* a failed call: its (often absurd) size made no object, as in stats */
-        if (note_new(st, ev, addr, pos)) return -1;
+        if (temporary_made(&st->tmp, ev->thread, addr, pos)) return -1;
         s->bytes += ev->size;
         if (ev->heap != st->last_heap_id || !st->nheaps) {  /* most events stay in one heap */
             long heap = addrmap_index(&st->heaps, ev->heap, &added);
@@ -264,7 +235,7 @@ static int cmp_site(const void *a, const void *b)
 static void print_text(hatf_buf *o, const sites *st, frames *fr, size_t shown)
 {
     cli_put(o, "sites: %zu, records with a stack: %llu of %llu alloc/realloc, temporary allocations: %llu, "
-            "heap peak: %llu bytes\n", st->n, U(st->stacked), U(st->records), U(st->temporary), U(st->max_live_bytes));
+            "heap peak: %llu bytes\n", st->n, U(st->stacked), U(st->records), U(st->tmp.count), U(st->max_live_bytes));
     for (size_t i = 0; i < shown; i++) {
         const site *s = &st->v[i];
         cli_put(o, "\n#%zu stack %llu: %llu calls, %llu bytes, peak %llu objects (%llu bytes), "
@@ -285,7 +256,7 @@ static void print_json(hatf_buf *o, const sites *st, frames *fr, const char *pat
     cli_json_string(o, path);
     cli_put(o, ", \"sites\": %zu, \"records\": %llu, \"records_with_stack\": %llu, \"temporary\": %llu, "
                "\"max_live_bytes\": %llu, \"top\": [",
-        st->n, U(st->records), U(st->stacked), U(st->temporary), U(st->max_live_bytes));
+        st->n, U(st->records), U(st->stacked), U(st->tmp.count), U(st->max_live_bytes));
     for (size_t i = 0; i < shown; i++) {
         const site *s = &st->v[i];
         cli_put(o, "%s\n  {\"stack\": %llu, \"calls\": %llu, \"bytes\": %llu, \"peak_objects\": %llu, "
@@ -347,33 +318,41 @@ static void chain_add(hatf_buf *line, const char *node)
     hatf_buf_append(line, node, strlen(node));
 }
 
+char *sites_chain(frames *fr, uint64_t stack)
+{
+    size_t depth = fr->r ? hatf_reader_stack_depth(fr->r) : 0;
+    hatf_buf line;
+    hatf_buf_init(&line);
+    char node[1024];
+    const uint64_t *f;
+    size_t n = sites_stack(fr->r, stack, &f);
+    if (!n) chain_add(&line, stack ? "(stack not in the trace)" : "(no stack)");
+    else if (n >= depth && depth) chain_add(&line, SITES_TRUNCATED);  /* its root is not the real one */
+    for (size_t k = n; k-- > 0;) {  /* outermost first */
+        frames_node(fr, f[k], node, sizeof node);
+        chain_add(&line, node);
+        const srcline *in;
+        for (size_t j = frames_inlined(fr, f[k], &in); j-- > 0;) {  /* then what it inlined, outermost first */
+            frames_inlined_node(fr, &in[j], node, sizeof node);
+            chain_add(&line, node);
+        }
+    }
+    hatf_buf_append(&line, "", 1);
+    char *chain = line.failed ? NULL : strdup((const char *)line.p);
+    hatf_buf_free(&line);
+    return chain;
+}
+
 static int print_folded(hatf_buf *o, const sites *st, frames *fr, size_t shown)
 {
     folded *v = calloc(shown ? shown : 1, sizeof *v);
     size_t nv = 0;
     int rc = v ? 0 : -1;
-    hatf_buf line;
-    hatf_buf_init(&line);
-    char node[1024];
     for (size_t i = 0; i < shown && !rc; i++) {
         const site *s = &st->v[i];
         uint64_t value = key_of(s);
         if (!value) continue;  /* nothing to draw */
-        const uint64_t *f;
-        size_t n = sites_stack(fr->r, s->stack, &f);
-        line.len = 0;
-        if (!n) chain_add(&line, s->stack ? "(stack not in the trace)" : "(no stack)");
-        for (size_t k = n; k-- > 0;) {  /* outermost first */
-            frames_node(fr, f[k], node, sizeof node);
-            chain_add(&line, node);
-            const srcline *in;
-            for (size_t j = frames_inlined(fr, f[k], &in); j-- > 0;) {  /* then what it inlined, outermost first */
-                frames_inlined_node(fr, &in[j], node, sizeof node);
-                chain_add(&line, node);
-            }
-        }
-        hatf_buf_append(&line, "", 1);
-        if (line.failed || !(v[nv].chain = strdup((const char *)line.p))) { rc = -1; break; }
+        if (!(v[nv].chain = sites_chain(fr, s->stack))) { rc = -1; break; }
         v[nv++].value = value;
     }
     if (!rc && nv) qsort(v, nv, sizeof *v, cmp_folded);
@@ -386,7 +365,6 @@ static int print_folded(hatf_buf *o, const sites *st, frames *fr, size_t shown)
     }
     for (size_t i = 0; i < nv; i++) free(v[i].chain);
     free(v);
-    hatf_buf_free(&line);
     return rc;
 }
 
@@ -434,7 +412,7 @@ static void detail_prefetch(void *ctx, const hatf_event *ev) { prefetch_event(&(
 static int sites_init(sites *st)
 {
     memset(st, 0, sizeof *st);
-    return addrmap_init(&st->index) || addrmap_init(&st->heaps) || addrmap_init(&st->newest) ||
+    return addrmap_init(&st->index) || addrmap_init(&st->heaps) || temporary_init(&st->tmp) ||
            heaplive_init(&st->live, site_live, st) ? -1 : 0;
 }
 
@@ -442,7 +420,7 @@ static void sites_free(sites *st)
 {
     addrmap_free(&st->index);
     addrmap_free(&st->heaps);
-    addrmap_free(&st->newest);
+    temporary_free(&st->tmp);
     heaplive_free(&st->live);
     free(st->v);
 }
@@ -516,12 +494,62 @@ static int print_over_time(hatf_buf *o, sites *st, frames *fr, hatf_source *src,
     overtime_detail d;
     /* the first reading's live objects are not needed again: their memory goes to the second's */
     heaplive_free(&st->live);
-    addrmap_free(&st->newest);
+    temporary_free(&st->tmp);
     if (detail_read(path, opt, st, ot.tl, by_records, &d) != CLI_OK) return CLI_FAIL;
     hatf_reader *r = hatf_source_container(src);
     int rc = overtime_massif(o, &ot, fr, st->v, st->n, d.bytes ? &d : NULL, r ? hatf_reader_info(r)->cmdline : NULL);
     free((void *)d.bytes);
     return rc;
+}
+
+/* Count every event of src into st. @return CLI_OK, or CLI_FAIL after saying why. */
+static int count_all(sites *st, hatf_source *src, const char *path)
+{
+    int count_rc, k = lookahead_run(src, count_event, prefetch_event, st, &count_rc);
+    if (k == LOOKAHEAD_STOPPED) {
+        cli_error("%s: out of memory", path);
+        return CLI_FAIL;
+    }
+    return k < 0 ? cli_source_failed(path, src) : CLI_OK;
+}
+
+void sites_say_no_stacks(const char *path)
+{
+    cli_error("%s: the trace has no call stacks: record it with hatrace record --stacks to see where the memory goes",
+              path);
+}
+
+int sites_list_read(const char *path, const sites_opts *opt, sites_list *out)
+{
+    memset(out, 0, sizeof *out);
+    hatf_source *src = cli_open_source(path, opt->from);
+    if (!src) return CLI_FAIL;
+    sites st;
+    if (sites_init(&st) || frames_init(&out->fr, hatf_source_container(src), opt->demangle, opt->lines)) {
+        sites_free(&st);
+        hatf_source_close(src);
+        cli_error("out of memory");
+        return CLI_FAIL;
+    }
+    int rc = count_all(&st, src, path);
+    settle_at_peak(&st);
+    out->v = st.v, out->n = st.n;
+    out->records = st.records, out->stacked = st.stacked, out->max_live_bytes = st.max_live_bytes;
+    st.v = NULL;
+    sites_free(&st);
+    out->src = src;
+    rc = cli_read_end(path, src, rc);
+    if (rc == CLI_FAIL) sites_list_free(out);
+    return rc;
+}
+
+void sites_list_free(sites_list *l)
+{
+    if (!l->src) return;
+    frames_free(&l->fr);
+    hatf_source_close(l->src);
+    free(l->v);
+    memset(l, 0, sizeof *l);
 }
 
 int sites_report(hatf_source *src, const char *path, const sites_opts *opt)
@@ -541,13 +569,9 @@ int sites_report(hatf_source *src, const char *path, const sites_opts *opt)
         cli_error("out of memory");
         return CLI_FAIL;
     }
-    int rc = CLI_OK, count_rc, k = lookahead_run(src, count_event, prefetch_event, &st, &count_rc);
-    if (k == LOOKAHEAD_STOPPED) {
-        cli_error("%s: out of memory", path);
-        rc = CLI_FAIL;
-    } else if (k < 0) {
-        rc = cli_source_failed(path, src);
-    }
+    int rc = count_all(&st, src, path);
+    if (rc == CLI_OK && st.records && !st.stacked && (opt->form == SITES_MASSIF || !over_time(opt->form)))
+        sites_say_no_stacks(path);
     if (rc == CLI_OK) {
         settle_at_peak(&st);
         sort_key = opt->sort;
@@ -556,7 +580,7 @@ int sites_report(hatf_source *src, const char *path, const sites_opts *opt)
         size_t shown = opt->top && opt->top < st.n ? (size_t)opt->top : st.n;
         hatf_buf o;
         hatf_buf_init(&o);
-        sitegroups_head head = { path, st.records, st.stacked, st.temporary, st.max_live_bytes };
+        sitegroups_head head = { path, st.records, st.stacked, st.tmp.count, st.max_live_bytes };
         int said = 0;
         if (over_time(opt->form)) {
             int pk = print_over_time(&o, &st, &fr, src, path, opt);

@@ -272,6 +272,11 @@ static void parse_tables(hatf_reader *r, uint64_t off, const uint8_t *p, size_t 
             i += len;
             continue;
         }
+        if (type == HATF_TAB_STACK_DEPTH) {  /* the first one wins, as for stacks */
+            if (!r->stack_depth && id <= HATF_STACK_MAX) r->stack_depth = (unsigned)id;
+            i += len;
+            continue;
+        }
         if (type == HATF_TAB_LOSS) {  /* a copy of a damaged trace: its loss is this file's too */
             hatf_reader_add_damage_(r, "copied from a damaged or cut trace, which had lost: %.*s", (int)len,
                                     (const char *)(p + i));

@@ -149,6 +149,8 @@ int ht_writer_open(void)
         ht_fs.out_failed = 1;
         return -1;
     }
+    /* readers mark stacks this deep as cut (stats --sites --folded) */
+    if (ht_stack_depth) hatf_writer_stack_depth(ht_fs.writer, (unsigned)ht_stack_depth);
     /* --effort fast from the first group on; auto starts in full (effort.c) */
     hatf_writer_set_fast_(ht_fs.writer, ht_opt(HT_OPT_EFFORT) == HT_EFFORT_FAST);
     ht_fs.last_flush_ns = ht_mono_ns();
