@@ -48,7 +48,7 @@ B ?= build
 CFLAGS ?= -O2 -g
 CXXFLAGS ?= -O2 -g
 # Required flags stay apart from the user's CFLAGS.
-REQ_CFLAGS := -std=gnu11 -Wall -Wextra -Wshadow -Wstrict-prototypes -fPIC \
+REQ_CFLAGS := -std=gnu11 -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wformat=2 -fPIC \
               -fvisibility=hidden -Iinclude -Ihatf -MMD -MP -D_GNU_SOURCE
 LIBS := -lzstd -lxxhash -lpthread -ldl -lm
 # the command alone: C++ and Rust names demangled (cli/frames.c), source lines (cli/srclines.c)

@@ -81,6 +81,7 @@ void ht_futex_wait(_Atomic uint32_t *addr, uint32_t val, uint64_t timeout_ns)
 
 static _Atomic int warnings;
 
+static void vsay(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 static void vsay(const char *fmt, va_list ap)
 {
     char buf[512];
