@@ -16,6 +16,8 @@
 #                         scripts/check-sanitizers.sh). Under SANITIZE,
 #                         libhatrace.so alone is built without the sanitizer.
 #   make stress           long variants of tests/integration/reliability_*.sh
+#   make cross-check      every C source compiled (not linked) for aarch64
+#                         (needs gcc-aarch64-linux-gnu; also part of make test)
 #   make V=1              show the commands
 #
 # Sources are found by folder, so a new module is a new file, not a Makefile edit:
@@ -298,8 +300,16 @@ stress: all $(WORK_BIN)
 	    BUILD=$(CURDIR)/$(B) HATRACE=$(CURDIR)/$(B)/hatrace HATRACE_LIB=$(CURDIR)/$(B)/libhatrace.so \
 	    bash $$t || exit 1; done
 
+# every C source compiled for aarch64 (tests/integration/cross_aarch64.sh, also in make test)
+cross-check:
+	$(Q)bash tests/integration/cross_aarch64.sh
+
+# make print-VAR: a variable's value (the cross check reads REQ_CFLAGS)
+print-%: FORCE
+	@echo '$($*)'
+
 FORCE:
-.PHONY: all tests check test fuzz bench install uninstall clean check-sanitizers stress FORCE
+.PHONY: all tests check test fuzz bench install uninstall clean check-sanitizers stress cross-check FORCE
 .SECONDARY:
 
 -include $(shell find $(B)/obj $(B)/obj-so $(B)/tests -name '*.d' 2>/dev/null)
