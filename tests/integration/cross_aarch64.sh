@@ -20,7 +20,7 @@ set -u
 fail() { echo "FAIL: $*"; exit 1; }
 CROSS_CC=${CROSS_CC:-aarch64-linux-gnu-gcc}
 command -v "$CROSS_CC" >/dev/null || { echo "no $CROSS_CC"; exit 77; }
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
 
@@ -28,6 +28,7 @@ trap 'rm -rf "$W"' EXIT
 req=$(make -s --no-print-directory HAVE_UNWIND= SANITIZE= print-REQ_CFLAGS) || fail "make print-REQ_CFLAGS"
 req=$(tr ' ' '\n' <<<"$req" | grep -vxE -e '-MMD|-MP' | tr '\n' ' ')  # -MD below lists every header
 case " $req " in *" -std="*) ;; *) fail "no flags from the Makefile: $req";; esac
+read -ra req <<<"$req"
 host_inc=(-idirafter /usr/include)
 
 n=0 bad=0
@@ -42,9 +43,8 @@ compile() {
   n=$((n + 1))
 }
 
-# shellcheck disable=SC2086  # the flags are meant to split
-for f in hatf/*.c replay/*.c preload/*.c cli/*.c bench/*.c; do compile "$f" $req -O2; done
-for f in tests/unit/*.c; do compile "$f" $req -Itests -O2; done
+for f in hatf/*.c replay/*.c preload/*.c cli/*.c bench/*.c; do compile "$f" "${req[@]}" -O2; done
+for f in tests/unit/*.c; do compile "$f" "${req[@]}" -Itests -O2; done
 for f in tests/workloads/*.c examples/*.c; do compile "$f" -std=gnu11 -Wall -Wextra -Iinclude -O2; done
 compile tests/workloads/lib/stacks_lib.c -std=gnu11 -Wall -Wextra -O2 -fPIC
 for f in tests/fuzz/fuzz_*.c; do compile "$f" -std=gnu11 -Iinclude -Ihatf -D_GNU_SOURCE -O1; done
@@ -62,7 +62,8 @@ other=$(find "$W/obj" -name '*.o' -exec readelf -h {} + | grep 'Machine:' | grep
 [ "$other" -eq 0 ] || fail "$other objects are not AArch64"
 
 # host headers: only the third-party ones, which are the same on every architecture
-used=$(find "$W/obj" -name '*.dep' -exec cat {} + | tr ' \\' '\n\n' | grep '^/usr/include/' | sort -u)
+used=$(find "$W/obj" -name '*.dep' -exec cat {} + | tr ' ' '\n' | grep '^/usr/include/' | sort -u)
 odd=$(grep -vE '^/usr/include/(zstd|zstd_errors|xxhash|dwarf|libelf|gelf|mimalloc)\.h$|^/usr/include/(CUnit|libiberty|elfutils)/' <<<"$used")
 [ -z "$odd" ] || fail "host headers beyond the third-party ones: $(tr '\n' ' ' <<<"$odd")"
-echo "host headers used:" $used; echo "ok: $n C sources compiled for aarch64 ($("$CROSS_CC" -dumpversion)), host headers used: $(grep -c . <<<"$used")"
+echo "host headers used: $(tr '\n' ' ' <<<"$used")"
+echo "ok: $n C sources compiled for aarch64 ($("$CROSS_CC" -dumpversion)), host headers used: $(grep -c . <<<"$used")"

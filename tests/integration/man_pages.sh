@@ -16,7 +16,7 @@ fail() { echo "FAIL: $*"; exit 1; }
 : "${BUILD:?}" "${HATRACE:?}"
 CC=${CC:-cc}
 command -v man >/dev/null || command -v groff >/dev/null || { echo "no man, no groff"; exit 77; }
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
 export LC_ALL=C.UTF-8 MANWIDTH=80
@@ -67,7 +67,7 @@ awk -v dir="$W/sec" '
 "$HATRACE" --help >"$W/help" || fail "hatrace --help"
 cmds=$(sed -n '/^commands:/,/^$/s/^  \([a-z][a-z0-9-]*\) .*/\1/p' "$W/help")
 [ -n "$cmds" ] || fail "no commands in hatrace --help"
-have=$(cd "$W/sec" && ls cmd.* 2>/dev/null | sed 's/^cmd\.//')
+have=$(find "$W/sec" -name 'cmd.*' | sed 's|.*/cmd\.||')
 [ "$(sort <<<"$cmds")" = "$(sort <<<"$have")" ] ||
   fail "commands: --help lists $(tr '\n' ' ' <<<"$cmds"), hatrace(1) has sections $(tr '\n' ' ' <<<"$have")"
 
