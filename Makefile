@@ -7,8 +7,9 @@
 #   make fuzz             run every libFuzzer target for FUZZ_SECONDS each (needs clang)
 #   make bench            build the benchmarks (run them from bench/, see bench/README.md)
 #   make install PREFIX=/usr/local DESTDIR=   (also LIBDIR, INCLUDEDIR, BINDIR,
-#                         PKGCONFIGDIR): hatrace, libhatrace.so, libhatf.so*,
-#                         libhatf.a, include/*.h and hatf.pc (pkg-config name: hatf)
+#                         PKGCONFIGDIR, MANDIR): hatrace, libhatrace.so, libhatf.so*,
+#                         libhatf.a, include/*.h, hatf.pc (pkg-config name: hatf)
+#                         and the man pages hatrace(1), libhatf(3) (docs/man)
 #   make uninstall        (same variables) removes what install put there
 #   make SANITIZE=address,undefined test     (or thread)
 #   make check-sanitizers  make SANITIZE=address,undefined test, and the ring and
@@ -16,6 +17,8 @@
 #                         scripts/check-sanitizers.sh). Under SANITIZE,
 #                         libhatrace.so alone is built without the sanitizer.
 #   make stress           long variants of tests/integration/reliability_*.sh
+#   make cross-check      every C source compiled (not linked) for aarch64
+#                         (needs gcc-aarch64-linux-gnu; also part of make test)
 #   make V=1              show the commands
 #
 # Sources are found by folder, so a new module is a new file, not a Makefile edit:
@@ -37,6 +40,7 @@ BINDIR ?= $(PREFIX)/bin
 LIBDIR ?= $(PREFIX)/lib
 INCLUDEDIR ?= $(PREFIX)/include
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+MANDIR ?= $(PREFIX)/share/man
 DESTDIR ?=
 PKG_CONFIG ?= pkg-config
 
@@ -48,7 +52,7 @@ B ?= build
 CFLAGS ?= -O2 -g
 CXXFLAGS ?= -O2 -g
 # Required flags stay apart from the user's CFLAGS.
-REQ_CFLAGS := -std=gnu11 -Wall -Wextra -Wshadow -Wstrict-prototypes -fPIC \
+REQ_CFLAGS := -std=gnu11 -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wformat=2 -fPIC \
               -fvisibility=hidden -Iinclude -Ihatf -MMD -MP -D_GNU_SOURCE
 LIBS := -lzstd -lxxhash -lpthread -ldl -lm
 # the command alone: C++ and Rust names demangled (cli/frames.c), source lines (cli/srclines.c)
@@ -115,7 +119,11 @@ REQ_CFLAGS += $(if $(HAVE_UNWIND),-DHT_HAVE_LIBUNWIND)
 SO_CFLAGS := $(REQ_CFLAGS)
 REQ_CFLAGS += $(SAN_CFLAGS)
 
-all: $(B)/libhatf.a $(B)/libhatf.so $(B)/hatrace $(PRELOAD_SO) $(B)/hatf.pc $(EXAMPLE_BIN)
+# man pages: docs/man/NAME.SECTION with the version filled in
+MAN_SRC := $(wildcard docs/man/*.[1-9])
+MAN_OUT := $(patsubst docs/man/%,$(B)/man/%,$(MAN_SRC))
+
+all: $(B)/libhatf.a $(B)/libhatf.so $(B)/hatrace $(PRELOAD_SO) $(B)/hatf.pc $(EXAMPLE_BIN) $(MAN_OUT)
 
 # Rebuild everything when the flags change.
 FLAGS_ID := $(CC) $(CFLAGS) $(REQ_CFLAGS) $(SANITIZE)
@@ -247,6 +255,11 @@ $(B)/hatf.pc: $(B)/.dirs include/hatf_version.h Makefile
 	    'Version: $(HATF_VERSION)' 'Libs: -L$${libdir} -lhatf' '$(HATF_PC_DEPS)' \
 	    'Cflags: -I$${includedir}' > $@
 
+$(B)/man/%: docs/man/% include/hatf_version.h
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo '  GEN     $@')
+	$(Q)sed 's/@VERSION@/$(HATF_VERSION)/g' $< > $@
+
 FUZZ_SECONDS ?= 60
 TEST_FUZZ_SECONDS ?= 10
 
@@ -273,6 +286,8 @@ install: all
 	$(if $(PRELOAD_SO),install -m 755 $(PRELOAD_SO) $(DESTDIR)$(LIBDIR)/libhatrace.so)
 	install -m 644 include/*.h $(DESTDIR)$(INCLUDEDIR)/
 	install -m 644 $(B)/hatf.pc $(DESTDIR)$(PKGCONFIGDIR)/hatf.pc
+	for m in $(MAN_OUT); do d=$(DESTDIR)$(MANDIR)/man$${m##*.}; \
+	    install -d $$d && install -m 644 $$m $$d/ || exit 1; done
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/hatrace $(DESTDIR)$(LIBDIR)/libhatrace.so
@@ -280,6 +295,7 @@ uninstall:
 	rm -f $(DESTDIR)$(LIBDIR)/$(HATF_SONAME) $(DESTDIR)$(LIBDIR)/$(HATF_SO_REAL)
 	rm -f $(addprefix $(DESTDIR)$(INCLUDEDIR)/,$(notdir $(wildcard include/*.h)))
 	rm -f $(DESTDIR)$(PKGCONFIGDIR)/hatf.pc
+	for m in $(notdir $(MAN_OUT)); do rm -f $(DESTDIR)$(MANDIR)/man$${m##*.}/$$m; done
 
 clean:
 	rm -rf $(B)
@@ -298,8 +314,16 @@ stress: all $(WORK_BIN)
 	    BUILD=$(CURDIR)/$(B) HATRACE=$(CURDIR)/$(B)/hatrace HATRACE_LIB=$(CURDIR)/$(B)/libhatrace.so \
 	    bash $$t || exit 1; done
 
+# every C source compiled for aarch64 (tests/integration/cross_aarch64.sh, also in make test)
+cross-check:
+	$(Q)bash tests/integration/cross_aarch64.sh
+
+# make print-VAR: a variable's value (the cross check reads REQ_CFLAGS)
+print-%: FORCE
+	@echo '$($*)'
+
 FORCE:
-.PHONY: all tests check test fuzz bench install uninstall clean check-sanitizers stress FORCE
+.PHONY: all tests check test fuzz bench install uninstall clean check-sanitizers stress cross-check FORCE
 .SECONDARY:
 
 -include $(shell find $(B)/obj $(B)/obj-so $(B)/tests -name '*.d' 2>/dev/null)

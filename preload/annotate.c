@@ -16,6 +16,15 @@
 
 #define HT_EXPORT __attribute__((visibility("default")))
 
+/* The exported runtime. include/hatrace.h declares these weak, for programs;
+ * this file does not include it, so that its definitions stay strong. */
+HT_EXPORT uint64_t hatrace_rt_heap_create(const char *name);
+HT_EXPORT void hatrace_rt_heap_destroy(uint64_t heap);
+HT_EXPORT void hatrace_rt_heap_alloc(uint64_t heap, const void *ptr, size_t size);
+HT_EXPORT void hatrace_rt_heap_free(uint64_t heap, const void *ptr);
+HT_EXPORT void hatrace_rt_heap_realloc(uint64_t heap, const void *old_ptr, const void *new_ptr, size_t size);
+HT_EXPORT void hatrace_rt_ignore(int delta);
+
 static _Atomic uint64_t next_heap = 1;
 
 #define P(x) ((uint64_t)(uintptr_t)(x))

@@ -45,6 +45,21 @@
 typedef struct mi_heap_s mi_heap_t;
 typedef bool mi_visit_fun(const mi_heap_t *heap, const void *area, void *block, size_t block_size, void *arg);
 
+/* The interposed functions, as mimalloc.h declares them (that header is
+ * optional here, so they are declared again). */
+HT_EXPORT mi_heap_t *mi_heap_new(void);
+HT_EXPORT void mi_heap_destroy(mi_heap_t *h);
+HT_EXPORT void mi_heap_delete(mi_heap_t *h);
+HT_EXPORT void *mi_heap_malloc(mi_heap_t *h, size_t n);
+HT_EXPORT void *mi_heap_zalloc(mi_heap_t *h, size_t n);
+HT_EXPORT void *mi_heap_calloc(mi_heap_t *h, size_t count, size_t size);
+HT_EXPORT void *mi_heap_realloc(mi_heap_t *h, void *p, size_t n);
+HT_EXPORT void *mi_malloc(size_t n);
+HT_EXPORT void *mi_zalloc(size_t n);
+HT_EXPORT void *mi_calloc(size_t count, size_t size);
+HT_EXPORT void *mi_realloc(void *p, size_t n);
+HT_EXPORT void mi_free(void *p);
+
 static struct {
     mi_heap_t *(*heap_new)(void);
     void (*heap_delete)(mi_heap_t *);

@@ -123,7 +123,7 @@ int ht_writer_open(void)
     info.start_realtime_ns = ht_fs.real0;
     info.time_unit_ns_num = ht_fs.unit_num;
     info.time_unit_ns_den = ht_fs.unit_den;
-    snprintf(info.clock, sizeof info.clock, "%s", ht_use_tsc ? "TSC" : "CLOCK_MONOTONIC");
+    snprintf(info.clock, sizeof info.clock, "%s", ht_use_tsc ? HT_COUNTER_NAME : "CLOCK_MONOTONIC");
     long n = ht_read_file("/proc/self/cmdline", info.cmdline, sizeof info.cmdline - 1);
     if (n > 0) {
         while (n > 0 && !info.cmdline[n - 1]) n--;

@@ -107,8 +107,9 @@ typedef struct ht_tls {
 extern __thread ht_tls ht_t __attribute__((tls_model("initial-exec"))) HT_HIDDEN;
 
 /* ---- prim.c ---- */
-/* Timestamp source chosen at init: "tsc" (rdtsc) or "monotonic" (clock_gettime). */
-extern int ht_use_tsc HT_HIDDEN;                /* 0: CLOCK_MONOTONIC; 1: the TSC */
+/* Timestamp source chosen at init: "tsc" (the CPU's counter, ht_counter) or
+ * "monotonic" (clock_gettime). */
+extern int ht_use_tsc HT_HIDDEN;                /* 0: CLOCK_MONOTONIC; 1: ht_counter() */
 static inline uint64_t ht_now(void);
 uint64_t ht_mono_ns(void) HT_HIDDEN;
 uint64_t ht_real_ns(void) HT_HIDDEN;
@@ -126,12 +127,35 @@ void ht_say(const char *fmt, ...) HT_HIDDEN __attribute__((format(printf, 1, 2))
 long ht_read_file(const char *path, char *buf, size_t cap) HT_HIDDEN;
 #define HT_MAX_WARNINGS 8
 
+/* ht_counter: the CPU's own constant-rate counter, read without a system call
+ * or a fence, where there is one (HT_HAVE_COUNTER 1):
+ *   x86, x86-64  the TSC (rdtsc); used when invariant (ht_tsc_invariant)
+ *   aarch64      the generic timer's virtual count (cntvct_el0), at the rate
+ *                cntfrq_el0 gives: architecturally constant and the same on
+ *                every CPU, often 24 MHz-1 GHz (40-1 ns a tick)
+ * Elsewhere there is none and every time is CLOCK_MONOTONIC's. Either way
+ * clock.c measures the rate against CLOCK_MONOTONIC for the trace's header.
+ * HT_COUNTER_NAME is what the header's clock field says. */
 #if defined(__x86_64__) || defined(__i386__)
 #include <x86intrin.h>
-static inline uint64_t ht_now(void) { return ht_use_tsc ? __rdtsc() : ht_mono_ns(); }
+#define HT_HAVE_COUNTER 1
+#define HT_COUNTER_NAME "TSC"
+static inline uint64_t ht_counter(void) { return __rdtsc(); }
+#elif defined(__aarch64__)
+#define HT_HAVE_COUNTER 1
+#define HT_COUNTER_NAME "CNTVCT"
+static inline uint64_t ht_counter(void)
+{
+    uint64_t v;
+    __asm__ volatile("mrs %0, cntvct_el0" : "=r"(v));
+    return v;
+}
 #else
-static inline uint64_t ht_now(void) { return ht_mono_ns(); }
+#define HT_HAVE_COUNTER 0
+#define HT_COUNTER_NAME "CLOCK_MONOTONIC"
+static inline uint64_t ht_counter(void) { return ht_mono_ns(); }
 #endif
+static inline uint64_t ht_now(void) { return ht_use_tsc ? ht_counter() : ht_mono_ns(); }
 
 /* ---- options.c ---- */
 typedef enum ht_opt_id {
