@@ -19,6 +19,7 @@
 #include "commands.h"
 #include "heaplive.h"
 #include "lookahead.h"
+#include "phases.h"
 #include "sitediff.h"
 #include "sites.h"
 #include "stats.h"
@@ -93,6 +94,9 @@ static const char help[] =
     "  --no-demangle  C++ and Rust function names as the symbol table has them\n"
     "                 (shown demangled by default; JSON gives both)\n"
     "  --no-lines     no source lines (nor any look at the modules' files)\n"
+    "  --phases       the figures split at the trace's comments (hatrace_comment\n"
+    "                 in include/hatrace.h): each phase's records, calls, bytes,\n"
+    "                 peak and live bytes at its end; they add up to the whole\n"
     "  --strict       stop at the first damaged part of a container (exit 1)\n"
     "                 instead of reading on past it (the damage said, exit 3)\n"
     "  -h, --help     this help\n";
@@ -132,6 +136,8 @@ typedef struct stats {
     size_t nnames, capnames;
     addrmap name_index;   /* hash of a name -> position in names (collisions: linear search) */
     temporary tmp;   /* temporary allocations (tag unused) */
+    int want_phases;
+    phases ph;       /* with want_phases: the figures split at comments */
 } stats;
 
 static counts *table_get(table *t, uint64_t id)
@@ -235,8 +241,19 @@ static void heap_destroy(stats *st, counts *h)
     heaplive_destroy_heap(&st->live, (uint32_t)(h - st->heaps.v));
 }
 
+static void counts_now(const stats *st, phase_counts *c)
+{
+    *c = (phase_counts){ st->records, st->allocs, st->frees, st->reallocs, st->total_bytes, st->live_bytes,
+                         st->live_objects };
+}
+
 static int add_event(stats *st, const hatf_event *ev)
 {
+    if (ev->op == HATF_OP_COMMENT && st->want_phases) {  /* the comment opens its phase */
+        phase_counts now;
+        counts_now(st, &now);
+        if (phases_comment(&st->ph, ev->data, ev->data_len, &now)) return HATF_E_NOMEM;
+    }
     st->records++;
     st->kinds[ev->op]++;
     if (ev->op == HATF_OP_COMMENT) return 0;
@@ -316,6 +333,7 @@ static int add_event(stats *st, const hatf_event *ev)
     if (st->live_bytes > st->max_live_bytes) st->max_live_bytes = st->live_bytes;
     if (h->live_objects > h->max_live_objects) h->max_live_objects = h->live_objects;
     if (h->live_bytes > h->max_live_bytes) h->max_live_bytes = h->live_bytes;
+    if (st->want_phases) phases_event(&st->ph, ev->time, st->live_bytes);
     return 0;
 }
 
@@ -457,6 +475,7 @@ static void print_table(hatf_buf *o, stats *st, const char *path, hatf_source *s
     cli_put(o, "\n%-24s %12s\n", "function", "count");
     for (unsigned i = 0; i < FUNC_SLOTS; i++)
         if (st->funcs[i]) cli_put(o, "%-24s %12llu\n", func_label(i), U(st->funcs[i]));
+    if (st->want_phases) phases_print(o, &st->ph, 0);
 }
 
 static void print_json(hatf_buf *o, stats *st, const char *path, hatf_source *s)
@@ -551,6 +570,10 @@ static void print_json(hatf_buf *o, stats *st, const char *path, hatf_source *s)
         }
         cli_put(o, "]}");
     }
+    if (st->want_phases) {
+        cli_put(o, ",\n  \"phases\": ");
+        phases_print(o, &st->ph, 1);
+    }
     cli_put(o, "\n}\n");
 }
 
@@ -561,6 +584,7 @@ static void stats_free(stats *st)
     addrmap_free(&st->heaps.index);
     addrmap_free(&st->name_index);
     temporary_free(&st->tmp);
+    if (st->want_phases) phases_free(&st->ph);
     free(st->names);
     free(st->threads.v);
     free(st->heaps.v);
@@ -569,15 +593,17 @@ static void stats_free(stats *st)
 
 /* Count every event of s (path: for messages), threads, heaps and names
  * sorted. @return the counts, or NULL after saying why. */
-static stats *stats_read(hatf_source *s, const char *path)
+static stats *stats_read(hatf_source *s, const char *path, int want_phases)
 {
     stats *st = calloc(1, sizeof *st);
     if (!st) {
         cli_error("out of memory");
         return NULL;
     }
+    phase_counts zero = { 0 };
+    st->want_phases = want_phases && phases_init(&st->ph, &zero) == 0;
     if (heaplive_init(&st->live, heap_live, st) || addrmap_init(&st->threads.index) || addrmap_init(&st->heaps.index) ||
-        addrmap_init(&st->name_index) || temporary_init(&st->tmp)) {
+        addrmap_init(&st->name_index) || temporary_init(&st->tmp) || st->want_phases != want_phases) {
         cli_error("out of memory");
         stats_free(st);
         return NULL;
@@ -592,6 +618,11 @@ static stats *stats_read(hatf_source *s, const char *path)
         if (st->threads.n) qsort(st->threads.v, st->threads.n, sizeof(counts), cmp_id);
         if (st->heaps.n) qsort(st->heaps.v, st->heaps.n, sizeof(counts), cmp_id);
         if (st->nnames) qsort(st->names, st->nnames, sizeof(counts), cmp_name);
+        if (st->want_phases) {
+            phase_counts now;
+            counts_now(st, &now);
+            phases_finish(&st->ph, &now);
+        }
         return st;
     }
     stats_free(st);
@@ -600,7 +631,7 @@ static stats *stats_read(hatf_source *s, const char *path)
 
 int stats_summarize(hatf_source *s, const char *path, stats_summary *out)
 {
-    stats *st = stats_read(s, path);
+    stats *st = stats_read(s, path, 0);
     if (!st) return CLI_FAIL;
     *out = (stats_summary){ .records = st->records, .allocs = st->allocs, .frees = st->frees,
                             .reallocs = st->reallocs, .max_live_objects = st->max_live_objects,
@@ -630,13 +661,14 @@ int cmd_stats(int argc, char **argv)
         { "points", required_argument, NULL, 'p' },
         { "by", required_argument, NULL, 'B' },
         { "diff", no_argument, NULL, 'X' },
+        { "phases", no_argument, NULL, 'P' },
         { "strict", no_argument, NULL, CLI_O_STRICT },
         { "help", no_argument, NULL, 'h' },
         { 0 },
     };
     hatf_format fmt = HATF_FMT_AUTO;
     int json = 0, c, rc, by_site = 0, folded = 0, top_given = 0, sort_given = 0, timeline = 0, massif = 0,
-        points_given = 0, by_given = 0, diff = 0;
+        points_given = 0, by_given = 0, diff = 0, phases_given = 0;
     sites_opts so = { .form = SITES_TEXT, .sort = SITES_SORT_COUNT, .top = 20, .demangle = 1, .lines = 1,
                       .points = 50 };
     cli_getopt_begin();
@@ -662,6 +694,7 @@ int cmd_stats(int argc, char **argv)
             break;
         case 'T': timeline = 1; break;
         case 'X': diff = by_site = 1; break;
+        case 'P': phases_given = 1; break;
         case 'M': massif = 1; break;
         case 'p':
             if ((rc = cli_parse_u64("stats", "--points", optarg, &so.points))) return rc;
@@ -676,6 +709,8 @@ int cmd_stats(int argc, char **argv)
         }
     }
     if (diff && (timeline || massif)) return cli_usage("stats", "--diff compares sites: not with --timeline or --massif");
+    if (phases_given && (by_site || timeline || massif))
+        return cli_usage("stats", "--phases splits the main figures: not with --sites, --timeline or --massif");
     if (timeline + massif + by_site > 1) return cli_usage("stats", "--sites, --timeline and --massif are three reports: choose one");
     if ((timeline || massif) && (sort_given || top_given || folded))
         return cli_usage("stats", "--sort, --top and --folded go with --sites");
@@ -700,8 +735,9 @@ int cmd_stats(int argc, char **argv)
     }
     struct stat dir;
     if (argc - optind > 1 || (argc - optind == 1 && stat(argv[optind], &dir) == 0 && S_ISDIR(dir.st_mode))) {
-        if (by_site || timeline || massif)
-            return cli_usage("stats", "--sites, --timeline and --massif read one trace (several: the processes' table)");
+        if (by_site || timeline || massif || phases_given)
+            return cli_usage("stats", "--sites, --timeline, --massif and --phases read one trace (several: the "
+                                      "processes' table)");
         return stats_many(argc - optind, argv + optind, fmt, json);
     }
     const char *path;
@@ -719,7 +755,7 @@ int cmd_stats(int argc, char **argv)
         return cli_finish_stdout(rc);
     }
 
-    stats *st = stats_read(s, path);
+    stats *st = stats_read(s, path, phases_given);
     rc = st ? CLI_OK : CLI_FAIL;
     if (st) {
         hatf_buf o;

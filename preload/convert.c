@@ -31,6 +31,12 @@ void ht_convert(const ht_rawev *r, uint64_t tid, hatf_event *e, uint8_t *ab, uin
         at.value[HATF_A_FUNC] = kind;  /* the kinds are the hatf_func codes */
         at.present |= 1u << HATF_A_FUNC;
     }
+    if (kind == HT_K_COMMENT) {  /* its text: the caller frees it after the writer took it */
+        e->op = HATF_OP_COMMENT;
+        e->data = (const uint8_t *)(uintptr_t)r->d;
+        e->data_len = (uint16_t)(r->d ? r->a : 0);
+        return;
+    }
     uint64_t size;
     switch (kind) {
     case HT_K_MALLOC:

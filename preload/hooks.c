@@ -322,21 +322,28 @@ static inline __attribute__((always_inline)) void *cxx_new(uint32_t kind, size_t
     return HT_LIKELY(p != NULL) ? p : cxx_new_failed(name, n, align, nothrow);
 }
 
-#define NEW_HOOKS(sym, kind)                                                                                 \
-    HT_EXPORT void *sym(size_t n) { return cxx_new(kind, n, 0, #sym, 0); }                                   \
-    HT_EXPORT void *sym##RKSt9nothrow_t(size_t n, const void *nt)                                            \
-    {                                                                                                        \
-        (void)nt;                                                                                            \
-        return cxx_new(kind, n, 0, #sym CXX_NOTHROW, 1);                                                     \
-    }                                                                                                        \
-    HT_EXPORT void *sym##St11align_val_t(size_t n, size_t al) { return cxx_new(kind, n, al, #sym CXX_ALIGN, 0); } \
-    HT_EXPORT void *sym##St11align_val_tRKSt9nothrow_t(size_t n, size_t al, const void *nt)                  \
-    {                                                                                                        \
-        (void)nt;                                                                                            \
-        return cxx_new(kind, n, al, #sym CXX_ALIGN CXX_NOTHROW, 1);                                          \
-    }
-NEW_HOOKS(_Znwm, HT_K_NEW)
-NEW_HOOKS(_Znam, HT_K_NEW_ARRAY)
+/* The operators, declared first (they have no C header), then defined. */
+#define NEW_FORMS(X, sym, kind)                                                                   \
+    X(void *, return, sym, (size_t n), cxx_new(kind, n, 0, #sym, 0))                                      \
+    X(void *, return, sym##RKSt9nothrow_t, (size_t n, const void *nt),                                    \
+      ((void)nt, cxx_new(kind, n, 0, #sym CXX_NOTHROW, 1)))                                       \
+    X(void *, return, sym##St11align_val_t, (size_t n, size_t al), cxx_new(kind, n, al, #sym CXX_ALIGN, 0)) \
+    X(void *, return, sym##St11align_val_tRKSt9nothrow_t, (size_t n, size_t al, const void *nt),          \
+      ((void)nt, cxx_new(kind, n, al, #sym CXX_ALIGN CXX_NOTHROW, 1)))
+/* every delete form: plain, sized, aligned, sized and aligned, nothrow, aligned nothrow */
+#define DELETE_FORMS(X, sym, kind)                                                                \
+    X(void, , sym, (void *p), cxx_delete(kind, p))                                                  \
+    X(void, , sym##m, (void *p, size_t n), ((void)n, cxx_delete(kind, p)))                          \
+    X(void, , sym##St11align_val_t, (void *p, size_t al), ((void)al, cxx_delete(kind, p)))          \
+    X(void, , sym##mSt11align_val_t, (void *p, size_t n, size_t al), ((void)n, (void)al, cxx_delete(kind, p))) \
+    X(void, , sym##RKSt9nothrow_t, (void *p, const void *nt), ((void)nt, cxx_delete(kind, p)))      \
+    X(void, , sym##St11align_val_tRKSt9nothrow_t, (void *p, size_t al, const void *nt),             \
+      ((void)al, (void)nt, cxx_delete(kind, p)))
+#define CXX_OPERATORS(X)                                                                          \
+    NEW_FORMS(X, _Znwm, HT_K_NEW)                                                                 \
+    NEW_FORMS(X, _Znam, HT_K_NEW_ARRAY)                                                           \
+    DELETE_FORMS(X, _ZdlPv, HT_K_DELETE)                                                          \
+    DELETE_FORMS(X, _ZdaPv, HT_K_DELETE_ARRAY)
 
 static inline __attribute__((always_inline)) void cxx_delete(uint32_t kind, void *p)
 {
@@ -345,20 +352,12 @@ static inline __attribute__((always_inline)) void cxx_delete(uint32_t kind, void
     ht_emit_free(kind, p, real_free);
 }
 
-/* every delete form: plain, sized, aligned, sized and aligned, nothrow, aligned nothrow */
-#define DELETE_HOOKS(sym, kind)                                                                              \
-    HT_EXPORT void sym(void *p) { cxx_delete(kind, p); }                                                     \
-    HT_EXPORT void sym##m(void *p, size_t n) { (void)n; cxx_delete(kind, p); }                               \
-    HT_EXPORT void sym##St11align_val_t(void *p, size_t al) { (void)al; cxx_delete(kind, p); }               \
-    HT_EXPORT void sym##mSt11align_val_t(void *p, size_t n, size_t al) { (void)n, (void)al; cxx_delete(kind, p); } \
-    HT_EXPORT void sym##RKSt9nothrow_t(void *p, const void *nt) { (void)nt; cxx_delete(kind, p); }           \
-    HT_EXPORT void sym##St11align_val_tRKSt9nothrow_t(void *p, size_t al, const void *nt)                    \
-    {                                                                                                        \
-        (void)al, (void)nt;                                                                                  \
-        cxx_delete(kind, p);                                                                                 \
-    }
-DELETE_HOOKS(_ZdlPv, HT_K_DELETE)
-DELETE_HOOKS(_ZdaPv, HT_K_DELETE_ARRAY)
+#define CXX_DECLARE(type, ret, name, params, body) HT_EXPORT type name params;
+#define CXX_DEFINE(type, ret, name, params, body) HT_EXPORT type name params { ret body; }
+CXX_OPERATORS(CXX_DECLARE)
+CXX_OPERATORS(CXX_DEFINE)
+#undef CXX_DECLARE
+#undef CXX_DEFINE
 
 /* ---- threads ------------------------------------------------------------------ */
 

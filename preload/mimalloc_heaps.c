@@ -129,7 +129,7 @@ static void code_of(void *fn, uintptr_t *lo, uintptr_t *hi)
 
 static void resolve(void)
 {
-    ht_t.untraced++;  /* dlsym may allocate: the recorder's, not the program's */
+    ht_untraced_enter(&ht_t);  /* dlsym may allocate: the recorder's, not the program's */
 #define R(field, name) mi.field = (__typeof__(mi.field))dlsym(RTLD_NEXT, name)
     R(heap_new, "mi_heap_new");
     R(heap_delete, "mi_heap_delete");
@@ -149,7 +149,7 @@ static void resolve(void)
 #undef R
     code_of((void *)(uintptr_t)code_of, &mi.self_lo, &mi.self_hi);
     code_of((void *)(uintptr_t)mi.heap_new, &mi.lo, &mi.hi);
-    ht_t.untraced--;
+    ht_untraced_leave(&ht_t);
 }
 
 #define RESOLVE() (HT_UNLIKELY(!mi.hi) ? pthread_once(&mi_once, resolve) : 0)

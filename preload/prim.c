@@ -91,10 +91,10 @@ static void vsay(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0
 static void vsay(const char *fmt, va_list ap)
 {
     char buf[512];
-    ht_t.untraced++;  /* vsnprintf does not allocate for our formats; be sure anyway */
+    ht_untraced_enter(&ht_t);  /* vsnprintf does not allocate for our formats; be sure anyway */
     int n = snprintf(buf, sizeof buf, "hatrace[%d]: ", (int)getpid());
     int m = vsnprintf(buf + n, sizeof buf - (size_t)n - 1, fmt, ap);
-    ht_t.untraced--;
+    ht_untraced_leave(&ht_t);
     size_t len = (size_t)n + (m < 0 ? 0 : (size_t)m);
     if (len > sizeof buf - 2) len = sizeof buf - 2;
     buf[len++] = '\n';

@@ -63,6 +63,7 @@
  *   HEAP_FREE            ptr      -        heap      -
  *   HEAP_REALLOC         old      size     result    heap
  *   STACK                local id frames    count     -        (frames: offset in the ring's stack pool)
+ *   COMMENT              length   -        -         text (malloc'd copy, not NUL-terminated; the flusher frees it)
  * (the HEAP_ kinds come from the annotation API, include/hatrace.h)
  * HT_FAILED: the call returned NULL or an error (result is then 0).
  * HT_HEAP: a malloc-family kind (not REALLOCARRAY) made in heap d, e.g. by
@@ -77,7 +78,7 @@ enum ht_kind {
     HT_K_NEW, HT_K_DELETE, HT_K_NEW_ARRAY, HT_K_DELETE_ARRAY,  /* C++ operators */
     HT_K_THREAD_CREATE, HT_K_THREAD_DESTROY,
     HT_K_HEAP_CREATE, HT_K_HEAP_DESTROY, HT_K_HEAP_ALLOC, HT_K_HEAP_FREE, HT_K_HEAP_REALLOC,
-    HT_K_STACK
+    HT_K_STACK, HT_K_COMMENT
 };
 /* The kinds of calls are the format's function codes (convert.c writes the kind as func=). */
 #define HT_SAME_CODE(k) ((int)HT_K_##k == (int)HATF_FN_##k)
@@ -88,7 +89,10 @@ _Static_assert(HT_SAME_CODE(MALLOC) && HT_SAME_CODE(CALLOC) && HT_SAME_CODE(REAL
                (int)HT_K_DELETE_ARRAY + 1 == (int)HATF_FN_COUNT_,
                "recorder kinds of calls must equal hatf_func codes");
 #undef HT_SAME_CODE
-_Static_assert(HT_K_STACK <= 0x1f, "kinds fit HT_KIND_MASK");
+_Static_assert(HT_K_COMMENT <= 0x1f, "kinds fit HT_KIND_MASK");
+/* Kinds whose d is a malloc'd copy (a heap's name, a comment's text) that the
+ * flusher frees, or ht_event_dropped when the event is not stored. */
+#define HT_KIND_OWNS_COPY(k) ((k) == HT_K_HEAP_CREATE || (k) == HT_K_COMMENT)
 #define HT_KIND_MASK 0x1fu
 #define HT_STACKED 0x20u
 #define HT_HEAP 0x40u
@@ -105,6 +109,22 @@ typedef struct ht_tls {
 } ht_tls;
 
 extern __thread ht_tls ht_t __attribute__((tls_model("initial-exec"))) HT_HIDDEN;
+
+/* The recorder's own calls (its copies, dlsym, libunwind, the writer) are not
+ * recorded: the hooks test the thread's untraced count, raised around them.
+ * The fences keep the count's stores where they are: the compiler takes
+ * malloc and free for functions that read no memory of the program and would
+ * otherwise drop an increment and decrement around them. Pairs nest. */
+static inline void ht_untraced_enter(ht_tls *t)
+{
+    t->untraced++;
+    atomic_signal_fence(memory_order_seq_cst);
+}
+static inline void ht_untraced_leave(ht_tls *t)
+{
+    atomic_signal_fence(memory_order_seq_cst);
+    t->untraced--;
+}
 
 /* ---- prim.c ---- */
 /* Timestamp source chosen at init: "tsc" (the CPU's counter, ht_counter) or
@@ -239,7 +259,7 @@ static inline __attribute__((always_inline)) void ht_leave(ht_tls *t, ht_ring *r
         e->c = c;
         e->d = d;
         if (HT_UNLIKELY(ht_ring_publish(r))) ht_poke();
-    } else if ((tk & HT_KIND_MASK) == HT_K_HEAP_CREATE) {  /* a constant in most hooks */
+    } else if (HT_KIND_OWNS_COPY(tk & HT_KIND_MASK)) {  /* a constant in most hooks */
         ht_event_dropped((uint32_t)tk, d);
     }
     atomic_signal_fence(memory_order_seq_cst);
