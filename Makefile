@@ -1,21 +1,30 @@
 # hatrace — top-level Makefile
 #
-#   make                  build/libhatf.a, build/hatrace, build/libhatrace.so
+#   make                  build/libhatf.a, build/libhatf.so (+ its soname links),
+#                         build/hatf.pc, build/hatrace, build/libhatrace.so
 #   make test             build and run every test (unit, golden, integration, short fuzz)
 #   make check            the quick part of test: unit and golden tests
 #   make fuzz             run every libFuzzer target for FUZZ_SECONDS each (needs clang)
 #   make bench            build the benchmarks (run them from bench/, see bench/README.md)
-#   make install PREFIX=/usr/local DESTDIR=
+#   make install PREFIX=/usr/local DESTDIR=   (also LIBDIR, INCLUDEDIR, BINDIR,
+#                         PKGCONFIGDIR, MANDIR): hatrace, libhatrace.so, libhatf.so*,
+#                         libhatf.a, include/*.h, hatf.pc (pkg-config name: hatf)
+#                         and the man pages hatrace(1), libhatf(3) (docs/man)
+#   make uninstall        (same variables) removes what install put there
 #   make SANITIZE=address,undefined test     (or thread)
 #   make check-sanitizers  make SANITIZE=address,undefined test, and the ring and
 #                         flusher tests under TSan (in $(B)-asan and $(B)-tsan;
 #                         scripts/check-sanitizers.sh). Under SANITIZE,
 #                         libhatrace.so alone is built without the sanitizer.
 #   make stress           long variants of tests/integration/reliability_*.sh
+#   make cross-check      every C source compiled (not linked) for aarch64
+#                         (needs gcc-aarch64-linux-gnu; also part of make test)
 #   make V=1              show the commands
 #
 # Sources are found by folder, so a new module is a new file, not a Makefile edit:
-#   hatf/*.c      -> libhatf.a           (the format library)
+#   hatf/*.c      -> libhatf.a, libhatf.so.MAJOR.MINOR.PATCH (the format library;
+#                    the version is read from include/hatf_version.h, the .so
+#                    exports the hatf_* names of hatf/libhatf.map)
 #   replay/*.c    -> libhatreplay.a      (linked into the command)
 #   preload/*.c   -> libhatrace.so       (preload/hooks.c holds the interposed symbols;
 #                                         the rest also goes into libhatpreload.a for tests)
@@ -35,6 +44,7 @@ BINDIR ?= $(PREFIX)/bin
 LIBDIR ?= $(PREFIX)/lib
 INCLUDEDIR ?= $(PREFIX)/include
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+MANDIR ?= $(PREFIX)/share/man
 DESTDIR ?=
 PKG_CONFIG ?= pkg-config
 
@@ -46,7 +56,7 @@ B ?= build
 CFLAGS ?= -O2 -g
 CXXFLAGS ?= -O2 -g
 # Required flags stay apart from the user's CFLAGS.
-REQ_CFLAGS := -std=gnu11 -Wall -Wextra -Wshadow -Wstrict-prototypes -fPIC \
+REQ_CFLAGS := -std=gnu11 -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wformat=2 -fPIC \
               -fvisibility=hidden -Iinclude -Ihatf -MMD -MP -D_GNU_SOURCE
 LIBS := -lzstd -lxxhash -lpthread -ldl -lm
 # the command alone: C++ and Rust names demangled (cli/frames.c), source lines (cli/srclines.c)
@@ -62,6 +72,20 @@ Q :=
 else
 Q := @
 endif
+
+# The version: include/hatf_version.h alone holds it.
+hatf_version_part = $(shell sed -n 's/^\#define HATF_VERSION_$(1)  *\([0-9][0-9]*\).*/\1/p' include/hatf_version.h)
+HATF_MAJOR := $(call hatf_version_part,MAJOR)
+HATF_MINOR := $(call hatf_version_part,MINOR)
+HATF_PATCH := $(call hatf_version_part,PATCH)
+HATF_VERSION := $(HATF_MAJOR).$(HATF_MINOR).$(HATF_PATCH)
+ifneq ($(words $(HATF_MAJOR) $(HATF_MINOR) $(HATF_PATCH)),3)
+$(error include/hatf_version.h: no HATF_VERSION_MAJOR, _MINOR and _PATCH numbers)
+endif
+HATF_SONAME := libhatf.so.$(HATF_MAJOR)
+HATF_SO_REAL := libhatf.so.$(HATF_VERSION)
+# libhatf.so's own dependencies (no -ldl: the library does not load anything)
+HATF_SO_LIBS := -lzstd -lxxhash -lpthread -lm
 
 HATF_SRC := $(wildcard hatf/*.c)
 REPLAY_SRC := $(wildcard replay/*.c)
@@ -99,7 +123,11 @@ REQ_CFLAGS += $(if $(HAVE_UNWIND),-DHT_HAVE_LIBUNWIND)
 SO_CFLAGS := $(REQ_CFLAGS)
 REQ_CFLAGS += $(SAN_CFLAGS)
 
-all: $(B)/libhatf.a $(B)/hatrace $(PRELOAD_SO) $(B)/hatf.pc $(EXAMPLE_BIN)
+# man pages: docs/man/NAME.SECTION with the version filled in
+MAN_SRC := $(wildcard docs/man/*.[1-9])
+MAN_OUT := $(patsubst docs/man/%,$(B)/man/%,$(MAN_SRC))
+
+all: $(B)/libhatf.a $(B)/libhatf.so $(B)/hatrace $(PRELOAD_SO) $(B)/hatf.pc $(EXAMPLE_BIN) $(MAN_OUT)
 
 # Rebuild everything when the flags change.
 FLAGS_ID := $(CC) $(CFLAGS) $(REQ_CFLAGS) $(SANITIZE)
@@ -142,6 +170,16 @@ $(B)/obj-so/%.o: %.c $(B)/.flags
 $(B)/obj-so/libhatf.a: $(patsubst %.c,$(B)/obj-so/%.o,$(HATF_SRC))
 	@$(if $(Q),echo '  AR      $@')
 	$(Q)rm -f $@ && ar rcs $@ $^
+
+# libhatf.so: the PIC objects of libhatf.a (those of $(B)/obj-so, without the
+# sanitizer, under SANITIZE), exporting only hatf_* (hatf/libhatf.map).
+HATF_SO_OBJ := $(if $(SANITIZE),$(patsubst %.c,$(B)/obj-so/%.o,$(HATF_SRC)),$(HATF_OBJ))
+$(B)/$(HATF_SO_REAL): $(HATF_SO_OBJ) hatf/libhatf.map
+	@$(if $(Q),echo '  LD      $@')
+	$(Q)$(CC) -shared $(CFLAGS) -Wl,-soname,$(HATF_SONAME) -Wl,--version-script=hatf/libhatf.map \
+	    -Wl,--no-undefined -o $@ $(HATF_SO_OBJ) $(HATF_SO_LIBS) $(LDFLAGS)
+$(B)/libhatf.so: $(B)/$(HATF_SO_REAL)
+	$(Q)ln -sf $(HATF_SO_REAL) $(B)/$(HATF_SONAME) && ln -sf $(HATF_SONAME) $@
 
 $(B)/libhatrace.so: $(SO_INPUT) preload/exports.map
 	@$(if $(Q),echo '  LD      $@')
@@ -204,7 +242,12 @@ $(B)/workloads/heap_mimalloc: LDFLAGS += $(if $(wildcard /usr/include/mimalloc.h
 $(B)/examples/%: examples/%.c $(B)/.flags
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo '  CC      $@')
-	$(Q)$(CC) -std=gnu11 -Wall -Wextra -O2 -g -o $@ $< -lpthread $(LDFLAGS)
+	$(Q)$(CC) -std=gnu11 -Wall -Wextra -Iinclude -O2 -g -o $@ $< -lpthread $(LDFLAGS)
+
+# count_events is a libhatf program (tests/integration/install_pkgconfig.sh
+# builds it again against the installed library)
+$(B)/examples/count_events: $(B)/libhatf.a
+$(B)/examples/count_events: LDFLAGS += $(B)/libhatf.a $(HATF_SO_LIBS) $(LDSAN)
 
 $(B)/workloads/%: tests/workloads/%.cc $(B)/.flags
 	@mkdir -p $(dir $@)
@@ -225,9 +268,30 @@ $(B)/fuzz/%: tests/fuzz/%.c $(HATF_SRC)
 	@$(if $(Q),echo '  FUZZ    $@')
 	$(Q)$(CLANG) $(FUZZ_FLAGS) -o $@ $< $(HATF_SRC) $(LIBS)
 
-$(B)/hatf.pc: Makefile
+# hatf.pc names the folders of the install; $(B)/.dirs records them so that
+# another PREFIX (LIBDIR, INCLUDEDIR) regenerates it. zstd and xxHash are named
+# by their own .pc files when the system has them, else as plain -l flags.
+DIRS_ID := $(PREFIX) $(LIBDIR) $(INCLUDEDIR)
+$(B)/.dirs: FORCE
 	@mkdir -p $(B)
-	@printf 'prefix=%s\nexec_prefix=$${prefix}\nlibdir=$${prefix}/lib\nincludedir=$${prefix}/include\n\nName: hatf\nDescription: HATF heap allocation trace format library (hatrace)\nVersion: 0.1.0\nLibs: -L$${libdir} -lhatf\nLibs.private: -lzstd -lxxhash -lpthread -lm\nCflags: -I$${includedir}\n' '$(PREFIX)' > $@
+	@echo '$(DIRS_ID)' | cmp -s - $@ || echo '$(DIRS_ID)' > $@
+
+pc_dir = $(patsubst $(PREFIX)/%,$${prefix}/%,$(1))
+HATF_PC_SYS = Requires.private: libzstd libxxhash\nLibs.private: -lpthread -lm
+HATF_PC_RAW = Libs.private: $(HATF_SO_LIBS)
+HATF_PC_DEPS = $(if $(shell $(PKG_CONFIG) --exists libzstd libxxhash && echo y),$(HATF_PC_SYS),$(HATF_PC_RAW))
+$(B)/hatf.pc: $(B)/.dirs include/hatf_version.h Makefile
+	@$(if $(Q),echo '  GEN     $@')
+	$(Q)printf '%b\n' 'prefix=$(PREFIX)' 'exec_prefix=$${prefix}' \
+	    'libdir=$(call pc_dir,$(LIBDIR))' 'includedir=$(call pc_dir,$(INCLUDEDIR))' '' \
+	    'Name: hatf' 'Description: HATF heap allocation trace format library (hatrace)' \
+	    'Version: $(HATF_VERSION)' 'Libs: -L$${libdir} -lhatf' '$(HATF_PC_DEPS)' \
+	    'Cflags: -I$${includedir}' > $@
+
+$(B)/man/%: docs/man/% include/hatf_version.h
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo '  GEN     $@')
+	$(Q)sed 's/@VERSION@/$(HATF_VERSION)/g' $< > $@
 
 FUZZ_SECONDS ?= 60
 TEST_FUZZ_SECONDS ?= 10
@@ -249,14 +313,22 @@ install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PKGCONFIGDIR)
 	install -m 755 $(B)/hatrace $(DESTDIR)$(BINDIR)/hatrace
 	install -m 644 $(B)/libhatf.a $(DESTDIR)$(LIBDIR)/libhatf.a
+	install -m 755 $(B)/$(HATF_SO_REAL) $(DESTDIR)$(LIBDIR)/$(HATF_SO_REAL)
+	ln -sf $(HATF_SO_REAL) $(DESTDIR)$(LIBDIR)/$(HATF_SONAME)
+	ln -sf $(HATF_SONAME) $(DESTDIR)$(LIBDIR)/libhatf.so
 	$(if $(PRELOAD_SO),install -m 755 $(PRELOAD_SO) $(DESTDIR)$(LIBDIR)/libhatrace.so)
 	install -m 644 include/*.h $(DESTDIR)$(INCLUDEDIR)/
 	install -m 644 $(B)/hatf.pc $(DESTDIR)$(PKGCONFIGDIR)/hatf.pc
+	for m in $(MAN_OUT); do d=$(DESTDIR)$(MANDIR)/man$${m##*.}; \
+	    install -d $$d && install -m 644 $$m $$d/ || exit 1; done
 
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/hatrace $(DESTDIR)$(LIBDIR)/libhatf.a $(DESTDIR)$(LIBDIR)/libhatrace.so
+	rm -f $(DESTDIR)$(BINDIR)/hatrace $(DESTDIR)$(LIBDIR)/libhatrace.so
+	rm -f $(DESTDIR)$(LIBDIR)/libhatf.a $(DESTDIR)$(LIBDIR)/libhatf.so
+	rm -f $(DESTDIR)$(LIBDIR)/$(HATF_SONAME) $(DESTDIR)$(LIBDIR)/$(HATF_SO_REAL)
 	rm -f $(addprefix $(DESTDIR)$(INCLUDEDIR)/,$(notdir $(wildcard include/*.h)))
 	rm -f $(DESTDIR)$(PKGCONFIGDIR)/hatf.pc
+	for m in $(notdir $(MAN_OUT)); do rm -f $(DESTDIR)$(MANDIR)/man$${m##*.}/$$m; done
 
 clean:
 	rm -rf $(B)
@@ -275,8 +347,16 @@ stress: all $(WORK_BIN)
 	    BUILD=$(CURDIR)/$(B) HATRACE=$(CURDIR)/$(B)/hatrace HATRACE_LIB=$(CURDIR)/$(B)/libhatrace.so \
 	    bash $$t || exit 1; done
 
+# every C source compiled for aarch64 (tests/integration/cross_aarch64.sh, also in make test)
+cross-check:
+	$(Q)bash tests/integration/cross_aarch64.sh
+
+# make print-VAR: a variable's value (the cross check reads REQ_CFLAGS)
+print-%: FORCE
+	@echo '$($*)'
+
 FORCE:
-.PHONY: all tests check test fuzz bench install uninstall clean check-sanitizers stress FORCE
+.PHONY: all tests check test fuzz bench install uninstall clean check-sanitizers stress cross-check FORCE
 .SECONDARY:
 
 -include $(shell find $(B)/obj $(B)/obj-so $(B)/tests -name '*.d' 2>/dev/null)

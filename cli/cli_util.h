@@ -29,7 +29,8 @@ enum { CLI_PARTIAL = 3 };
 enum { CLI_O_STRICT = 900 };
 extern int cli_strict;
 
-#define HATRACE_VERSION "0.1.0"
+/* the command's version is the library's (include/hatf_version.h) */
+#define HATRACE_VERSION HATF_VERSION_STRING
 
 /* "hatrace: " + message + newline on stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -188,6 +188,12 @@ static int start_out(out *o, hatf_source *s, int best, uint64_t time_res, int pl
             o->counters = *hatf_reader_counters(r);
             o->counters.events = 0;
         }
+        /* with the stacks, how deep they were taken (kept by --strip: a depth names nothing) */
+        if (r && !o->no_stacks && hatf_reader_stack_depth(r) &&
+            hatf_writer_stack_depth(o->w, hatf_reader_stack_depth(r)) < 0) {
+            cli_error("%s: cannot write the stack depth", o->path);
+            return -1;
+        }
         if (r && !o->strip) {  /* and its thread names and load map */
             const uint64_t *th;
             size_t n = hatf_reader_threads(r, &th);

@@ -4,6 +4,7 @@
  * input), LD_PRELOAD gets libhatrace.so in front, and every traced process
  * (the program, its forked children, programs it execs) appends one line to a
  * report file when its trace is closed: path, events, bytes, dropped, waits.
+ * Once the command has ended, each trace is read back for its figures.
  */
 #include <errno.h>
 #include <limits.h>
@@ -17,13 +18,16 @@
 
 #include "cli_util.h"
 #include "commands.h"
+#include "stats.h"
 
 static const char help[] =
     "usage: hatrace record [OPTIONS] -- CMD [ARGS...]\n"
     "\n"
     "Run CMD with every heap operation recorded into a trace file (see\n"
-    "docs/recorder.md). Prints the trace path(s) and a summary at the end and exits\n"
-    "with CMD's exit code.\n"
+    "docs/recorder.md). Prints the trace path(s), each with its figures read back\n"
+    "as hatrace stats counts them (calls, peak, leaked at exit, temporary\n"
+    "allocations, size per event), a summary and the next commands at the end, and\n"
+    "exits with CMD's exit code.\n"
     "\n"
     "  -o, --output PATTERN    trace file name; %p pid, %e program name, %t start\n"
     "                          time (s since the epoch); default hatrace.%e.%p.hatf\n"
@@ -109,12 +113,60 @@ static int set_num(const char *cmd, const char *opt, const char *env, const char
     return 0;
 }
 
+#define U(x) ((unsigned long long)(x))
+
 static void human(char *out, size_t cap, double b)
 {
     static const char *const unit[] = { "B", "KiB", "MiB", "GiB", "TiB" };
     int u = 0;
     while (b >= 1024 && u < 4) b /= 1024, u++;
     snprintf(out, cap, u ? "%.1f %s" : "%.0f %s", b, unit[u]);
+}
+
+/* The figures a user wants first, read back from the trace at path by stats'
+ * own counting (so they equal stats --json's, and stats --sites'
+ * temporary): calls, the heap's peak, what was still live at the end,
+ * temporary allocations, the file's size per event; and whether the trace
+ * is whole. *stacks: set when it holds call stacks. */
+static void figures(const char *path, int *stacks)
+{
+    hatf_source *s = cli_open_source(path, HATF_FMT_CONTAINER);
+    if (!s) return;  /* said */
+    stats_summary sum;
+    int rc = stats_summarize(s, path, &sum);
+    hatf_reader *r = hatf_source_container(s);
+    const char *const *lines;
+    size_t damage = r ? hatf_reader_damage(r, &lines) : 0;
+    int complete = r && hatf_reader_complete(r);
+    if (r && hatf_reader_stack_count(r)) *stacks = 1;
+    hatf_source_close(s);
+    if (rc != CLI_OK) {
+        fprintf(stderr, "hatrace:   the trace could not be read back for its figures (hatrace validate %s)\n", path);
+        return;
+    }
+    char peak[32], leaked[32], size[32];
+    struct stat st;
+    uint64_t bytes = stat(path, &st) == 0 ? (uint64_t)st.st_size : 0;
+    uint64_t made = sum.allocs + sum.reallocs;
+    human(peak, sizeof peak, (double)sum.max_live_bytes);
+    human(leaked, sizeof leaked, (double)sum.live_bytes);
+    human(size, sizeof size, (double)bytes);
+    fprintf(stderr, "hatrace:   calls: %llu allocations, %llu frees, %llu reallocs\n", U(sum.allocs), U(sum.frees),
+            U(sum.reallocs));
+    fprintf(stderr, "hatrace:   peak: %s live (%llu bytes in %llu objects)\n", peak, U(sum.max_live_bytes),
+            U(sum.max_live_objects));
+    fprintf(stderr, "hatrace:   leaked at exit: %s (%llu bytes in %llu objects)\n", leaked, U(sum.live_bytes),
+            U(sum.live_objects));
+    fprintf(stderr, "hatrace:   temporary allocations: %llu (%.1f%% of allocation calls)\n", U(sum.temporary),
+            made ? 100.0 * (double)sum.temporary / (double)made : 0.0);
+    fprintf(stderr, "hatrace:   size: %s, %.2f bytes per event\n", size,
+            sum.records ? (double)bytes / (double)sum.records : 0.0);
+    if (!complete)
+        fprintf(stderr, "hatrace:   the trace was not closed: these figures cover its readable events only "
+                        "(what was live when it ended counts as leaked)\n");
+    else if (damage)
+        fprintf(stderr, "hatrace:   the trace is damaged: these figures cover what could be read "
+                        "(hatrace validate %s)\n", path);
 }
 
 /* Print the traces the processes reported (in the order they were created,
@@ -175,7 +227,7 @@ static int report(const char *path, int ran)
         }
     }
     fclose(f);
-    int open_ones = 0;
+    int open_ones = 0, stacks = 0;
     for (size_t i = 0; i < n; i++) {
         if (tr[i].closed) {
             fprintf(stderr, "hatrace: trace %s\n", tr[i].path);
@@ -190,10 +242,9 @@ static int report(const char *path, int ran)
                     tr[i].why[0] ? tr[i].why : "the process was killed or crashed", (unsigned long long)held);
             tev += held, tby += bytes;
         }
+        figures(tr[i].path, &stacks);
         open_ones += !tr[i].closed;
-        free(tr[i].path);
     }
-    free(tr);
     char size[32];
     human(size, sizeof size, (double)tby);
     fprintf(stderr, "hatrace: %zu trace%s, %llu events, %s (%.2f bytes/event), %llu dropped, %llu ring waits",
@@ -211,6 +262,22 @@ static int report(const char *path, int ran)
         fprintf(stderr, "hatrace: recorder threads' CPU %.1f ms, %.1f ns/event; %.0f%% of events coded fast%s\n",
                 (double)tcpu / 1e6, (double)tcpu / (double)closed_ev, 100.0 * (double)tfa / (double)closed_ev, why);
     }
+    if (n) {
+        /* what to look at next (the first trace: the command's own) */
+        if (stacks)
+            fprintf(stderr, "hatrace: next: hatrace stats --sites %s (where the memory goes); "
+                            "hatrace stats --timeline %s\n", tr[0].path, tr[0].path);
+        else
+            fprintf(stderr, "hatrace: next: hatrace stats %s; hatrace stats --timeline %s; "
+                            "record with --stacks for allocation sites\n", tr[0].path, tr[0].path);
+        if (n > 1 && n <= 8) {  /* the processes side by side */
+            fprintf(stderr, "hatrace: next: hatrace stats");
+            for (size_t i = 0; i < n; i++) fprintf(stderr, " %s", tr[i].path);
+            fputc('\n', stderr);
+        }
+    }
+    for (size_t i = 0; i < n; i++) free(tr[i].path);
+    free(tr);
     if (!loaded && ran)
         fprintf(stderr, "hatrace: no process loaded libhatrace.so: a statically linked or set-user-ID "
                         "program ignores LD_PRELOAD\n");

@@ -36,7 +36,7 @@ static const char help[] =
     "sites by a figure you choose, and the size histogram, threads and heaps.\n"
     "The figures are those of hatrace stats --json, --timeline and --sites.\n"
     "\n"
-    "  -o FILE        the page to write (required; replaced if it exists)\n"
+    "  -o, --output FILE  the page to write (required; replaced if it exists)\n"
     "  --top N        at most N rows in the sites table, by stack, function or\n"
     "                 line (default 5000; 0: all); the page says what was left out\n"
     "  --flame-top N  the flame graph's sites: those among the first N by any\n"

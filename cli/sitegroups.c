@@ -63,6 +63,19 @@ static int key_of_site(keyed *k, const site *s, frames *fr, int by)
     return (k->key = strdup(text)) ? 0 : -1;
 }
 
+char *sitegroups_place(const site *s, frames *fr, int by)
+{
+    keyed k;
+    int rc = key_of_site(&k, s, fr, by);
+    free(k.function);
+    free(k.file);
+    if (rc) {
+        free(k.key);
+        return NULL;
+    }
+    return k.key;
+}
+
 static int group_sort;
 static int cmp_group(const void *a, const void *b)
 {

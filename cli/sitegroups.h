@@ -25,6 +25,11 @@ typedef struct sitegroups_head {
     uint64_t records, stacked, temporary, max_live_bytes;
 } sitegroups_head;
 
+/* Site s's place by `by` (SITES_BY_FUNCTION or SITES_BY_LINE), as the
+ * groups are keyed: "function", or "function file:line" where the line is
+ * known. @return a string to free, or NULL out of memory. */
+char *sitegroups_place(const site *s, frames *fr, int by);
+
 /* Print the groups of sites v[0..n) by o->by, sorted by o->sort (not
  * SITES_SORT_PEAK), the first o->top (0: all), as text or JSON (o->form);
  * under each group in text, its three first stacks by the same key.

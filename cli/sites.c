@@ -27,6 +27,7 @@
 #include "overtime.h"
 #include "sitegroups.h"
 #include "sites.h"
+#include "temporary.h"
 #include "timeline.h"
 
 typedef struct sites {
@@ -37,7 +38,7 @@ typedef struct sites {
     uint64_t last_heap_id, nheaps;
     uint32_t last_heap;  /* the number of last_heap_id, once nheaps > 0 */
     heaplive live;   /* cell tag = site position */
-    uint64_t stacked, records, temporary;
+    uint64_t stacked, records;
     /* every site's live bytes together, their peak, and the peak's number
      * (which new peak it is, from 1; 0: none yet) */
     uint64_t live_bytes, max_live_bytes, peak_no;
@@ -45,11 +46,7 @@ typedef struct sites {
      * event being counted (its time and number), and the peak's */
     timeline *by_time, *by_record;
     uint64_t now, now_record, peak_time, peak_record;
-    /* thread id -> its newest object (rec: address, 0 when freed or none;
-     * a: its site), for temporary allocations; the last thread's entry cached */
-    addrmap newest;
-    uint64_t last_thread;
-    addrmap_entry *last_newest;
+    temporary tmp;   /* temporary allocations, tag = site position */
 } sites;
 
 size_t sites_stack(hatf_reader *r, uint64_t id, const uint64_t **out)
@@ -119,39 +116,13 @@ static void settle_at_peak(sites *st)
     }
 }
 
-/* The thread's newest-object entry (NULL when out of memory). */
-static addrmap_entry *newest_of(sites *st, uint64_t thread)
-{
-    if (st->last_newest && st->last_thread == thread) return st->last_newest;
-    int added;
-    addrmap_entry *e = addrmap_put(&st->newest, thread, &added);
-    st->last_thread = thread;
-    st->last_newest = e;  /* entries move only when one is added, which resets this */
-    return e;
-}
-
-/* A free (or realloc to 0) of the live object at addr by ev's thread:
- * temporary when it is the thread's newest object (frees of others in between
- * do not matter). */
+/* A free (or realloc to 0) of the live object at addr by ev's thread. */
 static int note_free(sites *st, const hatf_event *ev, uint64_t addr)
 {
-    addrmap_entry *e = newest_of(st, ev->thread);
-    if (!e) return -1;
-    if (addr && e->rec == addr) {
-        st->v[e->a].temporary++;
-        st->temporary++;
-        e->rec = 0;
-    }
-    return 0;
-}
-
-static int note_new(sites *st, const hatf_event *ev, uint64_t addr, uint32_t pos)
-{
-    addrmap_entry *e = newest_of(st, ev->thread);
-    if (!e) return -1;
-    e->rec = addr;
-    e->a = pos;
-    return 0;
+    uint32_t pos;
+    int t = temporary_ended(&st->tmp, ev->thread, addr, &pos);
+    if (t > 0) st->v[pos].temporary++;
+    return t < 0 ? -1 : 0;
 }
 
 static int add_event(sites *st, const hatf_event *ev)
@@ -176,7 +147,7 @@ static int add_event(sites *st, const hatf_event *ev)
         if (ev->op == HATF_OP_REALLOC_FREE) return ended ? note_free(st, ev, ev->addr) : 0;
         uint64_t addr = ev->op == HATF_OP_ALLOC ? ev->addr : ev->new_addr;
         if (!addr) return 0;  /* a failed call: its (often absurd) size made no object, as in stats */
-        if (note_new(st, ev, addr, pos)) return -1;
+        if (temporary_made(&st->tmp, ev->thread, addr, pos)) return -1;
         s->bytes += ev->size;
         if (ev->heap != st->last_heap_id || !st->nheaps) {  /* most events stay in one heap */
             long heap = addrmap_index(&st->heaps, ev->heap, &added);
@@ -264,7 +235,7 @@ static int cmp_site(const void *a, const void *b)
 static void print_text(hatf_buf *o, const sites *st, frames *fr, size_t shown)
 {
     cli_put(o, "sites: %zu, records with a stack: %llu of %llu alloc/realloc, temporary allocations: %llu, "
-            "heap peak: %llu bytes\n", st->n, U(st->stacked), U(st->records), U(st->temporary), U(st->max_live_bytes));
+            "heap peak: %llu bytes\n", st->n, U(st->stacked), U(st->records), U(st->tmp.count), U(st->max_live_bytes));
     for (size_t i = 0; i < shown; i++) {
         const site *s = &st->v[i];
         cli_put(o, "\n#%zu stack %llu: %llu calls, %llu bytes, peak %llu objects (%llu bytes), "
@@ -327,7 +298,7 @@ static int print_json(hatf_buf *o, const sites *st, frames *fr, const char *path
     cli_json_string(o, path);
     cli_put(o, ", \"sites\": %zu, \"records\": %llu, \"records_with_stack\": %llu, \"temporary\": %llu, "
                "\"max_live_bytes\": %llu, \"top\": [",
-        st->n, U(st->records), U(st->stacked), U(st->temporary), U(st->max_live_bytes));
+        st->n, U(st->records), U(st->stacked), U(st->tmp.count), U(st->max_live_bytes));
     int rc = 0;
     for (size_t i = 0; i < shown && !rc; i++) {
         const site *s = &st->v[i];
@@ -392,59 +363,41 @@ static void chain_add(hatf_buf *line, const char *node)
     hatf_buf_append(line, node, strlen(node));
 }
 
-/* A chain is cut when it holds as many frames as the trace's longest (the
- * recording depth) and its outermost frame is no start of a process or thread. */
-static const char *const chain_roots[] = { "_start", "__libc_start_main", "__libc_start_call_main", "start_thread",
-                                           "clone", "clone3", "__clone", "__clone3", "thread_start" };
-
-static int is_root(const char *node)
+char *sites_chain(frames *fr, uint64_t stack)
 {
-    for (size_t i = 0; i < sizeof chain_roots / sizeof *chain_roots; i++)
-        if (!strcmp(node, chain_roots[i])) return 1;
-    return 0;
-}
-
-/* Site s's chain into line (NUL-terminated): its nodes outermost first, each
- * frame's function followed by what was inlined at its call; with cut_depth
- * > 0, a chain cut at that depth starts with the node "(truncated)" (*cut
- * says so). @return 0, or -1 out of memory. */
-static int fold_site(hatf_buf *line, frames *fr, const site *s, size_t cut_depth, int *cut)
-{
+    size_t depth = fr->r ? hatf_reader_stack_depth(fr->r) : 0;
+    hatf_buf line;
+    hatf_buf_init(&line);
     char node[1024];
     const uint64_t *f;
-    size_t n = sites_stack(fr->r, s->stack, &f);
-    line->len = 0;
-    *cut = 0;
-    if (!n) chain_add(line, s->stack ? "(stack not in the trace)" : "(no stack)");
+    size_t n = sites_stack(fr->r, stack, &f);
+    if (!n) chain_add(&line, stack ? "(stack not in the trace)" : "(no stack)");
+    else if (n >= depth && depth) chain_add(&line, SITES_TRUNCATED);  /* its root is not the real one */
     for (size_t k = n; k-- > 0;) {  /* outermost first */
         frames_node(fr, f[k], node, sizeof node);
-        if (k + 1 == n && cut_depth && n >= cut_depth && !is_root(node)) {
-            chain_add(line, "(truncated)");
-            *cut = 1;
-        }
-        chain_add(line, node);
+        chain_add(&line, node);
         const srcline *in;
         for (size_t j = frames_inlined(fr, f[k], &in); j-- > 0;) {  /* then what it inlined, outermost first */
             frames_inlined_node(fr, &in[j], node, sizeof node);
-            chain_add(line, node);
+            chain_add(&line, node);
         }
     }
-    hatf_buf_append(line, "", 1);
-    return line->failed ? -1 : 0;
+    hatf_buf_append(&line, "", 1);
+    char *chain = line.failed ? NULL : strdup((const char *)line.p);
+    hatf_buf_free(&line);
+    return chain;
 }
 
 static int print_folded(hatf_buf *o, const sites *st, frames *fr, size_t shown)
 {
     folded *v = calloc(shown ? shown : 1, sizeof *v);
     size_t nv = 0;
-    int rc = v ? 0 : -1, cut;
-    hatf_buf line;
-    hatf_buf_init(&line);
+    int rc = v ? 0 : -1;
     for (size_t i = 0; i < shown && !rc; i++) {
         const site *s = &st->v[i];
         uint64_t value = key_of(s);
         if (!value) continue;  /* nothing to draw */
-        if (fold_site(&line, fr, s, 0, &cut) || !(v[nv].chain = strdup((const char *)line.p))) { rc = -1; break; }
+        if (!(v[nv].chain = sites_chain(fr, s->stack))) { rc = -1; break; }
         v[nv++].value = value;
     }
     if (!rc && nv) qsort(v, nv, sizeof *v, cmp_folded);
@@ -457,16 +410,17 @@ static int print_folded(hatf_buf *o, const sites *st, frames *fr, size_t shown)
     }
     for (size_t i = 0; i < nv; i++) free(v[i].chain);
     free(v);
-    hatf_buf_free(&line);
     return rc;
 }
 
 /* ---- the folded chains with every figure at once (hatrace report) ---------
  * The sites among the first top by any figure (all when top is 0), their
- * chains as --folded makes them, chains cut at the recording depth marked;
- * equal chains add up. JSON: {"figures": [...], "sites", "shown", "totals":
- * [per figure, over all sites], "cut_depth", "names": [node names],
- * "chains": [[cut, [name numbers, outermost first], [per figure]], ...]}. */
+ * chains as --folded makes them (sites_chain: a chain cut at the recording's
+ * stack depth starts with SITES_TRUNCATED); equal chains add up. JSON:
+ * {"figures": [...], "sites", "shown", "totals": [per figure, over all
+ * sites], "cut_depth": the recording's depth (0: the trace does not say),
+ * "names": [node names], "chains": [[cut, [name numbers, outermost first],
+ * [per figure]], ...]}. */
 #define NFIG (SITES_SORT_TEMPORARY + 1)
 static const char *const figure_names[NFIG] = { "calls", "bytes", "peak", "at_peak", "leaked", "temporary" };
 
@@ -510,21 +464,17 @@ static int put_chain_nodes(hatf_buf *o, hatf_buf *names, addrmap *index, size_t 
 
 static int print_folded_json(hatf_buf *o, const sites *st, frames *fr, uint64_t top)
 {
-    size_t n = st->n, maxn = 0, nv = 0, shown = 0, nnames = 0;
+    size_t n = st->n, nv = 0, shown = 0, nnames = 0, depth = fr->r ? hatf_reader_stack_depth(fr->r) : 0;
     size_t *idx = malloc((n ? n : 1) * sizeof *idx);
     unsigned char *mark = calloc(n ? n : 1, 1);
     fchain *v = calloc(n ? n : 1, sizeof *v);
     uint64_t totals[NFIG] = { 0 };
-    hatf_buf line, names;
+    hatf_buf names;
     addrmap index;
-    hatf_buf_init(&line);
     hatf_buf_init(&names);
     memset(&index, 0, sizeof index);
     int rc = idx && mark && v && !addrmap_init(&index) ? 0 : -1;
     for (size_t i = 0; i < n && !rc; i++) {
-        const uint64_t *f;
-        size_t k = sites_stack(fr->r, st->v[i].stack, &f);
-        if (k > maxn) maxn = k;
         for (int fig = 0; fig < NFIG; fig++) totals[fig] += sites_key(&st->v[i], fig);
         idx[i] = i;
         mark[i] = !top || n <= top;
@@ -541,14 +491,16 @@ static int print_folded_json(hatf_buf *o, const sites *st, frames *fr, uint64_t 
         int any = 0;
         for (int fig = 0; fig < NFIG; fig++) any |= (v[nv].value[fig] = sites_key(s, fig)) != 0;
         if (!any) continue;
-        if (fold_site(&line, fr, s, maxn > 1 ? maxn : 0, &v[nv].cut) ||
-            !(v[nv].chain = strdup((const char *)line.p))) { rc = -1; break; }
+        const uint64_t *f;
+        size_t k = sites_stack(fr->r, s->stack, &f);
+        v[nv].cut = depth && k >= depth;  /* as sites_chain marks it */
+        if (!(v[nv].chain = sites_chain(fr, s->stack))) { rc = -1; break; }
         nv++;
     }
     if (!rc && nv) qsort(v, nv, sizeof *v, cmp_fchain);
     cli_put(o, "{\"figures\": [");
     for (int fig = 0; fig < NFIG; fig++) cli_put(o, "%s\"%s\"", fig ? ", " : "", figure_names[fig]);
-    cli_put(o, "], \"sites\": %zu, \"shown\": %zu, \"cut_depth\": %zu, \"totals\": [", n, shown, maxn);
+    cli_put(o, "], \"sites\": %zu, \"shown\": %zu, \"cut_depth\": %zu, \"totals\": [", n, shown, depth);
     for (int fig = 0; fig < NFIG; fig++) cli_put(o, "%s%llu", fig ? ", " : "", U(totals[fig]));
     cli_put(o, "], \"chains\": [");
     for (size_t i = 0, out = 0; !rc && i < nv; out++) {
@@ -572,7 +524,6 @@ static int print_folded_json(hatf_buf *o, const sites *st, frames *fr, uint64_t 
     free(idx);
     free(mark);
     addrmap_free(&index);
-    hatf_buf_free(&line);
     hatf_buf_free(&names);
     return rc;
 }
@@ -621,7 +572,7 @@ static void detail_prefetch(void *ctx, const hatf_event *ev) { prefetch_event(&(
 static int sites_init(sites *st)
 {
     memset(st, 0, sizeof *st);
-    return addrmap_init(&st->index) || addrmap_init(&st->heaps) || addrmap_init(&st->newest) ||
+    return addrmap_init(&st->index) || addrmap_init(&st->heaps) || temporary_init(&st->tmp) ||
            heaplive_init(&st->live, site_live, st) ? -1 : 0;
 }
 
@@ -629,7 +580,7 @@ static void sites_free(sites *st)
 {
     addrmap_free(&st->index);
     addrmap_free(&st->heaps);
-    addrmap_free(&st->newest);
+    temporary_free(&st->tmp);
     heaplive_free(&st->live);
     free(st->v);
 }
@@ -703,12 +654,62 @@ static int print_over_time(hatf_buf *o, sites *st, frames *fr, hatf_source *src,
     overtime_detail d;
     /* the first reading's live objects are not needed again: their memory goes to the second's */
     heaplive_free(&st->live);
-    addrmap_free(&st->newest);
+    temporary_free(&st->tmp);
     if (detail_read(path, opt, st, ot.tl, by_records, &d) != CLI_OK) return CLI_FAIL;
     hatf_reader *r = hatf_source_container(src);
     int rc = overtime_massif(o, &ot, fr, st->v, st->n, d.bytes ? &d : NULL, r ? hatf_reader_info(r)->cmdline : NULL);
     free((void *)d.bytes);
     return rc;
+}
+
+/* Count every event of src into st. @return CLI_OK, or CLI_FAIL after saying why. */
+static int count_all(sites *st, hatf_source *src, const char *path)
+{
+    int count_rc, k = lookahead_run(src, count_event, prefetch_event, st, &count_rc);
+    if (k == LOOKAHEAD_STOPPED) {
+        cli_error("%s: out of memory", path);
+        return CLI_FAIL;
+    }
+    return k < 0 ? cli_source_failed(path, src) : CLI_OK;
+}
+
+void sites_say_no_stacks(const char *path)
+{
+    cli_error("%s: the trace has no call stacks: record it with hatrace record --stacks to see where the memory goes",
+              path);
+}
+
+int sites_list_read(const char *path, const sites_opts *opt, sites_list *out)
+{
+    memset(out, 0, sizeof *out);
+    hatf_source *src = cli_open_source(path, opt->from);
+    if (!src) return CLI_FAIL;
+    sites st;
+    if (sites_init(&st) || frames_init(&out->fr, hatf_source_container(src), opt->demangle, opt->lines)) {
+        sites_free(&st);
+        hatf_source_close(src);
+        cli_error("out of memory");
+        return CLI_FAIL;
+    }
+    int rc = count_all(&st, src, path);
+    settle_at_peak(&st);
+    out->v = st.v, out->n = st.n;
+    out->records = st.records, out->stacked = st.stacked, out->max_live_bytes = st.max_live_bytes;
+    st.v = NULL;
+    sites_free(&st);
+    out->src = src;
+    rc = cli_read_end(path, src, rc);
+    if (rc == CLI_FAIL) sites_list_free(out);
+    return rc;
+}
+
+void sites_list_free(sites_list *l)
+{
+    if (!l->src) return;
+    frames_free(&l->fr);
+    hatf_source_close(l->src);
+    free(l->v);
+    memset(l, 0, sizeof *l);
 }
 
 struct sites_pass {
@@ -760,7 +761,7 @@ int sites_pass_print(sites_pass *p, hatf_source *src, const char *path, const si
     sort_key = opt->sort;
     if (st->n) qsort(st->v, st->n, sizeof *st->v, cmp_site);
     size_t shown = opt->top && opt->top < st->n ? (size_t)opt->top : st->n;
-    sitegroups_head head = { path, st->records, st->stacked, st->temporary, st->max_live_bytes };
+    sitegroups_head head = { path, st->records, st->stacked, st->tmp.count, st->max_live_bytes };
     if (opt->form == SITES_FOLDED_JSON) return print_folded_json(o, st, &p->fr, opt->top);
     if (opt->by != SITES_BY_STACK) return sitegroups_print(o, st->v, st->n, &p->fr, opt, &head);
     if (opt->form == SITES_JSON) return print_json(o, st, &p->fr, path, shown, opt->frame_table);
@@ -778,13 +779,9 @@ int sites_report(hatf_source *src, const char *path, const sites_opts *opt)
         cli_error("out of memory");
         return CLI_FAIL;
     }
-    int rc = CLI_OK, count_rc, k = lookahead_run(src, sites_pass_count, sites_pass_prefetch, p, &count_rc);
-    if (k == LOOKAHEAD_STOPPED) {
-        cli_error("%s: out of memory", path);
-        rc = CLI_FAIL;
-    } else if (k < 0) {
-        rc = cli_source_failed(path, src);
-    }
+    int rc = count_all(&p->st, src, path);
+    if (rc == CLI_OK && p->st.records && !p->st.stacked && (opt->form == SITES_MASSIF || !over_time(opt->form)))
+        sites_say_no_stacks(path);
     if (rc == CLI_OK) {
         hatf_buf o;
         hatf_buf_init(&o);

@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "frames.h"
 #include "hatf_container.h"
 #include "hatf_source.h"
 #include "lookahead.h"
@@ -28,6 +29,10 @@ typedef struct site {
     uint32_t heap, cell;   /* the site's cell in the heap it last allocated in, cell UINT32_MAX: none yet */
 } site;
 
+/* The root frame --folded gives a chain cut at the recording's stack depth
+ * (hatf_reader_stack_depth), so a flame graph shows it apart. */
+#define SITES_TRUNCATED "[truncated]"
+
 /* Site s's figure for sort key (SITES_SORT_*). */
 uint64_t sites_key(const site *s, int sort);
 
@@ -48,6 +53,30 @@ typedef struct sites_opts {
     hatf_format from; /* the trace's format as given: --massif reads it twice */
     int frame_table;  /* SITES_JSON by stack: frames as numbers into one "frame_table" */
 } sites_opts;
+
+/* The sites of a trace, for comparing two (sitediff.c). */
+typedef struct sites_list {
+    hatf_source *src;     /* open: the frames' names come from it */
+    frames fr;
+    site *v;              /* in the order first seen */
+    size_t n;
+    uint64_t records, stacked, max_live_bytes;
+} sites_list;
+
+/* Open path (as o->from, o->demangle, o->lines say) and count its sites.
+ * @return CLI_OK or CLI_PARTIAL (a damaged trace, said) with *l to free with
+ * sites_list_free, or CLI_FAIL after saying why (nothing to free). */
+int sites_list_read(const char *path, const sites_opts *o, sites_list *l);
+void sites_list_free(sites_list *l);
+
+/* Say on stderr that the trace at path has no call stacks, and to record
+ * them (a site report of it has one site, "(no stack)"). */
+void sites_say_no_stacks(const char *path);
+
+/* A site's call chain as --folded writes it: frames by name, outermost first,
+ * ';' between them, a chain cut at the recording's depth starting with
+ * SITES_TRUNCATED. @return a string to free, or NULL out of memory. */
+char *sites_chain(frames *fr, uint64_t stack);
 
 /* Read every event of src and print its allocation sites, or the heap over
  * time (with the sites' call trees at the peak and the end), as o asks.

@@ -12,19 +12,25 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "addrmap.h"
 #include "cli_util.h"
 #include "commands.h"
 #include "heaplive.h"
 #include "lookahead.h"
+#include "phases.h"
+#include "sitediff.h"
 #include "sites.h"
 #include "stats.h"
+#include "temporary.h"
 
 static const char help[] =
     "usage: hatrace stats [--json] [--from FORMAT] FILE\n"
+    "       hatrace stats [--json] [--from FORMAT] FILE|FOLDER...\n"
     "       hatrace stats --sites [--by stack|function|line] [--sort KEY] [--top N] [--json | --folded]\n"
     "                     [--no-demangle] [--no-lines] FILE\n"
+    "       hatrace stats --diff [--by stack|function|line] [--sort KEY] [--top N] [--json | --folded] OLD NEW\n"
     "       hatrace stats --timeline [--points N] [--json] FILE\n"
     "       hatrace stats --massif [--points N] [--no-demangle] [--no-lines] FILE > massif.out\n"
     "\n"
@@ -33,6 +39,10 @@ static const char help[] =
     "average size, per-thread and per-heap breakdowns, a size histogram (powers\n"
     "of two), counts by function, the duration, and for a container its\n"
     "counters (dropped events, ring waits) and any damage.\n"
+    "\n"
+    "Several traces, or a folder (its *.hatf files: the processes of one\n"
+    "recording): one row per process, its program, pid, parent pid, events,\n"
+    "peak live bytes, leaked bytes and temporary allocations, and the totals.\n"
     "\n"
     "  --json         print one JSON object instead of a table\n"
     "  --from FORMAT  hatrace (default, recognised by its magic), hatf1.0 or text\n"
@@ -61,6 +71,15 @@ static const char help[] =
     "                 leaked bytes, temporary allocations);\n"
     "                 frames by function name, chains that differ only in offsets\n"
     "                 add up, frames without a name as module+0xfile-address\n"
+    "  --diff         what changed per site from trace OLD to NEW (two runs of\n"
+    "                 one program): sites matched by call chain (--by stack) or\n"
+    "                 place (function, line); in each, calls, bytes, bytes held at\n"
+    "                 the heap's peak, leaked bytes and temporary allocations,\n"
+    "                 old, new and the change; the changed sites by the largest\n"
+    "                 absolute change of the --sort figure (default bytes; peak\n"
+    "                 and at-peak: the bytes held at the heap's peak); --folded:\n"
+    "                 each chain whose figure changed with the change as its\n"
+    "                 value (a differential flame graph's input)\n"
     "  --timeline     the heap over time instead: per interval (of equal time,\n"
     "                 from the first event), the live bytes and objects at its\n"
     "                 end, the most live bytes in it (with a bar), alloc and\n"
@@ -75,6 +94,9 @@ static const char help[] =
     "  --no-demangle  C++ and Rust function names as the symbol table has them\n"
     "                 (shown demangled by default; JSON gives both)\n"
     "  --no-lines     no source lines (nor any look at the modules' files)\n"
+    "  --phases       the figures split at the trace's comments (hatrace_comment\n"
+    "                 in include/hatrace.h): each phase's records, calls, bytes,\n"
+    "                 peak and live bytes at its end; they add up to the whole\n"
     "  --strict       stop at the first damaged part of a container (exit 1)\n"
     "                 instead of reading on past it (the damage said, exit 3)\n"
     "  -h, --help     this help\n";
@@ -113,6 +135,9 @@ typedef struct stats {
     counts *names;   /* per heap name */
     size_t nnames, capnames;
     addrmap name_index;   /* hash of a name -> position in names (collisions: linear search) */
+    temporary tmp;   /* temporary allocations (tag unused) */
+    int want_phases;
+    phases ph;       /* with want_phases: the figures split at comments */
 } stats;
 
 static counts *table_get(table *t, uint64_t id)
@@ -216,8 +241,19 @@ static void heap_destroy(stats *st, counts *h)
     heaplive_destroy_heap(&st->live, (uint32_t)(h - st->heaps.v));
 }
 
+static void counts_now(const stats *st, phase_counts *c)
+{
+    *c = (phase_counts){ st->records, st->allocs, st->frees, st->reallocs, st->total_bytes, st->live_bytes,
+                         st->live_objects };
+}
+
 static int add_event(stats *st, const hatf_event *ev)
 {
+    if (ev->op == HATF_OP_COMMENT && st->want_phases) {  /* the comment opens its phase */
+        phase_counts now;
+        counts_now(st, &now);
+        if (phases_comment(&st->ph, ev->data, ev->data_len, &now)) return HATF_E_NOMEM;
+    }
     st->records++;
     st->kinds[ev->op]++;
     if (ev->op == HATF_OP_COMMENT) return 0;
@@ -240,6 +276,8 @@ static int add_event(stats *st, const hatf_event *ev)
     if (g && (first || ev->op == HATF_OP_HEAP_CREATE)) g->id++;  /* ids can be reused (addresses) */
 
     unsigned fn = 0;
+    uint32_t tag;
+    int ended;
     hatf_attrs a;
     hatf_event_attrs(ev, &a);
     if (hatf_attrs_has(&a, HATF_A_FUNC))
@@ -259,13 +297,16 @@ static int add_event(stats *st, const hatf_event *ev)
         st->total_bytes += ev->size; t->bytes += ev->size; h->bytes += ev->size;
         if (g) g->bytes += ev->size;
         st->hist[hist_bucket(ev->size)]++;
-        if (heaplive_add(&st->live, ev->addr, ev->size, h->cell)) return HATF_E_NOMEM;
+        if (heaplive_add(&st->live, ev->addr, ev->size, h->cell) ||
+            temporary_made(&st->tmp, ev->thread, ev->addr, 0))
+            return HATF_E_NOMEM;
         break;
     case HATF_OP_FREE:
         st->frees++; t->frees++; h->frees++;
         if (g) g->frees++;
         if (!ev->addr) st->free_null++;
         else if (!heaplive_remove(&st->live, ev->addr)) st->unknown_frees++;
+        else if (temporary_ended(&st->tmp, ev->thread, ev->addr, &tag) < 0) return HATF_E_NOMEM;
         break;
     case HATF_OP_REALLOC_INPLACE: case HATF_OP_REALLOC_MOVE:
     case HATF_OP_REALLOC_NEW: case HATF_OP_REALLOC_FREE:
@@ -273,9 +314,14 @@ static int add_event(stats *st, const hatf_event *ev)
         if (g) g->reallocs++;
         /* a failed realloc left its block as it was (the requested size, often absurd, is not its size) */
         if (hatf_event_failed_by(ev, &a)) break;
-        if (ev->op != HATF_OP_REALLOC_NEW && ev->addr && !heaplive_remove(&st->live, ev->addr)) st->unknown_frees++;
-        if (ev->op != HATF_OP_REALLOC_FREE && heaplive_add(&st->live, ev->new_addr, ev->size, h->cell))
+        ended = ev->op != HATF_OP_REALLOC_NEW && ev->addr && heaplive_remove(&st->live, ev->addr);
+        if (ev->op != HATF_OP_REALLOC_NEW && ev->addr && !ended) st->unknown_frees++;
+        if (ev->op == HATF_OP_REALLOC_FREE) {
+            if (ended && temporary_ended(&st->tmp, ev->thread, ev->addr, &tag) < 0) return HATF_E_NOMEM;
+        } else if (heaplive_add(&st->live, ev->new_addr, ev->size, h->cell) ||
+                   (ev->new_addr && temporary_made(&st->tmp, ev->thread, ev->new_addr, 0))) {
             return HATF_E_NOMEM;
+        }
         break;
     case HATF_OP_HEAP_DESTROY:
         heap_destroy(st, h);
@@ -287,6 +333,7 @@ static int add_event(stats *st, const hatf_event *ev)
     if (st->live_bytes > st->max_live_bytes) st->max_live_bytes = st->live_bytes;
     if (h->live_objects > h->max_live_objects) h->max_live_objects = h->live_objects;
     if (h->live_bytes > h->max_live_bytes) h->max_live_bytes = h->live_bytes;
+    if (st->want_phases) phases_event(&st->ph, ev->time, st->live_bytes);
     return 0;
 }
 
@@ -299,7 +346,7 @@ stats *stats_new(hatf_source *s)
     stats *st = calloc(1, sizeof *st);
     if (!st) return NULL;
     if (heaplive_init(&st->live, heap_live, st) || addrmap_init(&st->threads.index) || addrmap_init(&st->heaps.index) ||
-        addrmap_init(&st->name_index)) {
+        addrmap_init(&st->name_index) || temporary_init(&st->tmp)) {
         stats_free(st);  /* what was made is freed */
         return NULL;
     }
@@ -314,6 +361,8 @@ void stats_free(stats *st)
     addrmap_free(&st->threads.index);
     addrmap_free(&st->heaps.index);
     addrmap_free(&st->name_index);
+    temporary_free(&st->tmp);
+    if (st->want_phases) phases_free(&st->ph);
     free(st->names);
     free(st->threads.v);
     free(st->heaps.v);
@@ -465,6 +514,7 @@ static void print_table(hatf_buf *o, stats *st, const char *path, hatf_source *s
     cli_put(o, "\n%-24s %12s\n", "function", "count");
     for (unsigned i = 0; i < FUNC_SLOTS; i++)
         if (st->funcs[i]) cli_put(o, "%-24s %12llu\n", func_label(i), U(st->funcs[i]));
+    if (st->want_phases) phases_print(o, &st->ph, 0);
 }
 
 void stats_json(hatf_buf *o, stats *st, const char *path, hatf_source *s)
@@ -560,7 +610,53 @@ void stats_json(hatf_buf *o, stats *st, const char *path, hatf_source *s)
         }
         cli_put(o, "]}");
     }
+    if (st->want_phases) {
+        cli_put(o, ",\n  \"phases\": ");
+        phases_print(o, &st->ph, 1);
+    }
     cli_put(o, "\n}\n");
+}
+
+/* Count every event of s (path: for messages), with want_phases the
+ * figures split at comments too. @return the counts, or NULL after saying
+ * why. */
+static stats *stats_read(hatf_source *s, const char *path, int want_phases)
+{
+    stats *st = stats_new(s);
+    phase_counts zero = { 0 };
+    if (st && want_phases) st->want_phases = phases_init(&st->ph, &zero) == 0;
+    if (!st || st->want_phases != want_phases) {
+        cli_error("out of memory");
+        stats_free(st);
+        return NULL;
+    }
+    int count_rc, r = lookahead_run(s, stats_count, stats_prefetch, st, &count_rc);
+    if (r == LOOKAHEAD_STOPPED) {
+        cli_error("%s: out of memory after %llu records", path, U(st->records));
+    } else if (r < 0) {
+        cli_source_failed(path, s);
+    } else {
+        if (st->want_phases) {
+            phase_counts now;
+            counts_now(st, &now);
+            phases_finish(&st->ph, &now);
+        }
+        return st;  /* threads, heaps and names are sorted by the outputs (sort_tables) */
+    }
+    stats_free(st);
+    return NULL;
+}
+
+int stats_summarize(hatf_source *s, const char *path, stats_summary *out)
+{
+    stats *st = stats_read(s, path, 0);
+    if (!st) return CLI_FAIL;
+    *out = (stats_summary){ .records = st->records, .allocs = st->allocs, .frees = st->frees,
+                            .reallocs = st->reallocs, .max_live_objects = st->max_live_objects,
+                            .max_live_bytes = st->max_live_bytes, .live_objects = st->live_objects,
+                            .live_bytes = st->live_bytes, .temporary = st->tmp.count };
+    stats_free(st);
+    return CLI_OK;
 }
 
 /* SITES_SORT_* and SITES_BY_* by name, in their order */
@@ -582,13 +678,15 @@ int cmd_stats(int argc, char **argv)
         { "massif", no_argument, NULL, 'M' },
         { "points", required_argument, NULL, 'p' },
         { "by", required_argument, NULL, 'B' },
+        { "diff", no_argument, NULL, 'X' },
+        { "phases", no_argument, NULL, 'P' },
         { "strict", no_argument, NULL, CLI_O_STRICT },
         { "help", no_argument, NULL, 'h' },
         { 0 },
     };
     hatf_format fmt = HATF_FMT_AUTO;
     int json = 0, c, rc, by_site = 0, folded = 0, top_given = 0, sort_given = 0, timeline = 0, massif = 0,
-        points_given = 0, by_given = 0;
+        points_given = 0, by_given = 0, diff = 0, phases_given = 0;
     sites_opts so = { .form = SITES_TEXT, .sort = SITES_SORT_COUNT, .top = 20, .demangle = 1, .lines = 1,
                       .points = 50 };
     cli_getopt_begin();
@@ -613,6 +711,8 @@ int cmd_stats(int argc, char **argv)
                 return rc;
             break;
         case 'T': timeline = 1; break;
+        case 'X': diff = by_site = 1; break;
+        case 'P': phases_given = 1; break;
         case 'M': massif = 1; break;
         case 'p':
             if ((rc = cli_parse_u64("stats", "--points", optarg, &so.points))) return rc;
@@ -626,6 +726,9 @@ int cmd_stats(int argc, char **argv)
         default: return cli_bad_option("stats", c, argv);
         }
     }
+    if (diff && (timeline || massif)) return cli_usage("stats", "--diff compares sites: not with --timeline or --massif");
+    if (phases_given && (by_site || timeline || massif))
+        return cli_usage("stats", "--phases splits the main figures: not with --sites, --timeline or --massif");
     if (timeline + massif + by_site > 1) return cli_usage("stats", "--sites, --timeline and --massif are three reports: choose one");
     if ((timeline || massif) && (sort_given || top_given || folded))
         return cli_usage("stats", "--sort, --top and --folded go with --sites");
@@ -636,10 +739,25 @@ int cmd_stats(int argc, char **argv)
     if (so.by != SITES_BY_STACK && folded)
         return cli_usage("stats", "--by %s and --folded: a flame graph merges by function itself; choose one",
                          so.by == SITES_BY_LINE ? "line" : "function");
-    if (so.by != SITES_BY_STACK && so.sort == SITES_SORT_PEAK)
+    if (so.by != SITES_BY_STACK && so.sort == SITES_SORT_PEAK && !diff)
         return cli_usage("stats", "--sort peak goes with --by stack (a group's sites reach their peaks at "
                                   "different moments); at-peak sums");
     if (folded && json) return cli_usage("stats", "--folded and --json are two different outputs: choose one");
+    if (diff) {
+        if (argc - optind != 2) return cli_usage("stats", "--diff takes two traces, OLD and NEW");
+        so.from = fmt;
+        so.form = folded ? SITES_FOLDED : json ? SITES_JSON : SITES_TEXT;
+        if (!sort_given) so.sort = SITES_SORT_BYTES;
+        if (folded && !top_given) so.top = 0;
+        return cli_finish_stdout(sitediff_report(argv[optind], argv[optind + 1], &so));
+    }
+    struct stat dir;
+    if (argc - optind > 1 || (argc - optind == 1 && stat(argv[optind], &dir) == 0 && S_ISDIR(dir.st_mode))) {
+        if (by_site || timeline || massif || phases_given)
+            return cli_usage("stats", "--sites, --timeline, --massif and --phases read one trace (several: the "
+                                      "processes' table)");
+        return stats_many(argc - optind, argv + optind, fmt, json);
+    }
     const char *path;
     if ((rc = cli_one_file("stats", argc, argv, &path))) return rc;
     hatf_source *s = cli_open_source(path, fmt);
@@ -655,29 +773,17 @@ int cmd_stats(int argc, char **argv)
         return cli_finish_stdout(rc);
     }
 
-    stats *st = stats_new(s);
-    if (!st) {
-        cli_error("out of memory");
-        hatf_source_close(s);
-        return CLI_FAIL;
-    }
-    rc = CLI_OK;
-    int count_rc, r = lookahead_run(s, stats_count, stats_prefetch, st, &count_rc);
-    if (r == LOOKAHEAD_STOPPED) {
-        cli_error("%s: out of memory after %llu records", path, U(st->records));
-        rc = CLI_FAIL;
-    } else if (r < 0) {
-        rc = cli_source_failed(path, s);
-    }
-    if (rc == CLI_OK) {
+    stats *st = stats_read(s, path, phases_given);
+    rc = st ? CLI_OK : CLI_FAIL;
+    if (st) {
         hatf_buf o;
         hatf_buf_init(&o);
         if (json) stats_json(&o, st, path, s);
         else print_table(&o, st, path, s);
         fwrite(o.p, 1, o.len, stdout);
         hatf_buf_free(&o);
+        stats_free(st);
     }
-    stats_free(st);
     rc = cli_read_end(path, s, rc);
     hatf_source_close(s);
     return cli_finish_stdout(rc);

@@ -1,5 +1,7 @@
-/* stats.h — the counts of hatrace stats (cli/stats.c), for another command
- * that reads the trace once for several reports (hatrace report). */
+/* stats.h — a trace's counts, as hatrace stats counts them (cli/stats.c), for
+ * the commands that show them elsewhere: record's closing figures (the main
+ * figures), and hatrace report, which reads the trace once for several
+ * reports (the counts fed event by event). */
 #ifndef HATRACE_CLI_STATS_H
 #define HATRACE_CLI_STATS_H
 
@@ -9,10 +11,35 @@
 #include "hatf_source.h"
 #include "lookahead.h"
 
+typedef struct stats_summary {
+    uint64_t records;                     /* events read, comments included */
+    uint64_t allocs, frees, reallocs;     /* records of each (a failed call included) */
+    uint64_t max_live_objects, max_live_bytes;
+    uint64_t live_objects, live_bytes;    /* still live at the end: leaked */
+    uint64_t temporary;                   /* temporary allocations (temporary.h) */
+} stats_summary;
+
+/* Read every event of s and count *out by stats' rules (stats --json's
+ * allocs, frees, reallocs, max_live_*, live_*_at_end; stats --sites'
+ * temporary). path: for messages. @return CLI_OK, or CLI_FAIL after saying
+ * why (a read error, out of memory). Damage read past is not said: see
+ * cli_read_end. */
+int stats_summarize(hatf_source *s, const char *path, stats_summary *out);
+
+/* hatrace stats of several traces (cli/stats_many.c): args are n files or
+ * folders (their *.hatf and *.hatf.N files), each trace read as fmt. Prints
+ * one row per process (program, pid, parent pid, events, peak live bytes,
+ * leaked bytes, temporary allocations) and the totals, as a table or JSON.
+ * A trace that cannot be read is said and left out. @return a CLI_* code
+ * (CLI_PARTIAL when a trace is damaged or cut). */
+int stats_many(int n, char **args, hatf_format fmt, int json);
+
+/* The counts themselves, for a reading that feeds them along with others. */
 typedef struct stats stats;
 
 /* Counts for one reading of s (s names threads and heaps when it is a
- * container). @return NULL when out of memory. */
+ * container), temporary allocations included. @return NULL when out of
+ * memory. */
 stats *stats_new(hatf_source *s);
 void stats_free(stats *st);  /* NULL allowed */
 

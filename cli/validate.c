@@ -46,7 +46,8 @@ static const char help[] =
     "events on a thread after its thread-destroy, a duplicate thread-create,\n"
     "use or destroy of a heap never created, a heap created twice, use of a\n"
     "heap or of its objects after its heap-destroy, a free naming another heap\n"
-    "than the object's.\n"
+    "than the object's, a mismatched release (new with free, malloc with delete,\n"
+    "new[] with delete, new with delete[], ...).\n"
     "\n"
     "An address handed out again just before the realloc or free that released\n"
     "it (a harmless reordering across threads) is tolerated when the release\n"
@@ -65,15 +66,22 @@ static const char help[] =
     "exit status: 0 no problem, 1 problems found or the file cannot be read.\n";
 
 /* an object's entry: size, rec (record that made or freed it),
- * a = heap instance | OBJ_FREED, b = owner thread index */
+ * a = heap instance | OBJ_FREED, b = owner thread index | call family << FAM_SHIFT */
 #define OBJ_FREED 0x80000000u
+/* The family of the call that made an object must match the one that ends it,
+ * as valgrind's memcheck checks: new with delete, new[] with delete[], the C
+ * functions (malloc, calloc, realloc, the aligned ones) with free and realloc. */
+enum { FAM_C = 0, FAM_NEW = 1, FAM_NEW_ARRAY = 2 };
+#define FAM_SHIFT 30
+#define THREAD_MASK ((1u << FAM_SHIFT) - 1)
+static const char *const fam_made[] = { "a C allocation function", "new", "new[]" };
 enum { TH_SEEN = 0, TH_CREATED = 1, TH_DESTROYED = 2 };
 enum { HEAP_UNKNOWN = 0, HEAP_LIVE = 1, HEAP_DESTROYED = 2 };
 
 typedef struct pending {
     uint64_t addr, size, rec, offset, time;
     uint64_t live_rec;      /* record of the live object it found */
-    uint32_t heap, thread;  /* instance, thread index */
+    uint32_t heap, thread;  /* instance, thread index | call family << FAM_SHIFT */
 } pending;
 
 typedef struct heap_inst {
@@ -244,18 +252,28 @@ static int inherited(vstate *v, uint64_t addr, uint32_t thread)
     return 1;
 }
 
+/* A release by a call of family fam of the live object e: the same family as
+ * the call that made it? */
+static void check_family(vstate *v, const addrmap_entry *e, const char *what, unsigned fam)
+{
+    unsigned made = e->b >> FAM_SHIFT;
+    if (made != fam)
+        problem(v, "mismatched release: %s of 0x%llx, allocated with %s at record %llu", what, U(e->key),
+                fam_made[made], U(e->rec));
+}
+
 /* The end of the object at addr (free, realloc's old half). what: "free", "realloc".
  * heap: the heap the record names (a free that names one must name the object's). */
-static void release(vstate *v, uint64_t addr, uint64_t heap, uint32_t thread, const char *what)
+static void release(vstate *v, uint64_t addr, uint64_t heap, uint32_t thread, const char *what, unsigned fam)
 {
     pending *p = v->npend ? find_pending(v, addr) : NULL;
-    if (p && p->thread == thread) {
+    if (p && (p->thread & THREAD_MASK) == thread) {
         /* the allocating thread releases its own allocation: the old object was
          * never released, and this release ends the held one (unless another
          * thread's allocation of the address waits too: then it is the next one) */
         report_unresolved(v, p);
         p = v->npend ? find_pending(v, addr) : NULL;
-        if (p && p->thread == thread) p = NULL;
+        if (p && (p->thread & THREAD_MASK) == thread) p = NULL;
     }
     addrmap_entry *e = addrmap_find(&v->objs, addr);
     if (!e) {
@@ -269,6 +287,7 @@ static void release(vstate *v, uint64_t addr, uint64_t heap, uint32_t thread, co
     if (heap && v->inst[e->a].id != heap)
         problem(v, "%s of 0x%llx in heap %llu, but it was allocated in heap %llu at record %llu", what, U(addr),
                 U(heap), U(v->inst[e->a].id), U(e->rec));
+    check_family(v, e, what, fam);
     e->a |= OBJ_FREED;
     e->rec = v->rec;
     if (p) {
@@ -295,6 +314,19 @@ static void check_heap_use(vstate *v, uint64_t heap)
     else if (h->a == HEAP_DESTROYED) problem(v, "use of heap %llu after its heap-destroy at record %llu", U(heap), U(h->size));
 }
 
+/* The family of an event's call (its func attribute; none: a C function). */
+static unsigned call_family(const hatf_event *ev)
+{
+    if (!ev->data_len) return FAM_C;
+    hatf_attrs a;
+    hatf_event_attrs(ev, &a);
+    switch (hatf_attrs_get(&a, HATF_A_FUNC, 0)) {
+    case HATF_FN_NEW: case HATF_FN_DELETE: return FAM_NEW;
+    case HATF_FN_NEW_ARRAY: case HATF_FN_DELETE_ARRAY: return FAM_NEW_ARRAY;
+    default: return FAM_C;
+    }
+}
+
 static void check(vstate *v, const hatf_event *ev)
 {
     int added;
@@ -318,12 +350,13 @@ static void check(vstate *v, const hatf_event *ev)
         check_heap_use(v, ev->heap);  /* once, also for an in-place realloc checked as a move */
     }
 
+    unsigned fam = call_family(ev);
     switch (ev->op) {
     case HATF_OP_ALLOC:  /* a failed call made no object, whatever its address (as stats and replay) */
-        if (!hatf_event_failed(ev)) allocate(v, ev->addr, ev->size, (uint32_t)hi, (uint32_t)ti);
+        if (!hatf_event_failed(ev)) allocate(v, ev->addr, ev->size, (uint32_t)hi, (uint32_t)ti | fam << FAM_SHIFT);
         break;
     case HATF_OP_FREE:
-        if (ev->addr) release(v, ev->addr, ev->heap, (uint32_t)ti, "free");
+        if (ev->addr) release(v, ev->addr, ev->heap, (uint32_t)ti, fam == FAM_NEW ? "delete" : fam ? "delete[]" : "free", fam);
         break;
     case HATF_OP_REALLOC_INPLACE:
         if (ev->addr == ev->new_addr) {
@@ -331,21 +364,26 @@ static void check(vstate *v, const hatf_event *ev)
             if (!e) {
                 if (!inherited(v, ev->addr, (uint32_t)ti)) problem(v, "realloc of 0x%llx, never allocated", U(ev->addr));
             } else if (!obj_live(v, e)) not_live(v, e, "realloc");
-            else { e->size = ev->size; break; }
+            else {
+                check_family(v, e, "realloc", FAM_C);
+                e->size = ev->size;
+                e->b &= THREAD_MASK;  /* now a C function's object */
+                break;
+            }
             obj_new(v, ev->new_addr, ev->size, (uint32_t)hi, (uint32_t)ti);
             break;
         }
         /* a foreign writer's in-place realloc that moved: check it as a move */
         __attribute__((fallthrough));
     case HATF_OP_REALLOC_MOVE:
-        release(v, ev->addr, 0, (uint32_t)ti, "realloc");
+        release(v, ev->addr, 0, (uint32_t)ti, "realloc", FAM_C);
         allocate(v, ev->new_addr, ev->size, (uint32_t)hi, (uint32_t)ti);
         break;
     case HATF_OP_REALLOC_NEW:
         if (!hatf_event_failed(ev)) allocate(v, ev->new_addr, ev->size, (uint32_t)hi, (uint32_t)ti);
         break;
     case HATF_OP_REALLOC_FREE:
-        release(v, ev->addr, 0, (uint32_t)ti, "realloc");
+        release(v, ev->addr, 0, (uint32_t)ti, "realloc", FAM_C);
         break;
     case HATF_OP_HEAP_CREATE: {
         if (!ev->heap) { problem(v, "heap-create of heap 0 (the default heap always exists)"); break; }

@@ -1,4 +1,4 @@
-/* common.c — errors, byte buffers, names and hatrace attribute lists. */
+/* common.c — the version, errors, byte buffers, names and hatrace attribute lists. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,7 +7,8 @@
 #include "hatf.h"
 #include "bytes.h"
 
-#define HATF_API __attribute__((visibility("default")))
+HATF_API const char *hatf_version(void) { return HATF_VERSION_STRING; }
+HATF_API unsigned hatf_version_number(void) { return HATF_VERSION_NUMBER; }
 
 static const char *const op_names[HATF_OP_COUNT_] = {
     "alloc", "free", "realloc-inplace", "realloc-move", "realloc-new", "realloc-free",
@@ -25,7 +26,7 @@ HATF_API int hatf_op_from_name(const char *name, size_t len)
 
 static const char *const func_names[HATF_FN_COUNT_] = {
     NULL, "malloc", "calloc", "realloc", "reallocarray", "free", "posix_memalign",
-    "aligned_alloc", "memalign", "valloc", "pvalloc", "new", "delete",
+    "aligned_alloc", "memalign", "valloc", "pvalloc", "new", "delete", "new[]", "delete[]",
 };
 
 HATF_API const char *hatf_func_name(unsigned fn) { return fn && fn < HATF_FN_COUNT_ ? func_names[fn] : NULL; }

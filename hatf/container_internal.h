@@ -43,6 +43,7 @@ struct hatf_reader {
     hatf_name *tnames, *hnames;
     size_t ntn, nhn;
     struct hatf_stacktab *stk; /* stacks, modules, symbols (container_tables.c), or NULL */
+    unsigned stack_depth;     /* the recording's stack depth limit (a table entry), 0: not said */
     ZSTD_DCtx *dctx;
     hatf_buf io;              /* stored payload being read */
 };

@@ -17,7 +17,6 @@
 
 #include "container_internal.h"
 
-#define HATF_API __attribute__((visibility("default")))
 #define LLU(x) ((unsigned long long)(x))
 
 static const char *kind_name(unsigned k)
@@ -270,6 +269,11 @@ static void parse_tables(hatf_reader *r, uint64_t off, const uint8_t *p, size_t 
             int rc = hatf_stacktab_add_(r, type, id, p + i, (size_t)len);
             if (rc == HATF_E_CORRUPT) { i -= k; break; }
             lost += rc == HATF_E_NOMEM;
+            i += len;
+            continue;
+        }
+        if (type == HATF_TAB_STACK_DEPTH) {  /* the first one wins, as for stacks */
+            if (!r->stack_depth && id <= HATF_STACK_MAX) r->stack_depth = (unsigned)id;
             i += len;
             continue;
         }

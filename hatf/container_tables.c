@@ -5,6 +5,7 @@
  *   3 stack   id = stack id   frames as varints, innermost first
  *   4 module  id = module id  start, end, bias, build-id length (varints), build id, path
  *   5 symbol  id = address    module id, offset in function (varints), name
+ *   7 stack depth  id = the recording's limit of frames per stack (no bytes)
  * The reader keeps them in flat arrays, sorted once the file is scanned, so
  * a lookup is a binary search. When an id comes twice the first one wins: the
  * sort puts equal ids in order of arrival and the later ones are dropped.
@@ -13,8 +14,6 @@
 #include <string.h>
 
 #include "container_internal.h"
-
-#define HATF_API __attribute__((visibility("default")))
 
 /* ---- writer ---------------------------------------------------------------- */
 
@@ -25,6 +24,12 @@ HATF_API int hatf_writer_stack(hatf_writer *w, uint64_t id, const uint64_t *fram
     size_t k = 0;
     for (size_t i = 0; i < n; i++) k += hatf_varint_put(buf + k, frames[i]);
     return hatf_writer_table_entry_(w, HATF_TAB_STACK, id, buf, k);
+}
+
+HATF_API int hatf_writer_stack_depth(hatf_writer *w, unsigned depth)
+{
+    if (depth > HATF_STACK_MAX) depth = HATF_STACK_MAX;
+    return hatf_writer_table_entry_(w, HATF_TAB_STACK_DEPTH, depth, "", 0);
 }
 
 HATF_API int hatf_writer_module(hatf_writer *w, const hatf_module *m)
@@ -236,6 +241,11 @@ HATF_API size_t hatf_reader_stack(const hatf_reader *r, uint64_t id, const uint6
 HATF_API size_t hatf_reader_stack_count(const hatf_reader *r)
 {
     return r->stk ? r->stk->nst : 0;
+}
+
+HATF_API unsigned hatf_reader_stack_depth(const hatf_reader *r)
+{
+    return r->stack_depth;
 }
 
 HATF_API const hatf_symbol *hatf_reader_symbol(const hatf_reader *r, uint64_t addr)

@@ -9,6 +9,8 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -18,8 +20,6 @@
 #include "container_format.h"
 #include "container_jobs.h"
 #include "container_time.h"
-
-#define HATF_API __attribute__((visibility("default")))
 
 /* A thread's times: the last stored one (time_res_ns: times never go back),
  * the pending group's first time, its current run's time and length (0: no
@@ -70,9 +70,17 @@ struct hatf_writer {
 
 /* ---- output ------------------------------------------------------------- */
 
-static int fail(hatf_writer *w, int code, const char *fmt, const char *what)
+/* Fail the writer with code and a message "offset N: " + fmt (N: the bytes
+ * written so far); the compiler checks fmt against the arguments at each call. */
+static int fail(hatf_writer *w, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int fail(hatf_writer *w, int code, const char *fmt, ...)
 {
-    hatf_err_set(&w->err, code, w->off, fmt, (unsigned long long)w->off, what);
+    char what[sizeof w->err.msg];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    hatf_err_set(&w->err, code, w->off, "offset %llu: %s", (unsigned long long)w->off, what);
     w->failed = code;
     return code;
 }
@@ -86,7 +94,7 @@ static int write_all(hatf_writer *w, const void *p, size_t n)
         if (k <= 0) {
             int e = k < 0 ? errno : ENOSPC;
             w->err.sys_errno = e;
-            return fail(w, HATF_E_IO, "offset %llu: write failed: %s", strerror(e));
+            return fail(w, HATF_E_IO, "write failed: %s", strerror(e));
         }
         s += k;
         n -= (size_t)k;
@@ -100,7 +108,7 @@ static int write_all(hatf_writer *w, const void *p, size_t n)
 static int out_flush(hatf_writer *w)
 {
     if (w->failed) return w->failed;
-    if (w->obuf.failed) return fail(w, HATF_E_NOMEM, "offset %llu: %s", "out of memory");
+    if (w->obuf.failed) return fail(w, HATF_E_NOMEM, "out of memory");
     int rc = write_all(w, w->obuf.p, w->obuf.len);
     w->obuf.len = 0;
     return rc;
@@ -109,7 +117,7 @@ static int out_flush(hatf_writer *w)
 static int index_add(hatf_writer *w, uint64_t at, const uint8_t *hdr)
 {
     uint8_t *e = hatf_buf_reserve(&w->index, HATF_IX_ENTRY);
-    if (!e) return fail(w, HATF_E_NOMEM, "offset %llu: %s", "out of memory");
+    if (!e) return fail(w, HATF_E_NOMEM, "out of memory");
     hatf_store_le64(e, at);
     memcpy(e + 8, hdr, HATF_CK_HDR);
     w->index.len += HATF_IX_ENTRY;
@@ -123,8 +131,8 @@ static int write_chunk(hatf_writer *w, hatf_chunk_hdr *h, const uint8_t *src, si
     if (w->failed) return w->failed;
     uint64_t at = w->off + w->obuf.len;
     int rc = hatf_chunk_pack(w->genc.cctx, h, src, len, &w->obuf, NULL);
-    if (rc == HATF_E_IO) return fail(w, rc, "offset %llu: %s", "zstd could not compress a chunk");
-    if (rc) return fail(w, rc, "offset %llu: %s", "out of memory");
+    if (rc == HATF_E_IO) return fail(w, rc, "zstd could not compress a chunk");
+    if (rc) return fail(w, rc, "out of memory");
     if (h->kind != HATF_CK_INDEX) return index_add(w, at, w->obuf.p + (at - w->off));
     return 0;
 }
@@ -281,8 +289,8 @@ static int write_group(hatf_writer *w, const hatf_gout *o)
 
 static int encode_failed(hatf_writer *w, int rc)
 {
-    if (rc == HATF_E_IO) return fail(w, rc, "offset %llu: %s", "zstd could not compress a chunk");
-    return fail(w, rc, "offset %llu: %s", "out of memory");
+    if (rc == HATF_E_IO) return fail(w, rc, "zstd could not compress a chunk");
+    return fail(w, rc, "out of memory");
 }
 
 /* Write the queued groups in order while the helper has finished them;
@@ -310,13 +318,13 @@ static int emit_group(hatf_writer *w, wthread *t)
 {
     if (w->failed) return w->failed;
     if (t->events == 0) return 0;
-    if (t->g.rec.failed) return fail(w, HATF_E_NOMEM, "offset %llu: %s", "out of memory");
+    if (t->g.rec.failed) return fail(w, HATF_E_NOMEM, "out of memory");
     t->g.h = (hatf_chunk_hdr){
         .thread = t->thread, .seq = t->seq, .events = t->events,
         .t_first = t->tc.t_first, .t_last = t->tc.t_run ? t->tc.t_cur : 0,
     };
     uint8_t *p = hatf_buf_reserve(&t->g.tsec, HATF_VARINT_MAX);
-    if (!p) return fail(w, HATF_E_NOMEM, "offset %llu: %s", "out of memory");
+    if (!p) return fail(w, HATF_E_NOMEM, "out of memory");
     if (t->tc.t_run) t->g.tsec.len += (size_t)(time_put(p, t->tc.t_run - 1) - p);  /* the last run: its length only */
     int rc = write_queued(w, 0, 0, 0), queued = 0;
     /* a fast group is cheaper to code here than to hand over */
@@ -464,7 +472,7 @@ HATF_API int hatf_writer_add(hatf_writer *w, const hatf_event *ev, size_t n)
         if (ev[i].op != HATF_OP_COMMENT) { thread = ev[i].thread; break; }
     w->last_thread = thread;
     wthread *t = thread_get(w, thread);
-    if (!t) return fail(w, HATF_E_NOMEM, "offset %llu: %s", "out of memory");
+    if (!t) return fail(w, HATF_E_NOMEM, "out of memory");
     for (size_t i = 0; i < n;) {
         /* many busy threads: smaller groups rather than a full one each */
         size_t cut = w->pending >= w->pending_max && w->chunk_events > HATF_CK_WRITER_GROUP_MIN
@@ -478,11 +486,11 @@ HATF_API int hatf_writer_add(hatf_writer *w, const hatf_event *ev, size_t n)
         addr_out ad = { 0 };
         if (t->g.fast) {
             ad.ao = hatf_buf_reserve(&t->g.adr, m * 2 * HATF_VARINT_MAX);
-            if (!ad.ao) return fail(w, HATF_E_NOMEM, "offset %llu: %s", "out of memory");
+            if (!ad.ao) return fail(w, HATF_E_NOMEM, "out of memory");
             ad.prev = t->g.adr_prev;
         } else {
             if (t->g.nitems + m > t->g.cap_items && items_grow(t, t->g.nitems + m))
-                return fail(w, HATF_E_NOMEM, "offset %llu: %s", "out of memory");
+                return fail(w, HATF_E_NOMEM, "out of memory");
             ad.it = t->g.items + t->g.nitems;
         }
         int rc;
@@ -491,7 +499,7 @@ HATF_API int hatf_writer_add(hatf_writer *w, const hatf_event *ev, size_t n)
          * in one pass; a batch that mixes threads fails the writer before
          * its group is written */
         uint8_t *o = hatf_buf_reserve(&t->g.tsec, done * 2 * HATF_VARINT_MAX), *o0 = o;
-        if (!o) return fail(w, HATF_E_NOMEM, "offset %llu: %s", "out of memory");
+        if (!o) return fail(w, HATF_E_NOMEM, "out of memory");
         uint64_t other = 0;
         tclock c = t->tc;  /* in registers: the byte stores could alias t */
         if (t->g.fast) {
@@ -543,7 +551,7 @@ int hatf_writer_table_entry_(hatf_writer *w, unsigned type, uint64_t id, const v
     if (w->failed) return w->failed;
     if (len > HATF_STR_MAX) len = HATF_STR_MAX;
     uint8_t *p = hatf_buf_reserve(&w->tables, 1 + 2 * HATF_VARINT_MAX + len);
-    if (!p) return fail(w, HATF_E_NOMEM, "offset %llu: %s", "out of memory");
+    if (!p) return fail(w, HATF_E_NOMEM, "out of memory");
     size_t k = 0;
     p[k++] = (uint8_t)type;
     k += hatf_varint_put(p + k, id);
@@ -607,7 +615,7 @@ static int write_index(hatf_writer *w, const hatf_counters *c)
     hatf_buf ix;
     hatf_buf_init(&ix);
     uint8_t *p = hatf_buf_reserve(&ix, 32 + 16 * w->nth);
-    if (!p) return fail(w, HATF_E_NOMEM, "offset %llu: %s", "out of memory");
+    if (!p) return fail(w, HATF_E_NOMEM, "out of memory");
     static const hatf_counters zero;
     if (!c) c = &zero;
     uint64_t total = 0;
@@ -623,7 +631,7 @@ static int write_index(hatf_writer *w, const hatf_counters *c)
     }
     ix.len = 32 + 16 * w->nth;
     hatf_buf_append(&ix, w->index.p, w->index.len);
-    if (ix.failed) { hatf_buf_free(&ix); return fail(w, HATF_E_NOMEM, "offset %llu: %s", "out of memory"); }
+    if (ix.failed) { hatf_buf_free(&ix); return fail(w, HATF_E_NOMEM, "out of memory"); }
     uint64_t at = w->off + w->obuf.len;
     hatf_chunk_hdr h = { .kind = HATF_CK_INDEX, .events = (uint32_t)(total > UINT32_MAX ? UINT32_MAX : total) };
     int rc = write_chunk(w, &h, ix.p, ix.len);
@@ -646,7 +654,7 @@ HATF_API int hatf_writer_close(hatf_writer *w, const hatf_counters *counters, ha
     if (!rc) rc = write_index(w, counters);
     if (w->fd >= 0 && close(w->fd) != 0 && !rc) {
         w->err.sys_errno = errno;
-        rc = fail(w, HATF_E_IO, "offset %llu: close failed: %s", strerror(errno));
+        rc = fail(w, HATF_E_IO, "close failed: %s", strerror(errno));
     }
     if (rc && err) *err = w->err;
     if (w->q) hatf_jobq_close_(w->q);  /* a helper still on an orphaned group frees the queue */

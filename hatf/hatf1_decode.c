@@ -35,7 +35,6 @@
 #include "hatf.h"
 #include "bytes.h"
 
-#define HATF_API __attribute__((visibility("default")))
 #define LIKELY(x) __builtin_expect(!!(x), 1)
 #define UNLIKELY(x) __builtin_expect(!!(x), 0)
 

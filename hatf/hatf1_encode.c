@@ -18,8 +18,15 @@
  *          in a row fit, and a value becomes a default only after STABLE_RUN
  *          unchanged uses, so that a field cannot thrash (at most one pair of
  *          4-byte width records per NARROW_RUN uses of a field).
+ *          A stream of its own (not the container's records, split_addr) also
+ *          takes what the paper measured: the size as a default while runs of
+ *          one size last (as thread and heap), and address and time under
+ *          stride (no bytes) after STRIDE_RUN equal non-zero differences in a
+ *          row, until one differs (then delta again).
  *
  * enc->split_addr writes addresses with width 0 under none: no bytes at all.
+ * The container's records (split_addr, hatf1_encode_batch_) keep the plain
+ * BEST policy: their bytes and the recorder's cost stay as they were.
  */
 #include <string.h>
 
@@ -27,10 +34,9 @@
 #include "bytes.h"
 #include "container_time.h"
 
-#define HATF_API __attribute__((visibility("default")))
-
 #define NARROW_RUN 16
 #define STABLE_RUN 16
+#define STRIDE_RUN 16
 
 static const uint8_t plain_width[HATF_F_COUNT_] = { 8, 8, 8, 4, 4, 8 };
 
@@ -214,6 +220,27 @@ INLINE int best_adaptive(hatf1_encoder *e, unsigned f, unsigned interp, const ui
     return adapt_width(e, f, (unsigned)need_width(e, f, v, n));
 }
 
+/* Address and time in a stream of its own: delta, or stride while the
+ * differences repeat (entered after STRIDE_RUN equal non-zero ones in a row:
+ * its 20-byte record pays for itself within a run of that length). */
+INLINE int best_moving(hatf1_encoder *e, unsigned f, const uint64_t *v, int n)
+{
+    if (e->interp[f] == HATF_I_STRIDE) {
+        if (need_width(e, f, v, n) == 0) return 0;
+        e->same_delta[f] = 0;  /* the run ended: best_adaptive goes back to delta */
+        e->last_delta[f] = 0;
+    } else {
+        uint64_t d = v[0] - e->prev[f];
+        e->same_delta[f] = n == 1 && d && d == e->last_delta[f] ? e->same_delta[f] + 1 : 0;
+        e->last_delta[f] = n == 1 ? d : 0;
+        if (e->same_delta[f] >= STRIDE_RUN) {
+            e->same_delta[f] = 0;
+            return emit_interp(e, f, HATF_I_STRIDE, e->prev[f], d);
+        }
+    }
+    return best_adaptive(e, f, HATF_I_DELTA, v, n);
+}
+
 /* Thread, heap, numeric attributes: default while stable, else none. */
 INLINE int best_constant(hatf1_encoder *e, unsigned f, uint64_t v)
 {
@@ -293,11 +320,15 @@ INLINE int prepare(hatf1_encoder *e, const hatf_event *ev)
         }
     } else {
         e->started = 1;
-        if (hatf_op_has_size(op) && (rc = best_adaptive(e, HATF_F_SIZE, HATF_I_NONE, &ev->size, 1))) return rc;
-        if (hatf_op_has_addr(op) && !e->split_addr && (rc = best_adaptive(e, HATF_F_ADDR, HATF_I_DELTA, addrs, naddr))) return rc;
+        const int own = !e->split_addr;  /* a stream of its own: runs of sizes, strides */
+        if (hatf_op_has_size(op) &&
+            (rc = own ? best_constant(e, HATF_F_SIZE, ev->size) : best_adaptive(e, HATF_F_SIZE, HATF_I_NONE, &ev->size, 1)))
+            return rc;
+        if (hatf_op_has_addr(op) && own && (rc = best_moving(e, HATF_F_ADDR, addrs, naddr))) return rc;
         if ((rc = best_constant(e, HATF_F_THREAD, ev->thread))) return rc;
         if (op <= HATF_OP_HEAP_DESTROY && (rc = best_constant(e, HATF_F_HEAP, ev->heap))) return rc;
-        if ((rc = best_adaptive(e, HATF_F_TIME, HATF_I_DELTA, &ev->time, 1))) return rc;
+        if ((rc = own ? best_moving(e, HATF_F_TIME, &ev->time, 1) : best_adaptive(e, HATF_F_TIME, HATF_I_DELTA, &ev->time, 1)))
+            return rc;
         rc = ev->attr_is_bytes ? best_attr_bytes(e, ev->data_len) : best_constant(e, HATF_F_ATTR, ev->attr);
     }
     if (!rc && e->split_addr && hatf_op_has_addr(op)) rc = split_addr_state(e);

@@ -17,7 +17,6 @@
 
 #include "container_internal.h"
 
-#define HATF_API __attribute__((visibility("default")))
 #define LIKELY(x) __builtin_expect(!!(x), 1)
 #define UNLIKELY(x) __builtin_expect(!!(x), 0)
 

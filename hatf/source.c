@@ -22,8 +22,6 @@
 #include "hatf_text.h"
 #include "causal.h"
 
-#define HATF_API __attribute__((visibility("default")))
-
 #define TEXT_READ_CHUNK 65536
 
 struct hatf_source {

@@ -18,8 +18,6 @@
 #include "hatf_text.h"
 #include "bytes.h"
 
-#define HATF_API __attribute__((visibility("default")))
-
 /* Text names of the hatrace attribute keys, indexed by hatf_attr_key. */
 static const char *const key_names[HATF_A_KEY_MAX_ + 1] = {
     NULL, "func", "align", "stack", "ostid", "parent", "failed", "nmemb",

@@ -6,6 +6,8 @@
  *
  * Layers of libhatf, each with its own header:
  *   hatf.h            events, errors, byte buffers, the HATF 1.0 encoder and decoder
+ *   hatf_version.h    the library's version (included by hatf.h)
+ *   hatf_api.h        HATF_API, the export macro of the definitions (included by hatf.h)
  *   hatf_container.h  hatrace's own trace file: chunked, split streams, zstd, index
  *   hatf_text.h       the human-readable text form
  *   hatf_source.h     open any of the three formats and read events in time order
@@ -19,6 +21,9 @@
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include "hatf_api.h"
+#include "hatf_version.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -202,6 +207,8 @@ typedef struct hatf1_encoder {
     uint8_t run_max[HATF_F_COUNT_];   /* widest need among them */
     uint32_t stable[HATF_F_COUNT_];   /* uses in a row without a change of value */
     uint8_t chosen[HATF_F_COUNT_];    /* width picked since the last interpretation change */
+    uint32_t same_delta[HATF_F_COUNT_]; /* repeats of last_delta in a row (stride runs) */
+    uint64_t last_delta[HATF_F_COUNT_];
 } hatf1_encoder;
 
 /* Start an encoder appending to out. Nothing is written until the first record. */
@@ -285,7 +292,9 @@ typedef enum hatf_attr_key {
 typedef enum hatf_func {
     HATF_FN_MALLOC = 1, HATF_FN_CALLOC, HATF_FN_REALLOC, HATF_FN_REALLOCARRAY,
     HATF_FN_FREE, HATF_FN_POSIX_MEMALIGN, HATF_FN_ALIGNED_ALLOC, HATF_FN_MEMALIGN,
-    HATF_FN_VALLOC, HATF_FN_PVALLOC, HATF_FN_NEW, HATF_FN_DELETE, HATF_FN_COUNT_
+    HATF_FN_VALLOC, HATF_FN_PVALLOC, HATF_FN_NEW, HATF_FN_DELETE,
+    HATF_FN_NEW_ARRAY, HATF_FN_DELETE_ARRAY,  /* C++ new[] and delete[] */
+    HATF_FN_COUNT_
 } hatf_func;
 
 /* The call a record stands for when it has no func attribute: malloc for

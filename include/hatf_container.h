@@ -127,6 +127,11 @@ typedef struct hatf_symbol {
 int hatf_writer_stack(hatf_writer *w, uint64_t id, const uint64_t *frames, size_t n);
 int hatf_writer_module(hatf_writer *w, const hatf_module *m);
 int hatf_writer_symbol(hatf_writer *w, const hatf_symbol *s);
+/* Say that stacks were taken with at most depth frames (cut at
+ * HATF_STACK_MAX): a stack of depth frames may have been cut, its outermost
+ * frame not the root of the call chain. Once per trace. @return 0 or a
+ * negative code (then the writer is failed). */
+int hatf_writer_stack_depth(hatf_writer *w, unsigned depth);
 
 /* Write every pending chunk (the recorder calls this on its flush interval). */
 int hatf_writer_flush(hatf_writer *w);
@@ -167,6 +172,10 @@ const char *hatf_reader_heap_name(const hatf_reader *r, uint64_t heap);
 size_t hatf_reader_stack(const hatf_reader *r, uint64_t id, const uint64_t **frames);
 /* Number of stack ids stored (ids need not be dense in a damaged file). */
 size_t hatf_reader_stack_count(const hatf_reader *r);
+/* The most frames a stack was given when recording (hatf_writer_stack_depth):
+ * a stack of that many frames may be cut. @return it, 0 when the trace does
+ * not say (written before it did, or by another writer). */
+unsigned hatf_reader_stack_depth(const hatf_reader *r);
 /* The symbol stored for exactly this frame address, or NULL. */
 const hatf_symbol *hatf_reader_symbol(const hatf_reader *r, uint64_t addr);
 /* Modules of the load map, by id, one per id. @return count; *mods valid until close. */

@@ -1,5 +1,6 @@
 /* hatrace.h — the annotation API: a program or a custom allocator declares its
- * own heaps (pools, arenas, regions) to hatrace.
+ * own heaps (pools, arenas, regions) to hatrace, and marks its phases with
+ * comments in the trace (hatrace_comment).
  *
  * Header only. Nothing to link: every call is an inline wrapper around a weak
  * reference to a symbol that only libhatrace.so defines. When the program runs
@@ -63,6 +64,7 @@ extern void hatrace_rt_heap_free(hatrace_heap heap, const void *ptr) HATRACE_WEA
 extern void hatrace_rt_heap_realloc(hatrace_heap heap, const void *old_ptr, const void *new_ptr,
                                     size_t size) HATRACE_WEAK_;
 extern void hatrace_rt_ignore(int delta) HATRACE_WEAK_;
+extern void hatrace_rt_comment(const char *text) HATRACE_WEAK_;
 #undef HATRACE_WEAK_
 
 /* Is the program running under libhatrace.so? */
@@ -119,6 +121,16 @@ static inline void hatrace_ignore_end(void)
     if (hatrace_rt_ignore) hatrace_rt_ignore(-1);
 }
 
+/* Write a comment into the trace at this point of the calling thread's events
+ * (a phase of the program: "phase 2", "request 17 done"). text is copied (at
+ * most HATRACE_COMMENT_MAX bytes kept); every format keeps it in its place,
+ * and `hatrace stats --phases` splits the figures at the comments. */
+#define HATRACE_COMMENT_MAX 4096
+static inline void hatrace_comment(const char *text)
+{
+    if (hatrace_rt_comment && text) hatrace_rt_comment(text);
+}
+
 #else  /* HATRACE_DISABLE, or a compiler without weak references */
 
 static inline int hatrace_active(void) { return 0; }
@@ -136,6 +148,8 @@ static inline void hatrace_heap_realloc(hatrace_heap heap, const void *old_ptr, 
 }
 static inline void hatrace_ignore_begin(void) {}
 static inline void hatrace_ignore_end(void) {}
+#define HATRACE_COMMENT_MAX 4096
+static inline void hatrace_comment(const char *text) { (void)text; }
 
 #endif
 

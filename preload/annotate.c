@@ -16,6 +16,16 @@
 
 #define HT_EXPORT __attribute__((visibility("default")))
 
+/* The exported runtime. include/hatrace.h declares these weak, for programs;
+ * this file does not include it, so that its definitions stay strong. */
+HT_EXPORT uint64_t hatrace_rt_heap_create(const char *name);
+HT_EXPORT void hatrace_rt_heap_destroy(uint64_t heap);
+HT_EXPORT void hatrace_rt_heap_alloc(uint64_t heap, const void *ptr, size_t size);
+HT_EXPORT void hatrace_rt_heap_free(uint64_t heap, const void *ptr);
+HT_EXPORT void hatrace_rt_heap_realloc(uint64_t heap, const void *old_ptr, const void *new_ptr, size_t size);
+HT_EXPORT void hatrace_rt_ignore(int delta);
+HT_EXPORT void hatrace_rt_comment(const char *text);
+
 static _Atomic uint64_t next_heap = 1;
 
 #define P(x) ((uint64_t)(uintptr_t)(x))
@@ -36,15 +46,31 @@ void ht_emit_heap_create(uint64_t heap, const char *name)
     char *copy = NULL;  /* the recorder's, untraced; the flusher frees it */
     if (name) {
         size_t n = strnlen(name, 255);
-        ht_t.untraced++;
+        ht_untraced_enter(&ht_t);
         copy = malloc(n + 1);
-        ht_t.untraced--;
+        ht_untraced_leave(&ht_t);
         if (copy) {
             memcpy(copy, name, n);
             copy[n] = 0;
         }
     }
     ht_emit(HT_K_HEAP_CREATE, heap, 0, 0, P(copy));
+}
+
+HT_EXPORT void hatrace_rt_comment(const char *text)
+{
+    ht_init();
+    if (!text || atomic_load(&ht_state) != HT_ST_READY) return;
+    size_t n = strnlen(text, 4096);  /* HATRACE_COMMENT_MAX */
+    ht_untraced_enter(&ht_t);
+    char *copy = malloc(n ? n : 1);  /* the recorder's, untraced; the flusher frees it */
+    ht_untraced_leave(&ht_t);
+    if (!copy) {  /* counted as lost, as an event the recorder cannot store */
+        atomic_fetch_add_explicit(&ht_lost, 1, memory_order_relaxed);
+        return;
+    }
+    memcpy(copy, text, n);
+    ht_emit(HT_K_COMMENT, n, 0, 0, P(copy));
 }
 
 HT_EXPORT void hatrace_rt_heap_destroy(uint64_t heap)

@@ -1,5 +1,5 @@
 /* clock.c — the clock of a trace: which one the hooks read (the invariant TSC
- * or CLOCK_MONOTONIC, HATRACE_CLOCK), the start sample every event time is
+ * or aarch64's virtual counter, else CLOCK_MONOTONIC; HATRACE_CLOCK), the start sample every event time is
  * relative to, and the tick rate the header states, calibrated against
  * CLOCK_MONOTONIC when the writer opens and checked again at close.
  * (Reading the clock, ht_now, is prim.c's and recorder.h's.)
@@ -11,7 +11,7 @@
 void ht_clock_init(void)
 {
     const char *c = ht_opt_clock();
-    ht_use_tsc = !strcmp(c, "tsc") || (!strcmp(c, "auto") && ht_tsc_invariant());
+    ht_use_tsc = HT_HAVE_COUNTER && (!strcmp(c, "tsc") || (!strcmp(c, "auto") && ht_tsc_invariant()));
     ht_fs.real0 = ht_real_ns();
     /* pair the start samples as tightly as we can */
     uint64_t m1 = ht_mono_ns();
@@ -56,5 +56,5 @@ void ht_clock_check_drift(void)
     calibrate(&num, &den);
     double a = (double)ht_fs.unit_num / (double)ht_fs.unit_den, b = (double)num / (double)den;
     if (a / b > 1.001 || b / a > 1.001)
-        ht_warn("TSC rate drifted %.3f%% from the start calibration", 100.0 * (b / a - 1));
+        ht_warn(HT_COUNTER_NAME " rate drifted %.3f%% from the start calibration", 100.0 * (b / a - 1));
 }

@@ -12,8 +12,9 @@
 #include "convert.h"
 
 /* hatrace attribute bytes of "func=K" alone: key 1, then K as a one-byte varint */
-static const uint8_t func_only[HT_K_PVALLOC + 1][2] = {
+static const uint8_t func_only[HT_K_DELETE_ARRAY + 1][2] = {
     { 0, 0 }, { 1, 1 }, { 1, 2 }, { 1, 3 }, { 1, 4 }, { 1, 5 }, { 1, 6 }, { 1, 7 }, { 1, 8 }, { 1, 9 }, { 1, 10 },
+    { 1, 11 }, { 1, 12 }, { 1, 13 }, { 1, 14 },
 };
 
 void ht_convert(const ht_rawev *r, uint64_t tid, hatf_event *e, uint8_t *ab, uint64_t stack)
@@ -26,9 +27,15 @@ void ht_convert(const ht_rawev *r, uint64_t tid, hatf_event *e, uint8_t *ab, uin
     e->thread = tid;
     e->time = r->tk >> 8;
     if (r->tk & HT_HEAP) e->heap = r->d;  /* mimalloc_heaps.c */
-    if (kind <= HT_K_PVALLOC) {
+    if (kind <= HT_K_DELETE_ARRAY) {
         at.value[HATF_A_FUNC] = kind;  /* the kinds are the hatf_func codes */
         at.present |= 1u << HATF_A_FUNC;
+    }
+    if (kind == HT_K_COMMENT) {  /* its text: the caller frees it after the writer took it */
+        e->op = HATF_OP_COMMENT;
+        e->data = (const uint8_t *)(uintptr_t)r->d;
+        e->data_len = (uint16_t)(r->d ? r->a : 0);
+        return;
     }
     uint64_t size;
     switch (kind) {
@@ -65,8 +72,20 @@ void ht_convert(const ht_rawev *r, uint64_t tid, hatf_event *e, uint8_t *ab, uin
         else e->op = ht_realloc_op(r->a, r->c);
         break;
     case HT_K_FREE:
+    case HT_K_DELETE:
+    case HT_K_DELETE_ARRAY:
         e->op = HATF_OP_FREE;
         e->addr = r->a;
+        break;
+    case HT_K_NEW:
+    case HT_K_NEW_ARRAY:
+        e->op = HATF_OP_ALLOC;
+        e->addr = r->a;
+        e->size = r->b;
+        if (r->c) {  /* the aligned forms */
+            at.value[HATF_A_ALIGN] = r->c;
+            at.present |= 1u << HATF_A_ALIGN;
+        }
         break;
     case HT_K_POSIX_MEMALIGN:
     case HT_K_ALIGNED_ALLOC:

@@ -45,7 +45,8 @@ static long drain_ring(ht_ring *r)
          * so heap names are freed and only records count as dropped */
         if (!ht_fs.writer) ht_writer_open();
         uint64_t tid = r->tid;
-        size_t m = 0;
+        size_t m = 0, ntexts = 0;
+        void *texts[BATCH];
         for (size_t i = 0; i < n; i++) {
             const ht_rawev *x = &raw[i];
             unsigned low = (unsigned)x->tk & 0xffu;  /* kind and flags */
@@ -61,6 +62,7 @@ static long drain_ring(ht_ring *r)
             uint64_t sid = 0;
             if (x->tk & HT_STACKED) sid = ht_stacks_gid(r, kind == HT_K_REALLOCARRAY ? x->d >> 32 : x->d);
             ht_convert(x, tid, &evs[m], attr_bytes[m], sid);
+            if (kind == HT_K_COMMENT && x->d) texts[ntexts++] = (void *)(uintptr_t)x->d;
             m++;
         }
         ht_ring_consume(r, n);
@@ -69,6 +71,7 @@ static long drain_ring(ht_ring *r)
         if (!ht_fs.out_failed && n) {
             if (hatf_writer_add(ht_fs.writer, evs, n) < 0) ht_write_failed();
         }
+        while (ntexts) free(texts[--ntexts]);  /* the writer has copied the comments' text */
         if (ht_fs.out_failed) ht_fs.n_drops += n;
         else ht_fs.n_events += n, total += (long)n;
     }
@@ -160,7 +163,7 @@ void ht_background_cpu_read(void)
 
 long ht_drain_all(void)
 {
-    ht_t.untraced++;
+    ht_untraced_enter(&ht_t);
     ht_xfsz_guard g;
     ht_xfsz_hold(&g);
     pthread_mutex_lock(&ht_fs.wlock);
@@ -185,13 +188,13 @@ long ht_drain_all(void)
     int off = ht_fs.out_failed;
     pthread_mutex_unlock(&ht_fs.wlock);
     ht_xfsz_release(&g);
-    ht_t.untraced--;
+    ht_untraced_leave(&ht_t);
     return off ? -1 : total;
 }
 
 long ht_drain_one(ht_ring *r)
 {
-    ht_t.untraced++;
+    ht_untraced_enter(&ht_t);
     ht_xfsz_guard g;
     ht_xfsz_hold(&g);
     pthread_mutex_lock(&ht_fs.wlock);
@@ -200,7 +203,7 @@ long ht_drain_one(ht_ring *r)
     int off = ht_fs.out_failed;
     pthread_mutex_unlock(&ht_fs.wlock);
     ht_xfsz_release(&g);
-    ht_t.untraced--;
+    ht_untraced_leave(&ht_t);
     return off ? -1 : n;
 }
 

@@ -5,8 +5,13 @@
  * stamped before the real free runs, so its time precedes any reuse of the
  * address by another thread (ht_emit_free). The real functions are the next definitions after
  * this library (dlsym RTLD_NEXT): a program linked with jemalloc is traced on
- * top of jemalloc. C++ operator new/delete reach malloc/free through
- * libstdc++'s PLT and are recorded as malloc/free.
+ * top of jemalloc. C++ operator new, new[], delete and delete[] (each form:
+ * sized, aligned, nothrow) are interposed too and recorded as such: new calls
+ * the real malloc (posix_memalign when aligned) itself, delete the real free,
+ * so each is one event; only a new that fails goes on to the C++ runtime's
+ * operator (its new-handler loop and bad_alloc), whose retries are recorded as
+ * malloc. A program that defines its own operators keeps them (they come
+ * first in the lookup), and their calls of malloc and free are recorded.
  *
  * Bootstrap: dlsym itself may call calloc/malloc before the real functions are
  * known. Those calls, made on the initialising thread while it resolves symbols,
@@ -178,7 +183,7 @@ HT_EXPORT void free(void *p)
 {
     if (HT_UNLIKELY(in_arena(p))) return;
     if (BOOTING()) return;
-    ht_emit_free(p, real_free);
+    ht_emit_free(HT_K_FREE, p, real_free);
 }
 
 /* Move an arena block to the real heap (or the arena while still booting). */
@@ -275,6 +280,84 @@ HT_EXPORT size_t malloc_usable_size(void *p)
     if (BOOTING()) return 0;
     return real_malloc_usable_size(p);
 }
+
+/* ---- C++ operators ------------------------------------------------------------ */
+
+/* The Itanium ABI's name suffixes (size_t is unsigned long: "m"). */
+#define CXX_NOTHROW "RKSt9nothrow_t"
+#define CXX_ALIGN "St11align_val_t"
+
+/* A new that the allocator could not serve: the C++ runtime's own operator
+ * (found by its name) runs the new-handler loop and throws bad_alloc, or
+ * returns NULL for the nothrow forms. Its retries are recorded as malloc. */
+static __attribute__((noinline)) void *cxx_new_failed(const char *name, size_t n, size_t align, int nothrow)
+{
+    static const char nothrow_tag;  /* stands for std::nothrow: an empty object, passed by reference */
+    void *real = dlsym(RTLD_NEXT, name);
+    if (!real) {
+        if (nothrow) return NULL;
+        abort();  /* no C++ runtime to throw bad_alloc */
+    }
+    if (align) {
+        if (nothrow) return ((void *(*)(size_t, size_t, const void *))real)(n, align, &nothrow_tag);
+        return ((void *(*)(size_t, size_t))real)(n, align);
+    }
+    if (nothrow) return ((void *(*)(size_t, const void *))real)(n, &nothrow_tag);
+    return ((void *(*)(size_t))real)(n);
+}
+
+/* new of n bytes, aligned when align > 0: one event. */
+static inline __attribute__((always_inline)) void *cxx_new(uint32_t kind, size_t n, size_t align,
+                                                           const char *name, int nothrow)
+{
+    void *p = NULL;
+    if (BOOTING()) {
+        p = arena_alloc(n, align ? align : 16);
+    } else if (align) {
+        if (real_posix_memalign(&p, align, n ? n : 1)) p = NULL;
+    } else {
+        p = real_malloc(n ? n : 1);  /* new of 0 bytes returns a unique pointer */
+    }
+    emit(kind, !p, U(p), n, align);
+    return HT_LIKELY(p != NULL) ? p : cxx_new_failed(name, n, align, nothrow);
+}
+
+/* The operators, declared first (they have no C header), then defined. */
+#define NEW_FORMS(X, sym, kind)                                                                   \
+    X(void *, return, sym, (size_t n), cxx_new(kind, n, 0, #sym, 0))                                      \
+    X(void *, return, sym##RKSt9nothrow_t, (size_t n, const void *nt),                                    \
+      ((void)nt, cxx_new(kind, n, 0, #sym CXX_NOTHROW, 1)))                                       \
+    X(void *, return, sym##St11align_val_t, (size_t n, size_t al), cxx_new(kind, n, al, #sym CXX_ALIGN, 0)) \
+    X(void *, return, sym##St11align_val_tRKSt9nothrow_t, (size_t n, size_t al, const void *nt),          \
+      ((void)nt, cxx_new(kind, n, al, #sym CXX_ALIGN CXX_NOTHROW, 1)))
+/* every delete form: plain, sized, aligned, sized and aligned, nothrow, aligned nothrow */
+#define DELETE_FORMS(X, sym, kind)                                                                \
+    X(void, , sym, (void *p), cxx_delete(kind, p))                                                  \
+    X(void, , sym##m, (void *p, size_t n), ((void)n, cxx_delete(kind, p)))                          \
+    X(void, , sym##St11align_val_t, (void *p, size_t al), ((void)al, cxx_delete(kind, p)))          \
+    X(void, , sym##mSt11align_val_t, (void *p, size_t n, size_t al), ((void)n, (void)al, cxx_delete(kind, p))) \
+    X(void, , sym##RKSt9nothrow_t, (void *p, const void *nt), ((void)nt, cxx_delete(kind, p)))      \
+    X(void, , sym##St11align_val_tRKSt9nothrow_t, (void *p, size_t al, const void *nt),             \
+      ((void)al, (void)nt, cxx_delete(kind, p)))
+#define CXX_OPERATORS(X)                                                                          \
+    NEW_FORMS(X, _Znwm, HT_K_NEW)                                                                 \
+    NEW_FORMS(X, _Znam, HT_K_NEW_ARRAY)                                                           \
+    DELETE_FORMS(X, _ZdlPv, HT_K_DELETE)                                                          \
+    DELETE_FORMS(X, _ZdaPv, HT_K_DELETE_ARRAY)
+
+static inline __attribute__((always_inline)) void cxx_delete(uint32_t kind, void *p)
+{
+    if (HT_UNLIKELY(in_arena(p))) return;
+    if (BOOTING()) return;
+    ht_emit_free(kind, p, real_free);
+}
+
+#define CXX_DECLARE(type, ret, name, params, body) HT_EXPORT type name params;
+#define CXX_DEFINE(type, ret, name, params, body) HT_EXPORT type name params { ret body; }
+CXX_OPERATORS(CXX_DECLARE)
+CXX_OPERATORS(CXX_DEFINE)
+#undef CXX_DECLARE
+#undef CXX_DEFINE
 
 /* ---- threads ------------------------------------------------------------------ */
 

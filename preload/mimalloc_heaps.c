@@ -45,6 +45,21 @@
 typedef struct mi_heap_s mi_heap_t;
 typedef bool mi_visit_fun(const mi_heap_t *heap, const void *area, void *block, size_t block_size, void *arg);
 
+/* The interposed functions, as mimalloc.h declares them (that header is
+ * optional here, so they are declared again). */
+HT_EXPORT mi_heap_t *mi_heap_new(void);
+HT_EXPORT void mi_heap_destroy(mi_heap_t *h);
+HT_EXPORT void mi_heap_delete(mi_heap_t *h);
+HT_EXPORT void *mi_heap_malloc(mi_heap_t *h, size_t n);
+HT_EXPORT void *mi_heap_zalloc(mi_heap_t *h, size_t n);
+HT_EXPORT void *mi_heap_calloc(mi_heap_t *h, size_t count, size_t size);
+HT_EXPORT void *mi_heap_realloc(mi_heap_t *h, void *p, size_t n);
+HT_EXPORT void *mi_malloc(size_t n);
+HT_EXPORT void *mi_zalloc(size_t n);
+HT_EXPORT void *mi_calloc(size_t count, size_t size);
+HT_EXPORT void *mi_realloc(void *p, size_t n);
+HT_EXPORT void mi_free(void *p);
+
 static struct {
     mi_heap_t *(*heap_new)(void);
     void (*heap_delete)(mi_heap_t *);
@@ -114,7 +129,7 @@ static void code_of(void *fn, uintptr_t *lo, uintptr_t *hi)
 
 static void resolve(void)
 {
-    ht_t.untraced++;  /* dlsym may allocate: the recorder's, not the program's */
+    ht_untraced_enter(&ht_t);  /* dlsym may allocate: the recorder's, not the program's */
 #define R(field, name) mi.field = (__typeof__(mi.field))dlsym(RTLD_NEXT, name)
     R(heap_new, "mi_heap_new");
     R(heap_delete, "mi_heap_delete");
@@ -134,7 +149,7 @@ static void resolve(void)
 #undef R
     code_of((void *)(uintptr_t)code_of, &mi.self_lo, &mi.self_hi);
     code_of((void *)(uintptr_t)mi.heap_new, &mi.lo, &mi.hi);
-    ht_t.untraced--;
+    ht_untraced_leave(&ht_t);
 }
 
 #define RESOLVE() (HT_UNLIKELY(!mi.hi) ? pthread_once(&mi_once, resolve) : 0)
@@ -311,6 +326,6 @@ HT_EXPORT void mi_free(void *p)
             return;
         }
     depth++;
-    ht_emit_free(p, mi.free);
+    ht_emit_free(HT_K_FREE, p, mi.free);
     depth--;
 }

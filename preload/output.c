@@ -123,7 +123,7 @@ int ht_writer_open(void)
     info.start_realtime_ns = ht_fs.real0;
     info.time_unit_ns_num = ht_fs.unit_num;
     info.time_unit_ns_den = ht_fs.unit_den;
-    snprintf(info.clock, sizeof info.clock, "%s", ht_use_tsc ? "TSC" : "CLOCK_MONOTONIC");
+    snprintf(info.clock, sizeof info.clock, "%s", ht_use_tsc ? HT_COUNTER_NAME : "CLOCK_MONOTONIC");
     long n = ht_read_file("/proc/self/cmdline", info.cmdline, sizeof info.cmdline - 1);
     if (n > 0) {
         while (n > 0 && !info.cmdline[n - 1]) n--;
@@ -149,6 +149,8 @@ int ht_writer_open(void)
         ht_fs.out_failed = 1;
         return -1;
     }
+    /* readers mark stacks this deep as cut (stats --sites --folded) */
+    if (ht_stack_depth) hatf_writer_stack_depth(ht_fs.writer, (unsigned)ht_stack_depth);
     /* --effort fast from the first group on; auto starts in full (effort.c) */
     hatf_writer_set_fast_(ht_fs.writer, ht_opt(HT_OPT_EFFORT) == HT_EFFORT_FAST);
     ht_fs.last_flush_ns = ht_mono_ns();

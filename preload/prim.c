@@ -48,7 +48,9 @@ long ht_read_file(const char *path, char *buf, size_t cap)
 }
 
 /* An invariant TSC ticks at a constant rate in every power state and is
- * synchronised across CPUs: then rdtsc is a monotonic clock for the whole machine. */
+ * synchronised across CPUs: then rdtsc is a monotonic clock for the whole machine.
+ * aarch64's virtual counter is so by the architecture; it is taken when
+ * cntfrq_el0 states a rate (firmware sets it; 0 means the counter is not set up). */
 int ht_tsc_invariant(void)
 {
 #if defined(__x86_64__) || defined(__i386__)
@@ -61,6 +63,10 @@ int ht_tsc_invariant(void)
     char *end = strchr(flags + 1, '\n');
     if (end) *end = 0;
     return strstr(flags, " constant_tsc") && strstr(flags, " nonstop_tsc");
+#elif defined(__aarch64__)
+    uint64_t hz;
+    __asm__ volatile("mrs %0, cntfrq_el0" : "=r"(hz));
+    return hz != 0;
 #else
     return 0;
 #endif
@@ -81,13 +87,14 @@ void ht_futex_wait(_Atomic uint32_t *addr, uint32_t val, uint64_t timeout_ns)
 
 static _Atomic int warnings;
 
+static void vsay(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 static void vsay(const char *fmt, va_list ap)
 {
     char buf[512];
-    ht_t.untraced++;  /* vsnprintf does not allocate for our formats; be sure anyway */
+    ht_untraced_enter(&ht_t);  /* vsnprintf does not allocate for our formats; be sure anyway */
     int n = snprintf(buf, sizeof buf, "hatrace[%d]: ", (int)getpid());
     int m = vsnprintf(buf + n, sizeof buf - (size_t)n - 1, fmt, ap);
-    ht_t.untraced--;
+    ht_untraced_leave(&ht_t);
     size_t len = (size_t)n + (m < 0 ? 0 : (size_t)m);
     if (len > sizeof buf - 2) len = sizeof buf - 2;
     buf[len++] = '\n';

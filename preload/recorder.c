@@ -48,7 +48,7 @@ void ht_init(void)
         while (atomic_load_explicit(&ht_state, memory_order_acquire) == HT_ST_INITING) sched_yield();
         return;
     }
-    ht_t.untraced++;
+    ht_untraced_enter(&ht_t);
     ht_hooks_resolve();
     ht_options_init();
     ht_stacks_init();
@@ -60,7 +60,7 @@ void ht_init(void)
     int st = HT_ST_READY;
     if (ht_output_open() < 0) st = HT_ST_OFF;
     if (!ht_opt(HT_OPT_FOLLOW_CHILDREN)) stop_following();
-    ht_t.untraced--;
+    ht_untraced_leave(&ht_t);
     atomic_store_explicit(&ht_state, st, memory_order_release);
 }
 
@@ -68,10 +68,10 @@ void ht_init(void)
 static ht_ring *thread_attach(ht_tls *t)
 {
     if (atomic_load_explicit(&ht_state, memory_order_acquire) != HT_ST_READY) return NULL;
-    t->untraced++;
+    ht_untraced_enter(t);
     ht_ring *r = ht_ring_claim();
     if (!r) {
-        t->untraced--;
+        ht_untraced_leave(t);
         ht_warn("out of memory for a thread ring: this thread is not traced");
         return NULL;
     }
@@ -84,7 +84,7 @@ static ht_ring *thread_attach(ht_tls *t)
     if (have_exit_key) pthread_setspecific(exit_key, r);
     if (!ht_flusher_running() && ht_flusher_start() < 0)
         ht_warn("cannot start the flusher thread: rings are drained when full");
-    t->untraced--;
+    ht_untraced_leave(t);
     t->ring = r;
     ht_emit(HT_K_THREAD_CREATE, t->parent, ostid, 0, 0);
     return r;
@@ -127,10 +127,10 @@ static void thread_exit(void *ring)
 
 void ht_event_dropped(uint32_t kind, uint64_t d)
 {
-    if ((kind & HT_KIND_MASK) != HT_K_HEAP_CREATE || !d) return;
-    ht_t.untraced++;
+    if (!HT_KIND_OWNS_COPY(kind & HT_KIND_MASK) || !d) return;
+    ht_untraced_enter(&ht_t);
     free((void *)(uintptr_t)d);
-    ht_t.untraced--;
+    ht_untraced_leave(&ht_t);
 }
 
 static void side_push(ht_ring *r, uint32_t kind, uint64_t a, uint64_t b, uint64_t c, uint64_t d)
@@ -259,9 +259,9 @@ static ht_rawev *ring_wait(ht_ring *r)
             atomic_signal_fence(memory_order_seq_cst);
             ht_t.busy = 1;
         } else {
-            ht_t.untraced++;
+            ht_untraced_enter(&ht_t);
             long n = ht_drain_one(r);
-            ht_t.untraced--;
+            ht_untraced_leave(&ht_t);
             if (n < 0) break;
         }
         ht_rawev *e = ht_ring_slot(r);
@@ -303,12 +303,12 @@ void ht_finish(void)
     }
     if (t->ring && !t->untraced) ht_emit(HT_K_THREAD_DESTROY, 0, 0, 0, 0);
     t->exited = 1;
-    t->untraced++;
+    ht_untraced_enter(t);
     ht_flusher_stop();
     ht_drain_all();
     atomic_store_explicit(&ht_state, HT_ST_OFF, memory_order_release);
     ht_writer_finish();
-    t->untraced--;
+    ht_untraced_leave(t);
     atomic_store_explicit(&finished, 1, memory_order_release);
 }
 

@@ -36,13 +36,14 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdatomic.h>
+#include "hatf.h"
 #include "ring.h"
 
 #define HT_HIDDEN __attribute__((visibility("hidden")))
 #define HT_LIKELY(x) __builtin_expect(!!(x), 1)
 #define HT_UNLIKELY(x) __builtin_expect(!!(x), 0)
 
-/* Raw event kinds (low 5 bits of ht_rawev.tk). 1..10 equal hatf_func codes.
+/* Raw event kinds (low 5 bits of ht_rawev.tk). 1..14 equal hatf_func codes.
  *   kind                 a        b        c         d
  *   MALLOC, VALLOC,      result   size     -         -
  *   PVALLOC
@@ -52,6 +53,8 @@
  *   FREE                 ptr      -        -         -
  *   POSIX_MEMALIGN,      result   size     align     -
  *   ALIGNED_ALLOC, MEMALIGN
+ *   NEW, NEW_ARRAY       result   size     align (0: none) -
+ *   DELETE, DELETE_ARRAY ptr      -        -         -
  *   THREAD_CREATE        parent   os tid   -         -
  *   THREAD_DESTROY       -        -        -         -
  *   HEAP_CREATE          heap     -        -         name (malloc'd copy or 0; the flusher frees it)
@@ -60,6 +63,7 @@
  *   HEAP_FREE            ptr      -        heap      -
  *   HEAP_REALLOC         old      size     result    heap
  *   STACK                local id frames    count     -        (frames: offset in the ring's stack pool)
+ *   COMMENT              length   -        -         text (malloc'd copy, not NUL-terminated; the flusher frees it)
  * (the HEAP_ kinds come from the annotation API, include/hatrace.h)
  * HT_FAILED: the call returned NULL or an error (result is then 0).
  * HT_HEAP: a malloc-family kind (not REALLOCARRAY) made in heap d, e.g. by
@@ -71,10 +75,24 @@
 enum ht_kind {
     HT_K_MALLOC = 1, HT_K_CALLOC, HT_K_REALLOC, HT_K_REALLOCARRAY, HT_K_FREE,
     HT_K_POSIX_MEMALIGN, HT_K_ALIGNED_ALLOC, HT_K_MEMALIGN, HT_K_VALLOC, HT_K_PVALLOC,
-    HT_K_THREAD_CREATE = 13, HT_K_THREAD_DESTROY = 14,
-    HT_K_HEAP_CREATE = 15, HT_K_HEAP_DESTROY, HT_K_HEAP_ALLOC, HT_K_HEAP_FREE, HT_K_HEAP_REALLOC,
-    HT_K_STACK = 20
+    HT_K_NEW, HT_K_DELETE, HT_K_NEW_ARRAY, HT_K_DELETE_ARRAY,  /* C++ operators */
+    HT_K_THREAD_CREATE, HT_K_THREAD_DESTROY,
+    HT_K_HEAP_CREATE, HT_K_HEAP_DESTROY, HT_K_HEAP_ALLOC, HT_K_HEAP_FREE, HT_K_HEAP_REALLOC,
+    HT_K_STACK, HT_K_COMMENT
 };
+/* The kinds of calls are the format's function codes (convert.c writes the kind as func=). */
+#define HT_SAME_CODE(k) ((int)HT_K_##k == (int)HATF_FN_##k)
+_Static_assert(HT_SAME_CODE(MALLOC) && HT_SAME_CODE(CALLOC) && HT_SAME_CODE(REALLOC) && HT_SAME_CODE(REALLOCARRAY) &&
+               HT_SAME_CODE(FREE) && HT_SAME_CODE(POSIX_MEMALIGN) && HT_SAME_CODE(ALIGNED_ALLOC) &&
+               HT_SAME_CODE(MEMALIGN) && HT_SAME_CODE(VALLOC) && HT_SAME_CODE(PVALLOC) && HT_SAME_CODE(NEW) &&
+               HT_SAME_CODE(DELETE) && HT_SAME_CODE(NEW_ARRAY) && HT_SAME_CODE(DELETE_ARRAY) &&
+               (int)HT_K_DELETE_ARRAY + 1 == (int)HATF_FN_COUNT_,
+               "recorder kinds of calls must equal hatf_func codes");
+#undef HT_SAME_CODE
+_Static_assert(HT_K_COMMENT <= 0x1f, "kinds fit HT_KIND_MASK");
+/* Kinds whose d is a malloc'd copy (a heap's name, a comment's text) that the
+ * flusher frees, or ht_event_dropped when the event is not stored. */
+#define HT_KIND_OWNS_COPY(k) ((k) == HT_K_HEAP_CREATE || (k) == HT_K_COMMENT)
 #define HT_KIND_MASK 0x1fu
 #define HT_STACKED 0x20u
 #define HT_HEAP 0x40u
@@ -92,9 +110,26 @@ typedef struct ht_tls {
 
 extern __thread ht_tls ht_t __attribute__((tls_model("initial-exec"))) HT_HIDDEN;
 
+/* The recorder's own calls (its copies, dlsym, libunwind, the writer) are not
+ * recorded: the hooks test the thread's untraced count, raised around them.
+ * The fences keep the count's stores where they are: the compiler takes
+ * malloc and free for functions that read no memory of the program and would
+ * otherwise drop an increment and decrement around them. Pairs nest. */
+static inline void ht_untraced_enter(ht_tls *t)
+{
+    t->untraced++;
+    atomic_signal_fence(memory_order_seq_cst);
+}
+static inline void ht_untraced_leave(ht_tls *t)
+{
+    atomic_signal_fence(memory_order_seq_cst);
+    t->untraced--;
+}
+
 /* ---- prim.c ---- */
-/* Timestamp source chosen at init: "tsc" (rdtsc) or "monotonic" (clock_gettime). */
-extern int ht_use_tsc HT_HIDDEN;                /* 0: CLOCK_MONOTONIC; 1: the TSC */
+/* Timestamp source chosen at init: "tsc" (the CPU's counter, ht_counter) or
+ * "monotonic" (clock_gettime). */
+extern int ht_use_tsc HT_HIDDEN;                /* 0: CLOCK_MONOTONIC; 1: ht_counter() */
 static inline uint64_t ht_now(void);
 uint64_t ht_mono_ns(void) HT_HIDDEN;
 uint64_t ht_real_ns(void) HT_HIDDEN;
@@ -112,12 +147,35 @@ void ht_say(const char *fmt, ...) HT_HIDDEN __attribute__((format(printf, 1, 2))
 long ht_read_file(const char *path, char *buf, size_t cap) HT_HIDDEN;
 #define HT_MAX_WARNINGS 8
 
+/* ht_counter: the CPU's own constant-rate counter, read without a system call
+ * or a fence, where there is one (HT_HAVE_COUNTER 1):
+ *   x86, x86-64  the TSC (rdtsc); used when invariant (ht_tsc_invariant)
+ *   aarch64      the generic timer's virtual count (cntvct_el0), at the rate
+ *                cntfrq_el0 gives: architecturally constant and the same on
+ *                every CPU, often 24 MHz-1 GHz (40-1 ns a tick)
+ * Elsewhere there is none and every time is CLOCK_MONOTONIC's. Either way
+ * clock.c measures the rate against CLOCK_MONOTONIC for the trace's header.
+ * HT_COUNTER_NAME is what the header's clock field says. */
 #if defined(__x86_64__) || defined(__i386__)
 #include <x86intrin.h>
-static inline uint64_t ht_now(void) { return ht_use_tsc ? __rdtsc() : ht_mono_ns(); }
+#define HT_HAVE_COUNTER 1
+#define HT_COUNTER_NAME "TSC"
+static inline uint64_t ht_counter(void) { return __rdtsc(); }
+#elif defined(__aarch64__)
+#define HT_HAVE_COUNTER 1
+#define HT_COUNTER_NAME "CNTVCT"
+static inline uint64_t ht_counter(void)
+{
+    uint64_t v;
+    __asm__ volatile("mrs %0, cntvct_el0" : "=r"(v));
+    return v;
+}
 #else
-static inline uint64_t ht_now(void) { return ht_mono_ns(); }
+#define HT_HAVE_COUNTER 0
+#define HT_COUNTER_NAME "CLOCK_MONOTONIC"
+static inline uint64_t ht_counter(void) { return ht_mono_ns(); }
 #endif
+static inline uint64_t ht_now(void) { return ht_use_tsc ? ht_counter() : ht_mono_ns(); }
 
 /* ---- options.c ---- */
 typedef enum ht_opt_id {
@@ -201,7 +259,7 @@ static inline __attribute__((always_inline)) void ht_leave(ht_tls *t, ht_ring *r
         e->c = c;
         e->d = d;
         if (HT_UNLIKELY(ht_ring_publish(r))) ht_poke();
-    } else if ((tk & HT_KIND_MASK) == HT_K_HEAP_CREATE) {  /* a constant in most hooks */
+    } else if (HT_KIND_OWNS_COPY(tk & HT_KIND_MASK)) {  /* a constant in most hooks */
         ht_event_dropped((uint32_t)tk, d);
     }
     atomic_signal_fence(memory_order_seq_cst);
@@ -231,7 +289,7 @@ static inline __attribute__((always_inline)) void ht_emit(uint32_t kind, uint64_
  * repair it (HATF_INFO_EARLY_RELEASE, docs/recorder.md "Order"). The busy
  * window spans the real free: a handler that allocates meanwhile queues behind
  * this event. */
-static inline __attribute__((always_inline)) void ht_emit_free(void *p, void (*real)(void *))
+static inline __attribute__((always_inline)) void ht_emit_free(uint32_t kind, void *p, void (*real)(void *))
 {
     ht_tls *t = &ht_t;
     ht_ring *r = t->ring;
@@ -239,9 +297,9 @@ static inline __attribute__((always_inline)) void ht_emit_free(void *p, void (*r
         ht_rawev *e = ht_enter(t, r);  /* a wait for space comes before the time is taken */
         uint64_t ts = ht_now();
         real(p);
-        ht_leave(t, r, e, (ts - ht_t0) << 8 | HT_K_FREE, (uint64_t)(uintptr_t)p, 0, 0, 0);
+        ht_leave(t, r, e, (ts - ht_t0) << 8 | kind, (uint64_t)(uintptr_t)p, 0, 0, 0);
     } else {
-        ht_record_slow(HT_K_FREE, (uint64_t)(uintptr_t)p, 0, 0, 0);
+        ht_record_slow(kind, (uint64_t)(uintptr_t)p, 0, 0, 0);
         real(p);
     }
 }

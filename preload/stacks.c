@@ -64,7 +64,9 @@ struct ht_stk {
 
 int ht_stack_depth;
 _Atomic uint64_t ht_stacks_full;
-static int stk_fp;            /* HATRACE_STACKS_FP=1: walk frame pointers */
+#if defined(HT_HAVE_LIBUNWIND) && defined(__x86_64__)
+static int stk_fp;            /* HATRACE_STACKS_FP=1: walk frame pointers (x86-64 only) */
+#endif
 static int stk_check;         /* HATRACE_STACKS_CHECK=1: compare walks with libunwind's */
 static _Atomic uint64_t stk_checked, stk_mismatch;
 
@@ -73,7 +75,11 @@ void ht_stacks_init(void)
     ht_stack_depth = (int)ht_opt(HT_OPT_STACKS);
     if (ht_stack_depth > HATF_STACK_MAX) ht_stack_depth = HATF_STACK_MAX;
 #ifdef HT_HAVE_LIBUNWIND
+#ifdef __x86_64__
     stk_fp = (int)ht_opt(HT_OPT_STACKS_FP);
+#else
+    if (ht_stack_depth && ht_opt(HT_OPT_STACKS_FP)) ht_warn("HATRACE_STACKS_FP is for x86-64 only: ignored");
+#endif
     stk_check = (int)ht_opt(HT_OPT_STACKS_CHECK);
     /* per-thread caches: no lock shared between threads while unwinding */
     if (ht_stack_depth) {
@@ -112,6 +118,7 @@ void ht_stacks_attach(ht_ring *r)
 #endif
 }
 
+#ifdef HT_HAVE_LIBUNWIND  /* (the hot path below) */
 /* Hash of frames[0..n): a multiply-add per frame (XXH3 costs ~440
  * instructions on 35 frames). The high bits depend on every frame; the last
  * step folds them into the low ones the tables index with. */
@@ -156,6 +163,7 @@ static uint64_t lookup(ht_ring *r, struct ht_stk *s, const uint64_t *fr, uint32_
     }
     return i + 1;
 }
+#endif
 
 #if defined(HT_HAVE_LIBUNWIND) && defined(__x86_64__)
 /* Learn, with one slow libunwind walk, where the hook that called

@@ -29,7 +29,7 @@ static void name_live_threads(void)
 
 void ht_writer_finish(void)
 {
-    ht_t.untraced++;
+    ht_untraced_enter(&ht_t);
     ht_xfsz_guard g;
     ht_xfsz_hold(&g);
     pthread_mutex_lock(&ht_fs.wlock);
@@ -83,5 +83,5 @@ void ht_writer_finish(void)
     }
     pthread_mutex_unlock(&ht_fs.wlock);
     ht_xfsz_release(&g);
-    ht_t.untraced--;
+    ht_untraced_leave(&ht_t);
 }

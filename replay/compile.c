@@ -425,7 +425,11 @@ static unsigned alloc_kind(const hatf_attrs *a, unsigned *arg)
     case HATF_FN_ALIGNED_ALLOC: *arg = log2_align(align ? align : 16); return RP_ALIGNED_ALLOC;
     case HATF_FN_VALLOC: return RP_VALLOC;
     case HATF_FN_PVALLOC: return RP_PVALLOC;
-    default: return RP_MALLOC;  /* malloc, new, unknown or absent */
+    case HATF_FN_NEW: case HATF_FN_NEW_ARRAY:  /* as the recorder serves them: malloc, or aligned */
+        if (!align) return RP_MALLOC;
+        *arg = log2_align(align);
+        return RP_POSIX_MEMALIGN;
+    default: return RP_MALLOC;  /* malloc, unknown or absent */
     }
 }
 

@@ -33,9 +33,37 @@
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
-#include <x86intrin.h>
 
 #include "replay.h"
+
+/* The latency clock and the spin-wait hint (docs/replay.md, "Latency"):
+ *   x86, x86-64  the TSC (rdtsc), pause
+ *   aarch64      the virtual counter (cntvct_el0, at cntfrq_el0 ticks a second:
+ *                constant, often 24 MHz), yield
+ *   elsewhere    CLOCK_MONOTONIC in ns, no hint
+ * Ticks become ns by the rate measured against CLOCK_MONOTONIC over the run,
+ * whichever counter it is. None of these reads is fenced. */
+#if defined(__x86_64__) || defined(__i386__)
+#include <x86intrin.h>
+static inline uint64_t cpu_ticks(void) { return __rdtsc(); }
+static inline void cpu_relax(void) { _mm_pause(); }
+#elif defined(__aarch64__)
+static inline uint64_t cpu_ticks(void)
+{
+    uint64_t v;
+    __asm__ volatile("mrs %0, cntvct_el0" : "=r"(v));
+    return v;
+}
+static inline void cpu_relax(void) { __asm__ volatile("yield" ::: "memory"); }
+#else
+static inline uint64_t cpu_ticks(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+static inline void cpu_relax(void) { }
+#endif
 
 const char *const rp_touch_names[3] = { "none", "page", "all" };
 const char *const rp_lat_names[RP_LAT_COUNT_] = { "malloc", "calloc", "aligned", "realloc", "free", "heap" };
@@ -140,7 +168,7 @@ static inline void touch(char *p, uint64_t size, int how)
 static void wait_ready(_Atomic uint32_t *r, uint32_t gen)
 {
     for (unsigned spins = 0; atomic_load_explicit(r, memory_order_acquire) != gen; spins++) {
-        if (spins < 256) _mm_pause();
+        if (spins < 256) cpu_relax();
         else sched_yield();
     }
 }
@@ -391,9 +419,9 @@ static inline __attribute__((always_inline)) void run_ops(runner *r, const int n
         /* the timed call; a WAIT or a heap op that made no call is not timed */
         const unsigned kind = rp_op_kind(op);
         const uint64_t skipped = s.skipped;
-        const uint64_t t0 = __rdtsc();
+        const uint64_t t0 = cpu_ticks();
         op = do_op(&e, &s, op, null_alloc);
-        const uint64_t dt = __rdtsc() - t0;
+        const uint64_t dt = cpu_ticks() - t0;
         if (kind != RP_WAIT && s.skipped == skipped) r->hist[lat_class[kind]].n[rp_hist_bucket(dt)]++;
         publish(r, &s);
         op++;
@@ -409,7 +437,7 @@ static void *runner_main(void *arg)
     run_ctx *c = r->ctx;
     atomic_fetch_add_explicit(&c->waiting, 1, memory_order_release);
     int go;
-    while (!(go = atomic_load_explicit(&c->go, memory_order_acquire))) _mm_pause();
+    while (!(go = atomic_load_explicit(&c->go, memory_order_acquire))) cpu_relax();
     if (go == RUN_QUIT) return NULL;  /* another runner could not start: no run */
     const int touches = c->o->touch != RP_TOUCH_NONE;
     if (c->o->null_alloc) {
@@ -502,7 +530,7 @@ int rp_run(const rp_plan *plan, const rp_run_opts *o, rp_result *res)
     int bar = o->progress && isatty(2);
     struct timespec t0, now, last_bar = { 0, 0 };
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    uint64_t tsc0 = __rdtsc();
+    uint64_t tsc0 = cpu_ticks();
     atomic_store_explicit(&c.go, RUN_GO, memory_order_release);
 
     int shown = 0;
@@ -547,7 +575,7 @@ join:
         nanosleep(&d, NULL);
         clock_gettime(CLOCK_MONOTONIC, &now);
     }
-    double cyc_per_ns = (double)(__rdtsc() - tsc0) / (ts_ns(&now) - ts_ns(&t0));
+    double cyc_per_ns = (double)(cpu_ticks() - tsc0) / (ts_ns(&now) - ts_ns(&t0));
 
     res->ops = plan->st.ops;
     res->wall_s = wall_ns / 1e9;

@@ -249,11 +249,11 @@
       if (!v) continue;
       root.value += v;
       let n = root;
-      for (const k of nodes) {
+      for (const [i, k] of nodes.entries()) {
         const name = F.names[k];
         let c = n.index && n.index.get(name);
         if (!c) {
-          c = { name, value: 0, children: [], cut: !!cut && name === '(truncated)' };
+          c = { name, value: 0, children: [], cut: !!cut && i === 0 };  // a cut chain's root: "[truncated]"
           (n.index || (n.index = new Map())).set(name, c);
           n.children.push(c);
         }
@@ -275,8 +275,9 @@
     const label = $('flame-figure').selectedOptions[0].textContent;
     $('flame-note').textContent = `${label}: ${fmt(shownSum)} of ${fmt(allSum)} in ${fmt(F.chains.length)} chains` +
       (F.shown < F.sites ? `, from ${fmt(F.shown)} of ${fmt(F.sites)} sites (the first ${fmt(D.limits.flame_top)} by each figure, --flame-top; ${fmt(allSum - shownSum)} left out)` : '') +
-      '. Outermost frame at the bottom; chains cut at the recording depth' +
-      (F.cut_depth ? ` (${F.cut_depth} frames)` : '') + ' start at a dashed "(truncated)" frame. Click a frame to zoom.';
+      '. Outermost frame at the bottom' +
+      (F.cut_depth ? `; chains cut at the recording depth (${F.cut_depth} frames) start at a dashed "[truncated]" frame` : '') +
+      '. Click a frame to zoom.';
     div.dataset.figure = key;
     div.dataset.total = shownSum;
     if (!shownSum) { div.appendChild(el('p', { class: 'hint' }, 'Nothing to draw for this figure.')); flame = null; return; }

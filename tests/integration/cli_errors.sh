@@ -43,7 +43,10 @@ done
 expect 2 'needs a value' "$H" dump "$basic" --from
 expect 2 'unknown format' "$H" dump --from pdf "$basic"
 expect 2 'non-negative' "$H" dump --limit -3 "$basic"
-expect 2 'one input file' "$H" stats "$basic" "$basic"
+expect 2 'one input file' "$H" dump "$basic" "$basic"
+expect 2 'read one trace' "$H" stats --sites "$basic" "$basic"
+expect 2 'takes two traces, OLD and NEW' "$H" stats --diff "$basic"
+expect 2 'not with --timeline' "$H" stats --diff --timeline "$basic" "$basic"
 expect 2 'missing -o' "$H" convert --from text "$basic"
 expect 2 'is not count, bytes, peak, at-peak, leaked or temporary' "$H" stats --sites --sort size "$basic"
 expect 2 '--folded goes with --sites' "$H" stats --folded "$basic"

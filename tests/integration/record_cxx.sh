@@ -1,14 +1,29 @@
 #!/usr/bin/env bash
-# C++ new/delete and new[]/delete[] reach malloc/free through libstdc++ and are
-# recorded as such.
+# C++ operators are recorded as such: new and new[] as alloc func=new / func=new[],
+# delete and delete[] as free func=delete / func=delete[], one event per call;
+# the counts match the program's. validate reports each mismatched pair
+# (tests/workloads/cxx_mismatch.cc) and nothing else.
 . "$(dirname "$0")/record_lib.inc"
 need_tools
 prog=$BUILD/workloads/rec_cxx
-[ -x "$prog" ] || { echo "workload not built"; exit 77; }
+[ -x "$prog" ] && [ -x "$BUILD/workloads/cxx_mismatch" ] || { echo "workload not built"; exit 77; }
 "$HATRACE" record -o "$W/x.hatf" -- "$prog" >"$W/program.txt" 2>"$W/record.err" || fail "record: $(cat "$W/record.err")"
 cat "$W/program.txt" "$W/record.err"
 validate_all "$W/x.hatf"
-"$HATRACE" dump "$W/x.hatf" | awk '$4 == "alloc" && ($5 == 72 || $5 == 3000) && ($7 == "" || $7 == "func=malloc") { c[$5]++ }
-  END { print "size72", c[72] + 0; print "size3000", c[3000] + 0 }' >"$W/got.txt"
-compare "$W/program.txt" "$W/got.txt" || fail "new/delete counts differ"
+"$HATRACE" dump "$W/x.hatf" | awk '
+  $4 == "alloc" && $5 == 72 && $7 == "func=new" { c72++ }
+  $4 == "alloc" && $5 == 3000 && $7 == "func=new[]" { c3000++ }
+  $4 == "free" && $6 == "func=delete[]" { d3000++ }
+  END { print "size72", c72 + 0; print "size3000", c3000 + 0; print "delete[]", d3000 + 0 }' >"$W/got.txt"
+{ cat "$W/program.txt"; awk '$1 == "size3000" { print "delete[]", $2 }' "$W/program.txt"; } >"$W/want.txt"
+compare "$W/want.txt" "$W/got.txt" || fail "new/delete counts differ"
+"$HATRACE" stats --json "$W/x.hatf" | grep -q '"new\[\]": 500' || fail "stats does not count new[] per function"
+
+"$HATRACE" record -o "$W/m.hatf" -- "$BUILD/workloads/cxx_mismatch" >"$W/m-want.txt" 2>"$W/m-record.err" ||
+  fail "record: $(cat "$W/m-record.err")"
+if "$HATRACE" validate "$W/m.hatf" >"$W/m-val.txt"; then fail "validate passed the mismatched pairs"; fi
+cat "$W/m-val.txt"
+sed -n 's/.*mismatched release: \([^ ]*\) of .*/\1/p' "$W/m-val.txt" >"$W/m-got.txt"
+cmp -s "$W/m-want.txt" "$W/m-got.txt" || fail "mismatches found: $(tr '\n' ' ' <"$W/m-got.txt"), want: $(tr '\n' ' ' <"$W/m-want.txt")"
+grep -q " records, 5 problems$" "$W/m-val.txt" || fail "other problems than the five mismatches"
 echo "record_cxx: ok"

@@ -31,6 +31,8 @@ got=$("$HATRACE" stats "$W/k.hatf" 2>/dev/null | awk '$1 == "records" { print $2
 [ "$got" = "$held" ] || fail "killed: summary says $held events, stats reads $got"
 grep -q "^hatrace: 1 trace, $held events, .*(1 trace not closed: its readable events" "$W/k.err" ||
   fail "killed: the total leaves the readable events out"
+grep -q "^hatrace:   the trace was not closed: these figures cover its readable events only" "$W/k.err" ||
+  fail "killed: the closing figures do not say they cover the readable events only"
 
 # full disk: the recorder says why, and it is no kill
 (ulimit -f 64; "$HATRACE" record --effort fast -o "$W/f.hatf" -- "$fsize" 1000000) >"$W/f.out" 2>"$W/f.err"; s=$?

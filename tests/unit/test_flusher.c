@@ -66,7 +66,7 @@ static void *producer(void *arg)
     unsigned k = (unsigned)(uintptr_t)arg;
     for (unsigned i = 0; i < PER_THREAD; i++) {
         ht_emit(HT_K_MALLOC, addr_of(k, i), size_of(k, i), 0, 0);
-        ht_emit_free((void *)(uintptr_t)addr_of(k, i), fake_free);
+        ht_emit_free(HT_K_FREE, (void *)(uintptr_t)addr_of(k, i), fake_free);
     }
 #ifdef UNDER_TSAN
     /* The recorder's key destructor (thread-destroy) re-arms to run in the

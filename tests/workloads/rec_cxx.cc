@@ -1,6 +1,6 @@
 // rec_cxx.cc — C++ new/delete, new[]/delete[] and a growing std::vector. The
-// operators reach malloc/free in libstdc++, so the recorder sees them as
-// malloc/free. 72-byte objects and 3000-byte arrays are this program's alone.
+// recorder interposes the operators: new and new[] are recorded as such, one
+// event each. 72-byte objects and 3000-byte arrays are this program's alone.
 #include <cstdio>
 #include <memory>
 #include <vector>

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# hatrace record's closing figures (calls, peak, leaked at exit, temporary
+# allocations) are read back from each trace with stats' own counting: they
+# must equal what stats --json (and stats --sites --json, for temporary)
+# says of the same trace. Checked on a program with stacks (one trace) and
+# on one that forks and execs (four traces, each with its own figures), and
+# the next commands name the first trace.
+. "$(dirname "$0")/record_lib.inc"
+need_tools
+
+# "key value" lines of record's figures for trace $2 in record's stderr $1
+record_figures() {
+  awk -v t="$2" '
+    /^hatrace: trace / { on = ($3 == t) ; next }
+    !/^hatrace:   / { on = 0 }
+    on && /calls:/ { print "allocs", $3; print "frees", $5; print "reallocs", $7 }
+    on && /peak:/ { gsub(/\(/, ""); print "max_live_bytes", $(NF-4); print "max_live_objects", $(NF-1) }
+    on && /leaked at exit:/ { gsub(/\(/, ""); print "live_bytes_at_end", $(NF-4); print "live_objects_at_end", $(NF-1) }
+    on && /temporary allocations:/ { print "temporary", $4 }' "$1"
+}
+
+# the same keys from stats --json and stats --sites --json
+stats_figures() {
+  "$HATRACE" stats --json "$1" >"$W/s.json" || fail "stats --json $1"
+  "$HATRACE" stats --sites --json --top 1 "$1" >"$W/sites.json" 2>/dev/null || fail "stats --sites --json $1"
+  python3 -c 'import json, sys
+s = json.load(open(sys.argv[1])); t = json.load(open(sys.argv[2]))
+for k in ("allocs", "frees", "reallocs", "max_live_bytes", "max_live_objects", "live_bytes_at_end", "live_objects_at_end"):
+    print(k, s[k])
+print("temporary", t["temporary"])' "$W/s.json" "$W/sites.json"
+}
+
+check_trace() {  # record-stderr trace
+  record_figures "$1" "$2" >"$W/rec.txt"
+  [ "$(wc -l <"$W/rec.txt")" = 8 ] || fail "$2: record printed $(wc -l <"$W/rec.txt") of 8 figures: $(cat "$1")"
+  stats_figures "$2" >"$W/st.txt"
+  diff "$W/st.txt" "$W/rec.txt" >/dev/null || fail "$2: record's figures differ from stats': $(diff "$W/st.txt" "$W/rec.txt" | tr '\n' ' ')"
+}
+
+prog=$BUILD/workloads/stacks_sites
+[ -x "$prog" ] || { echo "workload not built"; exit 77; }
+"$HATRACE" record --stacks -o "$W/s.hatf" -- "$prog" 2>"$W/s.err" || fail "record: $(cat "$W/s.err")"
+cat "$W/s.err"
+grep -q "built without libunwind" "$W/s.err" && { echo "no libunwind"; exit 77; }
+check_trace "$W/s.err" "$W/s.hatf"
+grep -q "^hatrace:   size: .*, [0-9.]* bytes per event$" "$W/s.err" || fail "no size per event"
+grep -q "^hatrace: next: hatrace stats --sites $W/s.hatf " "$W/s.err" || fail "next commands"
+
+fork=$BUILD/workloads/rec_fork_exec
+[ -x "$fork" ] || { echo "workload not built"; exit 77; }
+"$HATRACE" record -o "$W/f.%p.hatf" -- "$fork" 2>"$W/f.err" || fail "record: $(cat "$W/f.err")"
+n=0
+for t in "$W"/f.*.hatf*; do
+  check_trace "$W/f.err" "$t"
+  n=$((n + 1))
+done
+[ $n = 4 ] || fail "$n traces, want 4"
+grep -q "^hatrace: next: hatrace stats .*record with --stacks" "$W/f.err" || fail "no hint to record stacks"
+echo "record_figures: ok"
