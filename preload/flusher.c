@@ -10,6 +10,7 @@
 #include <limits.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <sys/prctl.h>
 
 #include "flusher_state.h"
