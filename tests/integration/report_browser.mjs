@@ -6,8 +6,9 @@
 //
 //   node report_browser.mjs PLAYWRIGHT_CORE CHROMIUM PAGE.html STATS.json EXPECT.json SHOTS [PARTIAL]
 // EXPECT.json: {"frames": [names the flame graph must hold], "calls": total
-// calls of the sites, "bytes": their bytes}. PARTIAL: the page must say the
-// trace is damaged. Exit 0 ok, 1 with the failures listed.
+// calls of the sites, "bytes": their bytes, "cut": [the frames drawn dashed as
+// a cut chain's root], optional}. PARTIAL: the page must say the trace is
+// damaged. Exit 0 ok, 1 with the failures listed.
 import { readFileSync, mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
@@ -114,6 +115,8 @@ try {
     return gs.filter((g) => Math.abs(y(g) - y1) < 0.5).map((g) => g.getAttribute('name'));
   });
   for (const f of expect.outermost) check(top.includes(f), `flame graph: ${f} is not above the root (${top})`);
+  const cut = await page.$$eval('#flame-chart g.frame.cut', (gs) => gs.map((g) => g.getAttribute('name')));
+  check(JSON.stringify(cut) === JSON.stringify(expect.cut || []), `flame graph: frames drawn as cut ${JSON.stringify(cut)}`);
 
   check(errors.length === 0, 'JavaScript errors: ' + errors.join(' | '));
   check(requests.length === 0, 'the page asked the network for: ' + requests.join(' '));

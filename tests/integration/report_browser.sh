@@ -5,7 +5,11 @@
 # (report_browser.mjs): no JavaScript error, every view there, the figures
 # shown equal to stats --json's, the sites table sorts and filters, the flame
 # graph has the known frames; a screenshot of each view in
-# $BUILD/report-shots/. Also: the page is one file that loads nothing from
+# $BUILD/report-shots/. A chain cut at the recording's stack depth
+# (tests/workloads/stack_depth with --stacks=8) starts at a dashed
+# "[truncated]" frame, as stats --sites --folded marks it; a C++ program's
+# new[] and delete[] are listed by name (tests/workloads/rec_cxx).
+# Also: the page is one file that loads nothing from
 # elsewhere, a damaged trace gives a page that says so (exit 3), a bad option
 # or an unwritable output one line and a non-zero exit. Skipped (77) only
 # when no Chromium is found.
@@ -20,13 +24,13 @@ driver=$(dirname "$0")/report_browser.mjs
 shots=$BUILD/report-shots
 
 # what the driver expects: the sites' calls and bytes, and frames and places (lists with ',') and a search
-expect() { # SITES.json FRAMES OUTERMOST FUNCTIONS SEARCH
+expect() { # SITES.json FRAMES OUTERMOST FUNCTIONS SEARCH [CUT]
   python3 -c 'import json, sys
 words = lambda a: [w for w in a.split(",") if w]
 s = json.load(open(sys.argv[1]))
 print(json.dumps({"calls": sum(x["calls"] for x in s["top"]), "bytes": sum(x["bytes"] for x in s["top"]),
                   "frames": words(sys.argv[2]), "outermost": words(sys.argv[3]), "functions": words(sys.argv[4]),
-                  "search": sys.argv[5]}))' "$@"
+                  "search": sys.argv[5], "cut": words(sys.argv[6]) if len(sys.argv) > 6 else []}))' "$@"
 }
 
 record_stacks "$BUILD/workloads/stacks_sites" "$W/s.hatf"
@@ -42,6 +46,27 @@ expect "$W/sites.json" main,chain_a,static_leaf,lib_make,grow_buf,worker,thread_
   static_leaf,lib_make,grow_buf,thread_leaf lib_make >"$W/expect.json"
 node "$driver" "$pw" "$chromium" "$W/s.html" "$W/stats.json" "$W/expect.json" "$shots" || fail "the page in the browser"
 for v in summary overtime sites flame tables; do [ -s "$shots/$v.png" ] || fail "no screenshot of $v"; done
+
+# a chain cut at the recording depth: its root is a dashed [truncated] frame
+[ -x "$BUILD/workloads/stack_depth" ] || fail "workload stack_depth not built"
+"$HATRACE" record --stacks=8 -o "$W/c.hatf" -- "$BUILD/workloads/stack_depth" malloc 20 50 2>"$W/record.err" ||
+  fail "record --stacks=8: $(cat "$W/record.err")"
+"$HATRACE" stats --json "$W/c.hatf" >"$W/cstats.json" || fail "stats --json (cut)"
+"$HATRACE" stats --sites --json --top 0 "$W/c.hatf" >"$W/csites.json" || fail "stats --sites --json (cut)"
+"$HATRACE" report "$W/c.hatf" -o "$W/c.html" 2>"$W/c.err" || fail "report (cut): $(cat "$W/c.err")"
+expect "$W/csites.json" "[truncated],chain,leaf" "[truncated]" leaf "" "[truncated]" >"$W/cexpect.json"
+node "$driver" "$pw" "$chromium" "$W/c.html" "$W/cstats.json" "$W/cexpect.json" "$W/cshots" ||
+  fail "the page of a trace with cut chains"
+
+# C++: new, new[], delete and delete[] in the calls by function (the driver checks each of stats')
+record_stacks "$BUILD/workloads/rec_cxx" "$W/cxx.hatf"
+"$HATRACE" stats --json "$W/cxx.hatf" >"$W/cxxstats.json" || fail "stats --json (C++)"
+grep -q '"delete\[\]": 500' "$W/cxxstats.json" || fail "stats --json (C++): no delete[]"
+"$HATRACE" stats --sites --json --top 0 "$W/cxx.hatf" >"$W/cxxsites.json" || fail "stats --sites --json (C++)"
+"$HATRACE" report "$W/cxx.hatf" -o "$W/cxx.html" 2>"$W/cxx.err" || fail "report (C++): $(cat "$W/cxx.err")"
+expect "$W/cxxsites.json" main "" main "" >"$W/cxxexpect.json"
+node "$driver" "$pw" "$chromium" "$W/cxx.html" "$W/cxxstats.json" "$W/cxxexpect.json" "$W/cxxshots" ||
+  fail "the page of a C++ trace"
 
 # a damaged trace (one byte flipped in a chunk): the page says so, exit 3
 record_example "$W/k.hatf" 100000
