@@ -3,13 +3,19 @@
 # at the end (tables entry 8): a program that makes 64 MiB resident, holds it,
 # then frees it shows a peak at least that much above its first sample, and
 # replay puts the recorded program's peak resident beside the allocators'.
-# A copy made by convert keeps the samples.
+# A copy made by convert keeps the samples. The program's own mmap, mremap,
+# munmap and sbrk calls are in the trace as "hatrace-map" comments, in order.
 . "$(dirname "$0")/record_lib.inc"
 need_tools
 prog=$BUILD/workloads/rss_grow
 [ -x "$prog" ] || { echo "workload not built"; exit 77; }
 "$HATRACE" record -o "$W/r.hatf" -- "$prog" >"$W/made.txt" 2>"$W/rec.err" || fail "record: $(cat "$W/rec.err")"
-made=$(cat "$W/made.txt")
+made=$(head -1 "$W/made.txt")
+tail -n +2 "$W/made.txt" >"$W/maps-want.txt"
+"$HATRACE" dump "$W/r.hatf" | sed -n 's/^.* comment "hatrace-map \(.*\)"$/\1/p' |
+  awk '{ if ($1 == "mmap") print $1, $3, $4; else if ($1 == "mremap") print $1, $3, $5; else if ($1 == "munmap") print $1, $3; else print }' \
+  >"$W/maps-got.txt"
+cmp -s "$W/maps-want.txt" "$W/maps-got.txt" || { diff "$W/maps-want.txt" "$W/maps-got.txt"; fail "the program's mappings as recorded"; }
 "$HATRACE" replay --allocator null "$W/r.hatf" >"$W/replay.txt" 2>"$W/replay.err" || fail "replay: $(cat "$W/replay.err")"
 line=$(grep '^recorded program: peak resident' "$W/replay.txt") || { cat "$W/replay.txt"; fail "replay says nothing of the program's resident memory"; }
 echo "$line"
