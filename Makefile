@@ -218,10 +218,14 @@ $(B)/obj/$(B)/gen/report_page.o: REQ_CFLAGS += -Icli
 # Each test file declares its tests; tests/unit/cunit_main.c is their main().
 TEST_LIBS := $(B)/libhatpreload.a $(B)/libhatreplay.a $(B)/libhatf.a
 TEST_MAIN := $(B)/obj/tests/unit/cunit_main.o
-$(B)/tests/%: tests/unit/%.c $(TEST_MAIN) $(TEST_LIBS) $(B)/.flags
+# A test of a tool's module links that module's object (no test includes a .c).
+TEST_OBJ_test_timeline := $(B)/obj/cli/timeline.o
+.SECONDEXPANSION:
+$(B)/tests/%: tests/unit/%.c $(TEST_MAIN) $(TEST_LIBS) $$(TEST_OBJ_$$*) $(B)/.flags
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo '  TEST    $@')
-	$(Q)$(CC) $(REQ_CFLAGS) -Itests $(CFLAGS) $(LDSAN) -o $@ $< $(TEST_MAIN) $(TEST_LIBS) -lcunit $(PRELOAD_LIBS) $(LDFLAGS)
+	$(Q)$(CC) $(REQ_CFLAGS) -Itests -Icli $(CFLAGS) $(LDSAN) -o $@ $< $(TEST_OBJ_$*) $(TEST_MAIN) $(TEST_LIBS) -lcunit \
+	    $(PRELOAD_LIBS) $(LDFLAGS)
 
 $(B)/workloads/%: tests/workloads/%.c $(B)/.flags
 	@mkdir -p $(dir $@)

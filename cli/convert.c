@@ -194,6 +194,15 @@ static int start_out(out *o, hatf_source *s, int best, uint64_t time_res, int pl
             cli_error("%s: cannot write the stack depth", o->path);
             return -1;
         }
+        if (r) {  /* the resident memory sampled while recording (kept by --strip: sizes name nothing) */
+            const hatf_resident *res;
+            size_t n = hatf_reader_resident(r, &res);
+            for (size_t i = 0; i < n; i++)
+                if (hatf_writer_resident(o->w, res[i].time_ns, res[i].bytes, res[i].own) < 0) {
+                    cli_error("%s: cannot write the resident memory samples", o->path);
+                    return -1;
+                }
+        }
         if (r && !o->strip) {  /* and its thread names and load map */
             const uint64_t *th;
             size_t n = hatf_reader_threads(r, &th);

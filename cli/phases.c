@@ -43,8 +43,11 @@ void phases_free(phases *p)
 
 int phases_comment(phases *p, const uint8_t *text, size_t len, const phase_counts *now)
 {
-    size_t mark = strlen(HATF1_HATRACE_MARK);
-    if (len >= mark && memcmp(text, HATF1_HATRACE_MARK, mark) == 0) return 0;
+    static const char *const not_phases[] = { HATF1_HATRACE_MARK, HATF_MAP_PREFIX };
+    for (size_t i = 0; i < sizeof not_phases / sizeof *not_phases; i++) {
+        size_t mark = strlen(not_phases[i]);
+        if (len >= mark && memcmp(text, not_phases[i], mark) == 0) return 0;
+    }
     p->v[p->n - 1].end = *now;
     return phase_begin(p, (const char *)text, len, now);
 }

@@ -193,6 +193,12 @@ int cmd_replay(int argc, char **argv)
     rc = rp_compile_source(src, single, &plan, &err);
     /* the damage said either way; a plan of what could be read is partial */
     int partial = cli_read_end(path, src, rc ? CLI_FAIL : CLI_OK);
+    /* the recorded program's resident memory at its peak, when sampled, the recorder's rings taken out */
+    uint64_t program_rss = 0;
+    hatf_reader *rd = hatf_source_container(src);
+    const hatf_resident *res;
+    for (size_t i = 0, n = rd ? hatf_reader_resident(rd, &res) : 0; i < n; i++)
+        if (res[i].bytes - res[i].own > program_rss) program_rss = res[i].bytes - res[i].own;
     hatf_source_close(src);
     if (rc) {
         cli_error_at(path, &err);
@@ -235,7 +241,8 @@ int cmd_replay(int argc, char **argv)
     }
     rp_report_ctx ctx = { .trace = path, .threads = single ? "1" : "trace",
                           .touch = rp_touch_names[touch], .repeat = (unsigned)repeat,
-                          .latency_every = (unsigned)every, .st = &plan.st, .nthreads = plan.nthreads };
+                          .latency_every = (unsigned)every, .st = &plan.st, .nthreads = plan.nthreads,
+                          .program_rss = program_rss };
     if (json) rp_print_json(stdout, &ctx, rep, nalloc);
     else rp_print_table(stdout, &ctx, rep, nalloc);
     rc = cli_finish_stdout(CLI_OK);

@@ -70,7 +70,9 @@ enum {
     HATF_TAB_MODULE = 4,   /* id: module id; start, end, bias, build-id length (varints), build id, path */
     HATF_TAB_SYMBOL = 5,   /* id: frame address; module id, offset in function (varints), name */
     HATF_TAB_LOSS = 6,     /* id: its number; text: what the trace this one was copied from had lost */
-    HATF_TAB_STACK_DEPTH = 7 /* id: the most frames a stack was given (a stack that long may be cut); no bytes */
+    HATF_TAB_STACK_DEPTH = 7, /* id: the most frames a stack was given (a stack that long may be cut); no bytes */
+    HATF_TAB_RESIDENT = 8  /* id: ns since the trace's start; the process's resident bytes then, and of
+                              them the recorder's own it knows of (varints; the second may be absent) */
 };
 
 /* container_write.c: append one entry to the tables stream (bytes cut at

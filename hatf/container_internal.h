@@ -44,6 +44,9 @@ struct hatf_reader {
     size_t ntn, nhn;
     struct hatf_stacktab *stk; /* stacks, modules, symbols (container_tables.c), or NULL */
     unsigned stack_depth;     /* the recording's stack depth limit (a table entry), 0: not said */
+    hatf_resident *res;       /* resident memory samples (table entries) */
+    size_t nres, capres;
+    int res_unsorted;
     ZSTD_DCtx *dctx;
     hatf_buf io;              /* stored payload being read */
 };
@@ -105,6 +108,8 @@ void hatf_iter_on_batch_(hatf_iter *it, hatf_iter_batch_fn fn, void *ctx);
  * finish: sort for lookups and keep the first entry of each id, once the chunks
  * are scanned; @return 0 or HATF_E_NOMEM. free: forget them all. */
 int hatf_stacktab_add_(hatf_reader *r, unsigned type, uint64_t id, const uint8_t *p, size_t n);
+/* A resident-memory entry (container_tables.c). @return 0, HATF_E_CORRUPT or HATF_E_NOMEM. */
+int hatf_resident_add_(hatf_reader *r, uint64_t time_ns, const uint8_t *p, size_t len);
 int hatf_stacktab_finish_(hatf_reader *r);
 void hatf_stacktab_free_(hatf_reader *r);
 

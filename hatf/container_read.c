@@ -277,6 +277,13 @@ static void parse_tables(hatf_reader *r, uint64_t off, const uint8_t *p, size_t 
             i += len;
             continue;
         }
+        if (type == HATF_TAB_RESIDENT) {
+            int rc = hatf_resident_add_(r, id, p + i, (size_t)len);
+            if (rc == HATF_E_CORRUPT) { i -= k; break; }
+            lost += rc == HATF_E_NOMEM;
+            i += len;
+            continue;
+        }
         if (type == HATF_TAB_LOSS) {  /* a copy of a damaged trace: its loss is this file's too */
             hatf_reader_add_damage_(r, "copied from a damaged or cut trace, which had lost: %.*s", (int)len,
                                     (const char *)(p + i));
@@ -560,6 +567,7 @@ HATF_API void hatf_reader_close(hatf_reader *r)
     for (size_t i = 0; i < r->ntn; i++) free(r->tnames[i].name);
     for (size_t i = 0; i < r->nhn; i++) free(r->hnames[i].name);
     free(r->tnames);
+    free(r->res);
     free(r->hnames);
     hatf_stacktab_free_(r);
     ZSTD_freeDCtx(r->dctx);

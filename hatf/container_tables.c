@@ -6,6 +6,7 @@
  *   4 module  id = module id  start, end, bias, build-id length (varints), build id, path
  *   5 symbol  id = address    module id, offset in function (varints), name
  *   7 stack depth  id = the recording's limit of frames per stack (no bytes)
+ *   8 resident     id = ns since the trace's start; resident bytes, the recorder's own (varints)
  * The reader keeps them in flat arrays, sorted once the file is scanned, so
  * a lookup is a binary search. When an id comes twice the first one wins: the
  * sort puts equal ids in order of arrival and the later ones are dropped.
@@ -30,6 +31,14 @@ HATF_API int hatf_writer_stack_depth(hatf_writer *w, unsigned depth)
 {
     if (depth > HATF_STACK_MAX) depth = HATF_STACK_MAX;
     return hatf_writer_table_entry_(w, HATF_TAB_STACK_DEPTH, depth, "", 0);
+}
+
+HATF_API int hatf_writer_resident(hatf_writer *w, uint64_t time_ns, uint64_t bytes, uint64_t own)
+{
+    uint8_t buf[2 * HATF_VARINT_MAX];
+    size_t k = hatf_varint_put(buf, bytes);
+    k += hatf_varint_put(buf + k, own);
+    return hatf_writer_table_entry_(w, HATF_TAB_RESIDENT, time_ns, buf, k);
 }
 
 HATF_API int hatf_writer_module(hatf_writer *w, const hatf_module *m)
@@ -241,6 +250,41 @@ HATF_API size_t hatf_reader_stack(const hatf_reader *r, uint64_t id, const uint6
 HATF_API size_t hatf_reader_stack_count(const hatf_reader *r)
 {
     return r->stk ? r->stk->nst : 0;
+}
+
+static int cmp_resident(const void *a, const void *b)
+{
+    const hatf_resident *x = a, *y = b;
+    return x->time_ns < y->time_ns ? -1 : x->time_ns > y->time_ns;
+}
+
+int hatf_resident_add_(hatf_reader *r, uint64_t time_ns, const uint8_t *p, size_t len)
+{
+    uint64_t bytes, own = 0;
+    size_t k = hatf_varint_get(p, len, &bytes);
+    if (!k) return HATF_E_CORRUPT;
+    if (k < len && !hatf_varint_get(p + k, len - k, &own)) return HATF_E_CORRUPT;
+    if (r->nres == r->capres) {
+        size_t cap = r->capres ? 2 * r->capres : 64;
+        hatf_resident *v = realloc(r->res, cap * sizeof *v);
+        if (!v) return HATF_E_NOMEM;
+        r->res = v;
+        r->capres = cap;
+    }
+    if (r->nres && time_ns < r->res[r->nres - 1].time_ns) r->res_unsorted = 1;
+    r->res[r->nres++] = (hatf_resident){ time_ns, bytes, own };
+    return 0;
+}
+
+HATF_API size_t hatf_reader_resident(const hatf_reader *r, const hatf_resident **v)
+{
+    hatf_reader *w = (hatf_reader *)r;  /* sorted once, on first use */
+    if (w->res_unsorted) {
+        qsort(w->res, w->nres, sizeof *w->res, cmp_resident);
+        w->res_unsorted = 0;
+    }
+    *v = r->res;
+    return r->nres;
 }
 
 HATF_API unsigned hatf_reader_stack_depth(const hatf_reader *r)

@@ -85,6 +85,9 @@ enum { HATF_ATTRS_HATRACE = 1, HATF_ATTRS_FOREIGN = 2 };
  * time unit, pid, clock, command line). A stream without it is another
  * writer's. */
 #define HATF1_HATRACE_MARK "hatrace-hatf1 1"
+/* The recorder writes the program's own mmap, munmap, mremap, brk and sbrk
+ * calls as comments starting with this (docs/FORMAT.md, "Mappings"). */
+#define HATF_MAP_PREFIX "hatrace-map "
 
 typedef struct hatf_event {
     uint8_t op;            /* hatf_op */

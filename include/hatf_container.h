@@ -133,6 +133,13 @@ int hatf_writer_symbol(hatf_writer *w, const hatf_symbol *s);
  * negative code (then the writer is failed). */
 int hatf_writer_stack_depth(hatf_writer *w, unsigned depth);
 
+/* A sample of the traced process's resident memory: bytes resident time_ns
+ * after the trace's start (the time of its events' zero), of which own bytes
+ * are the recorder's (its rings; 0 when not known). The recorder writes one
+ * per flush interval and one at the end; readers give them back in time order
+ * (hatf_reader_resident). @return 0 or a negative code (the writer is then failed). */
+int hatf_writer_resident(hatf_writer *w, uint64_t time_ns, uint64_t bytes, uint64_t own);
+
 /* Write every pending chunk (the recorder calls this on its flush interval). */
 int hatf_writer_flush(hatf_writer *w);
 
@@ -176,6 +183,15 @@ size_t hatf_reader_stack_count(const hatf_reader *r);
  * a stack of that many frames may be cut. @return it, 0 when the trace does
  * not say (written before it did, or by another writer). */
 unsigned hatf_reader_stack_depth(const hatf_reader *r);
+/* The process's resident memory as sampled while recording
+ * (hatf_writer_resident), in time order. @return the count, 0 when the trace
+ * has none; *v valid until close. */
+typedef struct hatf_resident {
+    uint64_t time_ns;   /* since the trace's start */
+    uint64_t bytes;     /* the process's resident bytes */
+    uint64_t own;       /* of them, the recorder's own that it knew of (its rings), 0: not said */
+} hatf_resident;
+size_t hatf_reader_resident(const hatf_reader *r, const hatf_resident **v);
 /* The symbol stored for exactly this frame address, or NULL. */
 const hatf_symbol *hatf_reader_symbol(const hatf_reader *r, uint64_t addr);
 /* Modules of the load map, by id, one per id. @return count; *mods valid until close. */

@@ -61,7 +61,11 @@ HT_EXPORT void hatrace_rt_comment(const char *text)
 {
     ht_init();
     if (!text || atomic_load(&ht_state) != HT_ST_READY) return;
-    size_t n = strnlen(text, 4096);  /* HATRACE_COMMENT_MAX */
+    ht_emit_comment(text, strnlen(text, 4096));  /* HATRACE_COMMENT_MAX */
+}
+
+void ht_emit_comment(const char *text, size_t n)
+{
     ht_untraced_enter(&ht_t);
     char *copy = malloc(n ? n : 1);  /* the recorder's, untraced; the flusher frees it */
     ht_untraced_leave(&ht_t);

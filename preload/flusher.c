@@ -11,7 +11,9 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/prctl.h>
+#include <unistd.h>
 
 #include "flusher_state.h"
 #include "convert.h"
@@ -90,13 +92,37 @@ static long drain_ring(ht_ring *r)
     return total;
 }
 
+/* The process's resident bytes now (/proc/self/statm), 0 when unknown. */
+static uint64_t resident_bytes(void)
+{
+    char buf[128];
+    long n = ht_read_file("/proc/self/statm", buf, sizeof buf - 1);
+    if (n <= 0) return 0;
+    buf[n] = 0;
+    char *p = strchr(buf, ' ');  /* size, then resident, in pages */
+    if (!p) return 0;
+    return strtoull(p + 1, NULL, 10) * (uint64_t)sysconf(_SC_PAGESIZE);
+}
+
+/* Each flush interval: seal what is pending, and sample the resident memory
+ * beside the heap's (stats --timeline, replay's figures of the program). */
 static void flush_if_due(int force)
 {
     uint64_t now = ht_mono_ns();
     if (!ht_fs.writer || ht_fs.out_failed) return;
     if (!force && now - ht_fs.last_flush_ns < (uint64_t)ht_opt(HT_OPT_FLUSH_MS) * 1000000u) return;
     ht_fs.last_flush_ns = now;
+    ht_resident_sample();
     if (hatf_writer_seal_(ht_fs.writer) < 0) ht_write_failed();
+}
+
+void ht_resident_sample(void)
+{
+    uint64_t now = ht_mono_ns(), rb = resident_bytes(), own = 0;
+    for (ht_ring *r = atomic_load(&ht_rings); r; r = r->next) own += ht_ring_bytes(r->mask + 1);
+    if (rb && ht_fs.writer && !ht_fs.out_failed &&
+        hatf_writer_resident(ht_fs.writer, now > ht_fs.mono0 ? now - ht_fs.mono0 : 0, rb, own < rb ? own : rb) < 0)
+        ht_write_failed();
 }
 
 /* ---- the encoding helper ------------------------------------------------------

@@ -89,6 +89,9 @@ void ht_clock_check_drift(void) HT_HIDDEN;
 int ht_writer_open(void) HT_HIDDEN;
 /* pre: wlock held. The writer failed: close it, say why, stop recording. */
 void ht_write_failed(void) HT_HIDDEN;
+/* pre: wlock held. A sample of the process's resident memory into the trace
+ * (each flush interval, and at the end). */
+void ht_resident_sample(void) HT_HIDDEN;
 /* pre: wlock held. 0 (and recording stops) if the program closed the trace's
  * descriptor and may have reused its number. */
 int ht_out_fd_intact(void) HT_HIDDEN;

@@ -24,6 +24,7 @@
 #include <malloc.h>
 #include <stdarg.h>
 #include <stdint.h>
+#include <sys/mman.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -49,6 +50,11 @@ static int (*real_execv)(const char *, char *const[]);
 static int (*real_execvp)(const char *, char *const[]);
 static int (*real_execvpe)(const char *, char *const[], char *const[]);
 static void (*real__exit)(int);
+static void *(*real_mmap)(void *, size_t, int, int, int, off_t);
+static int (*real_munmap)(void *, size_t);
+static void *(*real_mremap)(void *, size_t, size_t, int, ...);
+static int (*real_brk)(void *);
+static void *(*real_sbrk)(intptr_t);
 
 /* ---- bootstrap arena ---------------------------------------------------------- */
 
@@ -113,6 +119,11 @@ void ht_hooks_resolve(void)
     RESOLVE(execvp);
     RESOLVE(execvpe);
     RESOLVE(_exit);
+    RESOLVE(mmap);
+    RESOLVE(munmap);
+    RESOLVE(mremap);
+    RESOLVE(brk);
+    RESOLVE(sbrk);
 #undef RESOLVE
     __typeof__(ht_real_pthread_create) pc = (__typeof__(pc))dlsym(RTLD_NEXT, "pthread_create");
     real_calloc = calloc_, real_free = free_, real_realloc = realloc_;
@@ -121,6 +132,7 @@ void ht_hooks_resolve(void)
     real_pvalloc = pvalloc_, real_malloc_usable_size = malloc_usable_size_;
     real_execve = execve_, real_execv = execv_, real_execvp = execvp_, real_execvpe = execvpe_;
     real__exit = _exit_;
+    real_mmap = mmap_, real_munmap = munmap_, real_mremap = mremap_, real_brk = brk_, real_sbrk = sbrk_;
     ht_real_pthread_create = pc;
     atomic_signal_fence(memory_order_seq_cst);
     real_malloc = malloc_;  /* last: the hooks test it to know resolution is done */
@@ -279,6 +291,81 @@ HT_EXPORT size_t malloc_usable_size(void *p)
     if (HT_UNLIKELY(in_arena(p))) return arena_size(p);
     if (BOOTING()) return 0;
     return real_malloc_usable_size(p);
+}
+
+/* ---- the program's own mappings ------------------------------------------------
+ * mmap, munmap, mremap, brk and sbrk called through the PLT (the program's
+ * and its libraries'; glibc's malloc maps memory with internal calls that
+ * never come here) are recorded as comments "hatrace-map ..." (docs/FORMAT.md,
+ * "Mappings"), which HATF 1.0 readers skip and hatrace's count. The
+ * recorder's own calls (untraced, or inside a hook) are not. */
+
+static void map_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void map_note(const char *fmt, ...)
+{
+    ht_tls *t = &ht_t;
+    if (!real_malloc || t->untraced || t->busy || atomic_load_explicit(&ht_state, memory_order_acquire) != HT_ST_READY)
+        return;
+    char text[128];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    if (n > 0) ht_emit_comment(text, (size_t)n < sizeof text ? (size_t)n : sizeof text - 1);
+}
+
+HT_EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+    void *p = real_mmap ? real_mmap(addr, len, prot, flags, fd, off)
+                        : (void *)syscall(SYS_mmap, addr, len, prot, flags, fd, off);
+    if (p != MAP_FAILED)
+        map_note(HT_MAP_PREFIX "mmap 0x%llx %zu %s", (unsigned long long)U(p), len, (flags & MAP_ANONYMOUS) ? "anon" : "file");
+    return p;
+}
+
+HT_EXPORT void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+    return mmap(addr, len, prot, flags, fd, off);
+}
+
+HT_EXPORT int munmap(void *addr, size_t len)
+{
+    int rc = real_munmap ? real_munmap(addr, len) : (int)syscall(SYS_munmap, addr, len);
+    if (!rc) map_note(HT_MAP_PREFIX "munmap 0x%llx %zu", (unsigned long long)U(addr), len);
+    return rc;
+}
+
+HT_EXPORT void *mremap(void *old, size_t old_len, size_t new_len, int flags, ...)
+{
+    void *want = NULL;
+    if (flags & MREMAP_FIXED) {
+        va_list ap;
+        va_start(ap, flags);
+        want = va_arg(ap, void *);
+        va_end(ap);
+    }
+    void *p = real_mremap ? ((flags & MREMAP_FIXED) ? real_mremap(old, old_len, new_len, flags, want)
+                                                    : real_mremap(old, old_len, new_len, flags))
+                          : (void *)syscall(SYS_mremap, old, old_len, new_len, flags, want);
+    if (p != MAP_FAILED)
+        map_note(HT_MAP_PREFIX "mremap 0x%llx %zu 0x%llx %zu", (unsigned long long)U(old), old_len,
+                 (unsigned long long)U(p), new_len);
+    return p;
+}
+
+HT_EXPORT int brk(void *end)
+{
+    void *before = real_sbrk ? real_sbrk(0) : NULL;
+    int rc = real_brk ? real_brk(end) : (errno = ENOSYS, -1);
+    if (!rc && before) map_note(HT_MAP_PREFIX "brk %lld", (long long)((char *)end - (char *)before));
+    return rc;
+}
+
+HT_EXPORT void *sbrk(intptr_t incr)
+{
+    void *p = real_sbrk ? real_sbrk(incr) : (errno = ENOSYS, (void *)-1);
+    if (p != (void *)-1 && incr) map_note(HT_MAP_PREFIX "brk %lld", (long long)incr);
+    return p;
 }
 
 /* ---- C++ operators ------------------------------------------------------------ */

@@ -303,6 +303,12 @@ static inline __attribute__((always_inline)) void ht_emit_free(uint32_t kind, vo
         real(p);
     }
 }
+/* Record a comment of len bytes of text (copied) on the calling thread
+ * (annotate.c). pre: not inside a hook. */
+void ht_emit_comment(const char *text, size_t len) HT_HIDDEN;
+/* The comments the recorder writes for the program's own mappings (hooks.c) */
+#define HT_MAP_PREFIX HATF_MAP_PREFIX
+
 /* Thread start (our pthread_create trampoline): attach a ring and record thread-create. */
 void ht_thread_begin(void) HT_HIDDEN;
 /* Before exec: finish the trace if this process owns it (not in a vfork child). */

@@ -44,6 +44,7 @@ void ht_writer_finish(void)
             wait_ns += atomic_load_explicit(&r->wait_ns, memory_order_relaxed);
         }
         ht_clock_check_drift();
+        ht_resident_sample();  /* the last one: a short run has no other */
         name_live_threads();
         ht_stacks_finish(ht_fs.writer);
         uint64_t by_helper, by_writer, twice, fast_groups, fast_events;

@@ -127,6 +127,13 @@ static void print_notes(FILE *f, const rp_report_ctx *c)
     if (s->lost_objects)
         fprintf(f, "lost with the damage: %llu frees or reallocs of objects made in a damaged part of the "
                    "trace, not replayed\n", (unsigned long long)s->lost_objects);
+    if (c->program_rss && s->peak_live_bytes) {
+        char a[32], b[32];
+        fprintf(f, "recorded program: peak resident %s (sampled while recording, the recorder's rings taken "
+                   "out, its other buffers not), peak live %s: peak/peak %.3f\n",
+                human(c->program_rss, a, sizeof a), human(s->peak_live_bytes, b, sizeof b),
+                (double)c->program_rss / (double)s->peak_live_bytes);
+    }
     if (s->heaps_created)
         fprintf(f, "heaps: %llu created, %llu destroyed; %llu on one thread (native where the allocator "
                    "has heaps), %llu shared (free-each)\n",
@@ -203,6 +210,8 @@ void rp_print_json(FILE *f, const rp_report_ctx *c, const rp_report *rep, unsign
                 (unsigned long long)r->peak_rss_bytes, (unsigned long long)r->rss_at_peak_live,
                 (unsigned long long)r->live_at_peak_rss, (unsigned long long)r->baseline_rss_bytes,
                 r->frag_time_avg, r->frag_at_peak_live, r->frag_at_peak_rss, r->frag_peak_over_peak);
+        if (c->program_rss)
+            fprintf(f, "  \"program_peak_resident_bytes\": %llu,\n", (unsigned long long)c->program_rss);
         fprintf(f, "  \"heap_mode\": \"%s\", \"heap_api\": \"%s\", \"heaps_native\": %llu,"
                    " \"heaps_free_each\": %llu, \"skipped_calls\": %llu,\n",
                 r->heap_mode, r->heap_api, (unsigned long long)r->heaps_native,

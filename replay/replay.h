@@ -301,6 +301,7 @@ typedef struct rp_report_ctx {
     unsigned latency_every;
     const rp_plan_stats *st;
     uint32_t nthreads;
+    uint64_t program_rss;     /* the recorded program's peak resident bytes (sampled), 0: not known */
 } rp_report_ctx;
 
 /* Median of each figure over n results into out (samples from the run whose wall time is the median). */

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "cunit_main.h"
-#include "../../hatf/addrmap.c"
+#include "addrmap.h"
 
 static void test_basic(void)
 {

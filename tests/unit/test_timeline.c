@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "cunit_main.h"
-#include "../../cli/timeline.c"
+#include "timeline.h"
 
 typedef struct ev { uint64_t x, bytes, live, objects; int kind; } ev;
 

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# The recorder samples the process's resident memory each flush interval and
+# at the end (tables entry 8): a program that makes 64 MiB resident, holds it,
+# then frees it shows a peak at least that much above its first sample, and
+# replay puts the recorded program's peak resident beside the allocators'.
+# A copy made by convert keeps the samples. The program's own mmap, mremap,
+# munmap and sbrk calls are in the trace as "hatrace-map" comments, in order.
+. "$(dirname "$0")/record_lib.inc"
+need_tools
+prog=$BUILD/workloads/rss_grow
+[ -x "$prog" ] || { echo "workload not built"; exit 77; }
+"$HATRACE" record -o "$W/r.hatf" -- "$prog" >"$W/made.txt" 2>"$W/rec.err" || fail "record: $(cat "$W/rec.err")"
+made=$(head -1 "$W/made.txt")
+tail -n +2 "$W/made.txt" >"$W/maps-want.txt"
+"$HATRACE" dump "$W/r.hatf" | sed -n 's/^.* comment "hatrace-map \(.*\)"$/\1/p' |
+  awk '{ if ($1 == "mmap") print $1, $3, $4; else if ($1 == "mremap") print $1, $3, $5; else if ($1 == "munmap") print $1, $3; else print }' \
+  >"$W/maps-got.txt"
+cmp -s "$W/maps-want.txt" "$W/maps-got.txt" || { diff "$W/maps-want.txt" "$W/maps-got.txt"; fail "the program's mappings as recorded"; }
+"$HATRACE" replay --allocator null "$W/r.hatf" >"$W/replay.txt" 2>"$W/replay.err" || fail "replay: $(cat "$W/replay.err")"
+line=$(grep '^recorded program: peak resident' "$W/replay.txt") || { cat "$W/replay.txt"; fail "replay says nothing of the program's resident memory"; }
+echo "$line"
+"$HATRACE" replay --allocator null --json "$W/r.hatf" >"$W/replay.json" 2>/dev/null || fail "replay --json"
+peak=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[0]["program_peak_resident_bytes"])' "$W/replay.json") ||
+  fail "no program_peak_resident_bytes"
+[ "$peak" -ge "$made" ] || fail "peak resident $peak under the $made bytes the program made resident"
+"$HATRACE" convert "$W/r.hatf" -o "$W/c.hatf" 2>/dev/null || fail "convert"
+"$HATRACE" replay --allocator null --json "$W/c.hatf" >"$W/copy.json" 2>/dev/null || fail "replay of the copy"
+python3 -c 'import json,sys; assert json.load(open(sys.argv[1]))[0]["program_peak_resident_bytes"] == int(sys.argv[2])' \
+  "$W/copy.json" "$peak" || fail "the copy lost the resident samples"
+echo "record_resident: ok"
