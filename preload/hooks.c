@@ -298,13 +298,18 @@ HT_EXPORT size_t malloc_usable_size(void *p)
  * and its libraries'; glibc's malloc maps memory with internal calls that
  * never come here) are recorded as comments "hatrace-map ..." (docs/FORMAT.md,
  * "Mappings"), which HATF 1.0 readers skip and hatrace's count. The
- * recorder's own calls (untraced, or inside a hook) are not. */
+ * recorder's own calls (untraced, or inside a hook) are not, nor a thread's
+ * calls after its thread-destroy: there, libunwind's key destructor unmaps the
+ * per-thread cache the recorder's stack walks made (one call per thread under
+ * --stacks), and the thread's trace has ended (a heap event there would be
+ * counted as dropped; a mapping is no heap event, and not counted). */
 
 static void map_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void map_note(const char *fmt, ...)
 {
     ht_tls *t = &ht_t;
-    if (!real_malloc || t->untraced || t->busy || atomic_load_explicit(&ht_state, memory_order_acquire) != HT_ST_READY)
+    if (!real_malloc || t->untraced || t->busy || t->exited ||
+        atomic_load_explicit(&ht_state, memory_order_acquire) != HT_ST_READY)
         return;
     char text[128];
     va_list ap;

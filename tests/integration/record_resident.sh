@@ -4,7 +4,9 @@
 # then frees it shows a peak at least that much above its first sample, and
 # replay puts the recorded program's peak resident beside the allocators'.
 # A copy made by convert keeps the samples. The program's own mmap, mremap,
-# munmap and sbrk calls are in the trace as "hatrace-map" comments, in order.
+# munmap and sbrk calls are in the trace as "hatrace-map" comments, in order;
+# a thread's unmapping after its end (libunwind's per-thread cache, freed by its
+# key destructor under --stacks) is neither recorded nor counted as dropped.
 . "$(dirname "$0")/record_lib.inc"
 need_tools
 prog=$BUILD/workloads/rss_grow
@@ -27,4 +29,12 @@ peak=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[0]["progr
 "$HATRACE" replay --allocator null --json "$W/c.hatf" >"$W/copy.json" 2>/dev/null || fail "replay of the copy"
 python3 -c 'import json,sys; assert json.load(open(sys.argv[1]))[0]["program_peak_resident_bytes"] == int(sys.argv[2])' \
   "$W/copy.json" "$peak" || fail "the copy lost the resident samples"
+# --stacks with threads: libunwind unmaps each thread's cache after its thread-destroy
+if [ -x "$BUILD/workloads/stacks_sites" ]; then
+  "$HATRACE" record --stacks -o "$W/s.hatf" -- "$BUILD/workloads/stacks_sites" >/dev/null 2>"$W/s.err" ||
+    fail "record --stacks: $(cat "$W/s.err")"
+  if ! grep -q "built without libunwind" "$W/s.err"; then
+    grep -q ' 0 dropped' "$W/s.err" || fail "a --stacks recording of threads dropped events: $(grep dropped "$W/s.err")"
+  fi
+fi
 echo "record_resident: ok"
