@@ -37,7 +37,7 @@ HATF_API int hatf_source_read_columns(hatf_source *s, const hatf_columns *c, siz
         if (rc == 0) break;
         hatf_attrs a;
         hatf_event_attrs(&ev, &a);
-        uint64_t fn = hatf_attrs_get(&a, HATF_A_FUNC, 0);
+        uint64_t fn = hatf_attrs_get(&a, HATF_A_FUNC, hatf_plain_func(ev.op));  /* an absent func is the plain call */
         int realloc = hatf_op_is_realloc(ev.op);
         PUT(c->time, uint64_t, n, st, ev.time);
         PUT(c->time_ns, uint64_t, n, st, num == den ? ev.time

@@ -74,9 +74,11 @@ int hatf_source_next(hatf_source *s, hatf_event *ev);
  *                realloc made (0: none, as a failed call or realloc-free),
  *                the one a free ended (0: free(NULL)); else 0
  *   old_address  a realloc's old block (0 for realloc-new), else 0
- *   function     the func attribute's hatf_func code, 0 when the event has
- *                none, HATF_COLUMNS_FN_OTHER for a code this library does
- *                not know
+ *   function     the call that made the event, a hatf_func code: its func
+ *                attribute, or without one the plain call (hatf_plain_func:
+ *                malloc, free, realloc), as stats counts functions; 0 for
+ *                the other ops, HATF_COLUMNS_FN_OTHER for a code this
+ *                library does not know
  *   stack        the stack attribute's id, 0 when none
  *   failed       1 if the call failed (hatf_event_failed), else 0 */
 #define HATF_COLUMNS_FN_OTHER 255

@@ -4,10 +4,12 @@
 # Tests: clang (libFuzzer), libclang-rt-14-dev, python3 (checks on JSON output), xxd (hex inputs),
 #        valgrind (its ms_print reads stats --massif output), procps (pgrep)
 # Replay: the allocators (jemalloc, tcmalloc, mimalloc) and gnuplot for charts
+# Python package (python/hatrace): numpy, pandas, pytest, dask and distributed
 set -eu
 pkgs="gcc g++ make pkg-config clang libclang-rt-14-dev libzstd-dev libxxhash-dev
       libunwind-dev libcunit1-dev libiberty-dev libdw-dev libjemalloc-dev libjemalloc2 libgoogle-perftools-dev
-      libtcmalloc-minimal4 libmimalloc-dev gnuplot-nox zstd python3 xxd valgrind procps"
+      libtcmalloc-minimal4 libmimalloc-dev gnuplot-nox zstd python3 xxd valgrind procps
+      python3-numpy python3-pandas python3-pytest python3-dask python3-distributed"
 missing=()
 for p in $pkgs; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")

@@ -55,7 +55,7 @@ static const uint64_t want[ROWS][10] = {
     { 13, 1, 0, HATF_OP_FREE, 0, 0, 0, HATF_FN_FREE, 0, 0 },
     { 14, 2, 0, HATF_OP_THREAD_CREATE, 0, 0, 0, 0, 0, 0 },
     { 15, 2, 5, HATF_OP_HEAP_CREATE, 0, 0, 0, 0, 0, 0 },
-    { 16, 2, 5, HATF_OP_ALLOC, 100, 0x5000, 0, 0, 0, 0 },
+    { 16, 2, 5, HATF_OP_ALLOC, 100, 0x5000, 0, HATF_FN_MALLOC, 0, 0 },  /* no func: malloc */
     { 17, 2, 0, HATF_OP_REALLOC_NEW, 16, 0x6000, 0, HATF_FN_REALLOC, 0, 0 },
     { 18, 1, 0, HATF_OP_REALLOC_INPLACE, 128, 0x2000, 0x2000, HATF_FN_REALLOC, 0, 0 },
     { 19, 2, 5, HATF_OP_HEAP_DESTROY, 0, 0, 0, 0, 0, 0 },
