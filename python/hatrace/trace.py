@@ -4,6 +4,7 @@ structured array or a pandas DataFrame, read by libhatf in batches
 
 import ctypes
 import json
+import mmap
 import os
 import subprocess
 
@@ -67,11 +68,26 @@ def _sniff(path):
     return None
 
 
+def _zeros(shape, dtype, populate=False):
+    """A zeroed array; a large one in an anonymous mapping of its own, in
+    ordinary pages: NumPy advises huge pages for large arrays, and where the
+    kernel compacts memory to make them (transparent_hugepage/defrag
+    "madvise") a first touch can cost several times the reading. populate:
+    the pages are made at once (all will be written), cheaper than a fault
+    each."""
+    dtype = np.dtype(dtype)
+    nbytes = int(np.prod(shape)) * dtype.itemsize
+    if nbytes < 1 << 22:
+        return np.zeros(shape, dtype=dtype)
+    flags = mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS | (getattr(mmap, "MAP_POPULATE", 0) if populate else 0)
+    return np.frombuffer(mmap.mmap(-1, nbytes, flags=flags), dtype=dtype).reshape(shape)
+
+
 class _Struct:
     """Rows in one structured array (events())."""
 
-    def __init__(self, cap):
-        self.a = np.zeros(cap, dtype=EVENT_DTYPE)
+    def __init__(self, cap, exact=False):
+        self.a = _zeros(cap, EVENT_DTYPE, exact)
 
     def cap(self):
         return len(self.a)
@@ -84,7 +100,7 @@ class _Struct:
         return c
 
     def resize(self, cap, n):
-        a = np.zeros(cap, dtype=EVENT_DTYPE)
+        a = _zeros(cap, EVENT_DTYPE)
         a[:n] = self.a[:n]
         self.a = a
 
@@ -94,9 +110,9 @@ class _Packed:
     whose rows are the columns, so that pandas takes it as one block without
     a copy, and the 8-bit ones in another."""
 
-    def __init__(self, cap):
-        self.u64 = np.empty((len(Columns.U64), cap), dtype=np.uint64)
-        self.u8 = np.empty((len(Columns.U8), cap), dtype=np.uint8)
+    def __init__(self, cap, exact=False):
+        self.u64 = _zeros((len(Columns.U64), cap), np.uint64, exact)
+        self.u8 = _zeros((len(Columns.U8), cap), np.uint8, exact)
 
     def cap(self):
         return self.u64.shape[1]
@@ -110,8 +126,8 @@ class _Packed:
         return c
 
     def resize(self, cap, n):
-        u64 = np.empty((len(Columns.U64), cap), dtype=np.uint64)
-        u8 = np.empty((len(Columns.U8), cap), dtype=np.uint8)
+        u64 = _zeros((len(Columns.U64), cap), np.uint64)
+        u8 = _zeros((len(Columns.U8), cap), np.uint8)
         u64[:, :n] = self.u64[:, :n]
         u8[:, :n] = self.u8[:, :n]
         self.u64, self.u8 = u64, u8
@@ -189,7 +205,7 @@ class Trace:
 
     def _guess_rows(self):
         if self._event_count is not None:
-            return self._event_count + 1  # exact for an intact file: no growing
+            return self._event_count + 1  # exact for an intact file (+1 to see the end): no growing
         size = os.path.getsize(self.path)
         # a text line takes 15 bytes or more; a HATF 1.0 record 1 or more
         return max(1024, size // 15 if self.format == "text" else size) + 1
@@ -224,7 +240,7 @@ class Trace:
         NumPy structured array of EVENT_DTYPE; thread: only that thread's
         events (in the same order). Columns as convert --to csv's, with op
         and function as codes (op_names(), function_names())."""
-        rows = _Struct(self._guess_rows())
+        rows = _Struct(self._guess_rows(), self._event_count is not None)
         a = rows.a[:self._read(rows)]
         return a if thread is None else a[a["thread"] == thread]
 
@@ -235,7 +251,7 @@ class Trace:
         uint64 (address, old_address and stack 0 when none); thread: only
         that thread's events (the index then keeps their global row
         numbers)."""
-        rows = _Packed(self._guess_rows())
+        rows = _Packed(self._guess_rows(), self._event_count is not None)
         df = frame(rows.u64, rows.u8, self._read(rows))
         return df if thread is None else df[df["thread"].values == thread]
 
