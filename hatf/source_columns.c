@@ -37,7 +37,11 @@ HATF_API int hatf_source_read_columns(hatf_source *s, const hatf_columns *c, siz
         if (rc == 0) break;
         hatf_attrs a;
         hatf_event_attrs(&ev, &a);
-        uint64_t fn = hatf_attrs_get(&a, HATF_A_FUNC, hatf_plain_func(ev.op));  /* an absent func is the plain call */
+        unsigned fn = hatf_plain_func(ev.op);  /* an absent func is the plain call */
+        if (hatf_attrs_has(&a, HATF_A_FUNC)) {
+            uint64_t v = a.value[HATF_A_FUNC];
+            fn = v > 0 && v < HATF_FN_COUNT_ ? (unsigned)v : HATF_COLUMNS_FN_OTHER;
+        }
         int realloc = hatf_op_is_realloc(ev.op);
         PUT(c->time, uint64_t, n, st, ev.time);
         PUT(c->time_ns, uint64_t, n, st, num == den ? ev.time
@@ -48,7 +52,7 @@ HATF_API int hatf_source_read_columns(hatf_source *s, const hatf_columns *c, siz
         PUT(c->size, uint64_t, n, st, hatf_op_has_size(ev.op) ? ev.size : 0);
         PUT(c->address, uint64_t, n, st, realloc ? ev.new_addr : hatf_op_has_addr(ev.op) ? ev.addr : 0);
         PUT(c->old_address, uint64_t, n, st, realloc ? ev.addr : 0);
-        PUT(c->function, uint8_t, n, st, fn < HATF_FN_COUNT_ ? fn : HATF_COLUMNS_FN_OTHER);
+        PUT(c->function, uint8_t, n, st, fn);
         PUT(c->stack, uint64_t, n, st, hatf_attrs_get(&a, HATF_A_STACK, 0));
         PUT(c->failed, uint8_t, n, st, hatf_event_failed_by(&ev, &a));
         n++;

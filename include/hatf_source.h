@@ -78,7 +78,7 @@ int hatf_source_next(hatf_source *s, hatf_event *ev);
  *                attribute, or without one the plain call (hatf_plain_func:
  *                malloc, free, realloc), as stats counts functions; 0 for
  *                the other ops, HATF_COLUMNS_FN_OTHER for a code this
- *                library does not know
+ *                library does not know (0 included), as stats' "(other)"
  *   stack        the stack attribute's id, 0 when none
  *   failed       1 if the call failed (hatf_event_failed), else 0 */
 #define HATF_COLUMNS_FN_OTHER 255

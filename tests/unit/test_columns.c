@@ -41,9 +41,10 @@ static const char trace[] =
     "21 2 0 free 0x6000 func=free\n"
     "22 1 0 alloc 99999999 0x0 func=malloc failed=1\n"
     "23 1 0 realloc-inplace 77777777 0x2000 -> 0x2000 func=realloc failed=1\n"
-    "24 2 0 thread-destroy\n";
+    "24 2 0 thread-destroy\n"
+    "25 2 0 alloc 8 0x7000 func=200\n";
 
-#define ROWS 16
+#define ROWS 17
 
 /* The rows the trace must give: time, thread, heap, op, size, address,
  * old_address, function, stack, failed. */
@@ -64,6 +65,7 @@ static const uint64_t want[ROWS][10] = {
     { 22, 1, 0, HATF_OP_ALLOC, 99999999, 0, 0, HATF_FN_MALLOC, 0, 1 },
     { 23, 1, 0, HATF_OP_REALLOC_INPLACE, 77777777, 0x2000, 0x2000, HATF_FN_REALLOC, 0, 1 },
     { 24, 2, 0, HATF_OP_THREAD_DESTROY, 0, 0, 0, 0, 0, 0 },
+    { 25, 2, 0, HATF_OP_ALLOC, 8, 0x7000, 0, HATF_COLUMNS_FN_OTHER, 0, 0 },  /* a code unknown here */
 };
 
 typedef struct cols {
