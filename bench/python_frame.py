@@ -1,10 +1,12 @@
 #!/usr/bin/python3
 """The DataFrame of a large trace against `hatrace stats` on it.
 
-    make -j2 bench && bench/python_frame.py [--build build] [--runs 5] [--steps 6000000] [TRACE]
+    make -j2 bench && bench/python_frame.py [--build build] [--runs 5] [--steps 6000000 | --sim SECONDS] [TRACE]
 
-Without TRACE it records build/bench/alloc_chain STEPS (two events a step:
-12 M events by default) into a scratch folder. Then, interleaved RUNS times:
+Without TRACE it records build/bench/alloc_chain STEPS (one thread, two
+events a step: 12 M events by default) into a scratch folder, or with --sim
+build/bench/server_sim 8 SECONDS (8 threads freeing each other's objects:
+about 5 M events a second on 2 cores, read in the causal order of threads). Then, interleaved RUNS times:
 `hatrace stats TRACE` (wall time of the command, decoding and counting in C)
 and, in this one Python process, Trace(TRACE).to_pandas() and .events()
 (libhatf fills the columns in batches, hatf_source_read_columns). Prints the
@@ -31,18 +33,22 @@ def main():
     ap.add_argument("--build", default=os.path.join(HERE, "..", "build"))
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--steps", type=int, default=6000000, help="alloc_chain steps (2 events each)")
+    ap.add_argument("--sim", type=int, metavar="SECONDS", help="record server_sim 8 SECONDS instead")
     args = ap.parse_args()
     build = os.path.abspath(args.build)
     hatrace_cmd = os.path.join(build, "hatrace")
     os.environ.setdefault("HATRACE_LIBHATF", os.path.join(build, "libhatf.so"))
     import hatrace
+    import pandas  # noqa: F401 (imported before the timing: to_pandas() would import it)
 
     with tempfile.TemporaryDirectory() as tmp:
         path = args.trace
         if not path:
-            path = os.path.join(tmp, "chain.hatf")
-            subprocess.run([hatrace_cmd, "record", "-o", path, "--", os.path.join(build, "bench", "alloc_chain"),
-                            str(args.steps)], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            path = os.path.join(tmp, "bench.hatf")
+            prog = ["server_sim", "8", str(args.sim)] if args.sim else ["alloc_chain", str(args.steps)]
+            prog[0] = os.path.join(build, "bench", prog[0])
+            subprocess.run([hatrace_cmd, "record", "-o", path, "--"] + prog, check=True, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL)
         t = hatrace.open(path)
         size = os.path.getsize(path)
         stats_s, frame_s, events_s = [], [], []
@@ -61,8 +67,8 @@ def main():
             events_s.append(time.perf_counter() - t0)
             del a
     st, fr, ev = statistics.median(stats_s), statistics.median(frame_s[1:] or frame_s), statistics.median(events_s)
-    print("trace: %d events, %.1f MB (%s)" % (rows, size / 1e6, "alloc_chain %d" % args.steps if not args.trace
-                                              else args.trace))
+    what = args.trace or ("server_sim 8 %d" % args.sim if args.sim else "alloc_chain %d" % args.steps)
+    print("trace: %d events, %.1f MB (%s)" % (rows, size / 1e6, what))
     print("hatrace stats:      %.3f s   (median of %d; %.1f M events/s)" % (st, len(stats_s), rows / st / 1e6))
     print("to_pandas():        %.3f s   (median of runs 2..%d; %.1f M events/s; first run %.3f s)"
           % (fr, len(frame_s), rows / fr / 1e6, frame_s[0]))
