@@ -416,7 +416,7 @@ static int write_csv(out *o, hatf_source *s, const char *in_path)
                        .size = r->size, .address = r->address, .old_address = r->old_address,
                        .stack = r->stack, .op = r->op, .function = r->function, .failed = r->failed };
     hatf_buf_append(&o->buf, csv_header, sizeof csv_header - 1);
-    int n, rc = 0;
+    int n = 0, rc = 0;
     while (rc == 0 && (n = hatf_source_read_columns(s, &c, CSV_BATCH)) > 0) {
         for (int i = 0; i < n; i++) {
             char *p = (char *)hatf_buf_reserve(&o->buf, CSV_ROW_MAX), *start = p;
