@@ -44,7 +44,7 @@ compile() {
 }
 
 for f in hatf/*.c replay/*.c preload/*.c cli/*.c bench/*.c; do compile "$f" "${req[@]}" -O2; done
-for f in tests/unit/*.c; do compile "$f" "${req[@]}" -Itests -O2; done
+for f in tests/unit/*.c; do compile "$f" "${req[@]}" -Itests -Icli -O2; done
 for f in tests/workloads/*.c examples/*.c; do compile "$f" -std=gnu11 -Wall -Wextra -Iinclude -O2; done
 compile tests/workloads/lib/stacks_lib.c -std=gnu11 -Wall -Wextra -O2 -fPIC
 for f in tests/fuzz/fuzz_*.c; do compile "$f" -std=gnu11 -Iinclude -Ihatf -D_GNU_SOURCE -O1; done
