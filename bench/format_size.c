@@ -74,7 +74,6 @@
 #define PAPER_ESPRESSO 1.15
 #define GOAL_RECORDED 0.35
 #define GOAL_BEST 0.25
-#define SIMPLE_RECORD 57  /* op + 7 fields of 8 bytes */
 
 static double now_s(void)
 {
@@ -120,7 +119,10 @@ static void zsink_feed(zsink *z, const uint8_t *p, size_t n, int end)
         if (end ? left == 0 : in.pos == in.size) break;
     }
     z->secs += now_s() - t0;
-    if (end) ZSTD_freeCCtx(z->cc), z->cc = NULL;
+    if (end) {  /* level 19's context is large: give it back */
+        ZSTD_freeCCtx(z->cc);
+        z->cc = NULL;
+    }
 }
 
 /* ---- a gzip stream (zlib's deflate with the gzip wrapper) that counts ---- */
@@ -235,7 +237,10 @@ static uint64_t attr_value(const hatf_event *ev)
     if (!ev->attr_is_bytes) return ev->attr;
     uint64_t v = 0;
     size_t n = ev->data_len;
-    if (n > 8) attrs_long++, n = 8;
+    if (n > 8) {
+        attrs_long++;
+        n = 8;
+    }
     for (size_t i = 0; i < n; i++) v |= (uint64_t)ev->data[i] << 8 * i;
     return v;
 }
