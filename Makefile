@@ -63,6 +63,8 @@ REQ_CFLAGS := -std=gnu11 -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-pr
 LIBS := -lzstd -lxxhash -lpthread -ldl -lm
 # the command alone: C++ and Rust names demangled (cli/frames.c), source lines (cli/srclines.c)
 CLI_LIBS := -liberty -ldw -lelf
+# the benchmarks alone: gzip's figures beside zstd's (bench/format_size.c)
+BENCH_LIBS := -lz
 
 ifneq ($(SANITIZE),)
 SAN_CFLAGS := -fsanitize=$(SANITIZE) -fno-omit-frame-pointer
@@ -234,7 +236,7 @@ $(B)/workloads/%: tests/workloads/%.cc $(B)/.flags
 $(B)/bench/%: bench/%.c $(B)/libhatf.a $(B)/libhatreplay.a $(B)/.flags
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo '  CC      $@')
-	$(Q)$(CC) $(REQ_CFLAGS) $(CFLAGS) -O2 -o $@ $< $(B)/libhatreplay.a $(B)/libhatf.a $(LIBS) $(LDFLAGS)
+	$(Q)$(CC) $(REQ_CFLAGS) $(CFLAGS) -O2 -o $@ $< $(B)/libhatreplay.a $(B)/libhatf.a $(LIBS) $(BENCH_LIBS) $(LDFLAGS)
 
 # libFuzzer targets: built with clang from the sources, not from libhatf.a, so
 # the whole library is instrumented; undefined behaviour stops the run like a crash.
