@@ -7,9 +7,10 @@
 #   make fuzz             run every libFuzzer target for FUZZ_SECONDS each (needs clang)
 #   make bench            build the benchmarks (run them from bench/, see bench/README.md)
 #   make install PREFIX=/usr/local DESTDIR=   (also LIBDIR, INCLUDEDIR, BINDIR,
-#                         PKGCONFIGDIR, MANDIR): hatrace, libhatrace.so, libhatf.so*,
-#                         libhatf.a, include/*.h, hatf.pc (pkg-config name: hatf)
-#                         and the man pages hatrace(1), libhatf(3) (docs/man)
+#                         PKGCONFIGDIR, MANDIR, PYTHONDIR): hatrace, libhatrace.so, libhatf.so*,
+#                         libhatf.a, include/*.h, hatf.pc (pkg-config name: hatf),
+#                         the man pages hatrace(1), libhatf(3) (docs/man) and the
+#                         Python package python/hatrace
 #   make uninstall        (same variables) removes what install put there
 #   make SANITIZE=address,undefined test     (or thread)
 #   make check-sanitizers  make SANITIZE=address,undefined test, and the ring and
@@ -45,6 +46,11 @@ LIBDIR ?= $(PREFIX)/lib
 INCLUDEDIR ?= $(PREFIX)/include
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 MANDIR ?= $(PREFIX)/share/man
+# The Python package: Debian's folder for PREFIX=/usr, else the one Debian's
+# python3 searches under another prefix (/usr/local/lib/python3.X/dist-packages)
+PYTHON ?= $(firstword $(wildcard /usr/bin/python3) python3)
+PYTHON_VERSION = $(or $(shell $(PYTHON) -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null),3)
+PYTHONDIR ?= $(if $(filter /usr,$(PREFIX)),/usr/lib/python3/dist-packages,$(PREFIX)/lib/python$(PYTHON_VERSION)/dist-packages)
 DESTDIR ?=
 PKG_CONFIG ?= pkg-config
 
@@ -61,6 +67,8 @@ REQ_CFLAGS := -std=gnu11 -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-pr
 LIBS := -lzstd -lxxhash -lpthread -ldl -lm
 # the command alone: C++ and Rust names demangled (cli/frames.c), source lines (cli/srclines.c)
 CLI_LIBS := -liberty -ldw -lelf
+# the benchmarks alone: gzip's figures beside zstd's (bench/format_size.c)
+BENCH_LIBS := -lz
 
 ifneq ($(SANITIZE),)
 SAN_CFLAGS := -fsanitize=$(SANITIZE) -fno-omit-frame-pointer
@@ -261,7 +269,7 @@ $(B)/workloads/%: tests/workloads/%.cc $(B)/.flags
 $(B)/bench/%: bench/%.c $(B)/libhatf.a $(B)/libhatreplay.a $(B)/.flags
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo '  CC      $@')
-	$(Q)$(CC) $(REQ_CFLAGS) $(CFLAGS) -O2 -o $@ $< $(B)/libhatreplay.a $(B)/libhatf.a $(LIBS) $(LDFLAGS)
+	$(Q)$(CC) $(REQ_CFLAGS) $(CFLAGS) -O2 -o $@ $< $(B)/libhatreplay.a $(B)/libhatf.a $(LIBS) $(BENCH_LIBS) $(LDFLAGS)
 
 # libFuzzer targets: built with clang from the sources, not from libhatf.a, so
 # the whole library is instrumented; undefined behaviour stops the run like a crash.
@@ -325,6 +333,10 @@ install: all
 	install -m 644 $(B)/hatf.pc $(DESTDIR)$(PKGCONFIGDIR)/hatf.pc
 	for m in $(MAN_OUT); do d=$(DESTDIR)$(MANDIR)/man$${m##*.}; \
 	    install -d $$d && install -m 644 $$m $$d/ || exit 1; done
+	install -d $(DESTDIR)$(PYTHONDIR)/hatrace
+	install -m 644 $(filter-out python/hatrace/_installed.py,$(wildcard python/hatrace/*.py)) $(DESTDIR)$(PYTHONDIR)/hatrace/
+	printf '"""Where make install put libhatf and hatrace (read by _lib.py)."""\nLIBDIR = %s\nBINDIR = %s\n' \
+	    "'$(LIBDIR)'" "'$(BINDIR)'" > $(DESTDIR)$(PYTHONDIR)/hatrace/_installed.py
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/hatrace $(DESTDIR)$(LIBDIR)/libhatrace.so
@@ -333,6 +345,7 @@ uninstall:
 	rm -f $(addprefix $(DESTDIR)$(INCLUDEDIR)/,$(notdir $(wildcard include/*.h)))
 	rm -f $(DESTDIR)$(PKGCONFIGDIR)/hatf.pc
 	for m in $(notdir $(MAN_OUT)); do rm -f $(DESTDIR)$(MANDIR)/man$${m##*.}/$$m; done
+	rm -rf $(DESTDIR)$(PYTHONDIR)/hatrace
 
 clean:
 	rm -rf $(B)

@@ -1,25 +1,56 @@
-/* format_size.c — compressed bytes per data record, side by side with the paper.
+/* format_size.c — bytes per data record of one trace in every encoding of the
+ * paper's Table 4, and in our container.
  *
  *   format_size [-n EVENTS] [--seed S] [--no-attrs]      a synthetic trace (bench/synth.h)
  *   format_size [--from FORMAT] FILE                    any trace file hatf_source reads
  *
- * The same events go, in one pass, into: HATF 1.0 plain and best, each
- * compressed as one zstd stream at levels 3 and 19 (what `zstd -3`/`zstd -19`
- * would make of the file; level 19 runs at ~2 MB/s, so by default it sees the
- * first 2 million records only, and the table says so), and our container written with the default
- * settings (as the recorder writes) and with the best settings (as
- * `hatrace convert --best` writes). It prints bytes per data record next to
- * the paper's Table 4 figures (Chilimbi, Jones, Zorn, ISMM 2000): HATF with
- * split addresses and gzip, 1.54 bytes/record on average and 1.15 on espresso.
+ * Table 4 of Chilimbi, Jones, Zorn (ISMM 2000) compares, per trace, the size of
+ * six encodings, raw and compressed with gzip. The same events go here, in one
+ * pass, into each of them (a data record is one event, comments included;
+ * metadata records are not counted; multi-byte values of the fixed layouts are
+ * little-endian, as a C program would fwrite them on x86-64):
  *
- * The ablation rows say where the bytes go: the container with every time
- * set to 0 (the difference to the default row is what the timestamps cost);
- * each container without its address chunks (what everything else costs: no
- * model of the addresses can go below it), with the best settings also with
- * times zeroed (sizes and order alone), and the same sizes and order as HATF
- * 1.0 best with zstd -19, a general-purpose coder's figure for them.
+ *   Simple Binary   one 57-byte record per event: the op (1 byte), then size,
+ *                   address, new address, thread, heap, time, attributes (8
+ *                   bytes each, 0 where the op has none). Attributes: the number,
+ *                   or the attribute bytes in 8 bytes, zero-padded (longer lists
+ *                   are cut to 8 and counted: "attribute lists over 8 bytes").
+ *                   A comment is its op byte, a 2-byte length and its text.
+ *   ASCII           hatrace's text form, one line per event (hatf_text_format;
+ *                   the "#hatrace-text 1" first line is left out).
+ *   HATF naive      HATF 1.0 with fixed widths, interpretation none
+ *                   (HATF1_PLAIN: size, address and time 8 bytes, thread and heap
+ *                   4, attributes v2).
+ *   HATF best       HATF 1.0 with adaptive widths and interpretations
+ *                   (HATF1_BEST: delta, default, stride, narrowest widths).
+ *   Split Stream    one stream per field of HATF's field list, each compressed
+ *                   on its own: op (1 byte per event), size, address (one value
+ *                   per address a record carries: a realloc has two), thread,
+ *                   heap, time, attributes (8 bytes each, for the records whose
+ *                   HATF layout has the field; attributes as in Simple Binary,
+ *                   and a comment's 2-byte length and text go there too).
+ *   HATF SplitAddr  HATF 1.0 best records with split_addr = 1 (no address
+ *                   bytes) and the addresses as a second stream of 8-byte
+ *                   values (old then new for a realloc), each compressed on
+ *                   its own.
  *
- * A data record is one event (metadata records are not counted).
+ * Raw is the sum of the variant's streams; each compressed figure is the sum
+ * of its streams compressed one by one: zstd level 3 and 19 (as `zstd -3`,
+ * `zstd -19` would make of each stream) and gzip level 6 and 9 (zlib, as
+ * `gzip -6`, `gzip -9`). zstd -19 runs at ~2 MB/s, so by default it sees the
+ * first 2 million records only (--z19-max), and the table says so. Beside them:
+ * our container written with the default settings (as the recorder writes;
+ * zstd -3 inside) and with the best ones (as `hatrace convert --best` writes;
+ * zstd -19 inside), and the figure the paper gives for a row where this file
+ * knows one: HATF SplitAddr + gzip, 1.54 bytes/record on average and 1.15 on
+ * espresso (no other of the paper's figures is kept here: "-").
+ *
+ * The ablation rows say where the container's bytes go: the container with
+ * every time set to 0 (the difference to the default row is what the
+ * timestamps cost); each container without its address chunks (what everything
+ * else costs: no model of the addresses can go below it), with the best
+ * settings also with times zeroed (sizes and order alone), and the same sizes
+ * and order as HATF 1.0 best with zstd -19, a general-purpose coder's figure.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -29,11 +60,13 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include <zlib.h>
 #include <zstd.h>
 
 #include "hatf.h"
 #include "hatf_container.h"
 #include "hatf_source.h"
+#include "hatf_text.h"
 #include "chunk_scan.h"
 #include "synth.h"
 
@@ -58,21 +91,20 @@ static void die(const char *what, const char *detail)
 /* ---- a zstd stream that only counts its output ------------------------- */
 typedef struct zsink {
     ZSTD_CCtx *cc;
-    int level;
     uint64_t out;
     double secs;
     uint8_t buf[1 << 17];
 } zsink;
 
-static void zsink_init(zsink *z, int level)
+static zsink *zsink_new(int level)
 {
-    z->cc = ZSTD_createCCtx();
-    if (!z->cc) die("zstd", "out of memory");
-    z->level = level;
+    zsink *z = malloc(sizeof *z);
+    if (!z || !(z->cc = ZSTD_createCCtx())) die("zstd", "out of memory");
     z->out = 0;
     z->secs = 0;
     ZSTD_CCtx_setParameter(z->cc, ZSTD_c_compressionLevel, level);
     ZSTD_CCtx_setParameter(z->cc, ZSTD_c_checksumFlag, 0);
+    return z;
 }
 
 static void zsink_feed(zsink *z, const uint8_t *p, size_t n, int end)
@@ -87,53 +119,188 @@ static void zsink_feed(zsink *z, const uint8_t *p, size_t n, int end)
         if (end ? left == 0 : in.pos == in.size) break;
     }
     z->secs += now_s() - t0;
-}
-
-/* ---- one HATF 1.0 encoding, compressed at two levels ------------------ */
-typedef struct hatf1_pipe {
-    hatf_buf buf;
-    hatf1_encoder enc;
-    uint64_t raw, records;
-    uint64_t z19_max, z19_records;  /* level 19 is slow: it sees the first z19_max records */
-    int z19_done;
-    zsink *z3, *z19;
-} hatf1_pipe;
-
-static void pipe_init(hatf1_pipe *p, hatf1_mode mode, uint64_t z19_max)
-{
-    hatf_buf_init(&p->buf);
-    hatf1_encoder_init(&p->enc, &p->buf, mode);
-    p->raw = p->records = p->z19_records = 0;
-    p->z19_max = z19_max ? z19_max : UINT64_MAX;
-    p->z19_done = 0;
-    p->z3 = malloc(sizeof *p->z3);
-    p->z19 = malloc(sizeof *p->z19);
-    if (!p->z3 || !p->z19) die("pipe", "out of memory");
-    zsink_init(p->z3, 3);
-    zsink_init(p->z19, 19);
-}
-
-static void pipe_drain(hatf1_pipe *p, int end)
-{
-    if (p->buf.failed) die("hatf1 encoder", "out of memory");
-    p->raw += p->buf.len;
-    zsink_feed(p->z3, p->buf.p, p->buf.len, end);
-    if (!p->z19_done) {
-        int last = end || p->records >= p->z19_max;
-        zsink_feed(p->z19, p->buf.p, p->buf.len, last);
-        p->z19_records = p->records;
-        p->z19_done = last;
+    if (end) {  /* level 19's context is large: give it back */
+        ZSTD_freeCCtx(z->cc);
+        z->cc = NULL;
     }
-    p->buf.len = 0;
 }
 
-static void pipe_add(hatf1_pipe *p, const hatf_event *ev)
+/* ---- a gzip stream (zlib's deflate with the gzip wrapper) that counts ---- */
+typedef struct gzsink {
+    z_stream zs;
+    uint64_t out;
+    double secs;
+    uint8_t buf[1 << 17];
+} gzsink;
+
+static gzsink *gzsink_new(int level)
 {
-    if (hatf1_encode(&p->enc, ev) < 0) die("hatf1_encode", "refused an event");
-    p->records++;
-    if (p->buf.len >= (1u << 20) || p->records == p->z19_max) pipe_drain(p, 0);
+    gzsink *g = calloc(1, sizeof *g);
+    if (!g) die("zlib", "out of memory");
+    if (deflateInit2(&g->zs, level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) die("zlib", "deflateInit2");
+    return g;
 }
 
+static void gzsink_feed(gzsink *g, const uint8_t *p, size_t n, int end)
+{
+    double t0 = now_s();
+    g->zs.next_in = (Bytef *)p;
+    g->zs.avail_in = (uInt)n;
+    for (;;) {
+        g->zs.next_out = g->buf;
+        g->zs.avail_out = sizeof g->buf;
+        int rc = deflate(&g->zs, end ? Z_FINISH : Z_NO_FLUSH);
+        if (rc == Z_STREAM_ERROR) die("zlib", "deflate");
+        g->out += sizeof g->buf - g->zs.avail_out;
+        if (end ? rc == Z_STREAM_END : g->zs.avail_in == 0 && g->zs.avail_out != 0) break;
+    }
+    g->secs += now_s() - t0;
+    if (end) deflateEnd(&g->zs);
+}
+
+/* ---- one byte stream, counted raw and compressed four ways ------------- */
+enum { C_RAW, C_Z3, C_Z19, C_GZ6, C_GZ9, C_COUNT_ };
+static const char *const c_name[C_COUNT_] = { "raw", "zstd -3", "zstd -19", "gzip -6", "gzip -9" };
+
+typedef struct stream {
+    hatf_buf buf;
+    uint64_t raw;
+    zsink *z3, *z19;
+    gzsink *g6, *g9;
+    int z19_done;  /* zstd -19 ended at the prefix */
+} stream;
+
+static void stream_init(stream *s)
+{
+    hatf_buf_init(&s->buf);
+    s->raw = 0;
+    s->z3 = zsink_new(3);
+    s->z19 = zsink_new(19);
+    s->g6 = gzsink_new(6);
+    s->g9 = gzsink_new(9);
+    s->z19_done = 0;
+}
+
+/* Hand the buffered bytes to every coder. end: the trace is over; prefix_end:
+ * the records zstd -19 sees end here. */
+static void stream_drain(stream *s, int end, int prefix_end)
+{
+    if (s->buf.failed) die("stream", "out of memory");
+    s->raw += s->buf.len;
+    zsink_feed(s->z3, s->buf.p, s->buf.len, end);
+    gzsink_feed(s->g6, s->buf.p, s->buf.len, end);
+    gzsink_feed(s->g9, s->buf.p, s->buf.len, end);
+    if (!s->z19_done) {
+        s->z19_done = end || prefix_end;
+        zsink_feed(s->z19, s->buf.p, s->buf.len, s->z19_done);
+    }
+    s->buf.len = 0;
+}
+
+static uint64_t stream_bytes(const stream *s, int c)
+{
+    switch (c) {
+    case C_RAW: return s->raw;
+    case C_Z3: return s->z3->out;
+    case C_Z19: return s->z19->out;
+    case C_GZ6: return s->g6->out;
+    default: return s->g9->out;
+    }
+}
+
+static void put64(hatf_buf *b, uint64_t v)
+{
+    uint8_t *p = hatf_buf_reserve(b, 8);
+    if (!p) return;
+    for (int i = 0; i < 8; i++) p[i] = (uint8_t)(v >> 8 * i);
+    b->len += 8;
+}
+
+static void put8(hatf_buf *b, uint8_t v)
+{
+    hatf_buf_append(b, &v, 1);
+}
+
+/* A comment's text: 2-byte length, then the bytes (as in HATF). */
+static void put_text(hatf_buf *b, const hatf_event *ev)
+{
+    uint8_t len[2] = { (uint8_t)ev->data_len, (uint8_t)(ev->data_len >> 8) };
+    hatf_buf_append(b, len, 2);
+    if (ev->data_len) hatf_buf_append(b, ev->data, ev->data_len);
+}
+
+static uint64_t attrs_long;  /* attribute lists cut to 8 bytes in the fixed layouts */
+
+/* The attributes as one 8-byte value: the number, or the bytes zero-padded. */
+static uint64_t attr_value(const hatf_event *ev)
+{
+    if (!ev->attr_is_bytes) return ev->attr;
+    uint64_t v = 0;
+    size_t n = ev->data_len;
+    if (n > 8) {
+        attrs_long++;
+        n = 8;
+    }
+    for (size_t i = 0; i < n; i++) v |= (uint64_t)ev->data[i] << 8 * i;
+    return v;
+}
+
+/* Simple Binary: op, size, address, new address, thread, heap, time, attributes. */
+static void simple_put(hatf_buf *b, const hatf_event *ev)
+{
+    put8(b, ev->op);
+    if (ev->op == HATF_OP_COMMENT) {
+        put_text(b, ev);
+        return;
+    }
+    put64(b, ev->size);
+    put64(b, ev->addr);
+    put64(b, ev->new_addr);
+    put64(b, ev->thread);
+    put64(b, ev->heap);
+    put64(b, ev->time);
+    put64(b, attr_value(ev));
+}
+
+/* Split Stream: the fields HATF's record layout gives the op, each to its stream. */
+enum { S_OP, S_SIZE, S_ADDR, S_THREAD, S_HEAP, S_TIME, S_ATTR, S_COUNT_ };
+static void split_put(stream *s, const hatf_event *ev)
+{
+    unsigned op = ev->op;
+    put8(&s[S_OP].buf, ev->op);
+    if (op == HATF_OP_COMMENT) {
+        put_text(&s[S_ATTR].buf, ev);
+        return;
+    }
+    if (hatf_op_has_size(op)) put64(&s[S_SIZE].buf, ev->size);
+    if (hatf_op_has_addr(op)) put64(&s[S_ADDR].buf, ev->addr);
+    if (hatf_op_is_realloc(op)) put64(&s[S_ADDR].buf, ev->new_addr);
+    put64(&s[S_THREAD].buf, ev->thread);
+    if (op <= HATF_OP_HEAP_DESTROY) put64(&s[S_HEAP].buf, ev->heap);
+    put64(&s[S_TIME].buf, ev->time);
+    put64(&s[S_ATTR].buf, attr_value(ev));
+}
+
+/* The addresses HATF SplitAddr keeps apart (old then new for a realloc). */
+static void addr_put(hatf_buf *b, const hatf_event *ev)
+{
+    if (hatf_op_has_addr(ev->op)) put64(b, ev->addr);
+    if (hatf_op_is_realloc(ev->op)) put64(b, ev->new_addr);
+}
+
+/* One of Table 4's rows: its streams, and the paper's figure where known. */
+typedef struct variant {
+    const char *name;
+    stream *s;
+    int ns;
+} variant;
+
+static uint64_t variant_bytes(const variant *v, int c)
+{
+    uint64_t sum = 0;
+    for (int i = 0; i < v->ns; i++) sum += stream_bytes(&v->s[i], c);
+    return sum;
+}
 /* ---- a container written to a temporary file --------------------------- */
 typedef struct cont_pipe {
     hatf_writer *w;
@@ -199,7 +366,31 @@ static void cont_close(cont_pipe *c, uint64_t events)
 }
 
 /* ---- report ------------------------------------------------------------- */
-static uint64_t total_records;
+static uint64_t total_records, z19_records;
+
+static double per_record(uint64_t bytes, uint64_t records)
+{
+    return records ? (double)bytes / (double)records : 0;
+}
+
+/* One of Table 4's rows: bytes per data record raw and with each coder. */
+static void table4_row(const variant *v, const char *paper)
+{
+    printf("%-40s", v->name);
+    for (int c = 0; c < C_COUNT_; c++)
+        printf(" %9.3f", per_record(variant_bytes(v, c), c == C_Z19 ? z19_records : total_records));
+    printf("  %s\n", paper);
+}
+
+/* Our container in Table 4's columns: its file under the coder it uses. */
+static void table4_container(const char *name, uint64_t bytes, int coder)
+{
+    printf("%-40s", name);
+    for (int c = 0; c < C_COUNT_; c++)
+        if (c == coder) printf(" %9.3f", per_record(bytes, total_records));
+        else printf(" %9s", "-");
+    printf("  -\n");
+}
 
 static void row(const char *name, uint64_t bytes, uint64_t records, double secs)
 {
@@ -208,7 +399,7 @@ static void row(const char *name, uint64_t bytes, uint64_t records, double secs)
         snprintf(label, sizeof label, "%s (first %llu)", name, (unsigned long long)records);
         name = label;
     }
-    double bpr = records ? (double)bytes / (double)records : 0;
+    double bpr = per_record(bytes, records);
     printf("%-48s %14llu %9.4f %9.3fx %9.3fx", name, (unsigned long long)bytes, bpr,
            bpr / PAPER_AVG, bpr / PAPER_ESPRESSO);
     if (secs > 0) printf(" %9.1f", (double)records / secs / 1e6);
@@ -241,6 +432,7 @@ int main(int argc, char **argv)
         } else if (argv[i][0] == '-' || file) usage();
         else file = argv[i];
     }
+    if (!z19_max) z19_max = UINT64_MAX;
 
     hatf_info info;
     memset(&info, 0, sizeof info);
@@ -262,11 +454,29 @@ int main(int argc, char **argv)
         synth_init(&syn, seed, nevents, attrs);
     }
 
-    hatf1_pipe plain, best;
-    pipe_init(&plain, HATF1_PLAIN, z19_max);
-    pipe_init(&best, HATF1_BEST, z19_max);
-    hatf1_pipe bare;
-    pipe_init(&bare, HATF1_BEST, z19_max);
+    /* Table 4's streams, in the paper's order, then the ablation's HATF stream */
+    enum { T_SIMPLE, T_ASCII, T_NAIVE, T_BEST, T_SPLIT, T_SA = T_SPLIT + S_COUNT_, T_BARE = T_SA + 2, T_COUNT_ };
+    static stream st[T_COUNT_];
+    const size_t nstreams = T_COUNT_;
+    for (size_t i = 0; i < nstreams; i++) stream_init(&st[i]);
+    stream *simple = &st[T_SIMPLE], *ascii = &st[T_ASCII], *naive = &st[T_NAIVE], *best = &st[T_BEST],
+           *split = &st[T_SPLIT], *sa = &st[T_SA], *bare = &st[T_BARE];  /* sa: records, addresses */
+    variant table4[] = {
+        { "Simple Binary (57-byte records)", simple, 1 },
+        { "ASCII (hatrace text form)", ascii, 1 },
+        { "HATF naive (HATF 1.0 plain)", naive, 1 },
+        { "HATF best (HATF 1.0 best)", best, 1 },
+        { "Split Stream (7 field streams)", split, S_COUNT_ },
+        { "HATF SplitAddr (best records + addrs)", sa, 2 },
+    };
+    const int nvar = (int)(sizeof table4 / sizeof table4[0]);
+    hatf1_encoder enc_naive, enc_best, enc_sa, enc_bare;
+    hatf1_encoder_init(&enc_naive, &naive->buf, HATF1_PLAIN);
+    hatf1_encoder_init(&enc_best, &best->buf, HATF1_BEST);
+    hatf1_encoder_init(&enc_sa, &sa[0].buf, HATF1_BEST);
+    enc_sa.split_addr = 1;
+    hatf1_encoder_init(&enc_bare, &bare->buf, HATF1_BEST);
+
     static cont_pipe cdef, cbest, cnotime, cbest_notime;
     cont_init(&cdef, &info, 0);
     cont_init(&cbest, &info, 1);
@@ -280,8 +490,13 @@ int main(int argc, char **argv)
         int rc = src ? hatf_source_next(src, &ev) : synth_next(&syn, &ev);
         if (rc == 0) break;
         if (rc < 0) die(file ? file : "synthetic", src ? hatf_source_error(src)->msg : "out of memory");
-        pipe_add(&plain, &ev);
-        pipe_add(&best, &ev);
+        simple_put(&simple->buf, &ev);
+        if (hatf_text_format(&ev, &ascii->buf) < 0) die("hatf_text_format", "out of memory");
+        if (hatf1_encode(&enc_naive, &ev) < 0 || hatf1_encode(&enc_best, &ev) < 0 ||
+            hatf1_encode(&enc_sa, &ev) < 0)
+            die("hatf1_encode", "refused an event");
+        split_put(split, &ev);
+        addr_put(&sa[1].buf, &ev);
         cont_add(&cdef, &ev, !src);
         cont_add(&cbest, &ev, !src);
         hatf_event part = ev;  /* ablations */
@@ -289,18 +504,20 @@ int main(int argc, char **argv)
         cont_add(&cnotime, &part, !src);
         cont_add(&cbest_notime, &part, !src);
         part.addr = part.new_addr = 0;
-        pipe_add(&bare, &part);
+        if (hatf1_encode(&enc_bare, &part) < 0) die("hatf1_encode", "refused an event");
         n++;
+        int prefix_end = n == z19_max;
+        for (size_t i = 0; i < nstreams; i++)
+            if (prefix_end || st[i].buf.len >= (1u << 20)) stream_drain(&st[i], 0, prefix_end);
     }
-    pipe_drain(&plain, 1);
-    pipe_drain(&best, 1);
-    pipe_drain(&bare, 1);
+    for (size_t i = 0; i < nstreams; i++) stream_drain(&st[i], 1, 0);
     cont_close(&cdef, n);
     cont_close(&cbest, n);
     cont_close(&cnotime, n);
     cont_close(&cbest_notime, n);
     double total = now_s() - t0;
     total_records = n;
+    z19_records = n < z19_max ? n : z19_max;
 
     if (file)
         printf("format_size: %s (%s), %llu data records\n", file,
@@ -309,34 +526,56 @@ int main(int argc, char **argv)
         printf("format_size: synthetic trace, seed %llu, %s, %llu data records\n",
                (unsigned long long)seed, attrs ? "attributes {func}" : "no attributes",
                (unsigned long long)n);
+
+    printf("\nTable 4, bytes per data record%s:\n",
+           z19_records < n ? " (zstd -19: the first records only, see below)" : "");
+    printf("%-40s", "encoding (the paper's row)");
+    for (int c = 0; c < C_COUNT_; c++) printf(" %9s", c_name[c]);
+    printf("  paper, gzip (avg / espresso)\n");
+    char paper[64];
+    snprintf(paper, sizeof paper, "%.2f / %.2f", PAPER_AVG, PAPER_ESPRESSO);
+    for (int v = 0; v < nvar; v++) table4_row(&table4[v], v == nvar - 1 ? paper : "-");
+    table4_container("container, default (zstd -3 inside)", cdef.bytes, C_Z3);
+    table4_container("container, best (zstd -19 inside)", cbest.bytes, C_Z19);
+    if (z19_records < n)
+        printf("zstd -19 column: the first %llu records of %llu (--z19-max)\n",
+               (unsigned long long)z19_records, (unsigned long long)n);
+    if (attrs_long)
+        printf("attribute lists over 8 bytes, cut to 8 in Simple Binary and Split Stream: %llu\n",
+               (unsigned long long)attrs_long);
+    double secs[C_COUNT_] = { 0 };
+    for (size_t i = 0; i < nstreams; i++) {
+        secs[C_Z3] += st[i].z3->secs;
+        secs[C_Z19] += st[i].z19->secs;
+        secs[C_GZ6] += st[i].g6->secs;
+        secs[C_GZ9] += st[i].g9->secs;
+    }
+    printf("compression time, s (all rows):");
+    for (int c = C_Z3; c < C_COUNT_; c++) printf(" %s %.1f%s", c_name[c], secs[c], c + 1 < C_COUNT_ ? "," : "\n");
+    printf("\nContainer and ablations:\n");
     printf("%-48s %14s %9s %10s %10s %9s\n", "encoding", "bytes", "B/record", "/paper1.54",
            "/espr.1.15", "Mrec/s");
     if (file) row("input file as given", (uint64_t)in_st.st_size, n, 0);
-    row("HATF 1.0 plain, uncompressed", plain.raw, n, 0);
-    row("HATF 1.0 plain + zstd -3", plain.z3->out, n, plain.z3->secs);
-    row("HATF 1.0 plain + zstd -19", plain.z19->out, plain.z19_records, plain.z19->secs);
-    row("HATF 1.0 best, uncompressed", best.raw, n, 0);
-    row("HATF 1.0 best + zstd -3", best.z3->out, n, best.z3->secs);
-    row("HATF 1.0 best + zstd -19", best.z19->out, best.z19_records, best.z19->secs);
+    row("HATF SplitAddr + gzip -6", variant_bytes(&table4[nvar - 1], C_GZ6), n, 0);
     row("container, default (recorder)", cdef.bytes, n, cdef.secs);
     row("container, best (convert --best)", cbest.bytes, n, cbest.secs);
     row("ablation: container default, times zeroed", cnotime.bytes, n, 0);
     row("ablation: container default, no address chunks", cdef.bytes - cdef.addr_bytes, n, 0);
     row("ablation: container best, no address chunks", cbest.bytes - cbest.addr_bytes, n, 0);
     row("ablation: best, times zeroed, no address chunks", cbest_notime.bytes - cbest_notime.addr_bytes, n, 0);
-    row("ablation: sizes+order, HATF best + zstd -19", bare.z19->out, bare.z19_records, 0);
-    double bdef = n ? (double)cdef.bytes / (double)n : 0, bbest = n ? (double)cbest.bytes / (double)n : 0;
+    row("ablation: sizes+order, HATF best + zstd -19", bare->z19->out, z19_records, 0);
+    double bdef = per_record(cdef.bytes, n), bbest = per_record(cbest.bytes, n);
+    double hbest19 = per_record(best->z19->out, z19_records);
     printf("container default vs HATF best + zstd -19: %.3fx; container best: %.3fx\n",
-           bdef / ((double)best.z19->out / (double)best.z19_records),
-           bbest / ((double)best.z19->out / (double)best.z19_records));
+           bdef / hbest19, bbest / hbest19);
     printf("goals: default %.4f <= %.2f B/record %s; best %.4f <= %.2f B/record %s\n", bdef,
            GOAL_RECORDED, bdef <= GOAL_RECORDED ? "met" : "MISSED", bbest, GOAL_BEST,
            bbest <= GOAL_BEST ? "met" : "MISSED");
-    double rdef = n ? (double)(cdef.bytes - cdef.addr_bytes) / (double)n : 0,
-           rbest = n ? (double)(cbest.bytes - cbest.addr_bytes) / (double)n : 0;
+    double rdef = per_record(cdef.bytes - cdef.addr_bytes, n),
+           rbest = per_record(cbest.bytes - cbest.addr_bytes, n);
     printf("without any address: default %.4f (%.0f%% of its goal), best %.4f (%.0f%% of its goal)\n", rdef,
            100 * rdef / GOAL_RECORDED, rbest, 100 * rbest / GOAL_BEST);
-    printf("(Mrec/s: compression or container writing speed alone; whole run %.1f s)\n", total);
+    printf("(Mrec/s: container writing speed alone; whole run %.1f s)\n", total);
 
     if (src) hatf_source_close(src);
     else synth_free(&syn);

@@ -1,7 +1,9 @@
-/* convert.c — hatrace convert: between the container, raw HATF 1.0 and text.
+/* convert.c — hatrace convert: between the container, raw HATF 1.0 and text,
+ * and to CSV, the events as a table.
  *
  * Events pass through unchanged (the event model is the common ground), so
- * any conversion keeps every event; only encoding choices differ. For sharing
+ * any conversion keeps every event; only encoding choices differ. CSV is the
+ * rows of hatf_source_read_columns, the columns the Python package reads. For sharing
  * a workload, --strip leaves out what names the program and the machine, and
  * --no-stacks the call stacks; the heap operations stay as they were.
  */
@@ -25,12 +27,15 @@ static const char help[] =
     "                       [--strip] [--no-stacks] [--force] IN -o OUT\n"
     "\n"
     "Convert a trace between the formats; every event is kept (with --time-res,\n"
-    "at a coarser time; with --strip, comments are not).\n"
+    "at a coarser time; with --strip, comments are not). --to csv writes the\n"
+    "events as a table instead, one row each (docs/tools.md, \"convert --to csv\").\n"
     "\n"
     "  --from FORMAT  format of IN: hatrace (default, recognised by its magic),\n"
     "                 hatf1.0 or text\n"
     "  --to FORMAT    format of OUT: hatrace (default; text when OUT is -),\n"
-    "                 hatf1.0 or text\n"
+    "                 hatf1.0, text, or csv: a header row, then per event\n"
+    "                 time,time_ns,thread,heap,op,size,address,old_address,\n"
+    "                 function,stack,failed (numbers in decimal)\n"
     "  --best         hatrace: the strongest (slower) compression settings\n"
     "  --time-res NS  hatrace: store times in units of NS ns, rounded down, for a\n"
     "                 smaller file; events of one unit keep their order (within\n"
@@ -53,7 +58,8 @@ static const char help[] =
 
 typedef struct out {
     const char *path;
-    hatf_format fmt;
+    hatf_format fmt;     /* HATF_FMT_TEXT for csv too (a file of our own) */
+    int csv;
     int fd;
     int created;         /* we made the file: remove it on failure */
     hatf_buf buf;
@@ -384,6 +390,78 @@ static int finish_out(out *o, int ok)
     return rc;
 }
 
+/* ---- --to csv ------------------------------------------------------------ */
+
+#define CSV_BATCH 4096
+#define CSV_ROW_MAX 256  /* 11 fields of at most 20 digits or a name, commas */
+
+static const char csv_header[] = "time,time_ns,thread,heap,op,size,address,old_address,function,stack,failed\n";
+
+typedef struct csv_rows {
+    uint64_t time[CSV_BATCH], time_ns[CSV_BATCH], thread[CSV_BATCH], heap[CSV_BATCH], size[CSV_BATCH];
+    uint64_t address[CSV_BATCH], old_address[CSV_BATCH], stack[CSV_BATCH];
+    uint8_t op[CSV_BATCH], function[CSV_BATCH], failed[CSV_BATCH];
+} csv_rows;
+
+/* v in decimal at p, then sep. @return the end. */
+static char *put_u64(char *p, uint64_t v, char sep)
+{
+    char d[20];
+    int n = 0;
+    do d[n++] = (char)('0' + v % 10); while ((v /= 10) != 0);
+    while (n) *p++ = d[--n];
+    *p++ = sep;
+    return p;
+}
+
+static char *put_str(char *p, const char *s, char sep)
+{
+    size_t n = strlen(s);
+    memcpy(p, s, n);
+    p[n] = sep;
+    return p + n + 1;
+}
+
+/* Every event of s as a row of o. @return 0, or -1 (said). */
+static int write_csv(out *o, hatf_source *s, const char *in_path)
+{
+    csv_rows *r = malloc(sizeof *r);
+    if (!r) { cli_error("out of memory"); return -1; }
+    hatf_columns c = { .time = r->time, .time_ns = r->time_ns, .thread = r->thread, .heap = r->heap,
+                       .size = r->size, .address = r->address, .old_address = r->old_address,
+                       .stack = r->stack, .op = r->op, .function = r->function, .failed = r->failed };
+    hatf_buf_append(&o->buf, csv_header, sizeof csv_header - 1);
+    int n = 0, rc = 0;
+    while (rc == 0 && (n = hatf_source_read_columns(s, &c, CSV_BATCH)) > 0) {
+        for (int i = 0; i < n; i++) {
+            char *p = (char *)hatf_buf_reserve(&o->buf, CSV_ROW_MAX), *start = p;
+            if (!p) break;
+            const char *fn = r->function[i] == HATF_COLUMNS_FN_OTHER ? "(other)" : hatf_func_name(r->function[i]);
+            p = put_u64(p, r->time[i], ',');
+            p = put_u64(p, r->time_ns[i], ',');
+            p = put_u64(p, r->thread[i], ',');
+            p = put_u64(p, r->heap[i], ',');
+            p = put_str(p, hatf_op_name(r->op[i]), ',');
+            p = put_u64(p, r->size[i], ',');
+            p = put_u64(p, r->address[i], ',');
+            p = put_u64(p, r->old_address[i], ',');
+            p = put_str(p, r->function[i] && fn ? fn : "", ',');
+            if (r->stack[i]) p = put_u64(p, r->stack[i], ',');
+            else *p++ = ',';
+            p = put_u64(p, r->failed[i], '\n');
+            o->buf.len += (size_t)(p - start);
+        }
+        if (o->buf.failed) { cli_error("out of memory"); rc = -1; }
+        else if (o->buf.len >= FLUSH_AT && write_all(o) < 0) rc = -1;
+    }
+    if (rc == 0 && n < 0) {
+        cli_source_failed(in_path, s);
+        rc = -1;
+    }
+    free(r);
+    return rc;
+}
+
 int cmd_convert(int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -401,7 +479,7 @@ int cmd_convert(int argc, char **argv)
         { 0 },
     };
     hatf_format from = HATF_FMT_AUTO, to = HATF_FMT_AUTO;
-    int best = 0, plain = 0, force = 0, strip = 0, no_stacks = 0, c, rc;
+    int best = 0, plain = 0, force = 0, strip = 0, no_stacks = 0, csv = 0, c, rc;
     uint64_t time_res = 0;
     const char *out_path = NULL;
     cli_getopt_begin();
@@ -409,7 +487,13 @@ int cmd_convert(int argc, char **argv)
     while ((c = getopt_long(argc, argv, ":ho:", opts, NULL)) != -1) {
         switch (c) {
         case 'f': if ((rc = cli_parse_format("convert", "--from", optarg, &from))) return rc; break;
-        case 't': if ((rc = cli_parse_format("convert", "--to", optarg, &to))) return rc; break;
+        case 't':
+            csv = strcmp(optarg, "csv") == 0;
+            if (csv) to = HATF_FMT_TEXT;
+            else if (hatf_format_from_name(optarg) < 0)
+                return cli_usage("convert", "--to: unknown format '%s' (hatrace, hatf1.0, text, csv)", optarg);
+            else to = (hatf_format)hatf_format_from_name(optarg);
+            break;
         case 'b': best = 1; break;
         case 'r':
             if ((rc = cli_parse_u64("convert", "--time-res", optarg, &time_res))) return rc;
@@ -433,23 +517,31 @@ int cmd_convert(int argc, char **argv)
     if (best && to != HATF_FMT_CONTAINER) return cli_usage("convert", "--best applies to --to hatrace");
     if (time_res && to != HATF_FMT_CONTAINER) return cli_usage("convert", "--time-res applies to --to hatrace");
     if (plain && to != HATF_FMT_HATF1) return cli_usage("convert", "--plain applies to --to hatf1.0");
+    if (csv && (strip || no_stacks))
+        return cli_usage("convert", "--strip and --no-stacks apply to hatrace, hatf1.0 and text");
 
-    out o = { .path = out_path, .fmt = to, .fd = -1, .strip = strip, .no_stacks = no_stacks };
+    out o = { .path = out_path, .fmt = to, .csv = csv, .fd = -1, .strip = strip, .no_stacks = no_stacks };
     if (open_out(&o, force, in_path) < 0) return CLI_FAIL;
     hatf_source *s = cli_open_source(in_path, from);
     if (!s) { finish_out(&o, 0); return CLI_FAIL; }
     hatf_reader *src_r = hatf_source_container(s);
     size_t shown = src_r ? hatf_reader_damage(src_r, NULL) : 0;  /* in the text form's header already */
-    int ok = start_out(&o, s, best, time_res, plain) == 0;
-    hatf_event ev;
-    int r = 0;
-    while (ok && (r = hatf_source_next(s, &ev)) > 0)
-        if (put_event(&o, s, &ev) < 0) ok = 0;
-    if (ok && r < 0) {
-        cli_source_failed(in_path, s);
-        ok = 0;
+    int ok;
+    if (csv) {  /* no place for a loss in a table: the damage is said on stderr, exit 3 */
+        hatf_buf_init(&o.buf);
+        ok = write_csv(&o, s, in_path) == 0;
+    } else {
+        ok = start_out(&o, s, best, time_res, plain) == 0;
+        hatf_event ev;
+        int r = 0;
+        while (ok && (r = hatf_source_next(s, &ev)) > 0)
+            if (put_event(&o, s, &ev) < 0) ok = 0;
+        if (ok && r < 0) {
+            cli_source_failed(in_path, s);
+            ok = 0;
+        }
+        if (ok && src_r && note_losses(&o, src_r, shown) < 0) ok = 0;
     }
-    if (ok && src_r && note_losses(&o, src_r, shown) < 0) ok = 0;
     if (finish_out(&o, ok) < 0) ok = 0;
     int rc2 = cli_read_end(in_path, s, ok ? CLI_OK : CLI_FAIL);
     hatf_source_close(s);

@@ -16,7 +16,7 @@ static const char help[] =
     "  dump      print a trace in the text form, one event per line\n"
     "  stats     counts, sizes and peaks of a trace (the paper's Table 3)\n"
     "  validate  deep check of a trace; one line per problem\n"
-    "  convert   convert between the container, raw HATF 1.0 and text\n"
+    "  convert   convert between the container, raw HATF 1.0 and text, or to CSV\n"
     "  replay    replay a trace against one or more allocators\n"
     "  report    write one self-contained HTML page about a trace\n"
     "\n"

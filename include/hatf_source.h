@@ -53,6 +53,52 @@ int hatf_source_foreign(const hatf_source *s);
  * hatf_source_error says what and where). ev->data valid until the next call. */
 int hatf_source_next(hatf_source *s, hatf_event *ev);
 
+/* ---- many events as columns, in one call ----------------------------------
+ * For readers that want the events as data (hatrace convert --to csv, the
+ * Python package's arrays): each event is one row of fixed columns, written
+ * into arrays the caller owns, so a caller pays one call per batch instead of
+ * one per event. Row i of a column is at (char *)column + i * stride (stride
+ * 0: the column's own element size, packed arrays); any column may be NULL
+ * (not wanted). With one stride for all, the columns can be the fields of an
+ * array of structs (a NumPy structured array); no store is assumed aligned.
+ *
+ * What a row holds (docs/tools.md, "convert --to csv"):
+ *   time         the event's time in the trace's time unit (0 for a comment,
+ *                which has no time of its own)
+ *   time_ns      time * the time unit (hatf_source_info's num/den; 1 ns when
+ *                the trace has no header), rounded down
+ *   thread, heap as in the event (0 for a comment)
+ *   op           hatf_op (hatf_op_name names it)
+ *   size         the size asked for (alloc, realloc), else 0
+ *   address      the object the event is about: the one an alloc or a
+ *                realloc made (0: none, as a failed call or realloc-free),
+ *                the one a free ended (0: free(NULL)); else 0
+ *   old_address  a realloc's old block (0 for realloc-new), else 0
+ *   function     the call that made the event, a hatf_func code: its func
+ *                attribute, or without one the plain call (hatf_plain_func:
+ *                malloc, free, realloc), as stats counts functions; 0 for
+ *                the other ops, HATF_COLUMNS_FN_OTHER for a code this
+ *                library does not know (0 included), as stats' "(other)"
+ *   stack        the stack attribute's id, 0 when none
+ *   failed       1 if the call failed (hatf_event_failed), else 0 */
+#define HATF_COLUMNS_FN_OTHER 255
+
+typedef struct hatf_columns {
+    size_t stride;          /* bytes from a row to the next, or 0: packed */
+    uint64_t *time, *time_ns, *thread, *heap, *size, *address, *old_address, *stack;
+    uint8_t *op, *function, *failed;
+} hatf_columns;
+
+/* Up to max next events of s (as hatf_source_next reads them, in the same
+ * order) into rows 0..n-1 of c's columns, which must have room for max rows.
+ * @return n (> 0), 0 at the end, or a negative HATF_E_* code when an error
+ * comes before any event (hatf_source_error says what and where); events
+ * before an error are returned first and the next call returns the error.
+ * HATF_E_USAGE when s or c is NULL or max is 0. max above INT_MAX counts as INT_MAX.
+ * Damaged chunk groups are passed over as hatf_source_next does under
+ * hatf_source_read_on. Thread safety: as the source, one thread at a time. */
+int hatf_source_read_columns(hatf_source *s, const hatf_columns *c, size_t max);
+
 /* Read on past a container's damaged chunk groups (checksum, truncation):
  * hatf_source_next passes each over, noting it (hatf_source_skips), instead
  * of failing on it. Off by default; the hatrace commands turn it on unless

@@ -10,6 +10,7 @@
 #include <limits.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -25,6 +26,46 @@ static __thread int on_flusher __attribute__((tls_model("initial-exec")));
 enum { BATCH = 256 };
 static hatf_event evs[BATCH];
 static uint8_t attr_bytes[BATCH][HATF_ATTRS_MAX];
+
+/* The comments' text of a batch's mapping events (under wlock, as evs). */
+static char map_text[BATCH][112];
+
+/* A MAP event (hooks.c) as its comment "hatrace-map ..." (docs/FORMAT.md). */
+static void map_comment(const ht_rawev *x, uint64_t tid, hatf_event *e, char *text)
+{
+    unsigned long long a = x->a, b = x->b, arg = x->c >> 8, d = x->d;
+    int n;
+    switch (x->c & 0xff) {
+    case HT_MAP_MMAP_ANON: n = snprintf(text, 112, HT_MAP_PREFIX "mmap 0x%llx %llu anon", a, b); break;
+    case HT_MAP_MMAP_FILE: n = snprintf(text, 112, HT_MAP_PREFIX "mmap 0x%llx %llu file", a, b); break;
+    case HT_MAP_MUNMAP: n = snprintf(text, 112, HT_MAP_PREFIX "munmap 0x%llx %llu", a, b); break;
+    case HT_MAP_MREMAP: n = snprintf(text, 112, HT_MAP_PREFIX "mremap 0x%llx %llu 0x%llx %llu", a, b, d, arg); break;
+    default: n = snprintf(text, 112, HT_MAP_PREFIX "brk %lld", (long long)d); break;
+    }
+    memset(e, 0, sizeof *e);
+    e->op = HATF_OP_COMMENT;
+    e->thread = tid;
+    e->time = x->tk >> 8;
+    e->data = (const uint8_t *)text;
+    e->data_len = (uint16_t)(n > 0 && n < 112 ? n : 0);
+}
+
+/* pre: wlock held. The program's mappings by threads that had no ring yet
+ * (ht_emit_nowait): comments, with the writer's last thread. */
+static long drain_orphans(void)
+{
+    const ht_rawev *raw;
+    size_t n = ht_orphan_peek(&raw);
+    if (n > BATCH) n = BATCH;
+    if (!n) return 0;
+    if (!ht_fs.writer) ht_writer_open();
+    for (size_t i = 0; i < n; i++) map_comment(&raw[i], 0, &evs[i], map_text[i]);
+    ht_orphan_consume(n);
+    if (!ht_fs.out_failed && hatf_writer_add(ht_fs.writer, evs, n) < 0) ht_write_failed();
+    if (ht_fs.out_failed) ht_fs.n_drops += n;
+    else ht_fs.n_events += n;
+    return (long)n;
+}
 
 /* pre: wlock held. Drain one ring; reclaim it if its thread has exited. */
 static long drain_ring(ht_ring *r)
@@ -60,6 +101,11 @@ static long drain_ring(ht_ring *r)
             unsigned kind = low & HT_KIND_MASK;
             if (HT_UNLIKELY(kind == HT_K_STACK)) {  /* not an event: frames for the tables */
                 ht_stacks_take(ht_fs.out_failed ? NULL : ht_fs.writer, r, x);
+                continue;
+            }
+            if (HT_UNLIKELY(kind == HT_K_MAP)) {  /* the program's mapping: a comment, written here */
+                map_comment(x, tid, &evs[m], map_text[m]);
+                m++;
                 continue;
             }
             uint64_t sid = 0;
@@ -202,7 +248,7 @@ long ht_drain_all(void)
         hatf_writer_set_fast_(ht_fs.writer, ht_effort_choose(now, ht_fs.waited_ns));
         if (ht_fs.effort.window_start != window || !ht_fs.flusher_cpu_ns) ht_background_cpu_read();
     }
-    long total = 0;
+    long total = drain_orphans();
     for (ht_ring *r = atomic_load(&ht_rings); r; r = r->next) total += drain_ring(r);
     if (on_flusher && !ht_fs.helper_tried && ht_fs.writer && !ht_fs.out_failed) helper_start();
     flush_if_due(0);

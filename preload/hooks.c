@@ -297,34 +297,23 @@ HT_EXPORT size_t malloc_usable_size(void *p)
  * mmap, munmap, mremap, brk and sbrk called through the PLT (the program's
  * and its libraries'; glibc's malloc maps memory with internal calls that
  * never come here) are recorded as comments "hatrace-map ..." (docs/FORMAT.md,
- * "Mappings"), which HATF 1.0 readers skip and hatrace's count. The
- * recorder's own calls (untraced, or inside a hook) are not, nor a thread's
- * calls after its thread-destroy: there, libunwind's key destructor unmaps the
- * per-thread cache the recorder's stack walks made (one call per thread under
- * --stacks), and the thread's trace has ended (a heap event there would be
- * counted as dropped; a mapping is no heap event, and not counted). */
+ * "Mappings and phases"), which HATF 1.0 readers skip and hatrace's count. An
+ * allocator may call them holding its own lock (jemalloc does), so the hook
+ * neither allocates nor waits: ht_emit_nowait, and the flusher writes the text.
+ * The recorder's own calls (untraced, or inside a hook) are not recorded. */
 
-static void map_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void map_note(const char *fmt, ...)
+/* Recorded when the recorder runs; the comment's text is the flusher's to write. */
+static inline void map_note(unsigned call, const void *addr, uint64_t len, uint64_t arg, uint64_t d)
 {
-    ht_tls *t = &ht_t;
-    if (!real_malloc || t->untraced || t->busy || t->exited ||
-        atomic_load_explicit(&ht_state, memory_order_acquire) != HT_ST_READY)
-        return;
-    char text[128];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(text, sizeof text, fmt, ap);
-    va_end(ap);
-    if (n > 0) ht_emit_comment(text, (size_t)n < sizeof text ? (size_t)n : sizeof text - 1);
+    if (real_malloc && atomic_load_explicit(&ht_state, memory_order_acquire) == HT_ST_READY)
+        ht_emit_nowait(HT_K_MAP, U(addr), len, call | arg << 8, d);
 }
 
 HT_EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 {
     void *p = real_mmap ? real_mmap(addr, len, prot, flags, fd, off)
                         : (void *)syscall(SYS_mmap, addr, len, prot, flags, fd, off);
-    if (p != MAP_FAILED)
-        map_note(HT_MAP_PREFIX "mmap 0x%llx %zu %s", (unsigned long long)U(p), len, (flags & MAP_ANONYMOUS) ? "anon" : "file");
+    if (p != MAP_FAILED) map_note((flags & MAP_ANONYMOUS) ? HT_MAP_MMAP_ANON : HT_MAP_MMAP_FILE, p, len, 0, 0);
     return p;
 }
 
@@ -336,7 +325,7 @@ HT_EXPORT void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off_
 HT_EXPORT int munmap(void *addr, size_t len)
 {
     int rc = real_munmap ? real_munmap(addr, len) : (int)syscall(SYS_munmap, addr, len);
-    if (!rc) map_note(HT_MAP_PREFIX "munmap 0x%llx %zu", (unsigned long long)U(addr), len);
+    if (!rc) map_note(HT_MAP_MUNMAP, addr, len, 0, 0);
     return rc;
 }
 
@@ -352,9 +341,7 @@ HT_EXPORT void *mremap(void *old, size_t old_len, size_t new_len, int flags, ...
     void *p = real_mremap ? ((flags & MREMAP_FIXED) ? real_mremap(old, old_len, new_len, flags, want)
                                                     : real_mremap(old, old_len, new_len, flags))
                           : (void *)syscall(SYS_mremap, old, old_len, new_len, flags, want);
-    if (p != MAP_FAILED)
-        map_note(HT_MAP_PREFIX "mremap 0x%llx %zu 0x%llx %zu", (unsigned long long)U(old), old_len,
-                 (unsigned long long)U(p), new_len);
+    if (p != MAP_FAILED) map_note(HT_MAP_MREMAP, old, old_len, new_len, U(p));
     return p;
 }
 
@@ -362,14 +349,14 @@ HT_EXPORT int brk(void *end)
 {
     void *before = real_sbrk ? real_sbrk(0) : NULL;
     int rc = real_brk ? real_brk(end) : (errno = ENOSYS, -1);
-    if (!rc && before) map_note(HT_MAP_PREFIX "brk %lld", (long long)((char *)end - (char *)before));
+    if (!rc && before) map_note(HT_MAP_BRK, NULL, 0, 0, (uint64_t)((char *)end - (char *)before));
     return rc;
 }
 
 HT_EXPORT void *sbrk(intptr_t incr)
 {
     void *p = real_sbrk ? real_sbrk(incr) : (errno = ENOSYS, (void *)-1);
-    if (p != (void *)-1 && incr) map_note(HT_MAP_PREFIX "brk %lld", (long long)incr);
+    if (p != (void *)-1 && incr) map_note(HT_MAP_BRK, NULL, 0, 0, (uint64_t)incr);
     return p;
 }
 

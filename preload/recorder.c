@@ -181,6 +181,36 @@ void ht_record_slow(uint32_t kind, uint64_t a, uint64_t b, uint64_t c, uint64_t 
     ht_emit(kind, a, b, c, d);
 }
 
+/* ---- the orphan queue: events of threads with no ring yet (ht_emit_nowait) ---- */
+
+enum { ORPHAN_CAP = 4096 };
+static ht_rawev orphans[ORPHAN_CAP];
+static _Atomic uint32_t orphan_ready[ORPHAN_CAP];
+static _Atomic uint32_t orphan_w;  /* slots claimed; never reset (at most ORPHAN_CAP per process) */
+static uint32_t orphan_r;          /* slots taken by the flusher (wlock) */
+
+void ht_orphan_push(uint64_t tk, uint64_t a, uint64_t b, uint64_t c, uint64_t d)
+{
+    uint32_t i = atomic_fetch_add_explicit(&orphan_w, 1, memory_order_relaxed);
+    if (i >= ORPHAN_CAP) {
+        atomic_fetch_add_explicit(&ht_lost, 1, memory_order_relaxed);
+        return;
+    }
+    orphans[i] = (ht_rawev){ .tk = tk, .a = a, .b = b, .c = c, .d = d };
+    atomic_store_explicit(&orphan_ready[i], 1, memory_order_release);
+}
+
+size_t ht_orphan_peek(const ht_rawev **first)
+{
+    uint32_t n = 0, end = atomic_load_explicit(&orphan_w, memory_order_relaxed);
+    if (end > ORPHAN_CAP) end = ORPHAN_CAP;
+    while (orphan_r + n < end && atomic_load_explicit(&orphan_ready[orphan_r + n], memory_order_acquire)) n++;
+    *first = &orphans[orphan_r];
+    return n;
+}
+
+void ht_orphan_consume(size_t n) { orphan_r += (uint32_t)n; }
+
 void ht_side_drain(ht_ring *r)
 {
     atomic_signal_fence(memory_order_seq_cst);

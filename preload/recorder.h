@@ -64,6 +64,7 @@
  *   HEAP_REALLOC         old      size     result    heap
  *   STACK                local id frames    count     -        (frames: offset in the ring's stack pool)
  *   COMMENT              length   -        -         text (malloc'd copy, not NUL-terminated; the flusher frees it)
+ *   MAP                  addr     length   call | new length << 8 (mremap)   new addr (mremap) or break change (brk)
  * (the HEAP_ kinds come from the annotation API, include/hatrace.h)
  * HT_FAILED: the call returned NULL or an error (result is then 0).
  * HT_HEAP: a malloc-family kind (not REALLOCARRAY) made in heap d, e.g. by
@@ -78,8 +79,10 @@ enum ht_kind {
     HT_K_NEW, HT_K_DELETE, HT_K_NEW_ARRAY, HT_K_DELETE_ARRAY,  /* C++ operators */
     HT_K_THREAD_CREATE, HT_K_THREAD_DESTROY,
     HT_K_HEAP_CREATE, HT_K_HEAP_DESTROY, HT_K_HEAP_ALLOC, HT_K_HEAP_FREE, HT_K_HEAP_REALLOC,
-    HT_K_STACK, HT_K_COMMENT
+    HT_K_STACK, HT_K_COMMENT, HT_K_MAP
 };
+/* HT_K_MAP's call, in the low byte of c (hooks.c; the flusher writes the comment) */
+enum { HT_MAP_MMAP_ANON = 1, HT_MAP_MMAP_FILE, HT_MAP_MUNMAP, HT_MAP_MREMAP, HT_MAP_BRK };
 /* The kinds of calls are the format's function codes (convert.c writes the kind as func=). */
 #define HT_SAME_CODE(k) ((int)HT_K_##k == (int)HATF_FN_##k)
 _Static_assert(HT_SAME_CODE(MALLOC) && HT_SAME_CODE(CALLOC) && HT_SAME_CODE(REALLOC) && HT_SAME_CODE(REALLOCARRAY) &&
@@ -89,7 +92,7 @@ _Static_assert(HT_SAME_CODE(MALLOC) && HT_SAME_CODE(CALLOC) && HT_SAME_CODE(REAL
                (int)HT_K_DELETE_ARRAY + 1 == (int)HATF_FN_COUNT_,
                "recorder kinds of calls must equal hatf_func codes");
 #undef HT_SAME_CODE
-_Static_assert(HT_K_COMMENT <= 0x1f, "kinds fit HT_KIND_MASK");
+_Static_assert(HT_K_MAP <= 0x1f, "kinds fit HT_KIND_MASK");
 /* Kinds whose d is a malloc'd copy (a heap's name, a comment's text) that the
  * flusher frees, or ht_event_dropped when the event is not stored. */
 #define HT_KIND_OWNS_COPY(k) ((k) == HT_K_HEAP_CREATE || (k) == HT_K_COMMENT)
@@ -280,6 +283,37 @@ static inline __attribute__((always_inline)) void ht_emit(uint32_t kind, uint64_
     } else {
         ht_record_slow(kind, a, b, c, d);
     }
+}
+/* An event of a thread that has no ring yet, kept in a small process-wide
+ * queue the flusher drains (recorder.c; no allocation, no wait): counted lost
+ * once it is full. */
+void ht_orphan_push(uint64_t tk, uint64_t a, uint64_t b, uint64_t c, uint64_t d) HT_HIDDEN;
+/* pre: wlock held. The queue's events not taken yet, as a ring's: *first, @return the count. */
+size_t ht_orphan_peek(const ht_rawev **first) HT_HIDDEN;
+void ht_orphan_consume(size_t n) HT_HIDDEN;
+
+/* Record one event if the thread's ring has room now (a thread without a ring:
+ * the orphan queue), else count it lost: for
+ * calls that may come from inside an allocator holding its own lock (the
+ * program's mappings: jemalloc maps memory through the PLT), where neither a
+ * wait for the flusher nor a thread's first ring (which allocates) is safe.
+ * The recorder's own calls (untraced, or inside a hook) are not recorded. */
+static inline void ht_emit_nowait(uint32_t kind, uint64_t a, uint64_t b, uint64_t c, uint64_t d)
+{
+    ht_tls *t = &ht_t;
+    ht_ring *r = t->ring;
+    if (t->busy || t->untraced) return;
+    t->busy = 1;
+    atomic_signal_fence(memory_order_seq_cst);
+    ht_rawev *e = r && r->side_w == r->side_r ? ht_ring_slot(r) : NULL;  /* side events first: keep the order */
+    if (HT_LIKELY(e != NULL)) {
+        ht_leave(t, r, e, (ht_now() - ht_t0) << 8 | kind, a, b, c, d);
+        return;
+    }
+    if (!r) ht_orphan_push((ht_now() - ht_t0) << 8 | kind, a, b, c, d);  /* a thread with no ring yet */
+    else atomic_fetch_add_explicit(&ht_lost, 1, memory_order_relaxed);
+    atomic_signal_fence(memory_order_seq_cst);
+    t->busy = 0;
 }
 /* Record a free and run it: the slot is taken and the time read before the real
  * free (causality: a reuse of the address by another thread sorts after it), the

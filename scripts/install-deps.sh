@@ -5,14 +5,17 @@
 #        valgrind (its ms_print reads stats --massif output), procps (pgrep),
 #        gcc-aarch64-linux-gnu and libc6-dev-arm64-cross (the aarch64 compile check),
 #        man-db and groff-base (the man pages rendered and checked)
+# Benchmarks: zlib1g-dev (gzip's figures in bench/format_size)
 # Replay: the allocators (jemalloc, tcmalloc, mimalloc) and gnuplot for charts
+# Python package (python/hatrace): numpy, pandas, pytest, dask and distributed
 # Report: node and npm (the build installs the page's libraries with npm ci, report/),
 #         chromium (tests/integration/report_browser.sh opens the page)
 set -eu
 pkgs="gcc g++ make pkg-config clang libclang-rt-14-dev libzstd-dev libxxhash-dev
-      libunwind-dev libcunit1-dev libiberty-dev libdw-dev libjemalloc-dev libjemalloc2 libgoogle-perftools-dev
+      libunwind-dev libcunit1-dev libiberty-dev libdw-dev zlib1g-dev libjemalloc-dev libjemalloc2 libgoogle-perftools-dev
       libtcmalloc-minimal4 libmimalloc-dev gnuplot-nox zstd python3 xxd valgrind procps chromium
-      gcc-aarch64-linux-gnu libc6-dev-arm64-cross man-db groff-base"
+      gcc-aarch64-linux-gnu libc6-dev-arm64-cross man-db groff-base
+      python3-numpy python3-pandas python3-pytest python3-dask python3-distributed"
 missing=()
 for p in $pkgs; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")

@@ -1,0 +1,138 @@
+"""The package against the hatrace command on the same traces: the DataFrame
+against convert --to csv and dump, its figures against stats --json, the
+header, threads, damage, the three formats."""
+
+import os
+import shutil
+import subprocess
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import hatrace
+from hatrace.figures import NAMES
+
+from conftest import INPUTS, run
+
+
+def stats_figures(trace):
+    s = trace.stats()
+    return {k: s[k] for k in NAMES}
+
+
+def test_figures_equal_stats_golden(golden):
+    """Every golden input (every op, heaps destroyed with objects live, double
+    frees, failed calls), as text and as a container."""
+    for text, cont in golden:
+        for p in (text, cont):
+            t = hatrace.open(p)
+            assert hatrace.figures(t.to_pandas()) == stats_figures(t), p
+            assert hatrace.figures(t.events()) == stats_figures(t), p
+
+
+def test_recorded_against_stats_and_dump(recorded, hatrace_cmd):
+    for p in recorded:
+        t = hatrace.open(p)
+        df = t.to_pandas()
+        assert hatrace.figures(df) == stats_figures(t)
+        dumped = [ln for ln in run(hatrace_cmd, "dump", p).splitlines() if not ln.startswith("#")]
+        assert len(df) == len(dumped)
+        s = t.stats()
+        assert t.counters["events"] == len(df) == s["records"]
+        # the functions stats counts (a record without func is its plain call)
+        got = df[df["function"] != ""]["function"].value_counts()
+        assert {k: int(v) for k, v in got.items() if v} == s["functions"]
+
+
+def test_header_threads(recorded):
+    t = hatrace.open(recorded[0])
+    assert t.format == "hatrace" and t.complete is True and t.damage == []
+    assert t.pid > 0 and t.cmdline.split()[0].endswith("kvstore") and t.cmdline.endswith(" 5000")
+    assert t.time_unit_ns == (1000, 1) and t.clock  # TSC or CLOCK_MONOTONIC
+    df = t.to_pandas()
+    ids = [i for i, _ in t.threads]
+    assert len(ids) == 3 and all(name == "kvstore" for _, name in t.threads)
+    assert set(ids) == set(df.loc[df["op"] != "comment", "thread"].unique())
+    assert (df["time_ns"].values == df["time"].values * 1000).all()
+    assert (np.diff(df["time"].values.astype(np.int64)) >= 0).all()  # global time order
+    for tid in ids:
+        one = t.to_pandas(thread=tid)
+        assert one.equals(df[df["thread"] == tid])
+        assert (t.events(thread=tid)["time"] == one["time"].values).all()
+
+
+def test_csv_is_the_frame(golden, recorded, hatrace_cmd, tmp_path):
+    for p in [golden[0][0], golden[-1][1], recorded[0]]:
+        t = hatrace.open(p)
+        csv = tmp_path / (os.path.basename(p) + ".csv")
+        run(hatrace_cmd, "convert", "--from", t.format, "--to", "csv", p, "-o", csv)
+        want = pd.read_csv(csv, keep_default_na=False, dtype=str)
+        df = t.to_pandas()
+        assert list(want.columns) == list(hatrace.COLUMNS) == list(df.columns)
+        got = df.astype(str)
+        got["stack"] = got["stack"].where(got["stack"] != "0", "")
+        got["failed"] = df["failed"].astype(int).astype(str)
+        assert got.reset_index(drop=True).equals(want), p
+
+
+def test_structured_array_is_the_frame(recorded):
+    t = hatrace.open(recorded[1])
+    a, df = t.events(), t.to_pandas()
+    assert a.dtype == hatrace.EVENT_DTYPE and len(a) == len(df)
+    for c in hatrace.COLUMNS:
+        col = df[c].cat.codes.values if c == "op" else df[c].values
+        if c == "function":
+            continue
+        assert (a[c] == col).all(), c
+    names = hatrace.function_names()
+    assert (np.array(names, dtype=object)[np.minimum(a["function"], len(names) - 1)] == df["function"].astype(str).values).all()
+
+
+def test_formats(golden, hatrace_cmd, tmp_path):
+    text = INPUTS / "basic.txt"
+    h1 = tmp_path / "basic.hatf1"
+    run(hatrace_cmd, "convert", "--from", "text", "--to", "hatf1.0", text, "-o", h1)
+    with pytest.raises(ValueError, match="format='hatf1.0'"):
+        hatrace.open(h1)
+    a, b = hatrace.open(h1, format="hatf1.0"), hatrace.open(text)
+    assert a.format == "hatf1.0" and b.format == "text" and b.has_header is False
+    assert a.to_pandas().equals(b.to_pandas())
+    assert b.threads == [(1, None), (2, None)]
+    with pytest.raises(hatrace.HatraceError, match="not a text trace"):
+        hatrace.open(h1, format="text")
+
+
+def test_damaged_container(recorded, tmp_path):
+    """A container cut short reads on past its cut group, says so in damage,
+    and its figures are still stats'; strict=True stops there instead."""
+    cut = tmp_path / "cut.hatf"
+    shutil.copy(recorded[2], cut)
+    os.truncate(cut, os.path.getsize(cut) * 2 // 3)
+    t = hatrace.open(cut)
+    assert t.complete is False and t.damage
+    df = t.to_pandas()
+    assert 0 < len(df) < hatrace.open(recorded[2]).counters["events"]
+    assert hatrace.figures(df) == stats_figures(t)
+    with pytest.raises(hatrace.HatraceError):
+        bad = tmp_path / "bad.hatf"
+        data = bytearray(recorded[2].read_bytes())
+        data[len(data) // 3] ^= 0xFF  # inside a chunk: its checksum fails
+        bad.write_bytes(bytes(data))
+        hatrace.open(bad, strict=True).to_pandas()
+    # read on past it by default, the damaged group listed
+    t = hatrace.open(bad)
+    t.to_pandas()
+    assert any("checksum" in d or "skipped" in d for d in t.damage)
+
+
+def test_errors(tmp_path):
+    with pytest.raises(FileNotFoundError):
+        hatrace.open(tmp_path / "none.hatf")
+    (tmp_path / "x").write_text("hello\n")
+    with pytest.raises(ValueError):
+        hatrace.open(tmp_path / "x")
+    with pytest.raises(ValueError, match="unknown format"):
+        hatrace.open(tmp_path / "x", format="csv")
+    empty = hatrace.empty_frame()
+    assert list(empty.columns) == list(hatrace.COLUMNS) and len(empty) == 0
