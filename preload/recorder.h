@@ -297,12 +297,15 @@ void ht_orphan_consume(size_t n) HT_HIDDEN;
  * calls that may come from inside an allocator holding its own lock (the
  * program's mappings: jemalloc maps memory through the PLT), where neither a
  * wait for the flusher nor a thread's first ring (which allocates) is safe.
- * The recorder's own calls (untraced, or inside a hook) are not recorded. */
+ * The recorder's own calls (untraced, or inside a hook) are not recorded, nor
+ * a thread's calls after its thread-destroy (its ring is gone, but it is no
+ * orphan): libunwind's key destructor unmaps there the per-thread cache of the
+ * recorder's stack walks, one call per thread under --stacks. */
 static inline void ht_emit_nowait(uint32_t kind, uint64_t a, uint64_t b, uint64_t c, uint64_t d)
 {
     ht_tls *t = &ht_t;
     ht_ring *r = t->ring;
-    if (t->busy || t->untraced) return;
+    if (t->busy || t->untraced || t->exited) return;
     t->busy = 1;
     atomic_signal_fence(memory_order_seq_cst);
     ht_rawev *e = r && r->side_w == r->side_r ? ht_ring_slot(r) : NULL;  /* side events first: keep the order */
