@@ -8,7 +8,7 @@
 # clocks of the recorder and of replay, the spin-wait hints, the stack walkers)
 # and is warning-free on a 64-bit ARM target; every object is checked to be
 # AArch64 code. What it does not: linking or running. Debian has no arm64
-# zstd, xxHash, libunwind, CUnit, libiberty or libdw here (no multiarch), so
+# zstd, xxHash, zlib (bench/format_size), libunwind, CUnit, libiberty or libdw here (no multiarch), so
 # their headers come from the host (-idirafter /usr/include: those headers are
 # the same for every architecture) and nothing is linked; the check fails if any
 # other host header is used. libunwind's header is per architecture, so the
@@ -63,7 +63,7 @@ other=$(find "$W/obj" -name '*.o' -exec readelf -h {} + | grep 'Machine:' | grep
 
 # host headers: only the third-party ones, which are the same on every architecture
 used=$(find "$W/obj" -name '*.dep' -exec cat {} + | tr ' ' '\n' | grep '^/usr/include/' | sort -u)
-odd=$(grep -vE '^/usr/include/(zstd|zstd_errors|xxhash|dwarf|libelf|gelf|mimalloc)\.h$|^/usr/include/(CUnit|libiberty|elfutils)/' <<<"$used")
+odd=$(grep -vE '^/usr/include/(zstd|zstd_errors|xxhash|zlib|zconf|dwarf|libelf|gelf|mimalloc)\.h$|^/usr/include/(CUnit|libiberty|elfutils)/' <<<"$used")
 [ -z "$odd" ] || fail "host headers beyond the third-party ones: $(tr '\n' ' ' <<<"$odd")"
 echo "host headers used: $(tr '\n' ' ' <<<"$used")"
 echo "ok: $n C sources compiled for aarch64 ($("$CROSS_CC" -dumpversion)), host headers used: $(grep -c . <<<"$used")"
