@@ -28,6 +28,26 @@ static uint64_t end_at(const overtime *ot, size_t i)
     return timeline_end(tl, i) - tl->x0 + (ot->by_records && i + 1 == tl->n);
 }
 
+/* The resident column (overtime.h), interval by interval in order: the samples
+ * up to interval i's end from *k on. @return its figure, 0 before any sample. */
+static uint64_t resident_upto(const overtime *ot, size_t i, size_t *k, uint64_t *last)
+{
+    uint64_t end = end_at(ot, i), best = 0;
+    int any = 0, final = i + 1 == ot->tl->n;  /* the last interval takes the rest (the sample at the end) */
+    for (; *k < ot->nres; ++*k) {
+        const hatf_resident *s = &ot->res[*k];
+        uint64_t x = (uint64_t)((unsigned __int128)s->time_ns * ot->den / ot->num);
+        if (!final && (x > ot->tl->x0 ? x - ot->tl->x0 : 0) > end) break;
+        uint64_t b = s->bytes > s->own ? s->bytes - s->own : 0;
+        if (b > best) best = b;
+        any = 1;
+        *last = b;
+    }
+    return any ? best : *last;
+}
+
+static int with_resident(const overtime *ot) { return ot->nres && !ot->by_records; }
+
 /* When the peak was reached, from the first event: its time, or its record number (from 1). */
 static uint64_t peak_at(const overtime *ot) { return ot->peak_x - ot->tl->x0 + (uint64_t)ot->by_records; }
 
@@ -48,8 +68,12 @@ void overtime_text(hatf_buf *o, const overtime *ot)
     uint64_t objects = last ? last->live_objects : 0;
     cli_put(o, "; at the end: %llu bytes in %llu object%s\n\n", U(last ? last->live_bytes : 0), U(objects),
             objects == 1 ? "" : "s");
-    cli_put(o, "%12s %14s %12s %14s %10s %10s %14s\n", ot->by_records ? "end_record" : "end_ms", "live_bytes",
+    int rescol = with_resident(ot);
+    size_t k = 0;
+    uint64_t res_last = 0;
+    cli_put(o, "%12s %14s %12s %14s %10s %10s %14s", ot->by_records ? "end_record" : "end_ms", "live_bytes",
             "live_objects", "max_live_bytes", "allocs", "frees", "bytes_asked");
+    cli_put(o, rescol ? " %14s\n" : "\n", "resident_bytes");
     for (size_t i = 0; i < tl->n; i++) {
         const timeline_span *s = &tl->v[i];
         uint64_t end = end_at(ot, i);
@@ -59,8 +83,10 @@ void overtime_text(hatf_buf *o, const overtime *ot)
         size_t w = ot->max_live_bytes ? (size_t)((double)s->max_live_bytes * BAR / (double)ot->max_live_bytes + 0.5) : 0;
         memset(bar, '#', w);
         bar[w] = 0;
-        cli_put(o, "%12s %14llu %12llu %14llu %10llu %10llu %14llu  |%s\n", at, U(s->live_bytes),
-                U(s->live_objects), U(s->max_live_bytes), U(s->allocs), U(s->frees), U(s->bytes), bar);
+        cli_put(o, "%12s %14llu %12llu %14llu %10llu %10llu %14llu", at, U(s->live_bytes),
+                U(s->live_objects), U(s->max_live_bytes), U(s->allocs), U(s->frees), U(s->bytes));
+        if (rescol) cli_put(o, " %14llu", U(resident_upto(ot, i, &k, &res_last)));
+        cli_put(o, "  |%s\n", bar);
     }
 }
 
@@ -71,12 +97,17 @@ void overtime_json(hatf_buf *o, const overtime *ot)
     cli_json_string(o, ot->path);
     cli_put(o, ", \"unit\": \"%s\", \"interval\": %llu, \"max_live_bytes\": %llu, \"peak_at\": %llu, \"intervals\": [",
             ot->by_records ? "record" : "ns", U(x_out(ot, tl->width)), U(ot->max_live_bytes), U(x_out(ot, peak_at(ot))));
+    int rescol = with_resident(ot);
+    size_t k = 0;
+    uint64_t res_last = 0;
     for (size_t i = 0; i < tl->n; i++) {
         const timeline_span *s = &tl->v[i];
         cli_put(o, "%s\n  {\"end\": %llu, \"live_bytes\": %llu, \"live_objects\": %llu, \"max_live_bytes\": %llu, "
-                   "\"allocs\": %llu, \"frees\": %llu, \"bytes\": %llu}",
+                   "\"allocs\": %llu, \"frees\": %llu, \"bytes\": %llu",
                 i ? "," : "", U(x_out(ot, end_at(ot, i))), U(s->live_bytes), U(s->live_objects),
                 U(s->max_live_bytes), U(s->allocs), U(s->frees), U(s->bytes));
+        if (rescol) cli_put(o, ", \"resident_bytes\": %llu", U(resident_upto(ot, i, &k, &res_last)));
+        cli_put(o, "}");
     }
     cli_put(o, "%s]}\n", tl->n ? "\n" : "");
 }

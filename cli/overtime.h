@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "frames.h"
+#include "hatf_container.h"
 #include "sites.h"
 #include "timeline.h"
 
@@ -21,9 +22,14 @@ typedef struct overtime {
     uint64_t max_live_bytes;  /* the heap's peak */
     uint64_t peak_x;          /* when it was first reached */
     const char *path;         /* the trace */
+    const hatf_resident *res; /* the process's resident memory sampled while recording (a container's), or NULL */
+    size_t nres;
 } overtime;
 
-/* The table: one line per interval, the peak and the end above it. */
+/* The table: one line per interval, the peak and the end above it; with
+ * resident samples (and times), a column of the most resident bytes sampled
+ * in each interval (the last one before it when none fell in it), the
+ * recorder's rings taken out. */
 void overtime_text(hatf_buf *o, const overtime *ot);
 void overtime_json(hatf_buf *o, const overtime *ot);
 

@@ -647,6 +647,8 @@ static int print_over_time(hatf_buf *o, sites *st, frames *fr, hatf_source *src,
                     .max_live_bytes = st->max_live_bytes, .peak_x = by_records ? st->peak_record : st->peak_time,
                     .path = path };
     cli_time_unit(src, &ot.num, &ot.den);
+    hatf_reader *rd = hatf_source_container(src);
+    if (rd) ot.nres = hatf_reader_resident(rd, &ot.res);
     if (!st->peak_no) ot.peak_x = ot.tl->x0;  /* nothing was ever live */
     if (opt->form == SITES_TIMELINE) overtime_text(o, &ot);
     else if (opt->form == SITES_TIMELINE_JSON) overtime_json(o, &ot);

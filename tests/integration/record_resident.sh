@@ -26,6 +26,11 @@ echo "$line"
 peak=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[0]["program_peak_resident_bytes"])' "$W/replay.json") ||
   fail "no program_peak_resident_bytes"
 [ "$peak" -ge "$made" ] || fail "peak resident $peak under the $made bytes the program made resident"
+# stats --timeline shows it beside the live bytes
+"$HATRACE" stats --timeline --json "$W/r.hatf" >"$W/tl.json" || fail "stats --timeline --json"
+python3 -c 'import json,sys; t = json.load(open(sys.argv[1])); assert max(i["resident_bytes"] for i in t["intervals"]) >= int(sys.argv[2])' \
+  "$W/tl.json" "$made" || fail "stats --timeline: no interval with the resident bytes the program made"
+"$HATRACE" stats --timeline "$W/r.hatf" | grep -q ' resident_bytes$' || fail "stats --timeline: no resident column"
 "$HATRACE" convert "$W/r.hatf" -o "$W/c.hatf" 2>/dev/null || fail "convert"
 "$HATRACE" replay --allocator null --json "$W/c.hatf" >"$W/copy.json" 2>/dev/null || fail "replay of the copy"
 python3 -c 'import json,sys; assert json.load(open(sys.argv[1]))[0]["program_peak_resident_bytes"] == int(sys.argv[2])' \
