@@ -138,6 +138,9 @@ typedef struct stats {
     temporary tmp;   /* temporary allocations (tag unused) */
     int want_phases;
     phases ph;       /* with want_phases: the figures split at comments */
+    /* the program's own mappings, from the recorder's "hatrace-map" comments */
+    uint64_t mmaps, mmap_bytes, munmaps, munmap_bytes, mremaps, brks;
+    int64_t brk_bytes;
 } stats;
 
 static counts *table_get(table *t, uint64_t id)
@@ -241,6 +244,37 @@ static void heap_destroy(stats *st, counts *h)
     heaplive_destroy_heap(&st->live, (uint32_t)(h - st->heaps.v));
 }
 
+/* The most resident bytes sampled while recording, the recorder's rings
+ * taken out. @return the number of samples. */
+static uint64_t resident_peak(hatf_reader *r, uint64_t *max)
+{
+    const hatf_resident *v;
+    size_t n = hatf_reader_resident(r, &v);
+    *max = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t own = v[i].own < v[i].bytes ? v[i].own : v[i].bytes;
+        if (v[i].bytes - own > *max) *max = v[i].bytes - own;
+    }
+    return n;
+}
+
+/* A comment the recorder wrote for one of the program's own mappings
+ * (docs/FORMAT.md, "Mappings and phases"): counted. */
+static void count_mapping(stats *st, const hatf_event *ev)
+{
+    size_t mark = strlen(HATF_MAP_PREFIX);
+    if (ev->data_len <= mark || ev->data_len >= 128 || memcmp(ev->data, HATF_MAP_PREFIX, mark)) return;
+    char text[128];
+    memcpy(text, ev->data + mark, ev->data_len - mark);
+    text[ev->data_len - mark] = 0;
+    unsigned long long a, b, c, d;
+    long long delta;
+    if (sscanf(text, "mmap %llx %llu", &a, &b) == 2) st->mmaps++, st->mmap_bytes += b;
+    else if (sscanf(text, "munmap %llx %llu", &a, &b) == 2) st->munmaps++, st->munmap_bytes += b;
+    else if (sscanf(text, "mremap %llx %llu %llx %llu", &a, &b, &c, &d) == 4) st->mremaps++;
+    else if (sscanf(text, "brk %lld", &delta) == 1) st->brks++, st->brk_bytes += delta;
+}
+
 static void counts_now(const stats *st, phase_counts *c)
 {
     *c = (phase_counts){ st->records, st->allocs, st->frees, st->reallocs, st->total_bytes, st->live_bytes,
@@ -256,7 +290,10 @@ static int add_event(stats *st, const hatf_event *ev)
     }
     st->records++;
     st->kinds[ev->op]++;
-    if (ev->op == HATF_OP_COMMENT) return 0;
+    if (ev->op == HATF_OP_COMMENT) {
+        count_mapping(st, ev);
+        return 0;
+    }
     if (!st->timed || ev->time < st->first_time) st->first_time = ev->time;
     if (!st->timed || ev->time > st->last_time) st->last_time = ev->time;
     st->timed = 1;
@@ -474,7 +511,14 @@ static void print_table(hatf_buf *o, stats *st, const char *path, hatf_source *s
         const char *const *lines;
         size_t n = hatf_reader_damage(d.r, &lines);
         for (size_t i = 0; i < n; i++) cli_put(o, "%-18s %s\n", "damage", lines[i]);
+        uint64_t res_max, res_n = resident_peak(d.r, &res_max);
+        if (res_n) cli_put(o, "%-18s %llu bytes at most (%llu samples, the recorder's rings taken out)\n", "resident",
+                           U(res_max), U(res_n));
     }
+    if (st->mmaps + st->munmaps + st->mremaps + st->brks)
+        cli_put(o, "%-18s mmap %llu (%llu bytes), munmap %llu (%llu bytes), mremap %llu, brk %llu (%+lld bytes)\n",
+                "mappings", U(st->mmaps), U(st->mmap_bytes), U(st->munmaps), U(st->munmap_bytes), U(st->mremaps),
+                U(st->brks), (long long)st->brk_bytes);
 
     cli_put(o, "\n%-10s %-16s %12s %12s %12s %16s\n", "thread", "name", "allocs", "frees", "reallocs", "bytes");
     for (size_t i = 0; i < st->threads.n; i++) {
@@ -608,8 +652,14 @@ void stats_json(hatf_buf *o, stats *st, const char *path, hatf_source *s)
             if (i) cli_put(o, ", ");
             cli_json_string(o, lines[i]);
         }
-        cli_put(o, "]}");
+        uint64_t res_max, res_n = resident_peak(d.r, &res_max);
+        cli_put(o, "], \"resident_samples\": %llu, \"max_resident_bytes\": %llu}", U(res_n), U(res_max));
     }
+    if (st->mmaps + st->munmaps + st->mremaps + st->brks)
+        cli_put(o, ",\n  \"mappings\": {\"mmap\": %llu, \"mmap_bytes\": %llu, \"munmap\": %llu, \"munmap_bytes\": %llu, "
+                   "\"mremap\": %llu, \"brk\": %llu, \"brk_bytes\": %lld}",
+                U(st->mmaps), U(st->mmap_bytes), U(st->munmaps), U(st->munmap_bytes), U(st->mremaps), U(st->brks),
+                (long long)st->brk_bytes);
     if (st->want_phases) {
         cli_put(o, ",\n  \"phases\": ");
         phases_print(o, &st->ph, 1);

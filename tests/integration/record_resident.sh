@@ -26,6 +26,15 @@ echo "$line"
 peak=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[0]["program_peak_resident_bytes"])' "$W/replay.json") ||
   fail "no program_peak_resident_bytes"
 [ "$peak" -ge "$made" ] || fail "peak resident $peak under the $made bytes the program made resident"
+# stats counts the mappings and gives the peak resident
+"$HATRACE" stats --json "$W/r.hatf" >"$W/s.json" || fail "stats --json"
+python3 - "$W/s.json" "$made" <<'PY' || fail "stats: mappings or resident"
+import json, sys
+s = json.load(open(sys.argv[1]))
+assert s["mappings"] == {"mmap": 1, "mmap_bytes": 16 << 20, "munmap": 1, "munmap_bytes": 32 << 20, "mremap": 1,
+                         "brk": 2, "brk_bytes": 0}, s["mappings"]
+assert s["container"]["max_resident_bytes"] >= int(sys.argv[2]) and s["container"]["resident_samples"] >= 2
+PY
 # stats --timeline shows it beside the live bytes
 "$HATRACE" stats --timeline --json "$W/r.hatf" >"$W/tl.json" || fail "stats --timeline --json"
 python3 -c 'import json,sys; t = json.load(open(sys.argv[1])); assert max(i["resident_bytes"] for i in t["intervals"]) >= int(sys.argv[2])' \
