@@ -1,16 +1,14 @@
 /* replay.c — hatrace replay: drive allocators from a trace and measure them. */
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include "cli_util.h"
 #include "commands.h"
-#include "../replay/replay.h"
+#include "replay_run.h"
 
 static const char help[] =
     "usage: hatrace replay [options] FILE\n"
@@ -55,49 +53,6 @@ static int can_write(const char *path, int *made)
         return -1;
     }
     close(fd);
-    return 0;
-}
-
-static int parse_allocators(const char *list, rp_allocator **out, unsigned *n)
-{
-    unsigned cap = 8, cnt = 0;
-    rp_allocator *a = malloc(cap * sizeof *a);
-    if (!a) return CLI_FAIL;
-    if (!list) {
-        for (unsigned i = 0; i < 4; i++) {
-            if (!rp_allocator_installed(rp_known_allocators[i])) continue;
-            hatf_err e = { 0 };
-            if (rp_allocator_resolve(rp_known_allocators[i], &a[cnt], &e) == 0) cnt++;
-        }
-    } else {
-        const char *p = list;
-        while (*p) {
-            size_t len = strcspn(p, ",");
-            char name[4096];
-            if (len == 0 || len >= sizeof name) {
-                free(a);
-                return cli_usage("replay", "--allocator: empty or too long name in '%s'", list);
-            }
-            memcpy(name, p, len);
-            name[len] = 0;
-            if (cnt == cap) {
-                rp_allocator *b = realloc(a, 2 * cap * sizeof *a);
-                if (!b) { free(a); return CLI_FAIL; }
-                a = b;
-                cap *= 2;
-            }
-            hatf_err e = { 0 };
-            if (rp_allocator_resolve(name, &a[cnt], &e)) {
-                cli_error("replay: %s", e.msg);
-                free(a);
-                return CLI_FAIL;
-            }
-            cnt++;
-            p += len + (p[len] == ',');
-        }
-    }
-    *out = a;
-    *n = cnt;
     return 0;
 }
 
@@ -173,76 +128,23 @@ int cmd_replay(int argc, char **argv)
             return cli_usage("replay", "--plot %s: the name must end in .png or .svg", plot);
     }
 
-    rp_allocator *allocs = NULL;
-    unsigned nalloc = 0;
-    if ((rc = parse_allocators(alloc_list, &allocs, &nalloc))) return rc;
-    if (!nalloc) {
-        free(allocs);
-        cli_error("replay: no allocator to run (install libjemalloc2, libtcmalloc-minimal4 or libmimalloc2.0, "
-                  "or name one with --allocator)");
+    cli_replay x = { 0 };
+    int partial = CLI_OK;
+    if ((rc = cli_replay_allocators("replay", "--allocator", alloc_list, &x))) return rc;
+    if (cli_replay_compile("replay", path, fmt, single, 1, &x, &partial)) {
+        cli_replay_free(&x);
         return CLI_FAIL;
     }
 
-    hatf_source *src = cli_open_source(path, fmt);
-    if (!src) {
-        free(allocs);
-        return CLI_FAIL;
-    }
-    rp_plan plan;
-    hatf_err err = { 0 };
-    rc = rp_compile_source(src, single, &plan, &err);
-    /* the damage said either way; a plan of what could be read is partial */
-    int partial = cli_read_end(path, src, rc ? CLI_FAIL : CLI_OK);
-    /* the recorded program's resident memory at its peak, when sampled, the recorder's rings taken out */
-    uint64_t program_rss = 0;
-    hatf_reader *rd = hatf_source_container(src);
-    const hatf_resident *res;
-    for (size_t i = 0, n = rd ? hatf_reader_resident(rd, &res) : 0; i < n; i++)
-        if (res[i].bytes - res[i].own > program_rss) program_rss = res[i].bytes - res[i].own;
-    hatf_source_close(src);
-    if (rc) {
-        cli_error_at(path, &err);
-        free(allocs);
-        return CLI_FAIL;
-    }
-
-    char self[PATH_MAX];
-    ssize_t sl = readlink("/proc/self/exe", self, sizeof self - 1);
-    int pfd = memfd_create("hatrace-plan", MFD_CLOEXEC);
-    rp_result *runs = calloc(repeat, sizeof *runs);
-    rp_report *rep = calloc(nalloc, sizeof *rep);
     int series_made = 0, plot_made = 0, written = 0;
+    hatf_err err = { 0 };
     rc = CLI_FAIL;
     if ((series && can_write(series, &series_made)) || (plot && can_write(plot, &plot_made))) goto out;
-    if (sl <= 0 || pfd < 0 || !runs || !rep) {
-        cli_error("replay: cannot set up the child processes");
-        goto out;
-    }
-    self[sl] = 0;
-    if (rp_plan_save(&plan, pfd)) {
-        cli_error("replay: cannot write the plan");
-        goto out;
-    }
-    rp_launch l = { .self = self, .plan_fd = pfd,
-                    .run = { .touch = touch, .latency_every = (unsigned)every, .heaps_free_each = free_each } };
-    for (unsigned i = 0; i < nalloc; i++) {
-        for (unsigned k = 0; k < repeat; k++) {
-            char label[128];
-            snprintf(label, sizeof label, "replay %s %u/%u", allocs[i].name, k + 1, (unsigned)repeat);
-            l.run.progress = label;
-            hatf_err e = { 0 };
-            if (rp_launch_run(&l, &allocs[i], &runs[k], &e)) {
-                cli_error("replay: %s", e.msg);
-                goto out;
-            }
-        }
-        rep[i].allocator = allocs[i].name;
-        rp_figures_median(runs, (unsigned)repeat, &rep[i].r);
-    }
-    rp_report_ctx ctx = { .trace = path, .threads = single ? "1" : "trace",
-                          .touch = rp_touch_names[touch], .repeat = (unsigned)repeat,
-                          .latency_every = (unsigned)every, .st = &plan.st, .nthreads = plan.nthreads,
-                          .program_rss = program_rss };
+    rp_run_opts run = { .touch = touch, .latency_every = (unsigned)every, .heaps_free_each = free_each };
+    if (cli_replay_run("replay", &x, run, (unsigned)repeat)) goto out;
+    rp_report *rep = x.rep;
+    unsigned nalloc = x.nalloc;
+    rp_report_ctx ctx = cli_replay_ctx(&x, path, touch, (unsigned)repeat, (unsigned)every);
     if (json) rp_print_json(stdout, &ctx, rep, nalloc);
     else rp_print_table(stdout, &ctx, rep, nalloc);
     rc = cli_finish_stdout(CLI_OK);
@@ -278,10 +180,6 @@ int cmd_replay(int argc, char **argv)
 out:
     if (!written && series_made) unlink(series);
     if (!written && plot_made) unlink(plot);
-    if (pfd >= 0) close(pfd);
-    free(runs);
-    free(rep);
-    free(allocs);
-    rp_plan_free(&plan);
+    cli_replay_free(&x);
     return rc == CLI_OK ? partial : rc;
 }

@@ -18,13 +18,15 @@
 
 #include "cli_util.h"
 #include "commands.h"
+#include "replay_run.h"
 #include "report_page.h"
 #include "sites.h"
 #include "stats.h"
 
 static const char help[] =
     "usage: hatrace report [--top N] [--flame-top N] [--points N] [--sort KEY] [--from FORMAT]\n"
-    "                      [--no-demangle] [--no-lines] [--strict] FILE -o REPORT.html\n"
+    "                      [--replay ALLOCATORS] [--no-demangle] [--no-lines] [--strict]\n"
+    "                      FILE -o REPORT.html\n"
     "\n"
     "Write one HTML page about a trace that opens from disk in a browser, with\n"
     "no server and no network (its data and scripts are inside): a summary\n"
@@ -35,6 +37,8 @@ static const char help[] =
     "--by gives them; traces recorded with --stacks), a flame graph of the\n"
     "sites by a figure you choose, and the size histogram, threads and heaps.\n"
     "The figures are those of hatrace stats --json, --timeline and --sites.\n"
+    "With --replay, the trace is also replayed against allocators (as hatrace\n"
+    "replay --allocator) and the page shows them side by side.\n"
     "\n"
     "  -o, --output FILE  the page to write (required; replaced if it exists)\n"
     "  --top N        at most N rows in the sites table, by stack, function or\n"
@@ -47,6 +51,11 @@ static const char help[] =
     "  --points N     at most N intervals of the heap over time (default 2000,\n"
     "                 at most 100000)\n"
     "  --from FORMAT  hatrace (default, recognised by its magic), hatf1.0 or text\n"
+    "  --replay ALLOCATORS  replay the trace against these allocators, comma-\n"
+    "                 separated as hatrace replay --allocator takes them (glibc,\n"
+    "                 jemalloc, tcmalloc, mimalloc, null or a shared object), with\n"
+    "                 replay's defaults, and add a view of their time, latency,\n"
+    "                 memory and fragmentation, and resident memory over time\n"
     "  --no-demangle  C++ and Rust names as the symbol table has them\n"
     "  --no-lines     no source lines (nor any look at the modules' files)\n"
     "  --strict       stop at the first damaged part of a container (exit 1)\n"
@@ -91,10 +100,11 @@ static void put_data(FILE *f, const hatf_buf *d)
 }
 
 /* The page's data: {"hatrace", "partial", "limits", "stats", "timeline",
- * "sites": {"stack", "function", "line"}, "flame"}. @return 0, -1 out of
+ * "sites": {"stack", "function", "line"}, "flame"}, and "replay" (replay_json)
+ * when there is one. @return 0, -1 out of
  * memory, or CLI_FAIL (said). */
 static int make_data(hatf_buf *d, both *b, hatf_source *s, const char *path, const sites_opts *base,
-                     uint64_t flame_top, int partial)
+                     uint64_t flame_top, int partial, const hatf_buf *replay)
 {
     static const char *const sort_keys[] = { "calls", "bytes", "peak", "at-peak", "leaked", "temporary" };
     int group_sort = base->sort == SITES_SORT_PEAK ? SITES_SORT_BYTES : base->sort;  /* peaks do not add up */
@@ -121,8 +131,54 @@ static int make_data(hatf_buf *d, both *b, hatf_source *s, const char *path, con
         cli_put(d, "%s", parts[i].key);
         rc = sites_pass_print(b->sp, s, path, &o, d);
     }
+    if (!rc && replay) {
+        cli_put(d, ",\n\"replay\": ");
+        hatf_buf_append(d, replay->p, replay->len);
+    }
     cli_put(d, "}\n");
     return rc ? rc : d->failed ? -1 : 0;
+}
+
+/* The replay's part of the page's data: {"allocators": what replay --json
+ * prints, "series": [{"allocator", "op": [...], "live": [...], "rss": [...]}]
+ * (each run's samples, as replay --series), "program_peak_resident_bytes"
+ * (0: not sampled), "peak_live_bytes", "ops"}. @return 0 or -1 out of memory. */
+static int replay_json(hatf_buf *d, const cli_replay *x, const char *path)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&text, &len);
+    if (!m) return -1;
+    rp_report_ctx ctx = cli_replay_ctx(x, path, RP_TOUCH_PAGE, 1, 64);
+    rp_print_json(m, &ctx, x->rep, x->nalloc);
+    if (fclose(m)) {
+        free(text);
+        return -1;
+    }
+    cli_put(d, "{\"allocators\": ");
+    hatf_buf_append(d, text, len);
+    free(text);
+    cli_put(d, ",\n\"program_peak_resident_bytes\": %llu, \"peak_live_bytes\": %llu, \"ops\": %llu,\n\"series\": [",
+            (unsigned long long)x->program_rss, (unsigned long long)x->plan.st.peak_live_bytes,
+            (unsigned long long)x->plan.st.ops);
+    static const char *const keys[] = { "op", "live", "rss" };
+    for (unsigned i = 0; i < x->nalloc; i++) {
+        const rp_result *r = &x->rep[i].r;
+        cli_put(d, "%s\n {\"allocator\": ", i ? "," : "");
+        cli_json_string(d, x->rep[i].allocator);
+        for (unsigned k = 0; k < 3; k++) {
+            cli_put(d, ", \"%s\": [", keys[k]);
+            for (uint32_t j = 0; j < r->nsamples; j++) {
+                const rp_sample *sm = &r->samples[j];
+                uint64_t v = k == 0 ? sm->op : k == 1 ? sm->live : sm->rss;
+                cli_put(d, "%s%llu", j ? "," : "", (unsigned long long)v);
+            }
+            cli_put(d, "]");
+        }
+        cli_put(d, "}");
+    }
+    cli_put(d, "]}");
+    return d->failed ? -1 : 0;
 }
 
 /* Remove a page left unfinished (only a regular file: -o may name a device). */
@@ -161,12 +217,13 @@ int cmd_report(int argc, char **argv)
         { "points", required_argument, NULL, 'p' },
         { "no-demangle", no_argument, NULL, 'D' },
         { "no-lines", no_argument, NULL, 'L' },
+        { "replay", required_argument, NULL, 'R' },
         { "strict", no_argument, NULL, CLI_O_STRICT },
         { "help", no_argument, NULL, 'h' },
         { 0 },
     };
     hatf_format fmt = HATF_FMT_AUTO;
-    const char *out = NULL;
+    const char *out = NULL, *replay_list = NULL;
     uint64_t flame_top = 1000;
     sites_opts so = { .form = SITES_JSON, .sort = SITES_SORT_BYTES, .top = 5000, .demangle = 1, .lines = 1,
                       .points = 2000 };
@@ -188,6 +245,7 @@ int cmd_report(int argc, char **argv)
             break;
         case 'D': so.demangle = 0; break;
         case 'L': so.lines = 0; break;
+        case 'R': replay_list = optarg; break;
         case CLI_O_STRICT: cli_strict = 1; break;
         case 'h': return cli_help(help);
         default: return cli_bad_option("report", c, argv);
@@ -201,6 +259,8 @@ int cmd_report(int argc, char **argv)
     }
     const char *path;
     if ((rc = cli_one_file("report", argc, argv, &path))) return rc;
+    cli_replay x = { 0 };
+    if (replay_list && (rc = cli_replay_allocators("report", "--replay", replay_list, &x))) return rc;
     /* the output can be written: said before the trace is read */
     FILE *probe = fopen(out, "a");
     if (!probe) {
@@ -209,7 +269,10 @@ int cmd_report(int argc, char **argv)
     }
     fclose(probe);
     hatf_source *s = cli_open_source(path, fmt);
-    if (!s) return CLI_FAIL;
+    if (!s) {
+        cli_replay_free(&x);
+        return CLI_FAIL;
+    }
     so.from = fmt;
     both b = { stats_new(s), sites_pass_new(s, so.demangle, so.lines, so.points) };
     rc = CLI_OK;
@@ -229,9 +292,19 @@ int cmd_report(int argc, char **argv)
         hatf_reader *r = hatf_source_container(s);
         const char *const *lines;
         int partial = r && (hatf_reader_damage(r, &lines) || !hatf_reader_complete(r));
-        hatf_buf d;
+        hatf_buf d, rj;
         hatf_buf_init(&d);
-        int k = make_data(&d, &b, s, path, &so, flame_top, partial);
+        hatf_buf_init(&rj);
+        int k = 0, ignored;
+        /* the replay reads the trace again, compiled into a plan (its damage said once, by this reading) */
+        if (replay_list) {
+            rp_run_opts run = { .touch = RP_TOUCH_PAGE, .latency_every = 64 };
+            if (cli_replay_compile("report", path, fmt, 0, 0, &x, &ignored) || cli_replay_run("report", &x, run, 1))
+                k = CLI_FAIL;
+            else
+                k = replay_json(&rj, &x, path);
+        }
+        if (!k) k = make_data(&d, &b, s, path, &so, flame_top, partial, replay_list ? &rj : NULL);
         if (k) {
             if (k != CLI_FAIL) cli_error("%s: out of memory", path);
             rc = CLI_FAIL;
@@ -240,8 +313,10 @@ int cmd_report(int argc, char **argv)
             rc = CLI_FAIL;
         }
         hatf_buf_free(&d);
+        hatf_buf_free(&rj);
     }
     if (rc != CLI_OK) remove_output(out);
+    cli_replay_free(&x);
     stats_free(b.st);
     sites_pass_free(b.sp);
     rc = cli_read_end(path, s, rc);

@@ -322,5 +322,77 @@
     const nb = $('heap-names-table').tBodies[0];
     for (const h of S.heap_names) nb.appendChild(row([[h.name, undefined, 'text'], num(h.heaps)].concat(heapFigures(h))));
   }
+  // ---- allocators: the replay (report --replay), as replay --json and --series give it ----
+  const R = D.replay;
+  if (R) {
+    $('replay').hidden = false;
+    $('replay-link').hidden = false;
+    const A = R.allocators;
+    const a0 = A[0] || {};
+    $('replay-note').textContent =
+      `The trace replayed against ${A.map((a) => a.allocator).join(', ')}, each in its own process` +
+      ` (as hatrace replay --allocator ${A.map((a) => a.allocator).join(',')} --json: threads ${a0.threads},` +
+      ` touch ${a0.touch}, ${a0.repeat} run each, 1 call in ${a0.latency_every} timed): ${fmt(R.ops)} trace operations,` +
+      ` peak live ${bytes(R.peak_live_bytes)}. Fragmentation is resident over live bytes: averaged over the run,` +
+      ` at the peak of live bytes, at the peak of resident bytes, and peak over peak.` +
+      (R.program_peak_resident_bytes ? ` The recorded program's own peak resident memory (sampled while recording,` +
+        ` the recorder's rings taken out) is the last row.` : ' The trace has no resident samples of the recorded program.');
+    const fixed = (v, d) => [Number(v).toFixed(d), v];
+    const short = (n) => bytes(n).replace(/^.*\(|\)$/g, '');  // the unit alone; the exact bytes in the tooltip
+    const lat = (a, k, q) => {
+      const l = a.latency_ns[k];
+      return l ? fixed(l[q], 1) : ['-', undefined];
+    };
+    const rb = $('replay-table').tBodies[0];
+    const titled = (r) => { for (const c of r.cells) if (/B$/.test(c.textContent)) c.title = bytes(c.dataset.value); return r; };
+    for (const a of A) {
+      const r = row([[a.allocator, undefined, 'text'], fixed(a.wall_s, 6), fixed(a.ops_per_s / 1e6, 3), fixed(a.ns_per_op, 2),
+        lat(a, 'malloc', 'p50'), lat(a, 'malloc', 'p99'), lat(a, 'malloc', 'p99.9'),
+        lat(a, 'free', 'p50'), lat(a, 'free', 'p99'), lat(a, 'free', 'p99.9'),
+        [short(a.peak_rss_bytes), a.peak_rss_bytes],
+        fixed(a.frag_time_avg, 3), fixed(a.frag_at_peak_live, 3), fixed(a.frag_at_peak_rss, 3), fixed(a.frag_peak_over_peak, 3),
+        num(a.ops), num(a.calls), [short(a.peak_live_bytes), a.peak_live_bytes]]);
+      r.dataset.allocator = a.allocator;
+      if (a.warning) r.title = a.warning;
+      rb.appendChild(titled(r));
+    }
+    if (R.program_peak_resident_bytes) {
+      const p = R.program_peak_resident_bytes, none = ['-', undefined];
+      const cells = [['recorded program', undefined, 'text']];
+      for (let i = 0; i < 9; i++) cells.push(none);
+      cells.push([short(p), p], none, none, none,
+        R.peak_live_bytes ? fixed(p / R.peak_live_bytes, 3) : none, none, none, [short(R.peak_live_bytes), R.peak_live_bytes]);
+      const r = row(cells);
+      r.dataset.program = '1';
+      r.className = 'program';
+      rb.appendChild(titled(r));
+    }
+    // one x: the calls done at each allocator's samples; gaps where an allocator has none
+    const xset = new Set();
+    for (const s of R.series) s.op.forEach((x) => xset.add(x));
+    const rx = [...xset].sort((a, b) => a - b);
+    const pos = new Map(rx.map((x, i) => [x, i]));
+    const lines = R.series.map((s) => {
+      const v = new Array(rx.length).fill(null);
+      s.op.forEach((x, i) => { v[pos.get(x)] = s.rss[i]; });
+      return v;
+    });
+    const liveLine = new Array(rx.length).fill(null);
+    for (const s of R.series) s.op.forEach((x, i) => { if (liveLine[pos.get(x)] === null) liveLine[pos.get(x)] = s.live[i]; });
+    const colours = ['#2b6cb0', '#c0392b', '#2a7a2a', '#8e44ad', '#d68910', '#17a589', '#7f8c8d', '#a04000'];
+    const rdiv = $('replay-chart');
+    rdiv.dataset.series = R.series.map((s) => s.allocator).join(',');
+    const rplot = new uPlot({
+      width: Math.max(400, rdiv.clientWidth || 900), height: 320,
+      scales: { x: { time: false } },
+      axes: [{ label: 'allocator calls done' },
+             { label: 'bytes', size: 80, values: (u, v) => v.map((b) => bytes(b).replace(/^.*\(|\)$/g, '')) }],
+      series: [{ label: 'calls' }]
+        .concat(R.series.map((s, i) => ({ label: s.allocator + ' resident', stroke: colours[i % colours.length], width: 1.5, spanGaps: true })))
+        .concat([{ label: 'live bytes', stroke: '#444', dash: [4, 3], width: 1, spanGaps: true }]),
+    }, [rx].concat(lines, [liveLine]), rdiv);
+    $('replay-reset').onclick = () => rplot.setScale('x', { min: rx[0], max: rx[rx.length - 1] });
+    window.addEventListener('resize', () => rplot.setSize({ width: Math.max(400, rdiv.clientWidth), height: 320 }));
+  }
   document.body.dataset.ready = '1';
 })();

@@ -4,16 +4,21 @@
 // --json's, the sites table sorts and filters, the flame graph has the
 // expected root and frames; a screenshot of each view into SHOTS.
 //
-//   node report_browser.mjs PLAYWRIGHT_CORE CHROMIUM PAGE.html STATS.json EXPECT.json SHOTS [PARTIAL]
+//   node report_browser.mjs PLAYWRIGHT_CORE CHROMIUM PAGE.html STATS.json EXPECT.json SHOTS [PARTIAL [REPLAY.json]]
 // EXPECT.json: {"frames": [names the flame graph must hold], "calls": total
 // calls of the sites, "bytes": their bytes, "cut": [the frames drawn dashed as
 // a cut chain's root], optional}. PARTIAL: the page must say the trace is
-// damaged. Exit 0 ok, 1 with the failures listed.
+// damaged (an empty word: it must not). REPLAY.json: what hatrace replay
+// --json printed for the allocators the page was made with (report --replay):
+// the allocators view shows them (ops, calls and peak live bytes the same, the
+// times positive), the recorded program's row when replay names its resident
+// peak, and the chart one series per allocator; without it the view is hidden.
+// Exit 0 ok, 1 with the failures listed.
 import { readFileSync, mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 
-const [pwPath, chromium, pagePath, statsPath, expectPath, shots, partial] = process.argv.slice(2);
+const [pwPath, chromium, pagePath, statsPath, expectPath, shots, partial, replayPath] = process.argv.slice(2);
 const { chromium: browserType } = createRequire(import.meta.url)(pwPath);
 const stats = JSON.parse(readFileSync(statsPath, 'utf8'));
 const expect = JSON.parse(readFileSync(expectPath, 'utf8'));
@@ -117,6 +122,37 @@ try {
   for (const f of expect.outermost) check(top.includes(f), `flame graph: ${f} is not above the root (${top})`);
   const cut = await page.$$eval('#flame-chart g.frame.cut', (gs) => gs.map((g) => g.getAttribute('name')));
   check(JSON.stringify(cut) === JSON.stringify(expect.cut || []), `flame graph: frames drawn as cut ${JSON.stringify(cut)}`);
+
+  // the allocators (report --replay): replay --json's figures, within what a rerun changes
+  if (replayPath) {
+    const want = JSON.parse(readFileSync(replayPath, 'utf8'));
+    check(await page.locator('#replay').isVisible(), 'no allocators view');
+    const got = await page.$$eval('#replay-table tbody tr[data-allocator]', (rs) => rs.map((r) =>
+      ({ allocator: r.dataset.allocator, values: [...r.cells].map((c) => c.dataset.value) })));
+    check(JSON.stringify(got.map((g) => g.allocator)) === JSON.stringify(want.map((a) => a.allocator)),
+      `allocators view: rows ${got.map((g) => g.allocator)}, replay ran ${want.map((a) => a.allocator)}`);
+    for (const [i, a] of want.entries()) {
+      const v = got[i] ? got[i].values : [];
+      const n = (k) => Number(v[k]);
+      check(v[15] === String(a.ops) && v[16] === String(a.calls), `${a.allocator}: ops ${v[15]}, calls ${v[16]}; replay ${a.ops}, ${a.calls}`);
+      check(v[17] === String(a.peak_live_bytes), `${a.allocator}: peak live ${v[17]}, replay ${a.peak_live_bytes}`);
+      check(n(1) > 0 && n(2) > 0 && n(3) > 0, `${a.allocator}: times not positive: ${v.slice(1, 4)}`);
+      check(n(10) > 0, `${a.allocator}: peak resident ${v[10]}`);
+      check([11, 12, 13, 14].every((k) => Number.isFinite(n(k))), `${a.allocator}: fragmentation ${v.slice(11, 15)}`);
+      if (a.latency_ns.malloc) check(n(4) > 0 && n(5) >= n(4) && n(6) >= n(5), `${a.allocator}: malloc latency ${v.slice(4, 7)}`);
+    }
+    const program = await page.$$eval('#replay-table tbody tr[data-program]', (rs) => rs.map((r) => r.cells[10].dataset.value));
+    const rss = want[0] && want[0].program_peak_resident_bytes;
+    check(JSON.stringify(program) === JSON.stringify(rss ? [String(rss)] : []), `the recorded program's row: ${program}, replay says ${rss}`);
+    check(await page.locator('#replay-chart canvas').count() >= 1, 'no chart of the allocators');
+    const labels = await page.$$eval('#replay-chart .u-legend .u-series .u-label', (ls) => ls.map((l) => l.textContent));
+    const resident = labels.filter((l) => l.endsWith(' resident')).map((l) => l.slice(0, -' resident'.length));
+    check(JSON.stringify(resident) === JSON.stringify(want.map((a) => a.allocator)), `allocators chart series: ${labels}`);
+    check(labels.includes('live bytes'), 'allocators chart: no live bytes');
+    await page.locator('#replay').screenshot({ path: `${shots}/replay.png` });
+  } else {
+    check(!(await page.locator('#replay').isVisible()), 'an allocators view without --replay');
+  }
 
   check(errors.length === 0, 'JavaScript errors: ' + errors.join(' | '));
   check(requests.length === 0, 'the page asked the network for: ' + requests.join(' '));

@@ -5,7 +5,9 @@
 # (report_browser.mjs): no JavaScript error, every view there, the figures
 # shown equal to stats --json's, the sites table sorts and filters, the flame
 # graph has the known frames; a screenshot of each view in
-# $BUILD/report-shots/. A chain cut at the recording's stack depth
+# $BUILD/report-shots/. With --replay null,glibc the allocators view shows
+# replay --json's figures for the same trace and draws one series per allocator.
+# A chain cut at the recording's stack depth
 # (tests/workloads/stack_depth with --stacks=8) starts at a dashed
 # "[truncated]" frame, as stats --sites --folded marks it; a C++ program's
 # new[] and delete[] are listed by name (tests/workloads/rec_cxx).
@@ -46,6 +48,31 @@ expect "$W/sites.json" main,chain_a,static_leaf,lib_make,grow_buf,worker,thread_
   static_leaf,lib_make,grow_buf,thread_leaf lib_make >"$W/expect.json"
 node "$driver" "$pw" "$chromium" "$W/s.html" "$W/stats.json" "$W/expect.json" "$shots" || fail "the page in the browser"
 for v in summary overtime sites flame tables; do [ -s "$shots/$v.png" ] || fail "no screenshot of $v"; done
+
+# --replay: the allocators side by side, their figures those of replay --json for the same trace
+"$HATRACE" replay --allocator null,glibc --json "$W/s.hatf" >"$W/replay.json" 2>"$W/replay.err" ||
+  fail "replay --json: $(cat "$W/replay.err")"
+"$HATRACE" report --replay null,glibc "$W/s.hatf" -o "$W/r.html" 2>"$W/r.err" || fail "report --replay: $(cat "$W/r.err")"
+[ ! -s "$W/r.err" ] || fail "report --replay said: $(cat "$W/r.err")"
+node "$driver" "$pw" "$chromium" "$W/r.html" "$W/stats.json" "$W/expect.json" "$shots" "" "$W/replay.json" ||
+  fail "the page with the allocators in the browser"
+[ -s "$shots/replay.png" ] || fail "no screenshot of the allocators"
+# a trace with the recorded program's resident samples: its row beside the allocator's
+[ -x "$BUILD/workloads/rss_grow" ] || fail "workload rss_grow not built"
+"$HATRACE" record -o "$W/g.hatf" -- "$BUILD/workloads/rss_grow" >/dev/null 2>"$W/g.err" || fail "record rss_grow: $(cat "$W/g.err")"
+"$HATRACE" stats --json "$W/g.hatf" >"$W/gstats.json" || fail "stats --json (rss_grow)"
+"$HATRACE" stats --sites --json --top 0 "$W/g.hatf" >"$W/gsites.json" || fail "stats --sites --json (rss_grow)"
+"$HATRACE" replay --allocator null --json "$W/g.hatf" >"$W/greplay.json" 2>/dev/null || fail "replay --json (rss_grow)"
+grep -q '"program_peak_resident_bytes"' "$W/greplay.json" || fail "rss_grow: no resident samples in the trace"
+"$HATRACE" report --replay null "$W/g.hatf" -o "$W/g.html" 2>"$W/g.err" || fail "report --replay null: $(cat "$W/g.err")"
+expect "$W/gsites.json" "" "" "" "" >"$W/gexpect.json"
+node "$driver" "$pw" "$chromium" "$W/g.html" "$W/gstats.json" "$W/gexpect.json" "$W/gshots" "" "$W/greplay.json" ||
+  fail "the page with the allocators and the recorded program"
+"$HATRACE" report --replay null,nosuch "$W/s.hatf" -o "$W/x.html" 2>"$W/e0"; rc=$?
+[ $rc -eq 1 ] && [ "$(wc -l <"$W/e0")" -eq 1 ] && grep -q "^hatrace: report: .*nosuch" "$W/e0" ||
+  fail "--replay of an unknown allocator: exit $rc, $(cat "$W/e0")"
+"$HATRACE" report --replay , "$W/s.hatf" -o "$W/x.html" 2>"$W/e0"; rc=$?
+[ $rc -eq 2 ] || fail "--replay ,: exit $rc, $(cat "$W/e0")"
 
 # a chain cut at the recording depth: its root is a dashed [truncated] frame
 [ -x "$BUILD/workloads/stack_depth" ] || fail "workload stack_depth not built"

@@ -1,0 +1,146 @@
+/* replay_run.c — the replay of a trace against allocators, shared by hatrace
+ * replay and hatrace report --replay (replay_run.h). */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "cli_util.h"
+#include "replay_run.h"
+
+int cli_replay_allocators(const char *cmd, const char *opt, const char *list, cli_replay *x)
+{
+    unsigned cap = 8, cnt = 0;
+    rp_allocator *a = malloc(cap * sizeof *a);
+    if (!a) return CLI_FAIL;
+    if (!list) {
+        for (unsigned i = 0; i < 4; i++) {
+            if (!rp_allocator_installed(rp_known_allocators[i])) continue;
+            hatf_err e = { 0 };
+            if (rp_allocator_resolve(rp_known_allocators[i], &a[cnt], &e) == 0) cnt++;
+        }
+    } else {
+        const char *p = list;
+        while (*p) {
+            size_t len = strcspn(p, ",");
+            char name[4096];
+            if (len == 0 || len >= sizeof name) {
+                free(a);
+                return cli_usage(cmd, "%s: empty or too long name in '%s'", opt, list);
+            }
+            memcpy(name, p, len);
+            name[len] = 0;
+            if (cnt == cap) {
+                rp_allocator *b = realloc(a, 2 * cap * sizeof *a);
+                if (!b) { free(a); return CLI_FAIL; }
+                a = b;
+                cap *= 2;
+            }
+            hatf_err e = { 0 };
+            if (rp_allocator_resolve(name, &a[cnt], &e)) {
+                cli_error("%s: %s", cmd, e.msg);
+                free(a);
+                return CLI_FAIL;
+            }
+            cnt++;
+            p += len + (p[len] == ',');
+        }
+    }
+    if (!cnt) {
+        free(a);
+        cli_error("%s: no allocator to run (install libjemalloc2, libtcmalloc-minimal4 or libmimalloc2.0, "
+                  "or name one with --allocator)", cmd);
+        return CLI_FAIL;
+    }
+    x->allocs = a;
+    x->nalloc = cnt;
+    return 0;
+}
+
+int cli_replay_compile(const char *cmd, const char *path, hatf_format fmt, int single, int say_damage,
+                       cli_replay *x, int *partial)
+{
+    (void)cmd;
+    *partial = CLI_OK;
+    hatf_source *src = cli_open_source(path, fmt);
+    if (!src) return CLI_FAIL;
+    hatf_err err = { 0 };
+    int rc = rp_compile_source(src, single, &x->plan, &err);
+    /* the damage said either way; a plan of what could be read is partial */
+    if (say_damage) {
+        *partial = cli_read_end(path, src, rc ? CLI_FAIL : CLI_OK);
+    } else {
+        hatf_reader *r = hatf_source_container(src);
+        const char *const *lines;
+        if (!rc && r && (hatf_reader_damage(r, &lines) || !hatf_reader_complete(r))) *partial = CLI_PARTIAL;
+    }
+    /* the recorded program's resident memory at its peak, when sampled, the recorder's rings taken out */
+    x->program_rss = 0;
+    hatf_reader *rd = hatf_source_container(src);
+    const hatf_resident *res;
+    for (size_t i = 0, n = rd ? hatf_reader_resident(rd, &res) : 0; i < n; i++)
+        if (res[i].bytes - res[i].own > x->program_rss) x->program_rss = res[i].bytes - res[i].own;
+    hatf_source_close(src);
+    if (rc) {
+        cli_error_at(path, &err);
+        return CLI_FAIL;
+    }
+    x->have_plan = 1;
+    return 0;
+}
+
+int cli_replay_run(const char *cmd, cli_replay *x, rp_run_opts run, unsigned repeat)
+{
+    char self[PATH_MAX];
+    ssize_t sl = readlink("/proc/self/exe", self, sizeof self - 1);
+    int pfd = memfd_create("hatrace-plan", MFD_CLOEXEC);
+    rp_result *runs = calloc(repeat, sizeof *runs);
+    x->rep = calloc(x->nalloc, sizeof *x->rep);
+    int rc = CLI_FAIL;
+    if (sl <= 0 || pfd < 0 || !runs || !x->rep) {
+        cli_error("%s: cannot set up the child processes", cmd);
+        goto out;
+    }
+    self[sl] = 0;
+    if (rp_plan_save(&x->plan, pfd)) {
+        cli_error("%s: cannot write the plan", cmd);
+        goto out;
+    }
+    rp_launch l = { .self = self, .plan_fd = pfd, .run = run };
+    for (unsigned i = 0; i < x->nalloc; i++) {
+        for (unsigned k = 0; k < repeat; k++) {
+            char label[128];
+            snprintf(label, sizeof label, "replay %s %u/%u", x->allocs[i].name, k + 1, repeat);
+            l.run.progress = label;
+            hatf_err e = { 0 };
+            if (rp_launch_run(&l, &x->allocs[i], &runs[k], &e)) {
+                cli_error("%s: %s", cmd, e.msg);
+                goto out;
+            }
+        }
+        x->rep[i].allocator = x->allocs[i].name;
+        rp_figures_median(runs, repeat, &x->rep[i].r);
+    }
+    rc = CLI_OK;
+out:
+    if (pfd >= 0) close(pfd);
+    free(runs);
+    return rc;
+}
+
+rp_report_ctx cli_replay_ctx(const cli_replay *x, const char *path, int touch, unsigned repeat, unsigned every)
+{
+    return (rp_report_ctx){ .trace = path, .threads = x->plan.single ? "1" : "trace",
+                            .touch = rp_touch_names[touch], .repeat = repeat, .latency_every = every,
+                            .st = &x->plan.st, .nthreads = x->plan.nthreads, .program_rss = x->program_rss };
+}
+
+void cli_replay_free(cli_replay *x)
+{
+    free(x->rep);
+    free(x->allocs);
+    if (x->have_plan) rp_plan_free(&x->plan);
+    memset(x, 0, sizeof *x);
+}
