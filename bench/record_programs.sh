@@ -7,6 +7,9 @@
 #   bench/record_programs.sh [--stacks] [--idle-flusher] [BUILD_DIR [RUNS]]  (default: build 3)
 #
 # --stacks adds hatrace record --stacks as a mode (bench/record_stacks.sh).
+# hatrace record runs with --no-figures: its closing figures read the trace back
+# once more after the program (about 0.1 s per million events), which is not the
+# recorder's cost on the program (docs/recorder.md).
 # --idle-flusher adds an experiment, mode "idle": hatrace record with its flusher
 # thread (hatrace-flush) moved to SCHED_IDLE by chrt once it exists, so it only
 # runs on a CPU nothing else wants (docs/recorder.md says why it is not the default).
@@ -78,9 +81,9 @@ run_py() { # mode run -> ns
   t0=$(now)
   case $1 in
     native) "$PY" "$W/alloc.py" >/dev/null;;
-    hatrace) "$HATRACE" record -o "$W/py.$1.$2/t.hatf" -- "$PY" "$W/alloc.py" >/dev/null 2>"$W/py.$1.$2/rec.err";;
-    idle) idle_flusher; "$HATRACE" record -o "$W/py.$1.$2/t.hatf" -- "$PY" "$W/alloc.py" >/dev/null 2>"$W/py.$1.$2/rec.err"; wait;;
-    stacks) "$HATRACE" record --stacks -o "$W/py.$1.$2/t.hatf" -- "$PY" "$W/alloc.py" >/dev/null 2>"$W/py.$1.$2/rec.err";;
+    hatrace) "$HATRACE" record --no-figures -o "$W/py.$1.$2/t.hatf" -- "$PY" "$W/alloc.py" >/dev/null 2>"$W/py.$1.$2/rec.err";;
+    idle) idle_flusher; "$HATRACE" record --no-figures -o "$W/py.$1.$2/t.hatf" -- "$PY" "$W/alloc.py" >/dev/null 2>"$W/py.$1.$2/rec.err"; wait;;
+    stacks) "$HATRACE" record --no-figures --stacks -o "$W/py.$1.$2/t.hatf" -- "$PY" "$W/alloc.py" >/dev/null 2>"$W/py.$1.$2/rec.err";;
     heaptrack) heaptrack "$PY" "$W/alloc.py" >/dev/null 2>&1;;
   esac
   t1=$(now)
@@ -97,9 +100,9 @@ run_redis() { # mode run -> ns of the benchmark client
   local args=(--port "$port" --bind 127.0.0.1 --save "" --appendonly no --dir "$dir")
   case $1 in
     native) redis-server "${args[@]}" >/dev/null 2>&1 & pid=$!;;
-    hatrace) "$HATRACE" record -o "$dir/t.hatf" -- redis-server "${args[@]}" >/dev/null 2>"$dir/rec.err" & pid=$!;;
-    idle) "$HATRACE" record -o "$dir/t.hatf" -- redis-server "${args[@]}" >/dev/null 2>"$dir/rec.err" & pid=$!; idle_flusher; ipid=$!;;
-    stacks) "$HATRACE" record --stacks -o "$dir/t.hatf" -- redis-server "${args[@]}" >/dev/null 2>"$dir/rec.err" & pid=$!;;
+    hatrace) "$HATRACE" record --no-figures -o "$dir/t.hatf" -- redis-server "${args[@]}" >/dev/null 2>"$dir/rec.err" & pid=$!;;
+    idle) "$HATRACE" record --no-figures -o "$dir/t.hatf" -- redis-server "${args[@]}" >/dev/null 2>"$dir/rec.err" & pid=$!; idle_flusher; ipid=$!;;
+    stacks) "$HATRACE" record --no-figures --stacks -o "$dir/t.hatf" -- redis-server "${args[@]}" >/dev/null 2>"$dir/rec.err" & pid=$!;;
     heaptrack) heaptrack redis-server "${args[@]}" >/dev/null 2>&1 & pid=$!;;
   esac
   for i in $(seq 200); do redis-cli -p "$port" ping 2>/dev/null | grep -q PONG && break; sleep 0.05; done

@@ -130,16 +130,25 @@
     },
   };
   const chartDiv = $('overtime-chart');
+  // the process's resident memory as the recorder sampled it, where the trace has it
+  const hasRes = iv.length && iv.every((v) => typeof v.resident_bytes === 'number');
+  const series = [{ label: byTime ? 'ms' : 'record' },
+                  { label: 'live bytes (end of interval)', stroke: '#2b6cb0', fill: 'rgba(43,108,176,0.12)', width: 1.5 },
+                  { label: 'most live bytes in interval', stroke: '#888', dash: [4, 3], width: 1 }];
+  const data = [xs, live, most];
+  if (hasRes) {
+    series.push({ label: 'resident bytes (sampled)', stroke: '#2f855a', width: 1.5 });
+    data.push([iv[0].resident_bytes].concat(iv.map((v) => v.resident_bytes)));
+  }
+  chartDiv.dataset.series = series.slice(1).map((x) => x.label).join('|');
   const plot = new uPlot({
     width: Math.max(400, chartDiv.clientWidth || 900), height: 320,
     plugins: [peakMark],
     scales: { x: { time: false } },
     axes: [{ label: byTime ? 'ms from the first event' : 'records' },
-           { label: 'live bytes', size: 80, values: (u, v) => v.map((b) => bytes(b).replace(/^.*\(|\)$/g, '')) }],
-    series: [{ label: byTime ? 'ms' : 'record' },
-             { label: 'live bytes (end of interval)', stroke: '#2b6cb0', fill: 'rgba(43,108,176,0.12)', width: 1.5 },
-             { label: 'most live bytes in interval', stroke: '#888', dash: [4, 3], width: 1 }],
-  }, [xs, live, most], chartDiv);
+           { label: 'bytes', size: 80, values: (u, v) => v.map((b) => bytes(b).replace(/^.*\(|\)$/g, '')) }],
+    series,
+  }, data, chartDiv);
   $('overtime-reset').onclick = () => plot.setScale('x', { min: xs[0], max: xs[xs.length - 1] });
   window.addEventListener('resize', () => plot.setSize({ width: Math.max(400, chartDiv.clientWidth), height: 320 }));
 

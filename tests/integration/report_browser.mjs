@@ -54,6 +54,10 @@ try {
   // every view, with something drawn in it
   for (const id of ['summary', 'overtime', 'sites', 'flame', 'tables']) check(await page.locator('#' + id).count() === 1, `view #${id} missing`);
   check(await page.locator('#overtime-chart canvas').count() >= 1, 'no chart of memory over time');
+  // resident memory beside the live bytes where the recorder sampled it (stats says how many samples)
+  const lines = await page.$eval('#overtime-chart', (d) => d.dataset.series || '');
+  const sampled = !!(stats.container && stats.container.resident_samples > 0);
+  check(lines.includes('resident bytes (sampled)') === sampled, `memory over time: lines ${lines}, resident samples ${sampled}`);
   check(await page.locator('#sites-table tbody tr').count() > 0, 'empty sites table');
   check(await page.locator('#flame-chart svg g').count() > 0, 'empty flame graph');
 
