@@ -38,7 +38,7 @@ static uint64_t resident_upto(const overtime *ot, size_t i, size_t *k, uint64_t 
         const hatf_resident *s = &ot->res[*k];
         uint64_t x = (uint64_t)((unsigned __int128)s->time_ns * ot->den / ot->num);
         if (!final && (x > ot->tl->x0 ? x - ot->tl->x0 : 0) > end) break;
-        uint64_t b = s->bytes > s->own ? s->bytes - s->own : 0;
+        uint64_t b = s->bytes - s->own;
         if (b > best) best = b;
         any = 1;
         *last = b;

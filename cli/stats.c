@@ -251,10 +251,8 @@ static uint64_t resident_peak(hatf_reader *r, uint64_t *max)
     const hatf_resident *v;
     size_t n = hatf_reader_resident(r, &v);
     *max = 0;
-    for (size_t i = 0; i < n; i++) {
-        uint64_t own = v[i].own < v[i].bytes ? v[i].own : v[i].bytes;
-        if (v[i].bytes - own > *max) *max = v[i].bytes - own;
-    }
+    for (size_t i = 0; i < n; i++)
+        if (v[i].bytes - v[i].own > *max) *max = v[i].bytes - v[i].own;
     return n;
 }
 

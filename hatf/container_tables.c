@@ -264,6 +264,7 @@ int hatf_resident_add_(hatf_reader *r, uint64_t time_ns, const uint8_t *p, size_
     size_t k = hatf_varint_get(p, len, &bytes);
     if (!k) return HATF_E_CORRUPT;
     if (k < len && !hatf_varint_get(p + k, len - k, &own)) return HATF_E_CORRUPT;
+    if (own > bytes) own = bytes;  /* a hostile file's: readers subtract own from bytes */
     if (r->nres == r->capres) {
         size_t cap = r->capres ? 2 * r->capres : 64;
         hatf_resident *v = realloc(r->res, cap * sizeof *v);
