@@ -29,7 +29,7 @@ typedef struct overtime {
 /* The table: one line per interval, the peak and the end above it; with
  * resident samples (and times), a column of the most resident bytes sampled
  * in each interval (the last one before it when none fell in it), the
- * recorder's rings taken out. */
+ * recorder's own memory taken out. */
 void overtime_text(hatf_buf *o, const overtime *ot);
 void overtime_json(hatf_buf *o, const overtime *ot);
 

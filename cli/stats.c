@@ -510,7 +510,7 @@ static void print_table(hatf_buf *o, stats *st, const char *path, hatf_source *s
         size_t n = hatf_reader_damage(d.r, &lines);
         for (size_t i = 0; i < n; i++) cli_put(o, "%-18s %s\n", "damage", lines[i]);
         uint64_t res_max, res_n = resident_peak(d.r, &res_max);
-        if (res_n) cli_put(o, "%-18s %llu bytes at most (%llu samples, the recorder's rings taken out)\n", "resident",
+        if (res_n) cli_put(o, "%-18s %llu bytes at most (%llu samples, the recorder's own memory taken out)\n", "resident",
                            U(res_max), U(res_n));
     }
     if (st->mmaps + st->munmaps + st->mremaps + st->brks)

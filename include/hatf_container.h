@@ -189,7 +189,7 @@ unsigned hatf_reader_stack_depth(const hatf_reader *r);
 typedef struct hatf_resident {
     uint64_t time_ns;   /* since the trace's start */
     uint64_t bytes;     /* the process's resident bytes */
-    uint64_t own;       /* of them (at most bytes), the recorder's own that it knew of (its rings), 0: not said */
+    uint64_t own;       /* of them (at most bytes), the recorder's own that it knew of (its rings, its heap blocks), 0: not said */
 } hatf_resident;
 size_t hatf_reader_resident(const hatf_reader *r, const hatf_resident **v);
 /* The symbol stored for exactly this frame address, or NULL. */

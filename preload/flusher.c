@@ -166,6 +166,8 @@ void ht_resident_sample(void)
 {
     uint64_t now = ht_mono_ns(), rb = resident_bytes(), own = 0;
     for (ht_ring *r = atomic_load(&ht_rings); r; r = r->next) own += ht_ring_bytes(r->mask + 1);
+    int64_t heap = atomic_load_explicit(&ht_own_heap, memory_order_relaxed);
+    if (heap > 0) own += (uint64_t)heap;  /* its blocks (a block of the program's freed here can take it below 0) */
     if (rb && ht_fs.writer && !ht_fs.out_failed &&
         hatf_writer_resident(ht_fs.writer, now > ht_fs.mono0 ? now - ht_fs.mono0 : 0, rb, own < rb ? own : rb) < 0)
         ht_write_failed();

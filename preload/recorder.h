@@ -106,6 +106,7 @@ typedef struct ht_tls {
     ht_ring *ring;        /* this thread's ring, NULL until its first event */
     uint32_t busy;        /* inside the ring-write window of a hook (see hooks.c) */
     uint32_t untraced;    /* >0: the recorder's own code runs; hooks pass through */
+    uint32_t ignoring;    /* the program's ignore sections in untraced (hatrace_rt_ignore) */
     uint32_t exited;      /* thread-destroy written; later calls are not recorded */
     uint32_t dtor_rounds; /* pthread key destructor rounds seen */
     uint64_t parent;      /* dense id of the creating thread (set by our pthread_create) */
@@ -128,6 +129,18 @@ static inline void ht_untraced_leave(ht_tls *t)
     atomic_signal_fence(memory_order_seq_cst);
     t->untraced--;
 }
+
+/* The recorder's own heap: bytes (the allocator's usable sizes) of the blocks
+ * it holds, allocated in its own untraced sections (not the program's ignore
+ * sections), so a resident sample can take them out beside the rings. */
+extern _Atomic int64_t ht_own_heap HT_HIDDEN;
+/* The allocator's malloc_usable_size, given by the shim (hooks.c); NULL: no count. */
+extern size_t (*ht_real_usable_size)(void *) HT_HIDDEN;
+/* An untraced call of kind (allocations add a, frees take it out) into
+ * ht_own_heap when the thread runs the recorder's own code. pre: untraced;
+ * a free's block not freed yet. A realloc counts itself (hooks.c). */
+void ht_own_heap_note(uint32_t kind, uint64_t a) HT_HIDDEN;
+static inline int ht_in_own_code(const ht_tls *t) { return t->untraced > t->ignoring; }
 
 /* ---- prim.c ---- */
 /* Timestamp source chosen at init: "tsc" (the CPU's counter, ht_counter) or
