@@ -117,6 +117,7 @@ static long drain_ring(ht_ring *r)
         ht_ring_consume(r, n);
         if (ht_ring_wake_due(r, 0)) ht_futex_wake(&r->wake, INT_MAX);
         n = m;
+        if (HT_BENCH_SKIPS(HT_BENCH_ENCODE)) n = 0;
         if (!ht_fs.out_failed && n) {
             if (hatf_writer_add(ht_fs.writer, evs, n) < 0) ht_write_failed();
         }

@@ -38,6 +38,18 @@ static void stop_following(void)
         if (!strncmp(*e, "LD_PRELOAD=", 11)) (*e)[11] = 0;
 }
 
+#ifdef HT_BENCH_KNOBS
+int ht_bench_skip;
+volatile uint64_t ht_bench_sink;
+static void bench_knobs_init(void)
+{
+    const char *v = getenv("HATRACE_BENCH_SKIP");
+    ht_bench_skip = !v ? 0 : !strcmp(v, "ring") ? HT_BENCH_RING : !strcmp(v, "encode") ? HT_BENCH_ENCODE : 0;
+}
+#else
+static void bench_knobs_init(void) {}
+#endif
+
 void ht_init(void)
 {
     int s = atomic_load_explicit(&ht_state, memory_order_acquire);
@@ -51,6 +63,7 @@ void ht_init(void)
     ht_untraced_enter(&ht_t);
     ht_hooks_resolve();
     ht_options_init();
+    bench_knobs_init();
     ht_stacks_init();
     ht_clock_init();
     owner_pid = getpid();

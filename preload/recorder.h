@@ -283,6 +283,20 @@ static inline __attribute__((always_inline)) void ht_leave(ht_tls *t, ht_ring *r
     if (HT_UNLIKELY(r->side_w != r->side_r)) ht_side_flush(t, r);
 }
 
+/* Knobs of bench/record_decompose.sh, compiled in only with -DHT_BENCH_KNOBS
+ * (a build of its own), to split the recorder's cost per event:
+ * HATRACE_BENCH_SKIP=ring: every hook takes its time stamp and returns (no ring,
+ * nothing recorded); =encode: the flusher drains and converts the rings and
+ * drops the events instead of coding and writing them. */
+#ifdef HT_BENCH_KNOBS
+enum { HT_BENCH_RING = 1, HT_BENCH_ENCODE = 2 };
+extern int ht_bench_skip HT_HIDDEN;
+extern volatile uint64_t ht_bench_sink HT_HIDDEN;
+#define HT_BENCH_SKIPS(what) HT_UNLIKELY(ht_bench_skip == (what))
+#else
+#define HT_BENCH_SKIPS(what) 0
+#endif
+
 /* Record one event on the fast path: the calling thread has a ring and is not
  * already inside a hook. Everything else goes to ht_record_slow. The time is
  * taken inside the busy window (after a wait for space). */
@@ -290,6 +304,12 @@ static inline __attribute__((always_inline)) void ht_emit(uint32_t kind, uint64_
 {
     ht_tls *t = &ht_t;
     ht_ring *r = t->ring;
+#ifdef HT_BENCH_KNOBS
+    if (HT_BENCH_SKIPS(HT_BENCH_RING) && (kind & HT_KIND_MASK) < HT_K_THREAD_CREATE) {
+        ht_bench_sink = ht_now();
+        return;
+    }
+#endif
     if (HT_LIKELY(r != NULL && !t->busy && !t->untraced)) {
         ht_rawev *e = ht_enter(t, r);
         ht_leave(t, r, e, (ht_now() - ht_t0) << 8 | kind, a, b, c, d);
@@ -343,6 +363,13 @@ static inline __attribute__((always_inline)) void ht_emit_free(uint32_t kind, vo
 {
     ht_tls *t = &ht_t;
     ht_ring *r = t->ring;
+#ifdef HT_BENCH_KNOBS
+    if (HT_BENCH_SKIPS(HT_BENCH_RING)) {
+        ht_bench_sink = ht_now();
+        real(p);
+        return;
+    }
+#endif
     if (HT_LIKELY(r != NULL && !t->busy && !t->untraced)) {
         ht_rawev *e = ht_enter(t, r);  /* a wait for space comes before the time is taken */
         uint64_t ts = ht_now();
