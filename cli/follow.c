@@ -7,6 +7,11 @@
  * refreshes the figures are those of the events up to the time every running
  * thread has reached in the file (include/hatf_container.h says why).
  *
+ * A thread the file shows only after events of a later time were counted
+ * comes late (hatf_reader_follow_late): its events are counted after them,
+ * so the peaks of the refreshes may be off; the last refresh then reads the
+ * finished file once more, whole, so that it gives stats' figures.
+ *
  * The follow ends when the trace is complete (its index and trailer are
  * written), when the user stops it (SIGINT: the figures read so far), or
  * when the file has not grown for the timeout, or for a refresh after its
@@ -119,7 +124,7 @@ static void site_name(char *out, size_t cap, hatf_reader *r, uint64_t stack)
 /* One refresh: the figures so far, the interval's calls per second and its
  * top sites. The sites' interval counts are reset. */
 static void refresh(follow *f, hatf_source *s, const char *path, int json, uint64_t top, uint64_t elapsed_ms,
-                    uint64_t interval_ms, int final)
+                    uint64_t interval_ms, int final, uint64_t late)
 {
     stats_summary m;
     stats_figures(f->st, &m);
@@ -148,7 +153,7 @@ static void refresh(follow *f, hatf_source *s, const char *path, int json, uint6
                 U(elapsed_ms), final ? "true" : "false", hatf_reader_complete(r) ? "true" : "false", U(m.records),
                 U(m.allocs), U(m.frees), U(m.reallocs), U(m.total_bytes), U(m.max_live_objects),
                 U(m.max_live_bytes), U(m.live_objects), U(m.live_bytes), trace_s, per_s,
-                U(hatf_reader_follow_late(r)));
+                U(late));
         for (size_t i = 0; i < ntop && f->v[i].calls_now; i++) {
             site_name(name, sizeof name, r, f->v[i].stack);
             cli_put(&o, "%s{\"stack\": %llu, \"name\": ", i ? ", " : "", U(f->v[i].stack));
@@ -223,7 +228,7 @@ int stats_follow(const char *path, int json, uint64_t interval_ms, uint64_t time
         /* wait for the next refresh, looking at the file every 50 ms */
         uint64_t t = now_ms();
         if (t - last >= interval_ms) {
-            refresh(&f, s, path, json, top, t - start, t - last, 0);
+            refresh(&f, s, path, json, top, t - start, t - last, 0, hatf_reader_follow_late(r));
             last = t;
         }
         uint64_t wait = interval_ms - (t - last);
@@ -257,9 +262,31 @@ int stats_follow(const char *path, int json, uint64_t interval_ms, uint64_t time
         }
     }
     sigaction(SIGINT, &old, NULL);
+    hatf_source *whole = NULL;
+    uint64_t late = hatf_reader_follow_late(r);
+    if (rc == CLI_OK && !hatf_reader_following(r) && late) {
+        /* a thread came late: its events were counted after later ones, so
+         * the peaks may be off; the finished file read whole gives them */
+        stats *again = NULL;
+        whole = cli_open_source(path, HATF_FMT_CONTAINER);
+        if (whole && (again = stats_new(whole))) {
+            int count_rc = 0;
+            if (lookahead_run(whole, stats_count, stats_prefetch, again, &count_rc) == 0) {
+                stats_free(f.st);
+                f.st = again;
+                hatf_source_close(s);
+                s = whole;
+                r = hatf_source_container(s);
+                whole = NULL;
+            } else {
+                stats_free(again);
+            }
+        }
+        hatf_source_close(whole);
+    }
     if (rc == CLI_OK) {
         uint64_t t = now_ms();
-        refresh(&f, s, path, json, top, t - start, t - last, 1);
+        refresh(&f, s, path, json, top, t - start, t - last, 1, late);
         if (!json) {
             hatf_buf o;
             hatf_buf_init(&o);
