@@ -179,7 +179,8 @@ static int refill(hatf_iter *it, hatf_cursor *c)
 
 static uint64_t time_key(uint64_t t) { return (t > UINT64_MAX >> 1 ? UINT64_MAX >> 1 : t) << 1; }
 
-/* The key from which c's events must wait (UINT64_MAX: none). */
+/* The key from which c's events must wait (UINT64_MAX: none; a time key is
+ * even, so never UINT64_MAX). */
 static uint64_t hold_key(const hatf_iter *it, const hatf_cursor *c)
 {
     const hatf_rthread *t = c->t;
@@ -210,7 +211,8 @@ static int wait_more(hatf_iter *it, hatf_cursor *c)
 static int unwait(hatf_iter *it, hatf_cursor *c)
 {
     if (c->i < c->n) {  /* its head was held back */
-        if (key_of(&c->evs[c->i], c->wait_prev) >= hold_key(it, c)) return 0;
+        uint64_t h = hold_key(it, c);
+        if (h != UINT64_MAX && key_of(&c->evs[c->i], c->wait_prev) >= h) return 0;
         c->waiting = 0;
         c->key = c->wait_prev;
         return 1;
@@ -336,7 +338,8 @@ static __attribute__((noinline)) int next_run(hatf_iter *it)
         uint64_t k = key_of(&c->evs[c->i], c->key), th = c->t->thread;
         c->key = k;
         uint64_t hold = UNLIKELY(it->follow) ? hold_key(it, c) : UINT64_MAX;
-        if (UNLIKELY(k >= hold)) {  /* its next events may tie with what another thread still brings */
+        int held = hold != UINT64_MAX;  /* (a key can be UINT64_MAX itself) */
+        if (UNLIKELY(held && k >= hold)) {  /* its next events may tie with what another thread still brings */
             wait_more(it, c);
             sift_down(it, 0);
             set_limit(it);
@@ -348,12 +351,12 @@ static __attribute__((noinline)) int next_run(hatf_iter *it)
             continue;
         }
         uint32_t j = c->i + 1;
-        if (it->nheap < 2 && hold == UINT64_MAX) {
+        if (it->nheap < 2 && !held) {
             j = c->n;
         } else {
             for (; j < c->n; j++) {
                 uint64_t kj = key_of(&c->evs[j], k);
-                if (!before_limit(it, kj, th) || kj >= hold) break;
+                if (!before_limit(it, kj, th) || (held && kj >= hold)) break;
                 k = kj;
             }
             c->key = k;  /* of evs[j - 1]: what a comment at evs[j] inherits */
