@@ -35,6 +35,7 @@ typedef struct sites {
     site *v;
     size_t n, cap;
     addrmap heaps;   /* heap id -> dense heap number */
+    uint64_t *heap_ids;  /* dense heap number -> heap id */
     uint64_t last_heap_id, nheaps;
     uint32_t last_heap;  /* the number of last_heap_id, once nheaps > 0 */
     heaplive live;   /* cell tag = site position */
@@ -47,6 +48,8 @@ typedef struct sites {
     timeline *by_time, *by_record;
     uint64_t now, now_record, peak_time, peak_record;
     temporary tmp;   /* temporary allocations, tag = site position */
+    sites_heap_fn *observe;  /* told each change of a heap's live objects, or NULL */
+    void *observe_ctx;
 } sites;
 
 size_t sites_stack(hatf_reader *r, uint64_t id, const uint64_t **out)
@@ -83,9 +86,10 @@ static site *site_of(sites *st, uint64_t stack, uint32_t *pos)
  * and the whole heap's. A site that changes for the first time since the
  * heap's latest peak keeps what it held then: the heap-wide peak is where
  * stats takes max_live_bytes, so the sites' figures at it add up to that. */
-static void site_live(void *ctx, uint32_t pos, int64_t n, int64_t bytes)
+static void site_live(void *ctx, uint32_t pos, uint32_t heap, int64_t n, int64_t bytes)
 {
     sites *st = ctx;
+    if (st->observe) st->observe(st->observe_ctx, st->heap_ids[heap], n, bytes);
     site *s = &st->v[pos];
     if (s->tag != st->peak_no) {
         s->tag = st->peak_no;
@@ -152,6 +156,12 @@ static int add_event(sites *st, const hatf_event *ev)
         if (ev->heap != st->last_heap_id || !st->nheaps) {  /* most events stay in one heap */
             long heap = addrmap_index(&st->heaps, ev->heap, &added);
             if (heap < 0) return -1;
+            if (added && !(st->nheaps & (st->nheaps - 1))) {  /* 0, 1, 2, 4...: room for twice as many */
+                uint64_t *ids = realloc(st->heap_ids, (st->nheaps ? 2 * st->nheaps : 1) * sizeof *ids);
+                if (!ids) return -1;
+                st->heap_ids = ids;
+            }
+            if (added) st->heap_ids[heap] = ev->heap;
             st->last_heap_id = ev->heap;
             st->last_heap = (uint32_t)heap;
             st->nheaps += added;
@@ -206,7 +216,13 @@ static int count_event(void *ctx, const lookahead_item *x)
     if (!rc && st->by_time) add_to_timelines(st, ev);
     return rc;
 }
-static void prefetch_event(void *ctx, const hatf_event *ev) { heaplive_prefetch(&((sites *)ctx)->live, ev); }
+/* always_inline: the wrappers below call it, and gcc takes a static function
+ * made only of prefetches for a const one and drops the call (see
+ * addrmap_prefetch): sites_pass_prefetch and detail_prefetch were empty */
+static inline __attribute__((always_inline)) void prefetch_event(void *ctx, const hatf_event *ev)
+{
+    heaplive_prefetch(&((sites *)ctx)->live, ev);
+}
 
 uint64_t sites_key(const site *s, int sort)
 {
@@ -582,6 +598,7 @@ static void sites_free(sites *st)
     addrmap_free(&st->heaps);
     temporary_free(&st->tmp);
     heaplive_free(&st->live);
+    free(st->heap_ids);
     free(st->v);
 }
 
@@ -750,6 +767,13 @@ void sites_pass_free(sites_pass *p)
 
 int sites_pass_count(void *ctx, const lookahead_item *x) { return count_event(&((sites_pass *)ctx)->st, x); }
 void sites_pass_prefetch(void *ctx, const hatf_event *ev) { prefetch_event(&((sites_pass *)ctx)->st, ev); }
+
+heaplive *sites_pass_live(sites_pass *p, sites_heap_fn *observe, void *ctx)
+{
+    p->st.observe = observe;
+    p->st.observe_ctx = ctx;
+    return &p->st.live;
+}
 
 int sites_pass_print(sites_pass *p, hatf_source *src, const char *path, const sites_opts *opt, hatf_buf *o)
 {
