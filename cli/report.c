@@ -283,6 +283,8 @@ int cmd_report(int argc, char **argv)
             rc = CLI_FAIL;
         } else if (r < 0) {
             rc = cli_source_failed(path, s);
+        } else if (sites_pass_unstacked(b.sp)) {
+            sites_say_no_stacks(path);  /* the page is still written: its sites are "(no stack)" */
         }
     }
     if (rc == CLI_OK) {

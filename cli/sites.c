@@ -775,6 +775,8 @@ heaplive *sites_pass_live(sites_pass *p, sites_heap_fn *observe, void *ctx)
     return &p->st.live;
 }
 
+int sites_pass_unstacked(const sites_pass *p) { return p->st.records && !p->st.stacked; }
+
 int sites_pass_print(sites_pass *p, hatf_source *src, const char *path, const sites_opts *opt, hatf_buf *o)
 {
     sites *st = &p->st;
@@ -806,7 +808,7 @@ int sites_report(hatf_source *src, const char *path, const sites_opts *opt)
         return CLI_FAIL;
     }
     int rc = count_all(&p->st, src, path);
-    if (rc == CLI_OK && p->st.records && !p->st.stacked && (opt->form == SITES_MASSIF || !over_time(opt->form)))
+    if (rc == CLI_OK && sites_pass_unstacked(p) && (opt->form == SITES_MASSIF || !over_time(opt->form)))
         sites_say_no_stacks(path);
     if (rc == CLI_OK) {
         hatf_buf o;

@@ -101,6 +101,9 @@ typedef void sites_heap_fn(void *ctx, uint64_t heap_id, int64_t objects, int64_t
  * objects is told to observe(ctx, ...) as the pass makes it.
  * @return the live objects' table, valid until sites_pass_free. */
 heaplive *sites_pass_live(sites_pass *p, sites_heap_fn *observe, void *ctx);
+/* Whether p counted allocations and none had a call stack (then say so:
+ * sites_say_no_stacks). */
+int sites_pass_unstacked(const sites_pass *p);
 /* Append the form o asks for to out (the sites are sorted by o->sort).
  * @return 0, -1 out of memory, or CLI_FAIL when a reading failed (said). */
 int sites_pass_print(sites_pass *p, hatf_source *src, const char *path, const sites_opts *o, hatf_buf *out);
