@@ -139,13 +139,15 @@ static int add_event(sites *st, const hatf_event *ev)
     case HATF_OP_REALLOC_INPLACE:
     case HATF_OP_REALLOC_MOVE:
     case HATF_OP_REALLOC_FREE: {
-        uint64_t stack = sites_event_stack(ev);
+        hatf_attrs a;
+        hatf_event_attrs(ev, &a);
+        uint64_t stack = hatf_attrs_get(&a, HATF_A_STACK, 0);
         st->records++;
         if (stack) st->stacked++;
         site *s = site_of(st, stack, &pos);
         if (!s) return -1;
         s->calls++;
-        if (hatf_event_failed(ev)) return 0;  /* a call only: no object made, a realloc's block left as it was */
+        if (hatf_event_failed_by(ev, &a)) return 0;  /* a call only: no object made, a realloc's block left as it was */
         int ended = ev->op != HATF_OP_ALLOC && ev->op != HATF_OP_REALLOC_NEW && ev->addr &&
                     heaplive_remove(&st->live, ev->addr);
         if (ev->op == HATF_OP_REALLOC_FREE) return ended ? note_free(st, ev, ev->addr) : 0;

@@ -121,6 +121,8 @@ typedef struct table {
     addrmap index;   /* id -> position in v */
     counts *v;
     size_t n, cap;
+    uint64_t last_id;  /* the last id asked for, at v[last] (n > 0): most events keep their thread and heap */
+    size_t last;
 } table;
 
 typedef struct stats {
@@ -154,6 +156,7 @@ typedef struct stats {
 
 static counts *table_get(table *t, uint64_t id)
 {
+    if (t->n && id == t->last_id) return &t->v[t->last];
     int added;
     long i = addrmap_index(&t->index, id, &added);
     if (i < 0) return NULL;
@@ -169,6 +172,8 @@ static counts *table_get(table *t, uint64_t id)
         t->v[t->n].group = -1;
         t->v[t->n++].id = id;
     }
+    t->last_id = id;
+    t->last = (size_t)i;
     return &t->v[i];
 }
 
