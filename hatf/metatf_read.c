@@ -307,18 +307,20 @@ static int read_field(hatf_metatf_reader *r, const mtf_node *n, int ni)
     mtf_item it = { .kind = MTF_IT_FIELD, .node = n };
     unsigned w = s->width == MTF_W_ADDR ? r->addr_bytes : s->width;
     int rc;
+    char what[48];
+    snprintf(what, sizeof what, "field '%s'", n->name);
     if (mtf_width_is_v(w)) {
         unsigned lb = w == MTF_W_V1 ? 1 : w == MTF_W_V2 ? 2 : 4;
-        if (r->end - r->pos < lb) return cut(r, n->name, lb);
+        if (r->end - r->pos < lb) return cut(r, what, lb);
         uint64_t vl = load(r, r->buf + r->pos, lb);
-        if (r->end - r->pos - lb < vl) return cut(r, n->name, lb + vl);
+        if (r->end - r->pos - lb < vl) return cut(r, what, lb + vl);
         it.shape = MTF_V_BYTES;
         it.p = r->buf + r->pos + lb;
         it.n = (size_t)vl;
         r->pos += lb + vl;
         return push(r, &it);
     }
-    if (r->end - r->pos < w) return cut(r, n->name, w);
+    if (r->end - r->pos < w) return cut(r, what, w);
     uint64_t raw = w ? load(r, r->buf + r->pos, w) : 0, v = 0;
     r->pos += w;
     switch (s->interp) {
