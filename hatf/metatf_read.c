@@ -28,6 +28,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "bytes.h"
 #include "metatf_read.h"
 
 #define ITEMS_MAX (1u << 20)   /* values in one record (repeats of zero-width fields included) */
@@ -42,12 +43,6 @@ static uint64_t load(const hatf_metatf_reader *r, const uint8_t *p, unsigned n)
     return v;
 }
 
-static uint64_t sext(uint64_t v, unsigned bytes)
-{
-    if (bytes == 0 || bytes >= 8) return v;
-    unsigned sh = 64 - 8 * bytes;
-    return (uint64_t)((int64_t)(v << sh) >> sh);
-}
 
 #define RFAIL(r, code, at, ...) hatf_err_set(&(r)->err, code, at, __VA_ARGS__)
 
@@ -326,8 +321,8 @@ static int read_field(hatf_metatf_reader *r, const mtf_node *n, int ni)
     switch (s->interp) {
     case MTF_I_NONE: v = raw; break;
     case MTF_I_DEFAULT: v = s->a3; break;
-    case MTF_I_BASEOFFSET: v = s->a3 + sext(raw, w); break;
-    case MTF_I_DELTA: v = s->prev = s->prev + sext(raw, w); break;
+    case MTF_I_BASEOFFSET: v = s->a3 + hatf_sext(raw, w); break;
+    case MTF_I_DELTA: v = s->prev = s->prev + hatf_sext(raw, w); break;
     case MTF_I_STRIDE: v = s->prev = s->prev + s->a4; break;
     default:
         v = raw;
@@ -526,7 +521,7 @@ static void put_value(const hatf_metatf_reader *r, const mtf_item *it, hatf_buf 
     }
     if (f->type == MTF_T_ADDR) snprintf(num, sizeof num, "0x%llx", (unsigned long long)it->num);
     else if (f->type == MTF_T_INT)
-        snprintf(num, sizeof num, "%lld", (long long)(r->st[it->node->decl].interp == MTF_I_NONE ? sext(it->num, it->width) : it->num));
+        snprintf(num, sizeof num, "%lld", (long long)(r->st[it->node->decl].interp == MTF_I_NONE ? hatf_sext(it->num, it->width) : it->num));
     else snprintf(num, sizeof num, "%llu", (unsigned long long)it->num);
     put(b, num);
 }
