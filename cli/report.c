@@ -50,7 +50,7 @@ static const char help[] =
     "                 at-peak, leaked or temporary (as stats --sites --sort)\n"
     "  --points N     at most N intervals of the heap over time (default 2000,\n"
     "                 at most 100000)\n"
-    "  --from FORMAT  hatrace (default, recognised by its magic), hatf1.0 or text\n"
+    "  --from FORMAT  hatrace (default), hatf1.0, text or metatf\n"
     "  --replay ALLOCATORS  replay the trace against these allocators, comma-\n"
     "                 separated as hatrace replay --allocator takes them (glibc,\n"
     "                 jemalloc, tcmalloc, mimalloc, null or a shared object), with\n"

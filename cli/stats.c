@@ -46,7 +46,7 @@ static const char help[] =
     "peak live bytes, leaked bytes and temporary allocations, and the totals.\n"
     "\n"
     "  --json         print one JSON object instead of a table\n"
-    "  --from FORMAT  hatrace (default, recognised by its magic), hatf1.0 or text\n"
+    "  --from FORMAT  hatrace (default), hatf1.0, text or metatf\n"
     "  --sites        allocation sites instead (traces recorded with --stacks):\n"
     "                 per call stack, calls, bytes, the site's peak of live objects\n"
     "                 and bytes, objects still live at the end (leaked), and the\n"
