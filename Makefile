@@ -26,6 +26,9 @@
 #   hatf/*.c      -> libhatf.a, libhatf.so.MAJOR.MINOR.PATCH (the format library;
 #                    the version is read from include/hatf_version.h, the .so
 #                    exports the hatf_* names of hatf/libhatf.map)
+#   tools/*.c     -> libhattools.a       (helpers of the tools, not of the format:
+#                                         address map, lookahead; linked into the
+#                                         command and the tests)
 #   replay/*.c    -> libhatreplay.a      (linked into the command)
 #   preload/*.c   -> libhatrace.so       (preload/hooks.c holds the interposed symbols;
 #                                         the rest also goes into libhatpreload.a for tests)
@@ -63,7 +66,7 @@ CFLAGS ?= -O2 -g
 CXXFLAGS ?= -O2 -g
 # Required flags stay apart from the user's CFLAGS.
 REQ_CFLAGS := -std=gnu11 -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wformat=2 -fPIC \
-              -fvisibility=hidden -Iinclude -Ihatf -MMD -MP -D_GNU_SOURCE
+              -fvisibility=hidden -MMD -MP -D_GNU_SOURCE
 LIBS := -lzstd -lxxhash -lpthread -ldl -lm
 # the command alone: C++ and Rust names demangled (cli/frames.c), source lines (cli/srclines.c)
 CLI_LIBS := -liberty -ldw -lelf
@@ -96,6 +99,7 @@ HATF_SO_REAL := libhatf.so.$(HATF_VERSION)
 HATF_SO_LIBS := -lzstd -lxxhash -lpthread -lm
 
 HATF_SRC := $(wildcard hatf/*.c)
+TOOLS_SRC := $(wildcard tools/*.c)
 REPLAY_SRC := $(wildcard replay/*.c)
 PRELOAD_SRC := $(wildcard preload/*.c)
 PRELOAD_CORE_SRC := $(filter-out preload/hooks.c,$(PRELOAD_SRC))
@@ -109,6 +113,7 @@ EXAMPLE_SRC := $(wildcard examples/*.c)
 
 obj = $(patsubst %.c,$(B)/obj/%.o,$(1))
 HATF_OBJ := $(call obj,$(HATF_SRC))
+TOOLS_OBJ := $(call obj,$(TOOLS_SRC))
 REPLAY_OBJ := $(call obj,$(REPLAY_SRC))
 PRELOAD_OBJ := $(call obj,$(PRELOAD_SRC))
 PRELOAD_CORE_OBJ := $(call obj,$(PRELOAD_CORE_SRC))
@@ -138,17 +143,41 @@ MAN_OUT := $(patsubst docs/man/%,$(B)/man/%,$(MAN_SRC))
 all: $(B)/libhatf.a $(B)/libhatf.so $(B)/hatrace $(PRELOAD_SO) $(B)/hatf.pc $(EXAMPLE_BIN) $(MAN_OUT)
 
 # Rebuild everything when the flags change.
-FLAGS_ID := $(CC) $(CFLAGS) $(REQ_CFLAGS) $(SANITIZE)
+FLAGS_ID := $(CC) $(CFLAGS) $(REQ_CFLAGS) $(SANITIZE) $(foreach d,hatf tools preload replay cli tests bench,$(INC_$(d)))
 $(B)/.flags: FORCE
 	@mkdir -p $(B)
 	@echo '$(FLAGS_ID)' | cmp -s - $@ || echo '$(FLAGS_ID)' > $@
 
+# Each layer sees only the include paths of the layers beneath it (a file's
+# own folder is always seen: #include "x.h" looks there first):
+#   hatf/     include/ (libhatf)
+#   tools/    include/ (the tools' helpers; tools/addrmap.c is libhatf's map
+#             compiled again, see hatf/addrmap.h)
+#   preload/  include/, and of libhatf's internals hatf/hatf_recorder.h alone
+#             (included by its path)
+#   replay/, cli/   include/ and tools/ (cli/ includes replay/replay.h by its path)
+#   tests/unit     everything (they test internals): include/ tools/ hatf/ cli/ tests/
+#   bench/         include/ tools/ hatf/ (format benchmarks read chunk headers)
+# (make print-INC_hatf ... : tests/integration/cross_aarch64.sh reads them)
+INC_hatf := -Iinclude
+INC_tools := -Iinclude
+INC_preload := -Iinclude
+INC_replay := -Iinclude -Itools
+INC_cli := -Iinclude -Itools
+INC_tests := -Iinclude -Itools -Ihatf -Icli -Itests
+INC_bench := -Iinclude -Itools -Ihatf
+INC = $(INC_$(firstword $(subst /, ,$(patsubst $(B)/obj/%,%,$(patsubst $(B)/obj-so/%,%,$@)))))
+
 $(B)/obj/%.o: %.c $(B)/.flags
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo '  CC      $<')
-	$(Q)$(CC) $(REQ_CFLAGS) $(CFLAGS) -c $< -o $@
+	$(Q)$(CC) $(REQ_CFLAGS) $(INC) $(CFLAGS) -c $< -o $@
 
 $(B)/libhatf.a: $(HATF_OBJ)
+	@$(if $(Q),echo '  AR      $@')
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(B)/libhattools.a: $(TOOLS_OBJ)
 	@$(if $(Q),echo '  AR      $@')
 	$(Q)rm -f $@ && ar rcs $@ $^
 
@@ -160,9 +189,10 @@ $(B)/libhatpreload.a: $(PRELOAD_CORE_OBJ)
 	@$(if $(Q),echo '  AR      $@')
 	$(Q)rm -f $@ && $(if $^,ar rcs $@ $^,printf '!<arch>\n' > $@)
 
-$(B)/hatrace: $(CLI_OBJ) $(B)/libhatreplay.a $(B)/libhatf.a
+$(B)/hatrace: $(CLI_OBJ) $(B)/libhatreplay.a $(B)/libhattools.a $(B)/libhatf.a
 	@$(if $(Q),echo '  LD      $@')
-	$(Q)$(CC) $(CFLAGS) $(LDSAN) -o $@ $(CLI_OBJ) $(B)/libhatreplay.a $(B)/libhatf.a $(LIBS) $(CLI_LIBS) $(LDFLAGS)
+	$(Q)$(CC) $(CFLAGS) $(LDSAN) -o $@ $(CLI_OBJ) $(B)/libhatreplay.a $(B)/libhattools.a $(B)/libhatf.a \
+	    $(LIBS) $(CLI_LIBS) $(LDFLAGS)
 
 ifneq ($(SANITIZE),)
 SO_INPUT := $(patsubst %.c,$(B)/obj-so/%.o,$(PRELOAD_SRC)) $(B)/obj-so/libhatf.a
@@ -173,7 +203,7 @@ endif
 $(B)/obj-so/%.o: %.c $(B)/.flags
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo '  CC      $@')
-	$(Q)$(CC) $(SO_CFLAGS) $(CFLAGS) -c $< -o $@
+	$(Q)$(CC) $(SO_CFLAGS) $(INC) $(CFLAGS) -c $< -o $@
 
 $(B)/obj-so/libhatf.a: $(patsubst %.c,$(B)/obj-so/%.o,$(HATF_SRC))
 	@$(if $(Q),echo '  AR      $@')
@@ -221,10 +251,10 @@ $(B)/gen/report_page.c: FORCE
 	@printf '#include <stddef.h>\n#include "report_page.h"\nconst int report_page_made = 0;\nconst char report_page_before[] = "", report_page_after[] = "";\nconst size_t report_page_before_len = 0, report_page_after_len = 0;\n' > $@.tmp
 	@cmp -s $@.tmp $@ && rm $@.tmp || mv $@.tmp $@
 endif
-$(B)/obj/$(B)/gen/report_page.o: REQ_CFLAGS += -Icli
+$(B)/obj/$(B)/gen/report_page.o: INC = -Iinclude -Icli
 
 # Each test file declares its tests; tests/unit/cunit_main.c is their main().
-TEST_LIBS := $(B)/libhatpreload.a $(B)/libhatreplay.a $(B)/libhatf.a
+TEST_LIBS := $(B)/libhatpreload.a $(B)/libhatreplay.a $(B)/libhattools.a $(B)/libhatf.a
 TEST_MAIN := $(B)/obj/tests/unit/cunit_main.o
 # A test of a tool's module links that module's object (no test includes a .c).
 TEST_OBJ_test_timeline := $(B)/obj/cli/timeline.o
@@ -232,7 +262,7 @@ TEST_OBJ_test_timeline := $(B)/obj/cli/timeline.o
 $(B)/tests/%: tests/unit/%.c $(TEST_MAIN) $(TEST_LIBS) $$(TEST_OBJ_$$*) $(B)/.flags
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo '  TEST    $@')
-	$(Q)$(CC) $(REQ_CFLAGS) -Itests -Icli $(CFLAGS) $(LDSAN) -o $@ $< $(TEST_OBJ_$*) $(TEST_MAIN) $(TEST_LIBS) -lcunit \
+	$(Q)$(CC) $(REQ_CFLAGS) $(INC_tests) $(CFLAGS) $(LDSAN) -o $@ $< $(TEST_OBJ_$*) $(TEST_MAIN) $(TEST_LIBS) -lcunit \
 	    $(PRELOAD_LIBS) $(LDFLAGS)
 
 $(B)/workloads/%: tests/workloads/%.c $(B)/.flags
@@ -266,10 +296,11 @@ $(B)/workloads/%: tests/workloads/%.cc $(B)/.flags
 	@$(if $(Q),echo '  CXX     $@')
 	$(Q)$(CXX) -Wall -Wextra -Iinclude -O1 -g -o $@ $< -lpthread $(LDFLAGS)
 
-$(B)/bench/%: bench/%.c $(B)/libhatf.a $(B)/libhatreplay.a $(B)/.flags
+$(B)/bench/%: bench/%.c $(B)/libhatf.a $(B)/libhattools.a $(B)/libhatreplay.a $(B)/.flags
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo '  CC      $@')
-	$(Q)$(CC) $(REQ_CFLAGS) $(CFLAGS) -O2 -o $@ $< $(B)/libhatreplay.a $(B)/libhatf.a $(LIBS) $(BENCH_LIBS) $(LDFLAGS)
+	$(Q)$(CC) $(REQ_CFLAGS) $(INC_bench) $(CFLAGS) -O2 -o $@ $< $(B)/libhatreplay.a $(B)/libhattools.a $(B)/libhatf.a \
+	    $(LIBS) $(BENCH_LIBS) $(LDFLAGS)
 
 # libFuzzer targets: built with clang from the sources, not from libhatf.a, so
 # the whole library is instrumented; undefined behaviour stops the run like a crash.

@@ -18,7 +18,7 @@
 
 #include "flusher_state.h"
 #include "convert.h"
-#include "container_jobs.h"
+#include "../hatf/hatf_recorder.h"
 
 static __thread int on_flusher __attribute__((tls_model("initial-exec")));
 

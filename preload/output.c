@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "flusher_state.h"
-#include "container_jobs.h"
+#include "../hatf/hatf_recorder.h"
 
 /* One line per event of a trace's life for hatrace record: "S path" when the
  * file is created, "E path events bytes dropped waits cpu_ns fast" when it is

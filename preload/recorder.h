@@ -28,6 +28,7 @@
  *   exports.map       version script: only the interposed symbols, the annotation runtime (hatrace_rt_*) and
  *                     mimalloc's heap API are exported
  *   cli/record.c      hatrace record
+ * Includes: include/ and, of libhatf's internals, ../hatf/hatf_recorder.h alone.
  * Names: ht_ internal, HT_ macros and constants.
  */
 #ifndef HT_RECORDER_H

@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 
 #include "flusher_state.h"
-#include "container_jobs.h"
+#include "../hatf/hatf_recorder.h"
 
 /* Threads still alive at the end (the main thread at least) are named from
  * /proc; exited threads were named when their ring was reclaimed. pre: wlock. */

@@ -6,7 +6,7 @@
 
 #include "cunit_main.h"
 #include "hatf_source.h"
-#include "../../hatf/lookahead.h"
+#include "lookahead.h"
 
 /* the i-th test event: its address, and i % 300 bytes of data (0 to 299: some
  * longer than any attribute, as a comment can be) */
