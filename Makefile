@@ -2,8 +2,9 @@
 #
 #   make                  build/libhatf.a, build/libhatf.so (+ its soname links),
 #                         build/hatf.pc, build/hatrace, build/libhatrace.so
-#   make test             build and run every test (unit, golden, integration, short fuzz)
-#   make check            the quick part of test: unit and golden tests
+#   make test             build and run every test (unit, golden, integration, short fuzz),
+#                         with the contract checks on (CHECKS=1, hatf/hatf_check.h)
+#   make check            the quick part of test: unit and golden tests (CHECKS=1 too)
 #   make fuzz             run every libFuzzer target for FUZZ_SECONDS each (needs clang)
 #   make bench            build the benchmarks (run them from bench/, see bench/README.md)
 #   make install PREFIX=/usr/local DESTDIR=   (also LIBDIR, INCLUDEDIR, BINDIR,
@@ -72,6 +73,14 @@ LIBS := -lzstd -lxxhash -lpthread -ldl -lm
 CLI_LIBS := -liberty -ldw -lelf
 # the benchmarks alone: gzip's figures beside zstd's (bench/format_size.c)
 BENCH_LIBS := -lz
+
+# Contract checks (HATF_PRE, hatf/hatf_check.h): CHECKS=1 compiles every
+# object with -DHATF_CHECKS. make test and make check set it, so the tests run
+# with the checks on (make CHECKS=0 test: without); a plain make leaves them
+# out (then a later make rebuilds, as for any change of flags).
+CHECKS ?=
+check test: CHECKS = 1
+CHECK_CFLAGS = $(if $(filter 1,$(CHECKS)),-DHATF_CHECKS)
 
 ifneq ($(SANITIZE),)
 SAN_CFLAGS := -fsanitize=$(SANITIZE) -fno-omit-frame-pointer
@@ -143,7 +152,7 @@ MAN_OUT := $(patsubst docs/man/%,$(B)/man/%,$(MAN_SRC))
 all: $(B)/libhatf.a $(B)/libhatf.so $(B)/hatrace $(PRELOAD_SO) $(B)/hatf.pc $(EXAMPLE_BIN) $(MAN_OUT)
 
 # Rebuild everything when the flags change.
-FLAGS_ID := $(CC) $(CFLAGS) $(REQ_CFLAGS) $(SANITIZE) $(foreach d,hatf tools preload replay cli tests bench,$(INC_$(d)))
+FLAGS_ID = $(CC) $(CFLAGS) $(REQ_CFLAGS) $(CHECK_CFLAGS) $(SANITIZE) $(foreach d,hatf tools preload replay cli tests bench,$(INC_$(d)))
 $(B)/.flags: FORCE
 	@mkdir -p $(B)
 	@echo '$(FLAGS_ID)' | cmp -s - $@ || echo '$(FLAGS_ID)' > $@
@@ -171,7 +180,7 @@ INC = $(INC_$(firstword $(subst /, ,$(patsubst $(B)/obj/%,%,$(patsubst $(B)/obj-
 $(B)/obj/%.o: %.c $(B)/.flags
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo '  CC      $<')
-	$(Q)$(CC) $(REQ_CFLAGS) $(INC) $(CFLAGS) -c $< -o $@
+	$(Q)$(CC) $(REQ_CFLAGS) $(CHECK_CFLAGS) $(INC) $(CFLAGS) -c $< -o $@
 
 $(B)/libhatf.a: $(HATF_OBJ)
 	@$(if $(Q),echo '  AR      $@')
@@ -203,7 +212,7 @@ endif
 $(B)/obj-so/%.o: %.c $(B)/.flags
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo '  CC      $@')
-	$(Q)$(CC) $(SO_CFLAGS) $(INC) $(CFLAGS) -c $< -o $@
+	$(Q)$(CC) $(SO_CFLAGS) $(CHECK_CFLAGS) $(INC) $(CFLAGS) -c $< -o $@
 
 $(B)/obj-so/libhatf.a: $(patsubst %.c,$(B)/obj-so/%.o,$(HATF_SRC))
 	@$(if $(Q),echo '  AR      $@')
@@ -262,7 +271,7 @@ TEST_OBJ_test_timeline := $(B)/obj/cli/timeline.o
 $(B)/tests/%: tests/unit/%.c $(TEST_MAIN) $(TEST_LIBS) $$(TEST_OBJ_$$*) $(B)/.flags
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo '  TEST    $@')
-	$(Q)$(CC) $(REQ_CFLAGS) $(INC_tests) $(CFLAGS) $(LDSAN) -o $@ $< $(TEST_OBJ_$*) $(TEST_MAIN) $(TEST_LIBS) -lcunit \
+	$(Q)$(CC) $(REQ_CFLAGS) $(CHECK_CFLAGS) $(INC_tests) $(CFLAGS) $(LDSAN) -o $@ $< $(TEST_OBJ_$*) $(TEST_MAIN) $(TEST_LIBS) -lcunit \
 	    $(PRELOAD_LIBS) $(LDFLAGS)
 
 $(B)/workloads/%: tests/workloads/%.c $(B)/.flags
@@ -299,17 +308,17 @@ $(B)/workloads/%: tests/workloads/%.cc $(B)/.flags
 $(B)/bench/%: bench/%.c $(B)/libhatf.a $(B)/libhattools.a $(B)/libhatreplay.a $(B)/.flags
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo '  CC      $@')
-	$(Q)$(CC) $(REQ_CFLAGS) $(INC_bench) $(CFLAGS) -O2 -o $@ $< $(B)/libhatreplay.a $(B)/libhattools.a $(B)/libhatf.a \
+	$(Q)$(CC) $(REQ_CFLAGS) $(CHECK_CFLAGS) $(INC_bench) $(CFLAGS) -O2 -o $@ $< $(B)/libhatreplay.a $(B)/libhattools.a $(B)/libhatf.a \
 	    $(LIBS) $(BENCH_LIBS) $(LDFLAGS)
 
 # libFuzzer targets: built with clang from the sources, not from libhatf.a, so
 # the whole library is instrumented; undefined behaviour stops the run like a crash.
 FUZZ_FLAGS := -std=gnu11 -g -O1 -Iinclude -Ihatf -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined \
               -fno-sanitize-recover=undefined
-$(B)/fuzz/%: tests/fuzz/%.c $(HATF_SRC)
+$(B)/fuzz/%: tests/fuzz/%.c $(HATF_SRC) $(B)/.flags
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo '  FUZZ    $@')
-	$(Q)$(CLANG) $(FUZZ_FLAGS) -o $@ $< $(HATF_SRC) $(LIBS)
+	$(Q)$(CLANG) $(FUZZ_FLAGS) $(CHECK_CFLAGS) -o $@ $< $(HATF_SRC) $(LIBS)
 
 # hatf.pc names the folders of the install; $(B)/.dirs records them so that
 # another PREFIX (LIBDIR, INCLUDEDIR) regenerates it. zstd and xxHash are named

@@ -4,12 +4,14 @@
  * container_jobs.c and container_write.c; container_jobs.h says how the
  * queue works). The only libhatf header the recorder includes; the names end
  * in _ (libhatf's internals) and are hidden in libhatf.so: the recorder links
- * libhatf.a.
+ * libhatf.a. It brings hatf_check.h with it (HATF_PRE, the contract check).
  */
 #ifndef HATF_RECORDER_H
 #define HATF_RECORDER_H
 
 #include <stdint.h>
+
+#include "hatf_check.h"
 
 typedef struct hatf_jobq hatf_jobq;
 struct hatf_writer;

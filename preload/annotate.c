@@ -66,6 +66,7 @@ HT_EXPORT void hatrace_rt_comment(const char *text)
 
 void ht_emit_comment(const char *text, size_t n)
 {
+    HATF_PRE(!ht_t.busy);
     ht_untraced_enter(&ht_t);
     char *copy = malloc(n ? n : 1);  /* the recorder's, untraced; the flusher frees it */
     ht_untraced_leave(&ht_t);

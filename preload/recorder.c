@@ -143,6 +143,7 @@ size_t (*ht_real_usable_size)(void *);
 
 void ht_own_heap_note(uint32_t kind, uint64_t a)
 {
+    HATF_PRE(ht_t.untraced > 0);
     if (!a || !ht_real_usable_size) return;
     int64_t n = (int64_t)ht_real_usable_size((void *)(uintptr_t)a);
     switch (kind) {
@@ -236,6 +237,7 @@ void ht_orphan_push(uint64_t tk, uint64_t a, uint64_t b, uint64_t c, uint64_t d)
 
 size_t ht_orphan_peek(const ht_rawev **first)
 {
+    HATF_PRE(ht_wlock_held());
     uint32_t n = 0, end = atomic_load_explicit(&orphan_w, memory_order_relaxed);
     if (end > ORPHAN_CAP) end = ORPHAN_CAP;
     while (orphan_r + n < end && atomic_load_explicit(&orphan_ready[orphan_r + n], memory_order_acquire)) n++;
@@ -247,6 +249,7 @@ void ht_orphan_consume(size_t n) { orphan_r += (uint32_t)n; }
 
 void ht_side_drain(ht_ring *r)
 {
+    HATF_PRE(ht_t.busy == 1);
     atomic_signal_fence(memory_order_seq_cst);
     while ((int32_t)(r->side_w - r->side_r) > 0) {
         ht_rawev *e = ht_ring_slot(r);
@@ -278,6 +281,7 @@ void ht_side_drain(ht_ring *r)
 
 void ht_side_flush(ht_tls *t, ht_ring *r)
 {
+    HATF_PRE(t->busy == 0);
     for (;;) {
         t->busy = 1;
         ht_side_drain(r);

@@ -28,7 +28,8 @@
  *   exports.map       version script: only the interposed symbols, the annotation runtime (hatrace_rt_*) and
  *                     mimalloc's heap API are exported
  *   cli/record.c      hatrace record
- * Includes: include/ and, of libhatf's internals, ../hatf/hatf_recorder.h alone.
+ * Includes: include/ and, of libhatf's internals, ../hatf/hatf_recorder.h alone
+ * (here; it brings HATF_PRE, the check of the pre: lines, hatf/hatf_check.h).
  * Names: ht_ internal, HT_ macros and constants.
  */
 #ifndef HT_RECORDER_H
@@ -38,6 +39,7 @@
 #include <stdint.h>
 #include <stdatomic.h>
 #include "hatf.h"
+#include "../hatf/hatf_recorder.h"  /* libhatf's writer internals, HATF_PRE */
 #include "ring.h"
 
 #define HT_HIDDEN __attribute__((visibility("hidden")))
@@ -259,6 +261,7 @@ uint64_t ht_current_tid(void) HT_HIDDEN;
  * one (see ht_side_flush). pre: r is the thread's ring, not busy, traced. */
 static inline __attribute__((always_inline)) ht_rawev *ht_enter(ht_tls *t, ht_ring *r)
 {
+    HATF_PRE(r == t->ring && !t->busy);
     t->busy = 1;
     atomic_signal_fence(memory_order_seq_cst);
     if (HT_UNLIKELY(r->side_w != r->side_r)) ht_side_drain(r);
@@ -322,6 +325,9 @@ static inline __attribute__((always_inline)) void ht_emit(uint32_t kind, uint64_
  * queue the flusher drains (recorder.c; no allocation, no wait): counted lost
  * once it is full. */
 void ht_orphan_push(uint64_t tk, uint64_t a, uint64_t b, uint64_t c, uint64_t d) HT_HIDDEN;
+/* 1 if the writer lock is held, by this thread or another (flusher_state.c):
+ * the check of "pre: wlock held", HATF_PRE(ht_wlock_held()). */
+int ht_wlock_held(void) HT_HIDDEN;
 /* pre: wlock held. The queue's events not taken yet, as a ring's: *first, @return the count. */
 size_t ht_orphan_peek(const ht_rawev **first) HT_HIDDEN;
 void ht_orphan_consume(size_t n) HT_HIDDEN;

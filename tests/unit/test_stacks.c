@@ -52,8 +52,10 @@ static void test_dedup_and_global_ids(void)
 {
     ht_ring *r1 = new_ring(64), *r2 = new_ring(64);
     ht_stack_depth = 2;
+    ht_untraced_enter(&ht_t);  /* as thread_attach does (pre: untraced) */
     ht_stacks_attach(r1);
     ht_stacks_attach(r2);
+    ht_untraced_leave(&ht_t);
     CU_ASSERT_PTR_NOT_NULL_FATAL(r1->stk);
 
     uint64_t a[3], b1;
