@@ -50,18 +50,23 @@ static void bench_knobs_init(void)
 static void bench_knobs_init(void) {}
 #endif
 
-void ht_init(void)
+void ht_init_wait(void)
+{
+    if (ht_t.untraced) return;  /* our own dlsym recursing: the arena serves it */
+    while (atomic_load_explicit(&ht_state, memory_order_acquire) == HT_ST_INITING) sched_yield();
+}
+
+void ht_init(void (*resolve_real)(void))
 {
     int s = atomic_load_explicit(&ht_state, memory_order_acquire);
     if (HT_LIKELY(s >= HT_ST_READY)) return;
     int expect = HT_ST_UNINIT;
     if (!atomic_compare_exchange_strong(&ht_state, &expect, HT_ST_INITING)) {
-        if (ht_t.untraced) return;  /* our own dlsym recursing: the arena serves it */
-        while (atomic_load_explicit(&ht_state, memory_order_acquire) == HT_ST_INITING) sched_yield();
+        ht_init_wait();
         return;
     }
     ht_untraced_enter(&ht_t);
-    ht_hooks_resolve();
+    if (resolve_real) resolve_real();
     ht_options_init();
     bench_knobs_init();
     ht_stacks_init();
@@ -140,6 +145,7 @@ static void thread_exit(void *ring)
 
 _Atomic int64_t ht_own_heap;
 size_t (*ht_real_usable_size)(void *);
+int (*ht_real_pthread_create)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
 
 void ht_own_heap_note(uint32_t kind, uint64_t a)
 {
@@ -206,7 +212,7 @@ void ht_record_slow(uint32_t kind, uint64_t a, uint64_t b, uint64_t c, uint64_t 
     }
     int s = atomic_load_explicit(&ht_state, memory_order_acquire);
     if (s == HT_ST_INITING) {
-        ht_init();  /* another thread is initialising: wait for it */
+        ht_init_wait();  /* another thread is initialising */
         s = atomic_load_explicit(&ht_state, memory_order_acquire);
     }
     if (s != HT_ST_READY || (!t->ring && !thread_attach(t))) {

@@ -11,10 +11,6 @@
 #include "../../preload/ring.h"
 #include "../../preload/recorder.h"
 
-/* hooks.c is not in libhatpreload.a: the recorder's references to it */
-void ht_hooks_resolve(void) {}
-int (*ht_real_pthread_create)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
-
 static ht_ring *new_ring(uint32_t cap)
 {
     ht_ring *r = aligned_alloc(64, (ht_ring_bytes(cap) + 63) & ~(size_t)63);
