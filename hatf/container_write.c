@@ -20,6 +20,7 @@
 #include "container_format.h"
 #include "container_jobs.h"
 #include "container_time.h"
+#include "hatf1_internal.h"
 
 /* A thread's times: the last stored one (time_res_ns: times never go back),
  * the pending group's first time, its current run's time and length (0: no

@@ -21,6 +21,7 @@
 #include "hatf_source.h"
 #include "hatf_text.h"
 #include "causal.h"
+#include "hatf1_internal.h"
 
 #define TEXT_READ_CHUNK 65536
 
