@@ -27,6 +27,7 @@
 
 static const char help[] =
     "usage: hatrace stats [--json] [--from FORMAT] FILE\n"
+    "       hatrace stats --follow [--json] [--top N] [--interval MS] [--timeout S] FILE\n"
     "       hatrace stats [--json] [--from FORMAT] FILE|FOLDER...\n"
     "       hatrace stats --sites [--by stack|function|line] [--sort KEY] [--top N] [--json | --folded]\n"
     "                     [--no-demangle] [--no-lines] FILE\n"
@@ -99,6 +100,17 @@ static const char help[] =
     "                 peak and live bytes at its end; they add up to the whole\n"
     "  --strict       stop at the first damaged part of a container (exit 1)\n"
     "                 instead of reading on past it (the damage said, exit 3)\n"
+    "  --follow       a trace still being written (hatrace record's, while the\n"
+    "                 program runs): every interval, the figures so far, calls\n"
+    "                 per second and the top sites (--top, default 5) of the\n"
+    "                 interval, until the trace is complete, the user stops it\n"
+    "                 (Ctrl-C) or it has not grown for --timeout seconds; the\n"
+    "                 last refresh gives the figures of the whole trace; with\n"
+    "                 --json one JSON object per line and refresh\n"
+    "  --interval MS  --follow: milliseconds between refreshes (default 1000)\n"
+    "  --timeout S    --follow: give up on a file that has not grown for S\n"
+    "                 seconds (default 30), or sooner when its recording\n"
+    "                 process is gone, and read it as a cut trace (exit 3)\n"
     "  -h, --help     this help\n";
 
 #define HIST_BUCKETS 65  /* size 0, then [2^k, 2^(k+1)) for k = 0..63 */
@@ -695,14 +707,23 @@ static stats *stats_read(hatf_source *s, const char *path, int want_phases)
     return NULL;
 }
 
+void stats_figures(const stats *st, stats_summary *out)
+{
+    *out = (stats_summary){ .records = st->records, .allocs = st->allocs, .frees = st->frees,
+                            .reallocs = st->reallocs, .max_live_objects = st->max_live_objects,
+                            .max_live_bytes = st->max_live_bytes, .live_objects = st->live_objects,
+                            .live_bytes = st->live_bytes, .temporary = st->tmp.count,
+                            .total_bytes = st->total_bytes, .first_time = st->first_time,
+                            .last_time = st->last_time };
+}
+
+void stats_table(hatf_buf *o, stats *st, const char *path, hatf_source *s) { print_table(o, st, path, s); }
+
 int stats_summarize(hatf_source *s, const char *path, stats_summary *out)
 {
     stats *st = stats_read(s, path, 0);
     if (!st) return CLI_FAIL;
-    *out = (stats_summary){ .records = st->records, .allocs = st->allocs, .frees = st->frees,
-                            .reallocs = st->reallocs, .max_live_objects = st->max_live_objects,
-                            .max_live_bytes = st->max_live_bytes, .live_objects = st->live_objects,
-                            .live_bytes = st->live_bytes, .temporary = st->tmp.count };
+    stats_figures(st, out);
     stats_free(st);
     return CLI_OK;
 }
@@ -729,10 +750,15 @@ int cmd_stats(int argc, char **argv)
         { "diff", no_argument, NULL, 'X' },
         { "phases", no_argument, NULL, 'P' },
         { "strict", no_argument, NULL, CLI_O_STRICT },
+        { "follow", no_argument, NULL, 'W' },
+        { "interval", required_argument, NULL, 'I' },
+        { "timeout", required_argument, NULL, 'Z' },
         { "help", no_argument, NULL, 'h' },
         { 0 },
     };
     hatf_format fmt = HATF_FMT_AUTO;
+    int follow = 0, follow_opts = 0;
+    uint64_t interval_ms = 1000, timeout_s = 30;
     int json = 0, c, rc, by_site = 0, folded = 0, top_given = 0, sort_given = 0, timeline = 0, massif = 0,
         points_given = 0, by_given = 0, diff = 0, phases_given = 0;
     sites_opts so = { .form = SITES_TEXT, .sort = SITES_SORT_COUNT, .top = 20, .demangle = 1, .lines = 1,
@@ -770,9 +796,30 @@ int cmd_stats(int argc, char **argv)
         case 'D': so.demangle = 0; break;
         case 'L': so.lines = 0; break;
         case CLI_O_STRICT: cli_strict = 1; break;
+        case 'W': follow = 1; break;
+        case 'I':
+            if ((rc = cli_parse_u64("stats", "--interval", optarg, &interval_ms))) return rc;
+            if (interval_ms < 10 || interval_ms > 3600000)
+                return cli_usage("stats", "--interval: %s is not 10 to 3600000 (milliseconds)", optarg);
+            follow_opts = 1;
+            break;
+        case 'Z':
+            if ((rc = cli_parse_u64("stats", "--timeout", optarg, &timeout_s))) return rc;
+            if (timeout_s < 1) return cli_usage("stats", "--timeout: at least 1 (seconds)");
+            follow_opts = 1;
+            break;
         case 'h': return cli_help(help);
         default: return cli_bad_option("stats", c, argv);
         }
+    }
+    if (follow_opts && !follow) return cli_usage("stats", "--interval and --timeout go with --follow");
+    if (follow) {
+        if (diff || by_site || timeline || massif || phases_given || folded || sort_given || by_given ||
+            points_given || fmt == HATF_FMT_HATF1 || fmt == HATF_FMT_TEXT)
+            return cli_usage("stats", "--follow reads one container as it is written: with --json, --top, "
+                                      "--interval, --timeout and --strict only");
+        if (argc - optind != 1) return cli_usage("stats", "--follow takes one trace file");
+        return cli_finish_stdout(stats_follow(argv[optind], json, interval_ms, timeout_s, top_given ? so.top : 5));
     }
     if (diff && (timeline || massif)) return cli_usage("stats", "--diff compares sites: not with --timeline or --massif");
     if (phases_given && (by_site || timeline || massif))

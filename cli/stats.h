@@ -17,6 +17,8 @@ typedef struct stats_summary {
     uint64_t max_live_objects, max_live_bytes;
     uint64_t live_objects, live_bytes;    /* still live at the end: leaked */
     uint64_t temporary;                   /* temporary allocations (temporary.h) */
+    uint64_t total_bytes;                 /* bytes asked for by allocations that made an object */
+    uint64_t first_time, last_time;       /* of the timed events (0, 0 when none) */
 } stats_summary;
 
 /* Read every event of s and count *out by stats' rules (stats --json's
@@ -51,7 +53,19 @@ void stats_prefetch(void *ctx, const hatf_event *ev);
 /* Records counted so far. */
 uint64_t stats_records(const stats *st);
 
-/* Append the JSON object of hatrace stats --json (docs/tools.md, "stats"). */
+/* The main figures counted so far. */
+void stats_figures(const stats *st, stats_summary *out);
+
+/* Append the JSON object of hatrace stats --json (docs/tools.md, "stats"), or
+ * with stats_table its table. Both sort the counts' tables: no more events
+ * may be counted after. */
 void stats_json(hatf_buf *o, stats *st, const char *path, hatf_source *s);
+void stats_table(hatf_buf *o, stats *st, const char *path, hatf_source *s);
+
+/* hatrace stats --follow (cli/follow.c): the figures of a trace still being
+ * written, refreshed every interval_ms until it is complete, the user stops
+ * it (SIGINT) or it has not grown for timeout_s seconds. top: sites shown per
+ * refresh. @return a CLI_* code. */
+int stats_follow(const char *path, int json, uint64_t interval_ms, uint64_t timeout_s, uint64_t top);
 
 #endif

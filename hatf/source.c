@@ -303,6 +303,24 @@ fail:
     return NULL;
 }
 
+HATF_API hatf_source *hatf_source_open_follow(const char *path, hatf_err *err)
+{
+    hatf_source *s = calloc(1, sizeof *s);
+    if (!s) { hatf_err_set(err, HATF_E_NOMEM, 0, "out of memory"); return NULL; }
+    s->fd = -1;
+    s->err.record = UINT64_MAX;
+    s->fmt = HATF_FMT_CONTAINER;
+    s->reader = hatf_reader_open_follow(path, err);
+    if (!s->reader) { hatf_source_close(s); return NULL; }
+    /* threads may come: the causal order even for one (it costs little) */
+    if (!(s->causal = hatf_causal_open(s->reader))) {
+        hatf_err_set(err, HATF_E_NOMEM, 0, "out of memory");
+        hatf_source_close(s);
+        return NULL;
+    }
+    return s;
+}
+
 HATF_API void hatf_source_close(hatf_source *s)
 {
     if (!s) return;

@@ -33,6 +33,17 @@ typedef struct hatf_source hatf_source;
 hatf_source *hatf_source_open(const char *path, hatf_format fmt, hatf_err *err);
 void hatf_source_close(hatf_source *s);
 
+/* Open a container that may still be being written (hatf_reader_open_follow
+ * in hatf_container.h says how a following reader reads). hatf_source_next
+ * returns 0 at the end of what is sealed so far; after
+ * hatf_reader_follow(hatf_source_container(s)) took in more, it goes on from
+ * there. The end of the trace is the first 0 after
+ * hatf_reader_following(hatf_source_container(s)) said 0. Events come in the
+ * same order as hatf_source_open gives them once the file is complete
+ * (equal times, early releases), but for a thread's late first group
+ * (hatf_reader_follow_late). @return NULL with *err set. */
+hatf_source *hatf_source_open_follow(const char *path, hatf_err *err);
+
 hatf_format hatf_source_format(const hatf_source *s);
 /* Container only (NULL otherwise): the reader, for info, names, damage. */
 hatf_reader *hatf_source_container(hatf_source *s);

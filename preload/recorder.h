@@ -10,7 +10,7 @@
  *   registry.c        the ring registry: a ring for each new thread, reused or mapped, sized by thread count
  *   flusher.c         the flusher and encoding helper threads: rings drained into the writer, timed flushes
  *   effort.c          the coding of each chunk group: fast while no CPU is idle or the rings fill, full otherwise
- *   convert.h         raw event → hatf_event of the plain kinds (malloc, free, realloc), inline in the drain
+ *   convert.h         the plain kinds (malloc, free, realloc with no flag), which the writer takes from the ring as they are
  *   convert.c         raw event → hatf_event for every other kind: HATF op, addresses, hatrace attributes
  *   output.c          the trace file: name, creation, header, report lines, write failures, the SIGXFSZ guard
  *   clock.c           the clock: TSC or CLOCK_MONOTONIC, the start sample, the tick rate, its drift at close
