@@ -34,7 +34,8 @@
 #   preload/*.c   -> libhatrace.so       (preload/hooks.c holds the interposed symbols;
 #                                         the rest also goes into libhatpreload.a for tests)
 #   cli/*.c       -> hatrace
-#   tests/unit/test_*.c      -> one CUnit program each (main: tests/unit/cunit_main.c)
+#   tests/unit/MODULE/test_*.c -> one CUnit program each, $(B)/tests/test_* (main:
+#                               tests/unit/cunit_main.c; MODULE: hatf tools preload replay cli)
 #   tests/workloads/*.c|*.cc -> programs run under the preload
 #   tests/fuzz/fuzz_*.c      -> libFuzzer targets (clang)
 #   bench/*.c                -> benchmark programs
@@ -113,7 +114,7 @@ REPLAY_SRC := $(wildcard replay/*.c)
 PRELOAD_SRC := $(wildcard preload/*.c)
 PRELOAD_CORE_SRC := $(filter-out preload/hooks.c,$(PRELOAD_SRC))
 CLI_SRC := $(wildcard cli/*.c)
-UNIT_SRC := $(wildcard tests/unit/test_*.c)
+UNIT_SRC := $(wildcard tests/unit/*/test_*.c)
 WORK_C := $(wildcard tests/workloads/*.c)
 WORK_CC := $(wildcard tests/workloads/*.cc)
 FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
@@ -127,7 +128,7 @@ REPLAY_OBJ := $(call obj,$(REPLAY_SRC))
 PRELOAD_OBJ := $(call obj,$(PRELOAD_SRC))
 PRELOAD_CORE_OBJ := $(call obj,$(PRELOAD_CORE_SRC))
 CLI_OBJ := $(call obj,$(CLI_SRC)) $(B)/obj/$(B)/gen/report_page.o
-UNIT_BIN := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRC))
+UNIT_BIN := $(patsubst %.c,$(B)/tests/%,$(notdir $(UNIT_SRC)))
 WORK_BIN := $(patsubst tests/workloads/%.c,$(B)/workloads/%,$(WORK_C)) \
             $(patsubst tests/workloads/%.cc,$(B)/workloads/%,$(WORK_CC))
 FUZZ_BIN := $(patsubst tests/fuzz/%.c,$(B)/fuzz/%,$(FUZZ_SRC))
@@ -165,7 +166,8 @@ $(B)/.flags: FORCE
 #   preload/  include/, and of libhatf's internals hatf/hatf_recorder.h alone
 #             (included by its path)
 #   replay/, cli/   include/ and tools/ (cli/ includes replay/replay.h by its path)
-#   tests/unit     everything (they test internals): include/ tools/ hatf/ cli/ tests/
+#   tests/unit     everything (they test internals): include/ tools/ hatf/ preload/
+#                  replay/ cli/ tests/unit/; every test includes by name ("ring.h")
 #   bench/         include/ tools/ hatf/ (format benchmarks read chunk headers)
 # (make print-INC_hatf ... : tests/integration/cross_aarch64.sh reads them)
 INC_hatf := -Iinclude
@@ -173,7 +175,7 @@ INC_tools := -Iinclude
 INC_preload := -Iinclude
 INC_replay := -Iinclude -Itools
 INC_cli := -Iinclude -Itools
-INC_tests := -Iinclude -Itools -Ihatf -Icli -Itests
+INC_tests := -Iinclude -Itools -Ihatf -Ipreload -Ireplay -Icli -Itests/unit
 INC_bench := -Iinclude -Itools -Ihatf
 INC = $(INC_$(firstword $(subst /, ,$(patsubst $(B)/obj/%,%,$(patsubst $(B)/obj-so/%,%,$@)))))
 
@@ -268,7 +270,11 @@ TEST_MAIN := $(B)/obj/tests/unit/cunit_main.o
 # A test of a tool's module links that module's object (no test includes a .c).
 TEST_OBJ_test_timeline := $(B)/obj/cli/timeline.o
 .SECONDEXPANSION:
-$(B)/tests/%: tests/unit/%.c $(TEST_MAIN) $(TEST_LIBS) $$(TEST_OBJ_$$*) $(B)/.flags
+vpath test_%.c $(sort $(dir $(UNIT_SRC)))
+# (dependency files of a build from before the tests moved into their modules'
+# folders still name tests/unit/test_*.c: nothing to make for those)
+tests/unit/test_%.c: ;
+$(B)/tests/%: %.c $(TEST_MAIN) $(TEST_LIBS) $$(TEST_OBJ_$$*) $(B)/.flags
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo '  TEST    $@')
 	$(Q)$(CC) $(REQ_CFLAGS) $(CHECK_CFLAGS) $(INC_tests) $(CFLAGS) $(LDSAN) -o $@ $< $(TEST_OBJ_$*) $(TEST_MAIN) $(TEST_LIBS) -lcunit \

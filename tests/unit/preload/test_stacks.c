@@ -8,8 +8,8 @@
 
 #include "cunit_main.h"
 #include "hatf_container.h"
-#include "../../preload/ring.h"
-#include "../../preload/recorder.h"
+#include "ring.h"
+#include "recorder.h"
 
 static ht_ring *new_ring(uint32_t cap)
 {

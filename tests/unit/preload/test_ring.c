@@ -10,8 +10,8 @@
 #include <time.h>
 
 #include "cunit_main.h"
-#include "../../preload/ring.h"
-#include "../../preload/recorder.h"
+#include "ring.h"
+#include "recorder.h"
 
 #if defined(__SANITIZE_THREAD__)
 #define STRESS_EVENTS 200000u

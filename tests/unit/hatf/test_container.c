@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "cunit_main.h"
-#include "unit/merge_key.h"
+#include "merge_key.h"
 #include "hatf_container.h"
 #include "container_format.h"
 #include "container_addr.h"

@@ -10,7 +10,7 @@
 
 #include "cunit_main.h"
 #include "hatf_container.h"
-#include "../../hatf/container_jobs.h"
+#include "container_jobs.h"
 
 enum { THREADS = 3, PER_THREAD = 40000, CHUNK = 1000, FLUSH_EVERY = 7000, BATCH = 256 };
 

@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "cunit_main.h"
-#include "unit/merge_key.h"
+#include "merge_key.h"
 #include "hatf_container.h"
 #include "container_format.h"
 #include "container_internal.h"

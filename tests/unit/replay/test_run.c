@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "cunit_main.h"
-#include "../replay/replay.h"
+#include "replay.h"
 
 static hatf_event ev(unsigned op, uint64_t heap, uint64_t size, uint64_t addr, uint64_t new_addr)
 {

@@ -11,8 +11,8 @@
 
 #include "cunit_main.h"
 #include "hatf_container.h"
-#include "../../preload/ring.h"
-#include "../../preload/recorder.h"
+#include "ring.h"
+#include "recorder.h"
 
 #if defined(__SANITIZE_THREAD__)
 #define UNDER_TSAN 1

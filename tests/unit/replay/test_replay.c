@@ -6,7 +6,7 @@
 #include <unistd.h>
 
 #include "cunit_main.h"
-#include "../replay/replay.h"
+#include "replay.h"
 
 /* ---- building events --------------------------------------------------- */
 
