@@ -357,10 +357,10 @@ TEST_FUZZ_SECONDS ?= 10
 tests: $(UNIT_BIN) $(WORK_BIN)
 
 check: all $(UNIT_BIN)
-	$(Q)B=$(B) SANITIZE=$(SANITIZE) scripts/run-tests.sh unit golden
+	$(Q)B=$(B) SANITIZE=$(SANITIZE) CHECKS=$(CHECKS) scripts/run-tests.sh unit golden
 
 test: all $(UNIT_BIN) $(WORK_BIN) $(FUZZ_BIN)
-	$(Q)TEST_FUZZ_SECONDS=$(TEST_FUZZ_SECONDS) B=$(B) SANITIZE=$(SANITIZE) scripts/run-tests.sh unit golden integration fuzz
+	$(Q)TEST_FUZZ_SECONDS=$(TEST_FUZZ_SECONDS) B=$(B) SANITIZE=$(SANITIZE) CHECKS=$(CHECKS) scripts/run-tests.sh unit golden integration fuzz
 
 fuzz: $(FUZZ_BIN)
 	$(Q)TEST_FUZZ_SECONDS=$(FUZZ_SECONDS) B=$(B) scripts/run-tests.sh fuzz
