@@ -42,6 +42,8 @@ typedef struct overtime_detail {
 } overtime_detail;
 
 /* A massif file: a snapshot at the end of each interval, one at the peak
+ * (with resident samples, each snapshot's mem_heap_extra_B is what the
+ * interval's resident figure, as the table's column, is over its live bytes)
  * with the call tree of what the sites v[0..n) held then (at_peak_bytes;
  * heap_tree=peak), the last one with the tree of what was still live
  * (live_bytes; detailed), and with d (may be NULL) the trees of d's

@@ -90,7 +90,9 @@ static const char help[] =
     "                 and massif-visualizer): a snapshot per interval, the call\n"
     "                 tree of what was live at the heap's peak, at the end and\n"
     "                 at every tenth interval's end (traces recorded with\n"
-    "                 --stacks; callers under 1% summed; the trace is read twice)\n"
+    "                 --stacks; callers under 1% summed; the trace is read twice),\n"
+    "                 and where the trace has the program's resident memory, the\n"
+    "                 resident bytes over the live ones as mem_heap_extra_B\n"
     "  --points N     at most N intervals (default 50, at most 100000)\n"
     "  --no-demangle  C++ and Rust function names as the symbol table has them\n"
     "                 (shown demangled by default; JSON gives both)\n"
@@ -131,6 +133,8 @@ typedef struct table {
     addrmap index;   /* id -> position in v */
     counts *v;
     size_t n, cap;
+    uint64_t last_id;  /* the last id asked for, at v[last] (n > 0): most events keep their thread and heap */
+    size_t last;
 } table;
 
 typedef struct stats {
@@ -143,6 +147,13 @@ typedef struct stats {
     uint64_t funcs[FUNC_SLOTS];
     table threads, heaps;
     heaplive live;   /* cell tag = heap position */
+    /* with stats_share_live: another count's table of the same live objects,
+     * which it changes after this count has seen each event (its changes
+     * come through stats_heap_changed); NULL: live is ours */
+    heaplive *shared;
+    uint64_t last_heap_id;   /* stats_heap_changed's last heap, at last_hpos */
+    uint32_t last_hpos;
+    int last_known;
     hatf_reader *reader;  /* names, or NULL */
     counts *names;   /* per heap name */
     size_t nnames, capnames;
@@ -157,6 +168,7 @@ typedef struct stats {
 
 static counts *table_get(table *t, uint64_t id)
 {
+    if (t->n && id == t->last_id) return &t->v[t->last];
     int added;
     long i = addrmap_index(&t->index, id, &added);
     if (i < 0) return NULL;
@@ -172,6 +184,8 @@ static counts *table_get(table *t, uint64_t id)
         t->v[t->n].group = -1;
         t->v[t->n++].id = id;
     }
+    t->last_id = id;
+    t->last = (size_t)i;
     return &t->v[i];
 }
 
@@ -227,15 +241,20 @@ static unsigned hist_bucket(uint64_t size)
     return size ? 64 - (unsigned)__builtin_clzll(size) : 0;
 }
 
-/* Live bytes and objects of heap hpos (and its name) change by n objects, bytes. */
-static void heap_live(void *ctx, uint32_t hpos, int64_t n, int64_t bytes)
+/* Live bytes and objects of heap hpos (and its name) change by n objects,
+ * bytes; the peaks follow (an event ends objects before it makes one, so
+ * the peaks seen after each change are those seen after each event). */
+static void heap_change(stats *st, uint32_t hpos, int64_t n, int64_t bytes)
 {
-    stats *st = ctx;
     counts *h = &st->heaps.v[hpos];
     h->live_objects += (uint64_t)n;
     h->live_bytes += (uint64_t)bytes;
     st->live_objects += (uint64_t)n;
     st->live_bytes += (uint64_t)bytes;
+    if (st->live_objects > st->max_live_objects) st->max_live_objects = st->live_objects;
+    if (st->live_bytes > st->max_live_bytes) st->max_live_bytes = st->live_bytes;
+    if (h->live_objects > h->max_live_objects) h->max_live_objects = h->live_objects;
+    if (h->live_bytes > h->max_live_bytes) h->max_live_bytes = h->live_bytes;
     if (h->group >= 0) {
         counts *g = &st->names[h->group];
         g->live_objects += (uint64_t)n;
@@ -243,6 +262,41 @@ static void heap_live(void *ctx, uint32_t hpos, int64_t n, int64_t bytes)
         if (g->live_objects > g->max_live_objects) g->max_live_objects = g->live_objects;
         if (g->live_bytes > g->max_live_bytes) g->max_live_bytes = g->live_bytes;
     }
+}
+
+static void heap_live(void *ctx, uint32_t hpos, uint32_t heap, int64_t n, int64_t bytes)
+{
+    (void)heap;  /* our tags are the heaps */
+    heap_change(ctx, hpos, n, bytes);
+}
+
+void stats_heap_changed(void *ctx, uint64_t heap_id, int64_t n, int64_t bytes)
+{
+    stats *st = ctx;
+    if (!st->last_known || heap_id != st->last_heap_id) {
+        /* counted by us first: the heap is in the table */
+        addrmap_entry *e = addrmap_find(&st->heaps.index, heap_id);
+        if (!e) return;
+        st->last_heap_id = heap_id;
+        st->last_hpos = e->a;
+        st->last_known = 1;
+    }
+    heap_change(st, st->last_hpos, n, bytes);
+}
+
+void stats_share_live(stats *st, heaplive *l) { st->shared = l; }
+
+/* Whether the event's free ends a live object: it does so here, or the
+ * sharing count will after this one. */
+static int end_live(stats *st, uint64_t addr)
+{
+    return st->shared ? heaplive_live(st->shared, addr) : heaplive_remove(&st->live, addr);
+}
+
+/* A new live object, unless the sharing count adds it. @return 0 or -1 out of memory. */
+static int add_live(stats *st, uint64_t addr, uint64_t size, const counts *h)
+{
+    return st->shared ? 0 : heaplive_add(&st->live, addr, size, h->cell);
 }
 
 static void heap_destroy(stats *st, counts *h)
@@ -253,7 +307,7 @@ static void heap_destroy(stats *st, counts *h)
         st->names[h->group].destroy_frees += h->live_objects;
         st->names[h->group].destroy_bytes += h->live_bytes;
     }
-    heaplive_destroy_heap(&st->live, (uint32_t)(h - st->heaps.v));
+    if (!st->shared) heaplive_destroy_heap(&st->live, (uint32_t)(h - st->heaps.v));
 }
 
 /* The most resident bytes sampled while recording, the recorder's rings
@@ -315,7 +369,7 @@ static int add_event(stats *st, const hatf_event *ev)
     int first = st->heaps.n != nheaps;
     if (first) {
         uint32_t hpos = (uint32_t)(h - st->heaps.v);
-        long cell = heaplive_cell_of(&st->live, hpos, hpos);
+        long cell = st->shared ? 0 : heaplive_cell_of(&st->live, hpos, hpos);
         if (cell < 0 || heap_group(st, h)) return HATF_E_NOMEM;
         h->cell = (uint32_t)cell;
     }
@@ -344,7 +398,7 @@ static int add_event(stats *st, const hatf_event *ev)
         st->total_bytes += ev->size; t->bytes += ev->size; h->bytes += ev->size;
         if (g) g->bytes += ev->size;
         st->hist[hist_bucket(ev->size)]++;
-        if (heaplive_add(&st->live, ev->addr, ev->size, h->cell) ||
+        if (add_live(st, ev->addr, ev->size, h) ||
             temporary_made(&st->tmp, ev->thread, ev->addr, 0))
             return HATF_E_NOMEM;
         break;
@@ -352,7 +406,7 @@ static int add_event(stats *st, const hatf_event *ev)
         st->frees++; t->frees++; h->frees++;
         if (g) g->frees++;
         if (!ev->addr) st->free_null++;
-        else if (!heaplive_remove(&st->live, ev->addr)) st->unknown_frees++;
+        else if (!end_live(st, ev->addr)) st->unknown_frees++;
         else if (temporary_ended(&st->tmp, ev->thread, ev->addr, &tag) < 0) return HATF_E_NOMEM;
         break;
     case HATF_OP_REALLOC_INPLACE: case HATF_OP_REALLOC_MOVE:
@@ -361,11 +415,11 @@ static int add_event(stats *st, const hatf_event *ev)
         if (g) g->reallocs++;
         /* a failed realloc left its block as it was (the requested size, often absurd, is not its size) */
         if (hatf_event_failed_by(ev, &a)) break;
-        ended = ev->op != HATF_OP_REALLOC_NEW && ev->addr && heaplive_remove(&st->live, ev->addr);
+        ended = ev->op != HATF_OP_REALLOC_NEW && ev->addr && end_live(st, ev->addr);
         if (ev->op != HATF_OP_REALLOC_NEW && ev->addr && !ended) st->unknown_frees++;
         if (ev->op == HATF_OP_REALLOC_FREE) {
             if (ended && temporary_ended(&st->tmp, ev->thread, ev->addr, &tag) < 0) return HATF_E_NOMEM;
-        } else if (heaplive_add(&st->live, ev->new_addr, ev->size, h->cell) ||
+        } else if (add_live(st, ev->new_addr, ev->size, h) ||
                    (ev->new_addr && temporary_made(&st->tmp, ev->thread, ev->new_addr, 0))) {
             return HATF_E_NOMEM;
         }
@@ -376,10 +430,6 @@ static int add_event(stats *st, const hatf_event *ev)
     default:
         break;
     }
-    if (st->live_objects > st->max_live_objects) st->max_live_objects = st->live_objects;
-    if (st->live_bytes > st->max_live_bytes) st->max_live_bytes = st->live_bytes;
-    if (h->live_objects > h->max_live_objects) h->max_live_objects = h->live_objects;
-    if (h->live_bytes > h->max_live_bytes) h->max_live_bytes = h->live_bytes;
     if (st->want_phases) phases_event(&st->ph, ev->time, st->live_bytes);
     return 0;
 }

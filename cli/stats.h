@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "hatf.h"
+#include "heaplive.h"
 #include "hatf_source.h"
 #include "lookahead.h"
 
@@ -49,6 +50,14 @@ void stats_free(stats *st);  /* NULL allowed */
  * stats_count @return 0, or HATF_E_NOMEM. */
 int stats_count(void *ctx, const lookahead_item *x);
 void stats_prefetch(void *ctx, const hatf_event *ev);
+
+/* Count live objects in l, another count's table fed the same events right
+ * after this one (hatrace report: sites_pass_live(p, stats_heap_changed, st)),
+ * instead of in a table of our own: one table, one lookup per address, for
+ * both. Before the first event; not with phases. */
+void stats_share_live(stats *st, heaplive *l);
+/* The sharing count's changes of a heap's live objects (a sites_heap_fn). */
+void stats_heap_changed(void *ctx, uint64_t heap_id, int64_t objects, int64_t bytes);
 
 /* Records counted so far. */
 uint64_t stats_records(const stats *st);
