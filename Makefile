@@ -177,7 +177,13 @@ INC_replay := -Iinclude -Itools
 INC_cli := -Iinclude -Itools
 INC_tests := -Iinclude -Itools -Ihatf -Ipreload -Ireplay -Icli -Itests/unit
 INC_bench := -Iinclude -Itools -Ihatf
-INC = $(INC_$(firstword $(subst /, ,$(patsubst $(B)/obj/%,%,$(patsubst $(B)/obj-so/%,%,$@)))))
+INC = -Iinclude
+$(B)/obj/hatf/%.o $(B)/obj-so/hatf/%.o: INC = $(INC_hatf)
+$(B)/obj/tools/%.o: INC = $(INC_tools)
+$(B)/obj/preload/%.o $(B)/obj-so/preload/%.o: INC = $(INC_preload)
+$(B)/obj/replay/%.o: INC = $(INC_replay)
+$(B)/obj/cli/%.o: INC = $(INC_cli)
+$(B)/obj/tests/%.o: INC = $(INC_tests)
 
 $(B)/obj/%.o: %.c $(B)/.flags
 	@mkdir -p $(dir $@)
