@@ -161,14 +161,16 @@ $(B)/.flags: FORCE
 # Each layer sees only the include paths of the layers beneath it (a file's
 # own folder is always seen: #include "x.h" looks there first):
 #   hatf/     include/ (libhatf)
-#   tools/    include/ (the tools' helpers; tools/addrmap.c is libhatf's map
-#             compiled again, see hatf/addrmap.h)
+#   tools/    include/ (the tools' helpers), and by their path two of libhatf's
+#             headers: addrmap.h (tools/addrmap.c is libhatf's map compiled
+#             again under the tools' names) and hatf_check.h (HATF_PRE)
 #   preload/  include/, and of libhatf's internals hatf/hatf_recorder.h alone
 #             (included by its path)
 #   replay/, cli/   include/ and tools/ (cli/ includes replay/replay.h by its path)
 #   tests/unit     everything (they test internals): include/ tools/ hatf/ preload/
 #                  replay/ cli/ tests/unit/; every test includes by name ("ring.h")
-#   bench/         include/ tools/ hatf/ (format benchmarks read chunk headers)
+#   bench/         include/ tools/ hatf/ (format benchmarks read chunk headers and
+#                  the HATF 1.0 coder's state)
 # (make print-INC_hatf ... : tests/integration/cross_aarch64.sh reads them)
 INC_hatf := -Iinclude
 INC_tools := -Iinclude
