@@ -65,7 +65,7 @@ typedef struct out {
     int fd;
     int created;         /* we made the file: remove it on failure */
     hatf_buf buf;
-    hatf1_encoder enc;
+    hatf1_encoder *enc;  /* HATF 1.0 output */
     hatf_writer *w;
     hatf_metatf_writer *mw;
     addrmap heaps;       /* heap ids seen, for copying heap names */
@@ -171,7 +171,10 @@ static int start_out(out *o, hatf_source *s, int best, uint64_t time_res, int pl
     }
     case HATF_FMT_METATF:
     case HATF_FMT_HATF1: {
-        if (o->fmt == HATF_FMT_HATF1) hatf1_encoder_init(&o->enc, &o->buf, plain ? HATF1_PLAIN : HATF1_BEST);
+        if (o->fmt == HATF_FMT_HATF1) {
+            o->enc = hatf1_encoder_new(&o->buf, plain ? HATF1_PLAIN : HATF1_BEST);
+            if (!o->enc) return HATF_E_NOMEM;
+        }
         /* another writer's stream stays another writer's: its bytes are not ours to mark */
         if (hatf_source_foreign(s)) return o->fmt == HATF_FMT_METATF ? start_metatf(o, s, NULL) : 0;
         o->hatrace_attrs = 1;
@@ -194,7 +197,7 @@ static int start_out(out *o, hatf_source *s, int best, uint64_t time_res, int pl
         }
         hatf_event c = { .op = HATF_OP_COMMENT, .data = mark.p,
                          .data_len = (uint16_t)(mark.len < UINT16_MAX ? mark.len : UINT16_MAX) };
-        int rc = mark.failed ? HATF_E_NOMEM : hatf1_encode(&o->enc, &c);
+        int rc = mark.failed ? HATF_E_NOMEM : hatf1_encode(o->enc, &c);
         hatf_buf_free(&mark);
         if (rc < 0) cli_error("%s: %s", o->path, hatf_strerror(rc));
         return rc < 0 ? -1 : 0;
@@ -334,7 +337,7 @@ static int note_losses(out *o, hatf_reader *r, size_t shown)
             int k = snprintf(text, sizeof text, "hatrace: the trace this was copied from had lost: %s", lines[i]);
             hatf_event c = { .op = HATF_OP_COMMENT, .data = (const uint8_t *)text,
                              .data_len = (uint16_t)(k > 0 && (size_t)k < sizeof text ? k : 0) };
-            rc = o->mw ? hatf_metatf_writer_add(o->mw, &c) : hatf1_encode(&o->enc, &c);
+            rc = o->mw ? hatf_metatf_writer_add(o->mw, &c) : hatf1_encode(o->enc, &c);
         }
         if (rc < 0) {
             cli_error("%s: cannot note what the source had lost: %s", o->path, hatf_strerror(rc));
@@ -365,7 +368,7 @@ static int put_event(out *o, hatf_source *s, const hatf_event *in)
         rc = hatf_text_format(ev, &o->buf);
         break;
     case HATF_FMT_HATF1:
-        rc = hatf1_encode(&o->enc, ev);
+        rc = hatf1_encode(o->enc, ev);
         break;
     case HATF_FMT_METATF: {
         hatf_reader *r = hatf_source_container(s);
@@ -431,6 +434,7 @@ static int finish_out(out *o, int ok)
             rc = -1;
         }
     }
+    hatf1_encoder_free(o->enc);
     hatf_buf_free(&o->buf);
     if ((!ok || rc) && o->created) unlink(o->path);
     return rc;

@@ -3,9 +3,11 @@
 #include <string.h>
 
 #include "timeline.h"
+#include "check.h"
 
 int timeline_init(timeline *t, size_t points)
 {
+    HATF_PRE(points >= 1);
     memset(t, 0, sizeof *t);
     t->cap = 2 * points;
     t->width = 1;

@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "addrmap.h"
+#include "check.h"
 #include "cli_util.h"
 #include "commands.h"
 #include "lookahead.h"
@@ -229,6 +230,7 @@ static void allocate(vstate *v, uint64_t addr, uint64_t size, uint32_t heap, uin
 /* Why the object at e is not live (pre: !obj_live). */
 static void not_live(vstate *v, const addrmap_entry *e, const char *what)
 {
+    HATF_PRE(!obj_live(v, e));
     if (e->a & OBJ_FREED) {
         problem(v, "%s of 0x%llx, already freed at record %llu", what, U(e->key), U(e->rec));
     } else {

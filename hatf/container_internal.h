@@ -9,6 +9,7 @@
 #include "container_format.h"
 #include "container_addr.h"
 #include "addrmap.h"
+#include "hatf1_internal.h"
 
 /* A chunk group: one records chunk and its address chunk. */
 typedef struct hatf_rgroup {

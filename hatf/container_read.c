@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "container_internal.h"
+#include "hatf_check.h"
 
 #define LLU(x) ((unsigned long long)(x))
 
@@ -793,6 +794,7 @@ static int load_times(hatf_cursor *c, const hatf_rgroup *g, size_t *hat)
 
 int hatf_cursor_fill_(hatf_cursor *c)
 {
+    HATF_PRE(c->i == c->n);
     c->i = c->n = 0;
     if (c->pend) {
         int rc = c->pend;

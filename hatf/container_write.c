@@ -19,6 +19,7 @@
 #include "hatf_container.h"
 #include "container_format.h"
 #include "container_plain.h"
+#include "hatf1_internal.h"
 
 typedef struct wthread {
     uint64_t thread;

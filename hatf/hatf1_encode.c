@@ -28,9 +28,11 @@
  * The container's records (split_addr, hatf1_encode_batch_) keep the plain
  * BEST policy: their bytes and the recorder's cost stay as they were.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "hatf.h"
+#include "hatf1_internal.h"
 #include "bytes.h"
 #include "container_plain.h"
 
@@ -104,7 +106,18 @@ static int emit_interp(hatf1_encoder *e, unsigned f, unsigned i, uint64_t a3, ui
     return 0;
 }
 
-HATF_API void hatf1_encoder_init(hatf1_encoder *e, hatf_buf *out, hatf1_mode mode)
+HATF_API hatf1_encoder *hatf1_encoder_new(hatf_buf *out, hatf1_mode mode)
+{
+    hatf1_encoder *e = malloc(sizeof *e);
+    if (e) hatf1_encoder_init(e, out, mode);
+    return e;
+}
+
+HATF_API void hatf1_encoder_free(hatf1_encoder *e) { free(e); }
+HATF_API uint64_t hatf1_encoder_records(const hatf1_encoder *e) { return e->records; }
+HATF_API uint64_t hatf1_encoder_metadata(const hatf1_encoder *e) { return e->metadata; }
+
+void hatf1_encoder_init(hatf1_encoder *e, hatf_buf *out, hatf1_mode mode)
 {
     memset(e, 0, sizeof *e);
     e->out = out;

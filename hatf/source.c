@@ -22,6 +22,7 @@
 #include "hatf_source.h"
 #include "hatf_text.h"
 #include "causal.h"
+#include "hatf1_internal.h"
 #include "metatf_read.h"
 
 #define TEXT_READ_CHUNK 65536

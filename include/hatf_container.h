@@ -140,7 +140,8 @@ int hatf_writer_stack_depth(hatf_writer *w, unsigned depth);
  * (hatf_reader_resident). @return 0 or a negative code (the writer is then failed). */
 int hatf_writer_resident(hatf_writer *w, uint64_t time_ns, uint64_t bytes, uint64_t own);
 
-/* Write every pending chunk (the recorder calls this on its flush interval). */
+/* Write every pending chunk (a writer following a live program calls it now
+ * and then, so readers see recent events). */
 int hatf_writer_flush(hatf_writer *w);
 
 /* Flush, write the index (with counters, may be NULL) and the trailer, close fd

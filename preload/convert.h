@@ -1,7 +1,7 @@
 /* convert.h — raw event -> hatf_event, for drain_ring (flusher.c). The plain
  * kinds (malloc, free and realloc with no flag: nearly every event of a
  * program) are not converted: the writer codes them straight from the ring
- * (hatf_writer_add_plain_, hatf/container_jobs.h); every other kind goes
+ * (hatf_writer_add_plain_, hatf/hatf_recorder.h); every other kind goes
  * through ht_convert (convert.c).
  */
 #ifndef HT_CONVERT_H

@@ -19,7 +19,6 @@
 
 #include "flusher_state.h"
 #include "convert.h"
-#include "container_jobs.h"
 
 static __thread int on_flusher __attribute__((tls_model("initial-exec")));
 
@@ -55,6 +54,7 @@ static void map_comment(const ht_rawev *x, uint64_t tid, hatf_event *e, char *te
  * (ht_emit_nowait): comments, with the writer's last thread. */
 static long drain_orphans(void)
 {
+    HATF_PRE(ht_wlock_held());
     const ht_rawev *raw;
     size_t n = ht_orphan_peek(&raw);
     if (n > BATCH) n = BATCH;
@@ -68,7 +68,7 @@ static long drain_orphans(void)
     return (long)n;
 }
 
-/* A raw event as the writer's plain events (container_jobs.h): one layout. */
+/* A raw event as the writer's plain events (hatf_recorder.h): one layout. */
 _Static_assert(sizeof(ht_rawev) == sizeof(hatf_plain_ev) && offsetof(ht_rawev, tk) == offsetof(hatf_plain_ev, tk) &&
                offsetof(ht_rawev, a) == offsetof(hatf_plain_ev, a) && offsetof(ht_rawev, b) == offsetof(hatf_plain_ev, b) &&
                offsetof(ht_rawev, c) == offsetof(hatf_plain_ev, c) && HT_PLAIN_KINDS == HATF_PLAIN_FNS,
@@ -110,6 +110,7 @@ static size_t convert_others(ht_ring *r, const ht_rawev *raw, size_t n, size_t *
 /* pre: wlock held. Drain one ring; reclaim it if its thread has exited. */
 static long drain_ring(ht_ring *r)
 {
+    HATF_PRE(ht_wlock_held());
     uint32_t st = atomic_load_explicit(&r->state, memory_order_acquire);
     if (st == HT_RING_FREE) return 0;
     long total = 0;
@@ -198,6 +199,7 @@ static void flush_if_due(int force)
 
 void ht_resident_sample(void)
 {
+    HATF_PRE(ht_wlock_held());
     uint64_t now = ht_mono_ns(), rb = resident_bytes(), own = 0;
     for (ht_ring *r = atomic_load(&ht_rings); r; r = r->next) own += ht_ring_bytes(r->mask + 1);
     int64_t heap = atomic_load_explicit(&ht_own_heap, memory_order_relaxed);
@@ -234,6 +236,7 @@ static void *helper_main(void *q)
 /* pre: wlock held, on the flusher thread, writer open. */
 static void helper_start(void)
 {
+    HATF_PRE(ht_wlock_held());
     ht_fs.helper_tried = 1;
     if (!ht_opt(HT_OPT_ENCODE_HELPER)) return;
     hatf_jobq *q = hatf_writer_defer_(ht_fs.writer, 4);
@@ -262,6 +265,7 @@ static uint64_t thread_cpu_ns(pthread_t th)
 
 void ht_background_cpu_read(void)
 {
+    HATF_PRE(ht_wlock_held());
     uint64_t v;
     if (atomic_load(&ht_fs.flusher_on) == HT_FLUSHER_ON && (v = thread_cpu_ns(ht_fs.flusher)) != 0)
         ht_fs.flusher_cpu_ns = v;

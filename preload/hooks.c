@@ -44,7 +44,6 @@ static void *(*real_memalign)(size_t, size_t);
 static void *(*real_valloc)(size_t);
 static void *(*real_pvalloc)(size_t);
 static size_t (*real_malloc_usable_size)(void *);
-int (*ht_real_pthread_create)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
 static int (*real_execve)(const char *, char *const[], char *const[]);
 static int (*real_execv)(const char *, char *const[]);
 static int (*real_execvp)(const char *, char *const[]);
@@ -92,7 +91,8 @@ static size_t arena_size(const void *p)
 /* The library's entry points live here, with the hooks, so that the recorder
  * core linked into unit tests (libhatpreload.a) does not start recording the
  * test programs themselves. */
-__attribute__((constructor(101))) static void ht_ctor(void) { ht_init(); }
+static void resolve_real(void);  /* the real functions, looked up: given to ht_init */
+__attribute__((constructor(101))) static void ht_ctor(void) { ht_init(resolve_real); }
 
 /* Destructors of the program and of libraries loaded after us run before this
  * one (we are preloaded: first initialised, last finalised), so their frees are
@@ -101,7 +101,7 @@ __attribute__((destructor(101))) static void ht_dtor(void) { ht_finish(); }
 
 /* Every call made while resolving is served by the arena: the pointers are
  * published together at the end, so no block moves between allocators. */
-void ht_hooks_resolve(void)
+static void resolve_real(void)
 {
 #define RESOLVE(name) __typeof__(real_##name) name##_ = (__typeof__(real_##name))dlsym(RTLD_NEXT, #name)
     RESOLVE(calloc);
@@ -143,7 +143,7 @@ void ht_hooks_resolve(void)
  * serve from the arena (our own dlsym recursing). @return 1 if resolved. */
 static int boot(void)
 {
-    ht_init();
+    ht_init(resolve_real);
     return real_malloc != NULL;
 }
 
@@ -474,7 +474,7 @@ static void *tramp_main(void *v)
 
 HT_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn)(void *), void *arg)
 {
-    if (HT_UNLIKELY(!ht_real_pthread_create)) ht_init();
+    if (HT_UNLIKELY(!ht_real_pthread_create)) ht_init(resolve_real);
     if (!ht_real_pthread_create) return ENOSYS;
     if (atomic_load(&ht_state) != HT_ST_READY || ht_t.untraced)
         return ht_real_pthread_create(th, attr, fn, arg);
@@ -500,7 +500,7 @@ static int missing(void)
 
 HT_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 {
-    if (!real_execve) ht_init();
+    if (!real_execve) ht_init(resolve_real);
     if (!real_execve) return missing();
     ht_before_exec();
     return real_execve(path, argv, envp);
@@ -508,7 +508,7 @@ HT_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 
 HT_EXPORT int execv(const char *path, char *const argv[])
 {
-    if (!real_execv) ht_init();
+    if (!real_execv) ht_init(resolve_real);
     if (!real_execv) return missing();
     ht_before_exec();
     return real_execv(path, argv);
@@ -516,7 +516,7 @@ HT_EXPORT int execv(const char *path, char *const argv[])
 
 HT_EXPORT int execvp(const char *file, char *const argv[])
 {
-    if (!real_execvp) ht_init();
+    if (!real_execvp) ht_init(resolve_real);
     if (!real_execvp) return missing();
     ht_before_exec();
     return real_execvp(file, argv);
@@ -524,7 +524,7 @@ HT_EXPORT int execvp(const char *file, char *const argv[])
 
 HT_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
 {
-    if (!real_execvpe) ht_init();
+    if (!real_execvpe) ht_init(resolve_real);
     if (!real_execvpe) return missing();
     ht_before_exec();
     return real_execvpe(file, argv, envp);

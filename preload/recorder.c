@@ -50,18 +50,23 @@ static void bench_knobs_init(void)
 static void bench_knobs_init(void) {}
 #endif
 
-void ht_init(void)
+void ht_init_wait(void)
+{
+    if (ht_t.untraced) return;  /* our own dlsym recursing: the arena serves it */
+    while (atomic_load_explicit(&ht_state, memory_order_acquire) == HT_ST_INITING) sched_yield();
+}
+
+void ht_init(void (*resolve_real)(void))
 {
     int s = atomic_load_explicit(&ht_state, memory_order_acquire);
     if (HT_LIKELY(s >= HT_ST_READY)) return;
     int expect = HT_ST_UNINIT;
     if (!atomic_compare_exchange_strong(&ht_state, &expect, HT_ST_INITING)) {
-        if (ht_t.untraced) return;  /* our own dlsym recursing: the arena serves it */
-        while (atomic_load_explicit(&ht_state, memory_order_acquire) == HT_ST_INITING) sched_yield();
+        ht_init_wait();
         return;
     }
     ht_untraced_enter(&ht_t);
-    ht_hooks_resolve();
+    if (resolve_real) resolve_real();
     ht_options_init();
     bench_knobs_init();
     ht_stacks_init();
@@ -140,9 +145,11 @@ static void thread_exit(void *ring)
 
 _Atomic int64_t ht_own_heap;
 size_t (*ht_real_usable_size)(void *);
+int (*ht_real_pthread_create)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
 
 void ht_own_heap_note(uint32_t kind, uint64_t a)
 {
+    HATF_PRE(ht_t.untraced > 0);
     if (!a || !ht_real_usable_size) return;
     int64_t n = (int64_t)ht_real_usable_size((void *)(uintptr_t)a);
     switch (kind) {
@@ -205,7 +212,7 @@ void ht_record_slow(uint32_t kind, uint64_t a, uint64_t b, uint64_t c, uint64_t 
     }
     int s = atomic_load_explicit(&ht_state, memory_order_acquire);
     if (s == HT_ST_INITING) {
-        ht_init();  /* another thread is initialising: wait for it */
+        ht_init_wait();  /* another thread is initialising */
         s = atomic_load_explicit(&ht_state, memory_order_acquire);
     }
     if (s != HT_ST_READY || (!t->ring && !thread_attach(t))) {
@@ -236,6 +243,7 @@ void ht_orphan_push(uint64_t tk, uint64_t a, uint64_t b, uint64_t c, uint64_t d)
 
 size_t ht_orphan_peek(const ht_rawev **first)
 {
+    HATF_PRE(ht_wlock_held());
     uint32_t n = 0, end = atomic_load_explicit(&orphan_w, memory_order_relaxed);
     if (end > ORPHAN_CAP) end = ORPHAN_CAP;
     while (orphan_r + n < end && atomic_load_explicit(&orphan_ready[orphan_r + n], memory_order_acquire)) n++;
@@ -247,6 +255,7 @@ void ht_orphan_consume(size_t n) { orphan_r += (uint32_t)n; }
 
 void ht_side_drain(ht_ring *r)
 {
+    HATF_PRE(ht_t.busy == 1);
     atomic_signal_fence(memory_order_seq_cst);
     while ((int32_t)(r->side_w - r->side_r) > 0) {
         ht_rawev *e = ht_ring_slot(r);
@@ -278,6 +287,7 @@ void ht_side_drain(ht_ring *r)
 
 void ht_side_flush(ht_tls *t, ht_ring *r)
 {
+    HATF_PRE(t->busy == 0);
     for (;;) {
         t->busy = 1;
         ht_side_drain(r);

@@ -28,6 +28,8 @@
  *   exports.map       version script: only the interposed symbols, the annotation runtime (hatrace_rt_*) and
  *                     mimalloc's heap API are exported
  *   cli/record.c      hatrace record
+ * Includes: include/ and, of libhatf's internals, ../hatf/hatf_recorder.h alone
+ * (here; it brings HATF_PRE, the check of the pre: lines, hatf/hatf_check.h).
  * Names: ht_ internal, HT_ macros and constants.
  */
 #ifndef HT_RECORDER_H
@@ -37,6 +39,7 @@
 #include <stdint.h>
 #include <stdatomic.h>
 #include "hatf.h"
+#include "../hatf/hatf_recorder.h"  /* libhatf's writer internals, HATF_PRE */
 #include "ring.h"
 
 #define HT_HIDDEN __attribute__((visibility("hidden")))
@@ -136,6 +139,10 @@ static inline void ht_untraced_leave(ht_tls *t)
 extern _Atomic int64_t ht_own_heap HT_HIDDEN;
 /* The allocator's malloc_usable_size, given by the shim (hooks.c); NULL: no count. */
 extern size_t (*ht_real_usable_size)(void *) HT_HIDDEN;
+/* The real pthread_create, given by the shim (hooks.c) when it resolves the
+ * real functions: the flusher and helper threads are started with it. */
+#include <pthread.h>
+extern int (*ht_real_pthread_create)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *) HT_HIDDEN;
 /* An untraced call of kind (allocations add a, frees take it out) into
  * ht_own_heap when the thread runs the recorder's own code. pre: untraced;
  * a free's block not freed yet. A realloc counts itself (hooks.c). */
@@ -224,7 +231,15 @@ extern _Atomic uint64_t ht_lost HT_HIDDEN;         /* events lost outside rings 
 extern _Atomic uint64_t ht_side_events HT_HIDDEN;  /* events signal handlers queued in side buffers */
 extern _Atomic uint32_t ht_side_most HT_HIDDEN;    /* most events one side buffer held at once */
 
-void ht_init(void) HT_HIDDEN;                    /* idempotent; safe from any hook */
+/* Start the recorder: idempotent, safe from any hook. resolve_real is the
+ * shim's lookup of the real functions (hooks.c gives its own): called once,
+ * first, on the initialising thread inside its untraced section, so the calls
+ * dlsym makes are the recorder's own; NULL when there is none to look up (the
+ * unit tests). Only the shim starts the recorder; the core waits with
+ * ht_init_wait. A call while another thread initialises waits for it. */
+void ht_init(void (*resolve_real)(void)) HT_HIDDEN;
+/* Wait for an initialisation under way on another thread; start none. */
+void ht_init_wait(void) HT_HIDDEN;
 /* Slow path of a hook: no ring yet (attach one), the recorder's own calls (pass),
  * a signal handler inside a hook (queue in the side buffer), after thread exit. */
 void ht_record_slow(uint32_t kind, uint64_t a, uint64_t b, uint64_t c, uint64_t d) HT_HIDDEN;
@@ -258,6 +273,7 @@ uint64_t ht_current_tid(void) HT_HIDDEN;
  * one (see ht_side_flush). pre: r is the thread's ring, not busy, traced. */
 static inline __attribute__((always_inline)) ht_rawev *ht_enter(ht_tls *t, ht_ring *r)
 {
+    HATF_PRE(r == t->ring && !t->busy);
     t->busy = 1;
     atomic_signal_fence(memory_order_seq_cst);
     if (HT_UNLIKELY(r->side_w != r->side_r)) ht_side_drain(r);
@@ -321,6 +337,9 @@ static inline __attribute__((always_inline)) void ht_emit(uint32_t kind, uint64_
  * queue the flusher drains (recorder.c; no allocation, no wait): counted lost
  * once it is full. */
 void ht_orphan_push(uint64_t tk, uint64_t a, uint64_t b, uint64_t c, uint64_t d) HT_HIDDEN;
+/* 1 if the writer lock is held, by this thread or another (flusher_state.c):
+ * the check of "pre: wlock held", HATF_PRE(ht_wlock_held()). */
+int ht_wlock_held(void) HT_HIDDEN;
 /* pre: wlock held. The queue's events not taken yet, as a ring's: *first, @return the count. */
 size_t ht_orphan_peek(const ht_rawev **first) HT_HIDDEN;
 void ht_orphan_consume(size_t n) HT_HIDDEN;
@@ -395,10 +414,6 @@ void ht_before_exit(void) HT_HIDDEN;
 /* On the flusher thread, asked by ht_flusher_finish: drain, close, mark finished. */
 void ht_finish_on_flusher(void) HT_HIDDEN;
 
-/* ---- hooks.c ---- */
-#include <pthread.h>
-extern int (*ht_real_pthread_create)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *) HT_HIDDEN;
-void ht_hooks_resolve(void) HT_HIDDEN;
 
 /* ---- stacks.c ---- */
 /* Frames per stack (HATRACE_STACKS), 0 when stacks are off. Set at init. */
