@@ -52,6 +52,7 @@ static const char help[] =
     "  -o, --output OUT  output file, or - for standard output\n"
     "  --strict       stop at the first damaged part of a container (exit 1)\n"
     "                 instead of reading on past it (the damage said, exit 3)\n"
+    CLI_JOBS_HELP
     "  -h, --help     this help\n";
 
 #define FLUSH_AT (1u << 20)
@@ -475,6 +476,7 @@ int cmd_convert(int argc, char **argv)
         { "strip", no_argument, NULL, 'S' },
         { "no-stacks", no_argument, NULL, 'N' },
         { "output", required_argument, NULL, 'o' },
+        CLI_JOBS_OPTION,
         { "help", no_argument, NULL, 'h' },
         { 0 },
     };
@@ -484,7 +486,7 @@ int cmd_convert(int argc, char **argv)
     const char *out_path = NULL;
     cli_getopt_begin();
     /* no "+": options may follow IN (hatrace convert IN -o OUT) */
-    while ((c = getopt_long(argc, argv, ":ho:", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":ho:j:", opts, NULL)) != -1) {
         switch (c) {
         case 'f': if ((rc = cli_parse_format("convert", "--from", optarg, &from))) return rc; break;
         case 't':
@@ -506,6 +508,7 @@ int cmd_convert(int argc, char **argv)
         case 'S': strip = 1; break;
         case 'N': no_stacks = 1; break;
         case 'o': out_path = optarg; break;
+        case 'j': if ((rc = cli_parse_jobs("convert", optarg))) return rc; break;
         case 'h': return cli_help(help);
         default: return cli_bad_option("convert", c, argv);
         }

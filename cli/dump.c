@@ -31,6 +31,7 @@ static const char help[] =
     "  --no-lines     no source lines (nor any look at the modules' files)\n"
     "  --strict       stop at the first damaged part of a container (exit 1)\n"
     "                 instead of reading on past it (the damage said, exit 3)\n"
+    CLI_JOBS_HELP
     "  -h, --help     this help\n";
 
 void textout_header(hatf_source *s, const hatf_info *info, hatf_buf *out)
@@ -93,6 +94,7 @@ int cmd_dump(int argc, char **argv)
         { "no-demangle", no_argument, NULL, 'D' },
         { "no-lines", no_argument, NULL, 'L' },
         { "strict", no_argument, NULL, CLI_O_STRICT },
+        CLI_JOBS_OPTION,
         { "help", no_argument, NULL, 'h' },
         { 0 },
     };
@@ -100,7 +102,7 @@ int cmd_dump(int argc, char **argv)
     uint64_t limit = UINT64_MAX;
     int c, rc, stacks = 0, demangle = 1, lines = 1;
     cli_getopt_begin();
-    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":hj:", opts, NULL)) != -1) {
         switch (c) {
         case 'f': if ((rc = cli_parse_format("dump", "--from", optarg, &fmt))) return rc; break;
         case 'n': if ((rc = cli_parse_u64("dump", "--limit", optarg, &limit))) return rc; break;
@@ -108,6 +110,7 @@ int cmd_dump(int argc, char **argv)
         case 'D': demangle = 0; break;
         case 'L': lines = 0; break;
         case CLI_O_STRICT: cli_strict = 1; break;
+        case 'j': if ((rc = cli_parse_jobs("dump", optarg))) return rc; break;
         case 'h': return cli_help(help);
         default: return cli_bad_option("dump", c, argv);
         }

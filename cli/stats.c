@@ -99,6 +99,7 @@ static const char help[] =
     "                 peak and live bytes at its end; they add up to the whole\n"
     "  --strict       stop at the first damaged part of a container (exit 1)\n"
     "                 instead of reading on past it (the damage said, exit 3)\n"
+    CLI_JOBS_HELP
     "  -h, --help     this help\n";
 
 #define HIST_BUCKETS 65  /* size 0, then [2^k, 2^(k+1)) for k = 0..63 */
@@ -715,7 +716,7 @@ int cmd_stats(int argc, char **argv)
 {
     static const struct option opts[] = {
         { "from", required_argument, NULL, 'f' },
-        { "json", no_argument, NULL, 'j' },
+        { "json", no_argument, NULL, 'J' },
         { "sites", no_argument, NULL, 's' },
         { "sort", required_argument, NULL, 'o' },
         { "top", required_argument, NULL, 't' },
@@ -729,6 +730,7 @@ int cmd_stats(int argc, char **argv)
         { "diff", no_argument, NULL, 'X' },
         { "phases", no_argument, NULL, 'P' },
         { "strict", no_argument, NULL, CLI_O_STRICT },
+        CLI_JOBS_OPTION,
         { "help", no_argument, NULL, 'h' },
         { 0 },
     };
@@ -738,10 +740,10 @@ int cmd_stats(int argc, char **argv)
     sites_opts so = { .form = SITES_TEXT, .sort = SITES_SORT_COUNT, .top = 20, .demangle = 1, .lines = 1,
                       .points = 50 };
     cli_getopt_begin();
-    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":hj:", opts, NULL)) != -1) {
         switch (c) {
         case 'f': if ((rc = cli_parse_format("stats", "--from", optarg, &fmt))) return rc; break;
-        case 'j': json = 1; break;
+        case 'J': json = 1; break;
         case 's': by_site = 1; break;
         case 'o':
             sort_given = 1;
@@ -770,6 +772,7 @@ int cmd_stats(int argc, char **argv)
         case 'D': so.demangle = 0; break;
         case 'L': so.lines = 0; break;
         case CLI_O_STRICT: cli_strict = 1; break;
+        case 'j': if ((rc = cli_parse_jobs("stats", optarg))) return rc; break;
         case 'h': return cli_help(help);
         default: return cli_bad_option("stats", c, argv);
         }

@@ -61,6 +61,7 @@ static const char help[] =
     "\n"
     "  --from FORMAT     hatrace (default, recognised by its magic), hatf1.0 or text\n"
     "  --max-errors N    print at most N problems (default 100; 0: no limit)\n"
+    CLI_JOBS_HELP
     "  -h, --help        this help\n"
     "\n"
     "exit status: 0 no problem, 1 problems found or the file cannot be read.\n";
@@ -450,6 +451,7 @@ int cmd_validate(int argc, char **argv)
     static const struct option opts[] = {
         { "from", required_argument, NULL, 'f' },
         { "max-errors", required_argument, NULL, 'm' },
+        CLI_JOBS_OPTION,
         { "help", no_argument, NULL, 'h' },
         { 0 },
     };
@@ -457,10 +459,11 @@ int cmd_validate(int argc, char **argv)
     uint64_t max_errors = 100;
     int c, rc;
     cli_getopt_begin();
-    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":hj:", opts, NULL)) != -1) {
         switch (c) {
         case 'f': if ((rc = cli_parse_format("validate", "--from", optarg, &fmt))) return rc; break;
         case 'm': if ((rc = cli_parse_u64("validate", "--max-errors", optarg, &max_errors))) return rc; break;
+        case 'j': if ((rc = cli_parse_jobs("validate", optarg))) return rc; break;
         case 'h': return cli_help(help);
         default: return cli_bad_option("validate", c, argv);
         }

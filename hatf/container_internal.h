@@ -49,6 +49,7 @@ struct hatf_reader {
     int res_unsorted;
     ZSTD_DCtx *dctx;
     hatf_buf io;              /* stored payload being read */
+    struct hatf_ahead *ahead; /* chunk groups decoded ahead on other threads (source_jobs.h), or NULL */
 };
 
 /* Events decoded per refill of a cursor: enough to amortise the refill, few
@@ -82,6 +83,12 @@ typedef struct hatf_cursor {
     uint64_t key;             /* merge time of evs[i] (a comment: of the event before it) */
     int isa;                  /* instructions the address decoder uses (HATF_ADEC_*) */
     hatf_err err;
+    ZSTD_DCtx *dctx;          /* the reader's, or a decoding thread's own (source_jobs.c) */
+    hatf_buf *io;             /* ... and its buffer for stored payloads */
+    int worker;               /* a decoding thread's (source_jobs.c): damage goes to err only, not to
+                               * the reader's lines, and it decodes every group itself */
+    hatf_event *own_evs;      /* evs as allocated; evs points into a group decoded ahead while one is handed out */
+    struct hatf_ahead_group *ahead; /* the group decoded ahead being handed out, or NULL */
 } hatf_cursor;
 
 /* @return 0, or HATF_E_NOMEM (then still call hatf_cursor_free). */
