@@ -32,7 +32,6 @@ extern int cli_strict;
  * container on N threads (hatf_source_jobs); 0, the default: one per core. */
 extern unsigned cli_jobs;
 #define CLI_JOBS_OPTION { "jobs", required_argument, NULL, 'j' }
-#define CLI_JOBS_HELP "  -j, --jobs N   read on N threads (default: one per core; 1: this thread alone)\n"
 /* Parse -j's value (1 to HATF_SOURCE_JOBS_MAX) into cli_jobs.
  * @return 0, or CLI_USAGE after printing the problem. */
 int cli_parse_jobs(const char *cmd, const char *arg);

@@ -24,7 +24,7 @@
 
 static const char help[] =
     "usage: hatrace convert [--from FORMAT] [--to FORMAT] [--best] [--time-res NS] [--plain]\n"
-    "                       [--strip] [--no-stacks] [--force] IN -o OUT\n"
+    "                       [--strip] [--no-stacks] [--force] [-j N] IN -o OUT\n"
     "\n"
     "Convert a trace between the formats; every event is kept (with --time-res,\n"
     "at a coarser time; with --strip, comments are not). --to csv writes the\n"
@@ -52,7 +52,7 @@ static const char help[] =
     "  -o, --output OUT  output file, or - for standard output\n"
     "  --strict       stop at the first damaged part of a container (exit 1)\n"
     "                 instead of reading on past it (the damage said, exit 3)\n"
-    CLI_JOBS_HELP
+    "  -j, --jobs N   read on N threads (default: one per core; 1: this thread alone)\n"
     "  -h, --help     this help\n";
 
 #define FLUSH_AT (1u << 20)

@@ -11,7 +11,7 @@
 #include "textout.h"
 
 static const char help[] =
-    "usage: hatrace dump [--from FORMAT] [--limit N] [--stacks [--no-demangle] [--no-lines]] FILE\n"
+    "usage: hatrace dump [--from FORMAT] [--limit N] [--stacks [--no-demangle] [--no-lines]] [-j N] FILE\n"
     "\n"
     "Print the events of a trace in the text form (docs/format-text.md), one per\n"
     "line, in global time order. The output is itself a text trace: it starts\n"
@@ -31,7 +31,7 @@ static const char help[] =
     "  --no-lines     no source lines (nor any look at the modules' files)\n"
     "  --strict       stop at the first damaged part of a container (exit 1)\n"
     "                 instead of reading on past it (the damage said, exit 3)\n"
-    CLI_JOBS_HELP
+    "  -j, --jobs N   read on N threads (default: one per core; 1: this thread alone)\n"
     "  -h, --help     this help\n";
 
 void textout_header(hatf_source *s, const hatf_info *info, hatf_buf *out)

@@ -36,7 +36,8 @@ static const char help[] =
     "  --from FORMAT      hatrace (default, recognised by its magic), hatf1.0 or text\n"
     "  --strict           stop at the first damaged part of a container (exit 1)\n"
     "                     instead of reading on past it (the damage said)\n"
-    CLI_JOBS_HELP
+    "  -j, --jobs N       read on N threads (default: one per core;\n"
+    "                     1: this thread alone)\n"
     "  -h, --help         this help\n";
 
 enum { O_ALLOC = 1000, O_THREADS, O_TOUCH, O_REPEAT, O_EVERY, O_JSON, O_SERIES, O_PLOT, O_FROM, O_HEAPS };

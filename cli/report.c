@@ -25,7 +25,7 @@
 
 static const char help[] =
     "usage: hatrace report [--top N] [--flame-top N] [--points N] [--sort KEY] [--from FORMAT]\n"
-    "                      [--replay ALLOCATORS] [--no-demangle] [--no-lines] [--strict]\n"
+    "                      [--replay ALLOCATORS] [--no-demangle] [--no-lines] [--strict] [-j N]\n"
     "                      FILE -o REPORT.html\n"
     "\n"
     "Write one HTML page about a trace that opens from disk in a browser, with\n"
@@ -60,7 +60,7 @@ static const char help[] =
     "  --no-lines     no source lines (nor any look at the modules' files)\n"
     "  --strict       stop at the first damaged part of a container (exit 1)\n"
     "                 instead of reading on past it\n"
-    CLI_JOBS_HELP
+    "  -j, --jobs N   read on N threads (default: one per core; 1: this thread alone)\n"
     "  -h, --help     this help\n"
     "\n"
     "exit status: 0 ok, 1 failure, 2 bad usage, 3 the trace is damaged or cut\n"

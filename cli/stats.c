@@ -26,7 +26,7 @@
 #include "temporary.h"
 
 static const char help[] =
-    "usage: hatrace stats [--json] [--from FORMAT] FILE\n"
+    "usage: hatrace stats [--json] [--from FORMAT] [-j N] FILE\n"
     "       hatrace stats [--json] [--from FORMAT] FILE|FOLDER...\n"
     "       hatrace stats --sites [--by stack|function|line] [--sort KEY] [--top N] [--json | --folded]\n"
     "                     [--no-demangle] [--no-lines] FILE\n"
@@ -99,7 +99,7 @@ static const char help[] =
     "                 peak and live bytes at its end; they add up to the whole\n"
     "  --strict       stop at the first damaged part of a container (exit 1)\n"
     "                 instead of reading on past it (the damage said, exit 3)\n"
-    CLI_JOBS_HELP
+    "  -j, --jobs N   read on N threads (default: one per core; 1: this thread alone)\n"
     "  -h, --help     this help\n";
 
 #define HIST_BUCKETS 65  /* size 0, then [2^k, 2^(k+1)) for k = 0..63 */

@@ -36,7 +36,7 @@
 #define HELD_PER_ADDR 2    /* allocations of one address held back at once */
 
 static const char help[] =
-    "usage: hatrace validate [--from FORMAT] [--max-errors N] FILE\n"
+    "usage: hatrace validate [--from FORMAT] [--max-errors N] [-j N] FILE\n"
     "\n"
     "Check a trace deeply and print one line per problem, with its record\n"
     "number and byte offset, then a summary. Problems: malformed or truncated\n"
@@ -61,7 +61,8 @@ static const char help[] =
     "\n"
     "  --from FORMAT     hatrace (default, recognised by its magic), hatf1.0 or text\n"
     "  --max-errors N    print at most N problems (default 100; 0: no limit)\n"
-    CLI_JOBS_HELP
+    "  -j, --jobs N      read on N threads (default: one per core;\n"
+    "                    1: this thread alone)\n"
     "  -h, --help        this help\n"
     "\n"
     "exit status: 0 no problem, 1 problems found or the file cannot be read.\n";
