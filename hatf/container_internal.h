@@ -103,6 +103,12 @@ void hatf_cursor_free(hatf_cursor *c);
  * until the next refill, their data until a group is loaded. */
 int hatf_cursor_fill_(hatf_cursor *c);
 
+/* Read, check and decompress a chunk's payload into out, with dctx and the
+ * buffer io for the stored bytes (the reader's, or a decoding thread's own:
+ * r is only read). @return 0 or a negative code with a message in err. */
+int hatf_load_payload_(hatf_reader *r, ZSTD_DCtx *dctx, hatf_buf *io, uint64_t off, const hatf_chunk_hdr *h,
+                       hatf_buf *out, hatf_err *err);
+
 /* merge.c: have the global iterator call fn(ctx, evs, n) with each batch of
  * events a thread's cursor decodes, before any of them is handed out (fn NULL:
  * none). For a reader that prefetches what it will look up per event: with

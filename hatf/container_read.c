@@ -68,11 +68,8 @@ static int read_at(int fd, void *p, size_t n, uint64_t off)
     return 0;
 }
 
-/* Read, check and decode a chunk's payload into out, with dctx and the
- * buffer io for the stored bytes (a decoding thread passes its own).
- * @return 0 or a negative code with a message in err. */
-static int load_payload_with(hatf_reader *r, ZSTD_DCtx *dctx, hatf_buf *io, uint64_t off, const hatf_chunk_hdr *h,
-                             hatf_buf *out, hatf_err *err)
+int hatf_load_payload_(hatf_reader *r, ZSTD_DCtx *dctx, hatf_buf *io, uint64_t off, const hatf_chunk_hdr *h,
+                       hatf_buf *out, hatf_err *err)
 {
     io->len = 0;
     if (!hatf_buf_reserve(io, (size_t)h->stored_len + 1) || !hatf_buf_reserve(out, (size_t)h->raw_len + 1))
@@ -103,7 +100,7 @@ static int load_payload_with(hatf_reader *r, ZSTD_DCtx *dctx, hatf_buf *io, uint
 
 static int load_payload(hatf_reader *r, uint64_t off, const hatf_chunk_hdr *h, hatf_buf *out, hatf_err *err)
 {
-    return load_payload_with(r, r->dctx, &r->io, off, h, out, err);
+    return hatf_load_payload_(r, r->dctx, &r->io, off, h, out, err);
 }
 
 /* ---- header ------------------------------------------------------------- */
@@ -809,16 +806,18 @@ int hatf_cursor_fill_(hatf_cursor *c)
                                      LLU(c->chunk_off), LLU(c->t->thread), g->rh.seq);
         }
         if (c->gi >= c->t->ng) return 0;
-        if (!c->worker && c->r->ahead && hatf_ahead_take_(c)) {
-            int rc = hatf_ahead_next_(c);
-            if (rc) return rc;
+        int rc = 0, ahead = !c->worker && c->r->ahead ? hatf_ahead_take_(c, &rc) : HATF_AHEAD_NONE;
+        if (ahead == HATF_AHEAD_DECODED) {
+            if ((rc = hatf_ahead_next_(c))) return rc;
             continue;
         }
         const hatf_rgroup *g = &c->t->g[c->gi++];
         c->chunk_off = g->roff;
-        memset(&c->err, 0, sizeof c->err);
-        int rc = load_payload_with(c->r, c->dctx, c->io, g->roff, &g->rh, &c->rec, &c->err);
-        if (!rc) rc = load_payload_with(c->r, c->dctx, c->io, g->aoff, &g->ah, &c->adr, &c->err);
+        if (ahead == HATF_AHEAD_NONE) {  /* else a decoding thread loaded the payloads (or failed: rc, c->err) */
+            memset(&c->err, 0, sizeof c->err);
+            rc = hatf_load_payload_(c->r, c->dctx, c->io, g->roff, &g->rh, &c->rec, &c->err);
+            if (!rc) rc = hatf_load_payload_(c->r, c->dctx, c->io, g->aoff, &g->ah, &c->adr, &c->err);
+        }
         if (rc) {
             char msg[sizeof c->err.msg];
             memcpy(msg, c->err.msg, sizeof msg);

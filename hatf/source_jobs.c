@@ -28,10 +28,16 @@ typedef struct ahead_item {
     uint32_t at;
 } ahead_item;
 
-/* A group decoded ahead (kept for reuse when given back). */
+uint32_t hatf_ahead_decode_max_ = 1u << 17;
+
+/* A group decoded (or only loaded) ahead, kept for reuse when given back. */
 struct hatf_ahead_group {
     struct hatf_ahead_group *next_free;
     int failed;               /* out of memory: the merge decodes the group itself */
+    int loaded;               /* only loaded: its payloads in rec and adr, or the error load_rc, err */
+    int load_rc;
+    hatf_err err;
+    hatf_buf adr;
     hatf_rgroup g;            /* the group's headers, as planned */
     hatf_event *evs;          /* its events, batch after batch */
     size_t nev, cap_ev;
@@ -82,6 +88,7 @@ static void group_free(struct hatf_ahead_group *g)
     free(g->items);
     free(g->errs);
     hatf_buf_free(&g->rec);
+    hatf_buf_free(&g->adr);
     free(g);
 }
 
@@ -112,6 +119,7 @@ static void decode_group(hatf_cursor *wc, const ahead_job *j, struct hatf_ahead_
     hatf_rthread t = { .thread = j->thread, .g = &res->g, .ng = 1, .cap = 1, .events = j->g.rh.events };
     res->g = j->g;
     res->failed = 0;
+    res->loaded = 0;
     res->nev = res->nitems = res->nerrs = res->next = 0;
     wc->t = &t;
     wc->gi = 0;
@@ -148,15 +156,38 @@ static void decode_group(hatf_cursor *wc, const ahead_job *j, struct hatf_ahead_
     wc->t = NULL;
 }
 
+/* Only load a group of more than hatf_ahead_decode_max_ events (and its
+ * payloads: as the merge's cursor loads them). */
+static void load_group(hatf_reader *r, ZSTD_DCtx *dctx, hatf_buf *io, const ahead_job *j,
+                       struct hatf_ahead_group *res)
+{
+    res->g = j->g;
+    res->failed = 0;
+    res->loaded = 1;
+    res->nev = res->nitems = res->nerrs = res->next = 0;
+    memset(&res->err, 0, sizeof res->err);
+    res->load_rc = hatf_load_payload_(r, dctx, io, j->g.roff, &j->g.rh, &res->rec, &res->err);
+    if (!res->load_rc) res->load_rc = hatf_load_payload_(r, dctx, io, j->g.aoff, &j->g.ah, &res->adr, &res->err);
+    /* out of memory here is the merge's to meet, if it meets it too */
+    res->failed = res->load_rc == HATF_E_NOMEM;
+}
+
+/* Memory a job's result takes (an estimate from its headers). */
+static uint64_t job_bytes(const ahead_job *j)
+{
+    uint64_t raw = (uint64_t)j->g.rh.raw_len + j->g.ah.raw_len;
+    return j->g.rh.events > hatf_ahead_decode_max_ ? raw : raw + (uint64_t)j->g.rh.events * sizeof(hatf_event);
+}
+
 /* The next job a decoding thread may take, or SIZE_MAX. pre: mu held. */
 static size_t claimable(struct hatf_ahead *a)
 {
     while (a->next < a->njobs && a->jobs[a->next].state != JOB_WAIT) a->next++;
     if (a->next >= a->njobs || a->next >= a->head + a->window) return SIZE_MAX;
-    uint64_t events = 0;
+    uint64_t bytes = 0;
     for (size_t k = a->head; k < a->next; k++)
-        if (a->jobs[k].state != JOB_TAKEN) events += a->jobs[k].g.rh.events;
-    if (events && events + a->jobs[a->next].g.rh.events > AHEAD_EVENTS) return SIZE_MAX;
+        if (a->jobs[k].state != JOB_TAKEN) bytes += job_bytes(&a->jobs[k]);
+    if (bytes && bytes + job_bytes(&a->jobs[a->next]) > AHEAD_BYTES) return SIZE_MAX;
     return a->next;
 }
 
@@ -183,7 +214,8 @@ static void *decoder_main(void *arg)
         ahead_job job = *j;
         pthread_mutex_unlock(&a->mu);
         if (!res) res = calloc(1, sizeof *res);
-        if (res) decode_group(&wc, &job, res);
+        if (res && job.g.rh.events > hatf_ahead_decode_max_) load_group(a->r, dctx, &io, &job, res);
+        else if (res) decode_group(&wc, &job, res);
         pthread_mutex_lock(&a->mu);
         j->res = res;  /* NULL (no memory): the merge decodes it itself */
         j->state = JOB_DONE;
@@ -299,11 +331,11 @@ static void advance_head(struct hatf_ahead *a)
     if (a->head != h) pthread_cond_broadcast(&a->work);
 }
 
-int hatf_ahead_take_(hatf_cursor *c)
+int hatf_ahead_take_(hatf_cursor *c, int *rc)
 {
     struct hatf_ahead *a = c->r->ahead;
     size_t ti = (size_t)(c->t - c->r->th);
-    if (ti >= c->r->nth) return 0;  /* not one of the reader's threads */
+    if (ti >= c->r->nth) return HATF_AHEAD_NONE;  /* not one of the reader's threads */
     pthread_mutex_lock(&a->mu);
     ahead_job *j = &a->jobs[a->at[a->first[ti] + c->gi]];
     while (j->state == JOB_BUSY) pthread_cond_wait(&a->done, &a->mu);
@@ -320,14 +352,29 @@ int hatf_ahead_take_(hatf_cursor *c)
         res = NULL;
     }
     pthread_mutex_unlock(&a->mu);
-    if (!res) return 0;
+    if (!res) return HATF_AHEAD_NONE;
+    if (res->loaded) {  /* the payloads change hands: the cursor's buffers go back with the result */
+        hatf_buf t = c->rec;
+        c->rec = res->rec;
+        res->rec = t;
+        t = c->adr;
+        c->adr = res->adr;
+        res->adr = t;
+        c->err = res->err;
+        *rc = res->load_rc;
+        pthread_mutex_lock(&a->mu);
+        res->next_free = a->pool;
+        a->pool = res;
+        pthread_mutex_unlock(&a->mu);
+        return HATF_AHEAD_LOADED;
+    }
     c->ahead = res;
     c->gi++;
     c->chunk_off = res->g.roff;
     c->left = 0;
     c->loaded = 0;
     c->pend = 0;
-    return 1;
+    return HATF_AHEAD_DECODED;
 }
 
 int hatf_ahead_next_(hatf_cursor *c)

@@ -14,6 +14,7 @@
 #include "hatf_container.h"
 #include "hatf_source.h"
 #include "container_format.h"
+#include "source_jobs.h"
 
 enum { NTH = 4, STEPS = 40000 };
 
@@ -181,6 +182,7 @@ static void test_intact(void)
     same(&one, &all);
 }
 
+/* (the damage stays: the tests after this one read the damaged trace too) */
 static void test_damaged(void)
 {
     flip(damaged, HATF_CK_RECORDS, 2, 5);
@@ -239,10 +241,32 @@ static void test_usage(void)
     hatf_source_close(s);
 }
 
+/* Groups above hatf_ahead_decode_max_ events are only loaded ahead (the
+ * merge's cursor decodes them): the same again, with every group, or only the
+ * full ones (300 events; a thread's last group is shorter), past the limit. */
+static void test_loaded_only(void)
+{
+    uint32_t keep = hatf_ahead_decode_max_;
+    for (uint32_t max = 0; max <= 299; max += 299) {
+        hatf_ahead_decode_max_ = max;
+        reading one = read_all(intact, 1, 1, UINT64_MAX), many = read_all(intact, 3, 1, UINT64_MAX);
+        CU_ASSERT_EQUAL(many.threads, 3);
+        same(&one, &many);
+        for (int read_on = 0; read_on <= 1; read_on++) {
+            one = read_all(damaged, 1, read_on, UINT64_MAX);
+            many = read_all(damaged, 4, read_on, UINT64_MAX);
+            CU_ASSERT_EQUAL(many.damage, 3);
+            same(&one, &many);
+        }
+    }
+    hatf_ahead_decode_max_ = keep;
+}
+
 static CU_TestInfo tests[] = {
     { "intact trace: the same on 1, 2, 4, 8 threads and all cores", test_intact },
     { "damaged trace: the same damage, skips and events", test_damaged },
     { "closed early while groups are being decoded", test_early_close },
+    { "groups only loaded ahead, decoded by the merge", test_loaded_only },
     { "hatf_source_jobs: values, too late, other formats", test_usage },
     CU_TEST_INFO_NULL,
 };
