@@ -6,7 +6,8 @@
 # events). Rows: a plain read (bench/read_jobs: every event through
 # hatf_source_next, nothing else: the reader's own speed), hatrace stats and
 # hatrace validate. Wall seconds and million records per second, medians of
-# RUNS interleaved runs; CPU seconds (user + system, all threads) beside them.
+# RUNS interleaved runs; CPU seconds (user + system, all threads) beside them,
+# and for the plain read the calling thread's own CPU (the merge's critical path).
 # Every run must read the same records (read_jobs also prints a digest of the
 # events in order: it must not change with the threads), or the script fails.
 #
@@ -66,6 +67,7 @@ for t in $traces; do
         awk -v u="$user" -v s="$sys" 'BEGIN { print u + s }' >>"$W/c.$tool.$j"
         if [ "$tool" = read ]; then
           awk '{ print $4, $12 }' "$W/out" >>"$W/digest.$tool"
+          awk '{ print $10 }' "$W/out" >>"$W/m.$tool.$j"
         fi
       done
     done
@@ -83,4 +85,11 @@ for t in $traces; do
       printf "%-10s | %-32s | %-32s | %.2fx\n", tool,
         sprintf("%.2f, %.1f, %.2f", w1, n / w1 / 1e6, c1), sprintf("%.2f, %.1f, %.2f", wn, n / wn / 1e6, cn), w1 / wn }'
   done
+  # the merging thread's own CPU: what reading costs on the critical path
+  # once the decoding has a core of its own (the wall time says it only on a
+  # machine with a core free)
+  m1=$(median <"$W/m.read.1"); mn=$(median <"$W/m.read.$cores")
+  awk -v n="$records" -v m1="$m1" -v mn="$mn" -v c1="$(median <"$W/c.read.1")" -v cn="$(median <"$W/c.read.$cores")" -v k="$cores" 'BEGIN {
+    printf "read, the calling thread'"'"'s CPU: %.2f s (%.1f M rec/s) on 1 thread, %.2f s (%.1f M rec/s) on %d; the decoding threads %.2f s\n",
+      m1, n / m1 / 1e6, mn, n / mn / 1e6, k, cn - mn }'
 done

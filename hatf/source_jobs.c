@@ -7,6 +7,9 @@
  *   WAIT -> BUSY (a decoding thread took it) -> DONE (its result ready)
  *   -> TAKEN (the merge's cursor installed it)
  *   WAIT -> TAKEN (the merge wanted it first and decodes it itself)
+ *   BUSY -> ORPHANED (the merge waited AHEAD_GRACE_NS for it in vain: its
+ *           thread is not running, on a machine with no core free; the merge
+ *           decodes it itself) -> TAKEN when its thread ends it (thrown away)
  * head is the first job not TAKEN; a decoding thread takes the next WAIT job
  * only within the window after head (AHEAD_GROUPS per thread, AHEAD_EVENTS).
  */
@@ -15,11 +18,14 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "source_jobs.h"
 
-enum { JOB_WAIT, JOB_BUSY, JOB_DONE, JOB_TAKEN };
+enum { JOB_WAIT, JOB_BUSY, JOB_DONE, JOB_TAKEN, JOB_ORPHANED };
+
+#define AHEAD_GRACE_NS 2000000  /* how long the merge waits for a group being decoded */
 
 /* One fill of the decoding thread's cursor, replayed by the merge's: rc > 0,
  * that many events at evs[at]; rc < 0, the damage errs[at]. */
@@ -64,7 +70,8 @@ struct hatf_ahead {
     pthread_cond_t done;      /* the merge: a job it waits for is DONE */
     ahead_job *jobs;
     size_t njobs;
-    size_t *first;            /* first[ti]: thread ti's group 0 in at[] */
+    size_t nth;               /* threads planned */
+    size_t *first;            /* first[ti]: thread ti's group 0 in at[]; first[nth]: all groups */
     uint32_t *at;             /* job index of (ti, gi) */
     size_t head, next;        /* first job not TAKEN; no WAIT job before next */
     size_t window;
@@ -191,6 +198,8 @@ static size_t claimable(struct hatf_ahead *a)
     return a->next;
 }
 
+static void advance_head(struct hatf_ahead *a);
+
 static void *decoder_main(void *arg)
 {
     struct hatf_ahead *a = arg;
@@ -217,6 +226,15 @@ static void *decoder_main(void *arg)
         if (res && job.g.rh.events > hatf_ahead_decode_max_) load_group(a->r, dctx, &io, &job, res);
         else if (res) decode_group(&wc, &job, res);
         pthread_mutex_lock(&a->mu);
+        if (j->state == JOB_ORPHANED) {  /* the merge decoded it meanwhile */
+            if (res) {
+                res->next_free = a->pool;
+                a->pool = res;
+            }
+            j->state = JOB_TAKEN;
+            advance_head(a);
+            continue;
+        }
         j->res = res;  /* NULL (no memory): the merge decodes it itself */
         j->state = JOB_DONE;
         pthread_cond_broadcast(&a->done);
@@ -259,7 +277,7 @@ static int plan(struct hatf_ahead *a)
     for (size_t i = 0; i < r->nth; i++) n += r->th[i].ng;
     a->jobs = malloc((n ? n : 1) * sizeof *a->jobs);
     a->at = malloc((n ? n : 1) * sizeof *a->at);
-    a->first = malloc((r->nth ? r->nth : 1) * sizeof *a->first);
+    a->first = malloc((r->nth + 1) * sizeof *a->first);
     if (!a->jobs || !a->at || !a->first || n > UINT32_MAX) return HATF_E_NOMEM;
     for (size_t i = 0, k = 0; i < r->nth; i++) {
         const hatf_rthread *t = &r->th[i];
@@ -268,6 +286,8 @@ static int plan(struct hatf_ahead *a)
             a->jobs[k] = (ahead_job){ .key = gi ? t->g[gi - 1].rh.t_last : 0, .thread = t->thread,
                                       .ti = (uint32_t)i, .gi = (uint32_t)gi, .state = JOB_WAIT, .g = t->g[gi] };
     }
+    a->first[r->nth] = n;
+    a->nth = r->nth;
     qsort(a->jobs, n, sizeof *a->jobs, job_cmp);
     for (size_t k = 0; k < n; k++) a->at[a->first[a->jobs[k].ti] + a->jobs[k].gi] = (uint32_t)k;
     a->njobs = n;
@@ -335,10 +355,22 @@ int hatf_ahead_take_(hatf_cursor *c, int *rc)
 {
     struct hatf_ahead *a = c->r->ahead;
     size_t ti = (size_t)(c->t - c->r->th);
-    if (ti >= c->r->nth) return HATF_AHEAD_NONE;  /* not one of the reader's threads */
+    /* not a thread or a group the plan has (the reader's lists grew since) */
+    if (ti >= a->nth || c->gi >= a->first[ti + 1] - a->first[ti]) return HATF_AHEAD_NONE;
     pthread_mutex_lock(&a->mu);
     ahead_job *j = &a->jobs[a->at[a->first[ti] + c->gi]];
-    while (j->state == JOB_BUSY) pthread_cond_wait(&a->done, &a->mu);
+    if (j->state == JOB_BUSY) {  /* wait for it, a while */
+        struct timespec until;
+        clock_gettime(CLOCK_REALTIME, &until);
+        until.tv_nsec += AHEAD_GRACE_NS;
+        if (until.tv_nsec >= 1000000000) until.tv_sec++, until.tv_nsec -= 1000000000;
+        while (j->state == JOB_BUSY && pthread_cond_timedwait(&a->done, &a->mu, &until) == 0) {}
+        if (j->state == JOB_BUSY) {
+            j->state = JOB_ORPHANED;
+            pthread_mutex_unlock(&a->mu);
+            return HATF_AHEAD_NONE;
+        }
+    }
     struct hatf_ahead_group *res = NULL;
     if (j->state == JOB_WAIT || j->state == JOB_DONE) {
         res = j->res;

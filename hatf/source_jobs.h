@@ -15,10 +15,12 @@
  * checks and decompresses its payloads, zstd's share of the work) and the
  * merge's cursor decodes it in batches, as it decodes its own.
  *
- * The merge never depends on a prediction: a group it wants before any
- * thread began it, it decodes itself (the one-thread path); a group a thread
- * is decoding, it waits for; a group it wants again (the causal order's
- * second pass) it decodes itself. Memory: decoding threads run at most a
+ * The merge never depends on a prediction, nor on a decoding thread: a
+ * group it wants before any thread began it, it decodes itself (the
+ * one-thread path); a group a thread is decoding, it waits for, 2 ms at most
+ * (on a machine with no core free that thread may not run for a while: then
+ * the merge decodes the group itself and the thread's copy is thrown away);
+ * a group it wants again (the causal order's second pass) it decodes itself. Memory: decoding threads run at most a
  * window ahead of the oldest group the merge has not taken (AHEAD_GROUPS per
  * thread, AHEAD_BYTES of events and payloads in all, at least one group),
  * plus one group per cursor.
@@ -52,7 +54,7 @@ int hatf_ahead_start_(hatf_reader *r, unsigned nthreads);
 void hatf_ahead_stop_(hatf_reader *r);
 
 /* The cursor's next group (c->t->g[c->gi]), from the decoding threads
- * (waiting for it if one is at work on it now): if one decoded it, install it
+ * (waiting a while for it if one is at work on it now): if one decoded it, install it
  * in c (c->gi and c->chunk_off advance) and @return HATF_AHEAD_DECODED; if
  * one loaded it, put its payloads in c->rec and c->adr, the load's result in
  * *rc (its error in c->err) and @return HATF_AHEAD_LOADED: the cursor decodes
