@@ -20,12 +20,18 @@ kv=$BUILD/examples/kvstore handoff=$BUILD/workloads/rec_handoff
   fail "convert --time-res: $(cat "$W/conv.err")"
 cp "$W/threads.hatf" "$W/damaged.hatf"
 size=$(stat -c %s "$W/damaged.hatf")
-python3 - "$W/damaged.hatf" "$((size / 3))" "$((size * 2 / 3))" <<'PY'
+# the first payload byte of the records chunk after a third of the file and of
+# the address chunk after two thirds (a chunk header: "HCHK", then its kind)
+python3 - "$W/damaged.hatf" <<'PY'
 import sys
 p = sys.argv[1]
 b = bytearray(open(p, 'rb').read())
-for at in sys.argv[2:]:
-    b[int(at)] ^= 0xff
+for kind, frac in ((1, 3), (2, 1.5)):
+    i = b.find(b"HCHK", int(len(b) / frac))
+    while i >= 0 and b[i + 4] != kind:
+        i = b.find(b"HCHK", i + 1)
+    assert i > 0, "no chunk of kind %d" % kind
+    b[i + 64] ^= 0xff
 open(p, 'wb').write(b)
 PY
 head -c $((size / 2)) "$W/threads.hatf" >"$W/cut.hatf"
@@ -79,8 +85,8 @@ done
 for t in damaged cut; do
   [ "$(cat "$W/out.$t.stats.1.status")" = 3 ] || fail "$t: stats exit $(cat "$W/out.$t.stats.1.status"), want 3"
 done
-grep -q "checksum mismatch.*events of thread [0-9]* skipped" "$W/out.damaged.stats.1.stderr" ||
-  fail "damaged: no damage line: $(cat "$W/out.damaged.stats.1.stderr")"
+[ "$(grep -c "checksum mismatch.*events of thread [0-9]* skipped" "$W/out.damaged.stats.1.stderr")" -eq 2 ] ||
+  fail "damaged: not two damage lines: $(cat "$W/out.damaged.stats.1.stderr")"
 
 # a bad value: one line, exit 2
 for v in 0 x 257 -1 ""; do
