@@ -33,7 +33,7 @@ static const char help[] =
     "  --json             a JSON array of objects, one per allocator\n"
     "  --series FILE      memory over time as CSV: allocator,op,live_bytes,rss_bytes\n"
     "  --plot FILE        draw the series with gnuplot (.png or .svg)\n"
-    "  --from FORMAT      hatrace (default, recognised by its magic), hatf1.0 or text\n"
+    "  --from FORMAT      hatrace (default), hatf1.0, text or metatf\n"
     "  --strict           stop at the first damaged part of a container (exit 1)\n"
     "                     instead of reading on past it (the damage said)\n"
     "  -j, --jobs N       read on N threads (default: one per core;\n"

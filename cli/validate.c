@@ -59,7 +59,7 @@ static const char help[] =
     "the child never allocated is an object inherited from the parent: counted\n"
     "in a note, not a problem (a second release of it still is).\n"
     "\n"
-    "  --from FORMAT     hatrace (default, recognised by its magic), hatf1.0 or text\n"
+    "  --from FORMAT     hatrace (default), hatf1.0, text or metatf\n"
     "  --max-errors N    print at most N problems (default 100; 0: no limit)\n"
     "  -j, --jobs N      read on N threads (default: one per core;\n"
     "                    1: this thread alone)\n"

@@ -31,6 +31,29 @@
 typedef struct hatf_jobq hatf_jobq;
 struct hatf_writer;
 
+/* A plain event of the recorder, as its ring holds it (preload/ring.h's
+ * ht_rawev, checked there): tk = time << 8 | function code (HATF_FN_MALLOC,
+ * _REALLOC or _FREE; the bits above it, the recorder's flags, 0); malloc: a
+ * result, b size; free: a pointer; realloc: a old, b size, c result. */
+typedef struct hatf_plain_ev { uint64_t tk, a, b, c, d; } hatf_plain_ev;
+#define HATF_PLAIN_FNS (1u << HATF_FN_MALLOC | 1u << HATF_FN_REALLOC | 1u << HATF_FN_FREE)
+static inline int hatf_plain_is(const hatf_plain_ev *x)
+{
+    unsigned low = (unsigned)x->tk & 0xffu;
+    return low < 32 && (HATF_PLAIN_FNS >> low & 1);
+}
+
+/* hatf_writer_add for thread's events at ev while they are plain (what
+ * hatf_writer_add would write for them as hatf_events of op, size, addr,
+ * new_addr, thread, time tk >> 8 and no attribute, coded in one pass,
+ * container_plain.h). @return how many it took (the first that is not plain
+ * is the caller's), or a negative code (the writer failed). */
+long hatf_writer_add_plain_(struct hatf_writer *w, uint64_t thread, const hatf_plain_ev *ev, size_t n);
+/* The thread a batch of comments alone goes with from now on (hatf_writer_add
+ * puts them with the thread of the batch before): the recorder's comments
+ * come from a thread's ring, and stay with that thread. */
+void hatf_writer_comment_thread_(struct hatf_writer *w, uint64_t thread);
+
 /* Make w defer group encoding to a helper, with nslots slots (at least 1).
  * @return the queue, holding one reference for the helper, which passes it
  * to hatf_jobq_run_ (or drops it with hatf_jobq_release_ if it cannot run);

@@ -68,8 +68,8 @@ static int read_at(int fd, void *p, size_t n, uint64_t off)
     return 0;
 }
 
-int hatf_load_payload_(hatf_reader *r, ZSTD_DCtx *dctx, hatf_buf *io, uint64_t off, const hatf_chunk_hdr *h,
-                       hatf_buf *out, hatf_err *err)
+int hatf_load_payload_with_(hatf_reader *r, ZSTD_DCtx *dctx, hatf_buf *io, uint64_t off, const hatf_chunk_hdr *h,
+                            hatf_buf *out, hatf_err *err)
 {
     io->len = 0;
     if (!hatf_buf_reserve(io, (size_t)h->stored_len + 1) || !hatf_buf_reserve(out, (size_t)h->raw_len + 1))
@@ -100,7 +100,7 @@ int hatf_load_payload_(hatf_reader *r, ZSTD_DCtx *dctx, hatf_buf *io, uint64_t o
 
 static int load_payload(hatf_reader *r, uint64_t off, const hatf_chunk_hdr *h, hatf_buf *out, hatf_err *err)
 {
-    return hatf_load_payload_(r, r->dctx, &r->io, off, h, out, err);
+    return hatf_load_payload_with_(r, r->dctx, &r->io, off, h, out, err);
 }
 
 /* ---- header ------------------------------------------------------------- */
@@ -363,9 +363,9 @@ static uint64_t resync(hatf_reader *r, uint64_t from)
     return r->size;
 }
 
-static int scan(hatf_reader *r)
+int hatf_reader_scan_(hatf_reader *r)
 {
-    uint64_t pos = r->data_start;
+    uint64_t pos = r->scan_pos;
     hatf_buf raw;
     hatf_buf_init(&raw);
     int rc = 0, saw_index = 0;
@@ -374,6 +374,7 @@ static int scan(hatf_reader *r)
         uint8_t hb[HATF_CK_HDR];
         hatf_chunk_hdr h;
         if (saw_index && left <= HATF_TRAILER_LEN) {
+            if (r->following) break;  /* the trailer: container_follow.c reads it */
             if (left < HATF_TRAILER_LEN)
                 hatf_reader_add_damage_(r, "offset %llu: trailer truncated (needs %d bytes, %llu present)",
                                         LLU(pos), HATF_TRAILER_LEN, LLU(left));
@@ -382,8 +383,9 @@ static int scan(hatf_reader *r)
             break;
         }
         if (left < HATF_CK_HDR) {
-            hatf_reader_add_damage_(r, "offset %llu: chunk header truncated (needs %d bytes, %llu present)",
-                                    LLU(pos), HATF_CK_HDR, LLU(left));
+            if (!r->following)
+                hatf_reader_add_damage_(r, "offset %llu: chunk header truncated (needs %d bytes, %llu present)",
+                                        LLU(pos), HATF_CK_HDR, LLU(left));
             break;
         }
         const char *why = NULL;
@@ -392,6 +394,7 @@ static int scan(hatf_reader *r)
         else why = implausible(&h);
         if (why) {
             uint64_t next = resync(r, pos + 1);
+            if (next >= r->size && r->following) break;  /* looked for again when the file grew */
             if (next < r->size)
                 hatf_reader_add_damage_(r, "offset %llu: chunk header %s; %llu bytes skipped to the next chunk at offset %llu",
                                         LLU(pos), why, LLU(next - pos), LLU(next));
@@ -403,13 +406,15 @@ static int scan(hatf_reader *r)
         }
         uint64_t need = HATF_CK_HDR + (uint64_t)h.stored_len;
         if (need > left) {
-            hatf_reader_add_damage_(r, "offset %llu: %s chunk truncated (needs %llu bytes, %llu present)",
-                                    LLU(pos), kind_name(h.kind), LLU(need), LLU(left));
+            if (!r->following)
+                hatf_reader_add_damage_(r, "offset %llu: %s chunk truncated (needs %llu bytes, %llu present)",
+                                        LLU(pos), kind_name(h.kind), LLU(need), LLU(left));
             break;
         }
         hatf_err e = {0};
         if (h.kind == HATF_CK_INDEX) {
             saw_index = 1;
+            r->index_off = pos;
         } else if (h.kind == HATF_CK_TABLES) {
             rc = take_chunk(r, pos, &h, 0);  /* checks its payload itself */
         } else if (load_payload(r, pos, &h, &raw, &e) != 0) {
@@ -421,6 +426,7 @@ static int scan(hatf_reader *r)
         if (rc) break;
         pos += need;
     }
+    r->scan_pos = pos;
     hatf_buf_free(&raw);
     return rc;
 }
@@ -528,7 +534,7 @@ static int finish(hatf_reader *r)
     return 0;
 }
 
-HATF_API hatf_reader *hatf_reader_open(const char *path, hatf_err *err)
+hatf_reader *hatf_reader_open_(const char *path, int follow, hatf_err *err)
 {
     hatf_reader *r = calloc(1, sizeof *r);
     if (r && addrmap_init(&r->th_map) != 0) { free(r); r = NULL; }
@@ -549,14 +555,30 @@ HATF_API hatf_reader *hatf_reader_open(const char *path, hatf_err *err)
     r->dctx = ZSTD_createDCtx();
     if (!rc && !r->dctx) rc = hatf_err_set(err, HATF_E_NOMEM, 0, "out of memory");
     if (!rc) rc = read_header(r, err);
-    if (!rc && !open_index(r)) rc = scan(r);
-    if (!rc) rc = finish(r);
+    r->scan_pos = r->data_start;
+    if (!rc && !open_index(r)) {
+        if (follow) r->following = 1;  /* container_follow.c scans */
+        else rc = hatf_reader_scan_(r);
+    }
+    if (!rc && !r->following) rc = finish(r);
     if (rc) {
         if (rc == HATF_E_NOMEM) hatf_err_set(err, rc, 0, "out of memory");
         hatf_reader_close(r);
         return NULL;
     }
     return r;
+}
+
+HATF_API hatf_reader *hatf_reader_open(const char *path, hatf_err *err)
+{
+    return hatf_reader_open_(path, 0, err);
+}
+
+int hatf_read_at_(int fd, void *p, size_t n, uint64_t off) { return read_at(fd, p, n, off); }
+
+int hatf_load_payload_(hatf_reader *r, uint64_t off, const hatf_chunk_hdr *h, hatf_buf *out, hatf_err *err)
+{
+    return load_payload(r, off, h, out, err);
 }
 
 HATF_API void hatf_reader_close(hatf_reader *r)
@@ -805,7 +827,8 @@ int hatf_cursor_fill_(hatf_cursor *c)
                 return cursor_damage(c, HATF_E_CORRUPT, c->chunk_off, "offset %llu: records chunk (thread %llu, group %u): time section does not match its events",
                                      LLU(c->chunk_off), LLU(c->t->thread), g->rh.seq);
         }
-        if (c->gi >= c->t->ng) return 0;
+        /* (a following reader: a group whose address chunk is not there yet waits) */
+        if (c->gi >= c->t->ng || !c->t->g[c->gi].aoff) return 0;
         int rc = 0, ahead = !c->worker && c->r->ahead ? hatf_ahead_take_(c, &rc) : HATF_AHEAD_NONE;
         if (ahead == HATF_AHEAD_DECODED) {
             if ((rc = hatf_ahead_next_(c))) return rc;
@@ -815,8 +838,8 @@ int hatf_cursor_fill_(hatf_cursor *c)
         c->chunk_off = g->roff;
         if (ahead == HATF_AHEAD_NONE) {  /* else a decoding thread loaded the payloads (or failed: rc, c->err) */
             memset(&c->err, 0, sizeof c->err);
-            rc = hatf_load_payload_(c->r, c->dctx, c->io, g->roff, &g->rh, &c->rec, &c->err);
-            if (!rc) rc = hatf_load_payload_(c->r, c->dctx, c->io, g->aoff, &g->ah, &c->adr, &c->err);
+            rc = hatf_load_payload_with_(c->r, c->dctx, c->io, g->roff, &g->rh, &c->rec, &c->err);
+            if (!rc) rc = hatf_load_payload_with_(c->r, c->dctx, c->io, g->aoff, &g->ah, &c->adr, &c->err);
         }
         if (rc) {
             char msg[sizeof c->err.msg];

@@ -173,8 +173,8 @@ static void load_group(hatf_reader *r, ZSTD_DCtx *dctx, hatf_buf *io, const ahea
     res->loaded = 1;
     res->nev = res->nitems = res->nerrs = res->next = 0;
     memset(&res->err, 0, sizeof res->err);
-    res->load_rc = hatf_load_payload_(r, dctx, io, j->g.roff, &j->g.rh, &res->rec, &res->err);
-    if (!res->load_rc) res->load_rc = hatf_load_payload_(r, dctx, io, j->g.aoff, &j->g.ah, &res->adr, &res->err);
+    res->load_rc = hatf_load_payload_with_(r, dctx, io, j->g.roff, &j->g.rh, &res->rec, &res->err);
+    if (!res->load_rc) res->load_rc = hatf_load_payload_with_(r, dctx, io, j->g.aoff, &j->g.ah, &res->adr, &res->err);
     /* out of memory here is the merge's to meet, if it meets it too */
     res->failed = res->load_rc == HATF_E_NOMEM;
 }

@@ -103,6 +103,11 @@ HT_EXPORT void hatrace_rt_ignore(int delta)
 {
     ht_tls *t = &ht_t;
     uint32_t down = 0u - (uint32_t)delta;  /* -delta without overflow, INT_MIN included */
-    if (delta > 0) t->untraced += (uint32_t)delta;
-    else if (t->untraced >= down) t->untraced -= down;
+    if (delta > 0) {
+        t->untraced += (uint32_t)delta;
+        t->ignoring += (uint32_t)delta;
+    } else if (t->untraced >= down) {
+        t->untraced -= down;
+        t->ignoring = t->ignoring >= down ? t->ignoring - down : 0;
+    }
 }

@@ -130,6 +130,7 @@ void ht_hooks_resolve(void)
     real_posix_memalign = posix_memalign_;
     real_aligned_alloc = aligned_alloc_, real_memalign = memalign_, real_valloc = valloc_;
     real_pvalloc = pvalloc_, real_malloc_usable_size = malloc_usable_size_;
+    ht_real_usable_size = malloc_usable_size_;
     real_execve = execve_, real_execv = execv_, real_execvp = execvp_, real_execvpe = execvpe_;
     real__exit = _exit_;
     real_mmap = mmap_, real_munmap = munmap_, real_mremap = mremap_, real_brk = brk_, real_sbrk = sbrk_;
@@ -209,10 +210,24 @@ static void *arena_realloc(void *p, size_t n)
     return q;
 }
 
+/* A realloc in the recorder's own code: its change of the recorder's heap
+ * (ht_own_heap; a realloc's old block is gone once it returns). Not recorded. */
+static __attribute__((noinline)) void *own_realloc(void *p, size_t n)
+{
+    int64_t old = p && ht_real_usable_size ? (int64_t)ht_real_usable_size(p) : 0;
+    void *q = real_realloc(p, n);
+    if (q || !n) {  /* moved, resized or freed; a failure leaves p as it was */
+        int64_t now = q && ht_real_usable_size ? (int64_t)ht_real_usable_size(q) : 0;
+        atomic_fetch_add_explicit(&ht_own_heap, now - old, memory_order_relaxed);
+    }
+    return q;
+}
+
 HT_EXPORT void *realloc(void *p, size_t n)
 {
     if (HT_UNLIKELY(in_arena(p))) return arena_realloc(p, n);
     if (BOOTING()) return p ? NULL : arena_alloc(n, 16);
+    if (HT_UNLIKELY(ht_t.untraced) && ht_in_own_code(&ht_t)) return own_realloc(p, n);
     void *q = real_realloc(p, n);
     emit(HT_K_REALLOC, !q && (n || !p), U(p), n, U(q));  /* realloc(p, 0) may free and return NULL */
     return q;
@@ -232,6 +247,8 @@ HT_EXPORT void *reallocarray(void *p, size_t nmemb, size_t size)
     if (__builtin_mul_overflow(nmemb, size, &total)) {
         errno = ENOMEM;
         q = NULL;
+    } else if (HT_UNLIKELY(ht_t.untraced) && ht_in_own_code(&ht_t)) {
+        return own_realloc(p, total);
     } else {
         q = real_realloc(p, total);
     }

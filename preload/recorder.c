@@ -38,6 +38,18 @@ static void stop_following(void)
         if (!strncmp(*e, "LD_PRELOAD=", 11)) (*e)[11] = 0;
 }
 
+#ifdef HT_BENCH_KNOBS
+int ht_bench_skip;
+volatile uint64_t ht_bench_sink;
+static void bench_knobs_init(void)
+{
+    const char *v = getenv("HATRACE_BENCH_SKIP");
+    ht_bench_skip = !v ? 0 : !strcmp(v, "ring") ? HT_BENCH_RING : !strcmp(v, "encode") ? HT_BENCH_ENCODE : 0;
+}
+#else
+static void bench_knobs_init(void) {}
+#endif
+
 void ht_init(void)
 {
     int s = atomic_load_explicit(&ht_state, memory_order_acquire);
@@ -51,6 +63,7 @@ void ht_init(void)
     ht_untraced_enter(&ht_t);
     ht_hooks_resolve();
     ht_options_init();
+    bench_knobs_init();
     ht_stacks_init();
     ht_clock_init();
     owner_pid = getpid();
@@ -125,6 +138,26 @@ static void thread_exit(void *ring)
     if (atomic_fetch_add(&ht_dead_rings, 1) + 1 >= 16) ht_poke();
 }
 
+_Atomic int64_t ht_own_heap;
+size_t (*ht_real_usable_size)(void *);
+
+void ht_own_heap_note(uint32_t kind, uint64_t a)
+{
+    if (!a || !ht_real_usable_size) return;
+    int64_t n = (int64_t)ht_real_usable_size((void *)(uintptr_t)a);
+    switch (kind) {
+    case HT_K_MALLOC: case HT_K_CALLOC: case HT_K_POSIX_MEMALIGN: case HT_K_ALIGNED_ALLOC:
+    case HT_K_MEMALIGN: case HT_K_VALLOC: case HT_K_PVALLOC: case HT_K_NEW: case HT_K_NEW_ARRAY:
+        atomic_fetch_add_explicit(&ht_own_heap, n, memory_order_relaxed);
+        break;
+    case HT_K_FREE: case HT_K_DELETE: case HT_K_DELETE_ARRAY:
+        atomic_fetch_sub_explicit(&ht_own_heap, n, memory_order_relaxed);
+        break;
+    default:  /* a realloc counts itself (hooks.c); the heap kinds are the program's */
+        break;
+    }
+}
+
 void ht_event_dropped(uint32_t kind, uint64_t d)
 {
     if (!HT_KIND_OWNS_COPY(kind & HT_KIND_MASK) || !d) return;
@@ -155,6 +188,7 @@ void ht_record_slow(uint32_t kind, uint64_t a, uint64_t b, uint64_t c, uint64_t 
 {
     ht_tls *t = &ht_t;
     if (t->untraced) {  /* the recorder's own allocations, or an ignored section */
+        if (ht_in_own_code(t)) ht_own_heap_note(kind & HT_KIND_MASK, a);
         ht_event_dropped(kind, d);
         return;
     }

@@ -10,7 +10,7 @@
  *   registry.c        the ring registry: a ring for each new thread, reused or mapped, sized by thread count
  *   flusher.c         the flusher and encoding helper threads: rings drained into the writer, timed flushes
  *   effort.c          the coding of each chunk group: fast while no CPU is idle or the rings fill, full otherwise
- *   convert.h         raw event → hatf_event of the plain kinds (malloc, free, realloc), inline in the drain
+ *   convert.h         the plain kinds (malloc, free, realloc with no flag), which the writer takes from the ring as they are
  *   convert.c         raw event → hatf_event for every other kind: HATF op, addresses, hatrace attributes
  *   output.c          the trace file: name, creation, header, report lines, write failures, the SIGXFSZ guard
  *   clock.c           the clock: TSC or CLOCK_MONOTONIC, the start sample, the tick rate, its drift at close
@@ -106,6 +106,7 @@ typedef struct ht_tls {
     ht_ring *ring;        /* this thread's ring, NULL until its first event */
     uint32_t busy;        /* inside the ring-write window of a hook (see hooks.c) */
     uint32_t untraced;    /* >0: the recorder's own code runs; hooks pass through */
+    uint32_t ignoring;    /* the program's ignore sections in untraced (hatrace_rt_ignore) */
     uint32_t exited;      /* thread-destroy written; later calls are not recorded */
     uint32_t dtor_rounds; /* pthread key destructor rounds seen */
     uint64_t parent;      /* dense id of the creating thread (set by our pthread_create) */
@@ -128,6 +129,18 @@ static inline void ht_untraced_leave(ht_tls *t)
     atomic_signal_fence(memory_order_seq_cst);
     t->untraced--;
 }
+
+/* The recorder's own heap: bytes (the allocator's usable sizes) of the blocks
+ * it holds, allocated in its own untraced sections (not the program's ignore
+ * sections), so a resident sample can take them out beside the rings. */
+extern _Atomic int64_t ht_own_heap HT_HIDDEN;
+/* The allocator's malloc_usable_size, given by the shim (hooks.c); NULL: no count. */
+extern size_t (*ht_real_usable_size)(void *) HT_HIDDEN;
+/* An untraced call of kind (allocations add a, frees take it out) into
+ * ht_own_heap when the thread runs the recorder's own code. pre: untraced;
+ * a free's block not freed yet. A realloc counts itself (hooks.c). */
+void ht_own_heap_note(uint32_t kind, uint64_t a) HT_HIDDEN;
+static inline int ht_in_own_code(const ht_tls *t) { return t->untraced > t->ignoring; }
 
 /* ---- prim.c ---- */
 /* Timestamp source chosen at init: "tsc" (the CPU's counter, ht_counter) or
@@ -270,6 +283,20 @@ static inline __attribute__((always_inline)) void ht_leave(ht_tls *t, ht_ring *r
     if (HT_UNLIKELY(r->side_w != r->side_r)) ht_side_flush(t, r);
 }
 
+/* Knobs of bench/record_decompose.sh, compiled in only with -DHT_BENCH_KNOBS
+ * (a build of its own), to split the recorder's cost per event:
+ * HATRACE_BENCH_SKIP=ring: every hook takes its time stamp and returns (no ring,
+ * nothing recorded); =encode: the flusher drains and converts the rings and
+ * drops the events instead of coding and writing them. */
+#ifdef HT_BENCH_KNOBS
+enum { HT_BENCH_RING = 1, HT_BENCH_ENCODE = 2 };
+extern int ht_bench_skip HT_HIDDEN;
+extern volatile uint64_t ht_bench_sink HT_HIDDEN;
+#define HT_BENCH_SKIPS(what) HT_UNLIKELY(ht_bench_skip == (what))
+#else
+#define HT_BENCH_SKIPS(what) 0
+#endif
+
 /* Record one event on the fast path: the calling thread has a ring and is not
  * already inside a hook. Everything else goes to ht_record_slow. The time is
  * taken inside the busy window (after a wait for space). */
@@ -277,6 +304,12 @@ static inline __attribute__((always_inline)) void ht_emit(uint32_t kind, uint64_
 {
     ht_tls *t = &ht_t;
     ht_ring *r = t->ring;
+#ifdef HT_BENCH_KNOBS
+    if (HT_BENCH_SKIPS(HT_BENCH_RING) && (kind & HT_KIND_MASK) < HT_K_THREAD_CREATE) {
+        ht_bench_sink = ht_now();
+        return;
+    }
+#endif
     if (HT_LIKELY(r != NULL && !t->busy && !t->untraced)) {
         ht_rawev *e = ht_enter(t, r);
         ht_leave(t, r, e, (ht_now() - ht_t0) << 8 | kind, a, b, c, d);
@@ -330,6 +363,13 @@ static inline __attribute__((always_inline)) void ht_emit_free(uint32_t kind, vo
 {
     ht_tls *t = &ht_t;
     ht_ring *r = t->ring;
+#ifdef HT_BENCH_KNOBS
+    if (HT_BENCH_SKIPS(HT_BENCH_RING)) {
+        ht_bench_sink = ht_now();
+        real(p);
+        return;
+    }
+#endif
     if (HT_LIKELY(r != NULL && !t->busy && !t->untraced)) {
         ht_rawev *e = ht_enter(t, r);  /* a wait for space comes before the time is taken */
         uint64_t ts = ht_now();
