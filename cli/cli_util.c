@@ -184,6 +184,18 @@ int cli_one_file(const char *cmd, int argc, char **argv, const char **path)
 }
 
 int cli_strict;
+unsigned cli_jobs;
+
+int cli_parse_jobs(const char *cmd, const char *arg)
+{
+    uint64_t v;
+    int rc = cli_parse_u64(cmd, "--jobs", arg, &v);
+    if (rc) return rc;
+    if (v < 1 || v > HATF_SOURCE_JOBS_MAX)
+        return cli_usage(cmd, "--jobs: %s is not a number of threads from 1 to %d", arg, HATF_SOURCE_JOBS_MAX);
+    cli_jobs = (unsigned)v;
+    return 0;
+}
 
 hatf_source *cli_open_source(const char *path, hatf_format fmt)
 {
@@ -191,7 +203,10 @@ hatf_source *cli_open_source(const char *path, hatf_format fmt)
     const char *real = spooled_name && !strcmp(path, spooled_name) ? spooled_path : path;
     hatf_source *s = hatf_source_open(real, fmt, &err);
     if (!s) cli_error_at(path, &err);
-    else hatf_source_read_on(s, !cli_strict);
+    else {
+        hatf_source_read_on(s, !cli_strict);
+        hatf_source_jobs(s, cli_jobs);
+    }
     return s;
 }
 

@@ -28,6 +28,13 @@ enum { CLI_PARTIAL = 3 };
  * of reading on past it. The option's getopt code, and its setting. */
 enum { CLI_O_STRICT = 900 };
 extern int cli_strict;
+/* -j N, --jobs N (dump, stats, validate, convert, replay, report): read a
+ * container on N threads (hatf_source_jobs); 0, the default: one per core. */
+extern unsigned cli_jobs;
+#define CLI_JOBS_OPTION { "jobs", required_argument, NULL, 'j' }
+/* Parse -j's value (1 to HATF_SOURCE_JOBS_MAX) into cli_jobs.
+ * @return 0, or CLI_USAGE after printing the problem. */
+int cli_parse_jobs(const char *cmd, const char *arg);
 
 /* the command's version is the library's (include/hatf_version.h) */
 #define HATRACE_VERSION HATF_VERSION_STRING
@@ -78,7 +85,8 @@ int cli_parse_format(const char *cmd, const char *opt, const char *arg, hatf_for
 int cli_one_file(const char *cmd, int argc, char **argv, const char **path);
 
 /* Open a trace; on failure print the one-line error and return NULL. A
- * container's damaged chunk groups are passed over (unless --strict). */
+ * container's damaged chunk groups are passed over (unless --strict); it is
+ * read on cli_jobs threads. */
 hatf_source *cli_open_source(const char *path, hatf_format fmt);
 
 /* After a command has read s: a damaged or cut container gets its damage

@@ -25,7 +25,7 @@
 
 static const char help[] =
     "usage: hatrace convert [--from FORMAT] [--to FORMAT] [--best] [--time-res NS] [--plain]\n"
-    "                       [--strip] [--no-stacks] [--force] IN -o OUT\n"
+    "                       [--strip] [--no-stacks] [--force] [-j N] IN -o OUT\n"
     "\n"
     "Convert a trace between the formats; every event is kept (with --time-res,\n"
     "at a coarser time; with --strip, comments are not). --to csv writes the\n"
@@ -54,6 +54,7 @@ static const char help[] =
     "  -o, --output OUT  output file, or - for standard output\n"
     "  --strict       stop at the first damaged part of a container (exit 1)\n"
     "                 instead of reading on past it (the damage said, exit 3)\n"
+    "  -j, --jobs N   read on N threads (default: one per core; 1: this thread alone)\n"
     "  -h, --help     this help\n";
 
 #define FLUSH_AT (1u << 20)
@@ -525,6 +526,7 @@ int cmd_convert(int argc, char **argv)
         { "strip", no_argument, NULL, 'S' },
         { "no-stacks", no_argument, NULL, 'N' },
         { "output", required_argument, NULL, 'o' },
+        CLI_JOBS_OPTION,
         { "help", no_argument, NULL, 'h' },
         { 0 },
     };
@@ -534,7 +536,7 @@ int cmd_convert(int argc, char **argv)
     const char *out_path = NULL;
     cli_getopt_begin();
     /* no "+": options may follow IN (hatrace convert IN -o OUT) */
-    while ((c = getopt_long(argc, argv, ":ho:", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":ho:j:", opts, NULL)) != -1) {
         switch (c) {
         case 'f': if ((rc = cli_parse_format("convert", "--from", optarg, &from))) return rc; break;
         case 't':
@@ -556,6 +558,7 @@ int cmd_convert(int argc, char **argv)
         case 'S': strip = 1; break;
         case 'N': no_stacks = 1; break;
         case 'o': out_path = optarg; break;
+        case 'j': if ((rc = cli_parse_jobs("convert", optarg))) return rc; break;
         case 'h': return cli_help(help);
         default: return cli_bad_option("convert", c, argv);
         }

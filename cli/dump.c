@@ -13,7 +13,7 @@
 
 static const char help[] =
     "usage: hatrace dump [--from FORMAT] [--limit N] [--stacks [--no-demangle] [--no-lines]]\n"
-    "                    [--records] FILE\n"
+    "                    [--records] [-j N] FILE\n"
     "\n"
     "Print the events of a trace in the text form (docs/format-text.md), one per\n"
     "line, in global time order. The output is itself a text trace: it starts\n"
@@ -38,6 +38,7 @@ static const char help[] =
     "                 string-table and name records too), not heap events\n"
     "  --strict       stop at the first damaged part of a container (exit 1)\n"
     "                 instead of reading on past it (the damage said, exit 3)\n"
+    "  -j, --jobs N   read on N threads (default: one per core; 1: this thread alone)\n"
     "  -h, --help     this help\n";
 
 void textout_header(hatf_source *s, const hatf_info *info, hatf_buf *out)
@@ -124,6 +125,7 @@ int cmd_dump(int argc, char **argv)
         { "no-lines", no_argument, NULL, 'L' },
         { "records", no_argument, NULL, 'R' },
         { "strict", no_argument, NULL, CLI_O_STRICT },
+        CLI_JOBS_OPTION,
         { "help", no_argument, NULL, 'h' },
         { 0 },
     };
@@ -131,7 +133,7 @@ int cmd_dump(int argc, char **argv)
     uint64_t limit = UINT64_MAX;
     int c, rc, stacks = 0, demangle = 1, lines = 1, records = 0;
     cli_getopt_begin();
-    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":hj:", opts, NULL)) != -1) {
         switch (c) {
         case 'f': if ((rc = cli_parse_format("dump", "--from", optarg, &fmt))) return rc; break;
         case 'n': if ((rc = cli_parse_u64("dump", "--limit", optarg, &limit))) return rc; break;
@@ -140,6 +142,7 @@ int cmd_dump(int argc, char **argv)
         case 'L': lines = 0; break;
         case 'R': records = 1; break;
         case CLI_O_STRICT: cli_strict = 1; break;
+        case 'j': if ((rc = cli_parse_jobs("dump", optarg))) return rc; break;
         case 'h': return cli_help(help);
         default: return cli_bad_option("dump", c, argv);
         }

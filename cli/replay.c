@@ -36,6 +36,8 @@ static const char help[] =
     "  --from FORMAT      hatrace (default), hatf1.0, text or metatf\n"
     "  --strict           stop at the first damaged part of a container (exit 1)\n"
     "                     instead of reading on past it (the damage said)\n"
+    "  -j, --jobs N       read on N threads (default: one per core;\n"
+    "                     1: this thread alone)\n"
     "  -h, --help         this help\n";
 
 enum { O_ALLOC = 1000, O_THREADS, O_TOUCH, O_REPEAT, O_EVERY, O_JSON, O_SERIES, O_PLOT, O_FROM, O_HEAPS };
@@ -71,6 +73,7 @@ int cmd_replay(int argc, char **argv)
         { "from", required_argument, NULL, O_FROM },
         { "heaps", required_argument, NULL, O_HEAPS },
         { "strict", no_argument, NULL, CLI_O_STRICT },
+        CLI_JOBS_OPTION,
         { "help", no_argument, NULL, 'h' },
         { 0 },
     };
@@ -79,7 +82,7 @@ int cmd_replay(int argc, char **argv)
     uint64_t repeat = 1, every = 64;
     hatf_format fmt = HATF_FMT_AUTO;
     cli_getopt_begin();
-    while ((c = getopt_long(argc, argv, "+:h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "+:hj:", opts, NULL)) != -1) {
         switch (c) {
         case O_ALLOC: alloc_list = optarg; break;
         case O_THREADS:
@@ -116,6 +119,7 @@ int cmd_replay(int argc, char **argv)
             else if (strcmp(optarg, "free-each") == 0) free_each = 1;
             else return cli_usage("replay", "--heaps must be native or free-each, not '%s'", optarg);
             break;
+        case 'j': if ((rc = cli_parse_jobs("replay", optarg))) return rc; break;
         case 'h': return cli_help(help);
         default: return cli_bad_option("replay", c, argv);
         }

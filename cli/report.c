@@ -25,7 +25,7 @@
 
 static const char help[] =
     "usage: hatrace report [--top N] [--flame-top N] [--points N] [--sort KEY] [--from FORMAT]\n"
-    "                      [--replay ALLOCATORS] [--no-demangle] [--no-lines] [--strict]\n"
+    "                      [--replay ALLOCATORS] [--no-demangle] [--no-lines] [--strict] [-j N]\n"
     "                      FILE -o REPORT.html\n"
     "\n"
     "Write one HTML page about a trace that opens from disk in a browser, with\n"
@@ -60,6 +60,7 @@ static const char help[] =
     "  --no-lines     no source lines (nor any look at the modules' files)\n"
     "  --strict       stop at the first damaged part of a container (exit 1)\n"
     "                 instead of reading on past it\n"
+    "  -j, --jobs N   read on N threads (default: one per core; 1: this thread alone)\n"
     "  -h, --help     this help\n"
     "\n"
     "exit status: 0 ok, 1 failure, 2 bad usage, 3 the trace is damaged or cut\n"
@@ -215,6 +216,7 @@ int cmd_report(int argc, char **argv)
         { "no-lines", no_argument, NULL, 'L' },
         { "replay", required_argument, NULL, 'R' },
         { "strict", no_argument, NULL, CLI_O_STRICT },
+        CLI_JOBS_OPTION,
         { "help", no_argument, NULL, 'h' },
         { 0 },
     };
@@ -225,7 +227,7 @@ int cmd_report(int argc, char **argv)
                       .points = 2000 };
     int c, rc;
     cli_getopt_begin();
-    while ((c = getopt_long(argc, argv, ":ho:", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":ho:j:", opts, NULL)) != -1) {
         switch (c) {
         case 'o': out = optarg; break;
         case 'f': if ((rc = cli_parse_format("report", "--from", optarg, &fmt))) return rc; break;
@@ -243,6 +245,7 @@ int cmd_report(int argc, char **argv)
         case 'L': so.lines = 0; break;
         case 'R': replay_list = optarg; break;
         case CLI_O_STRICT: cli_strict = 1; break;
+        case 'j': if ((rc = cli_parse_jobs("report", optarg))) return rc; break;
         case 'h': return cli_help(help);
         default: return cli_bad_option("report", c, argv);
         }

@@ -26,7 +26,7 @@
 #include "temporary.h"
 
 static const char help[] =
-    "usage: hatrace stats [--json] [--from FORMAT] FILE\n"
+    "usage: hatrace stats [--json] [--from FORMAT] [-j N] FILE\n"
     "       hatrace stats --follow [--json] [--top N] [--interval MS] [--timeout S] FILE\n"
     "       hatrace stats [--json] [--from FORMAT] FILE|FOLDER...\n"
     "       hatrace stats --sites [--by stack|function|line] [--sort KEY] [--top N] [--json | --folded]\n"
@@ -113,6 +113,7 @@ static const char help[] =
     "  --timeout S    --follow: give up on a file that has not grown for S\n"
     "                 seconds (default 30), or sooner when its recording\n"
     "                 process is gone, and read it as a cut trace (exit 3)\n"
+    "  -j, --jobs N   read on N threads (default: one per core; 1: this thread alone)\n"
     "  -h, --help     this help\n";
 
 #define HIST_BUCKETS 65  /* size 0, then [2^k, 2^(k+1)) for k = 0..63 */
@@ -786,7 +787,7 @@ int cmd_stats(int argc, char **argv)
 {
     static const struct option opts[] = {
         { "from", required_argument, NULL, 'f' },
-        { "json", no_argument, NULL, 'j' },
+        { "json", no_argument, NULL, 'J' },
         { "sites", no_argument, NULL, 's' },
         { "sort", required_argument, NULL, 'o' },
         { "top", required_argument, NULL, 't' },
@@ -803,6 +804,7 @@ int cmd_stats(int argc, char **argv)
         { "follow", no_argument, NULL, 'W' },
         { "interval", required_argument, NULL, 'I' },
         { "timeout", required_argument, NULL, 'Z' },
+        CLI_JOBS_OPTION,
         { "help", no_argument, NULL, 'h' },
         { 0 },
     };
@@ -814,10 +816,10 @@ int cmd_stats(int argc, char **argv)
     sites_opts so = { .form = SITES_TEXT, .sort = SITES_SORT_COUNT, .top = 20, .demangle = 1, .lines = 1,
                       .points = 50 };
     cli_getopt_begin();
-    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":hj:", opts, NULL)) != -1) {
         switch (c) {
         case 'f': if ((rc = cli_parse_format("stats", "--from", optarg, &fmt))) return rc; break;
-        case 'j': json = 1; break;
+        case 'J': json = 1; break;
         case 's': by_site = 1; break;
         case 'o':
             sort_given = 1;
@@ -858,6 +860,7 @@ int cmd_stats(int argc, char **argv)
             if (timeout_s < 1) return cli_usage("stats", "--timeout: at least 1 (seconds)");
             follow_opts = 1;
             break;
+        case 'j': if ((rc = cli_parse_jobs("stats", optarg))) return rc; break;
         case 'h': return cli_help(help);
         default: return cli_bad_option("stats", c, argv);
         }

@@ -37,7 +37,7 @@
 #define HELD_PER_ADDR 2    /* allocations of one address held back at once */
 
 static const char help[] =
-    "usage: hatrace validate [--from FORMAT] [--max-errors N] FILE\n"
+    "usage: hatrace validate [--from FORMAT] [--max-errors N] [-j N] FILE\n"
     "\n"
     "Check a trace deeply and print one line per problem, with its record\n"
     "number and byte offset, then a summary. Problems: malformed or truncated\n"
@@ -62,6 +62,8 @@ static const char help[] =
     "\n"
     "  --from FORMAT     hatrace (default), hatf1.0, text or metatf\n"
     "  --max-errors N    print at most N problems (default 100; 0: no limit)\n"
+    "  -j, --jobs N      read on N threads (default: one per core;\n"
+    "                    1: this thread alone)\n"
     "  -h, --help        this help\n"
     "\n"
     "exit status: 0 no problem, 1 problems found or the file cannot be read.\n";
@@ -452,6 +454,7 @@ int cmd_validate(int argc, char **argv)
     static const struct option opts[] = {
         { "from", required_argument, NULL, 'f' },
         { "max-errors", required_argument, NULL, 'm' },
+        CLI_JOBS_OPTION,
         { "help", no_argument, NULL, 'h' },
         { 0 },
     };
@@ -459,10 +462,11 @@ int cmd_validate(int argc, char **argv)
     uint64_t max_errors = 100;
     int c, rc;
     cli_getopt_begin();
-    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":hj:", opts, NULL)) != -1) {
         switch (c) {
         case 'f': if ((rc = cli_parse_format("validate", "--from", optarg, &fmt))) return rc; break;
         case 'm': if ((rc = cli_parse_u64("validate", "--max-errors", optarg, &max_errors))) return rc; break;
+        case 'j': if ((rc = cli_parse_jobs("validate", optarg))) return rc; break;
         case 'h': return cli_help(help);
         default: return cli_bad_option("validate", c, argv);
         }

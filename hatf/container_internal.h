@@ -50,6 +50,7 @@ struct hatf_reader {
     int res_unsorted;
     ZSTD_DCtx *dctx;
     hatf_buf io;              /* stored payload being read */
+    struct hatf_ahead *ahead; /* chunk groups decoded ahead on other threads (source_jobs.h), or NULL */
     /* hatf_reader_open_follow (container_follow.c): a file still being written */
     int following;            /* 1 until the trailer is read or the follow is stopped */
     uint64_t scan_pos;        /* the next chunk to take when the file grows */
@@ -88,6 +89,12 @@ typedef struct hatf_cursor {
     uint64_t key;             /* merge time of evs[i] (a comment: of the event before it) */
     int isa;                  /* instructions the address decoder uses (HATF_ADEC_*) */
     hatf_err err;
+    ZSTD_DCtx *dctx;          /* the reader's, or a decoding thread's own (source_jobs.c) */
+    hatf_buf *io;             /* ... and its buffer for stored payloads */
+    int worker;               /* a decoding thread's (source_jobs.c): damage goes to err only, not to
+                               * the reader's lines, and it decodes every group itself */
+    hatf_event *own_evs;      /* evs as allocated; evs points into a group decoded ahead while one is handed out */
+    struct hatf_ahead_group *ahead; /* the group decoded ahead being handed out, or NULL */
     /* a following reader (merge.c): the cursor cannot go on before more of the
      * file is read (its thread's next group is not there yet); key is then the
      * least key its next event can have, sorted before other cursors' equal
@@ -108,6 +115,12 @@ void hatf_cursor_free(hatf_cursor *c);
  * on with the next group). Either way the events handed out before stay valid
  * until the next refill, their data until a group is loaded. */
 int hatf_cursor_fill_(hatf_cursor *c);
+
+/* Read, check and decompress a chunk's payload into out, with dctx and the
+ * buffer io for the stored bytes (the reader's, or a decoding thread's own:
+ * r is only read). @return 0 or a negative code with a message in err. */
+int hatf_load_payload_with_(hatf_reader *r, ZSTD_DCtx *dctx, hatf_buf *io, uint64_t off, const hatf_chunk_hdr *h,
+                            hatf_buf *out, hatf_err *err);
 
 /* merge.c: have the global iterator call fn(ctx, evs, n) with each batch of
  * events a thread's cursor decodes, before any of them is handed out (fn NULL:

@@ -17,6 +17,7 @@
 
 #include "container_internal.h"
 #include "hatf_check.h"
+#include "source_jobs.h"
 
 #define LLU(x) ((unsigned long long)(x))
 
@@ -68,26 +69,25 @@ static int read_at(int fd, void *p, size_t n, uint64_t off)
     return 0;
 }
 
-/* Read, check and decode a chunk's payload into out.
- * @return 0 or a negative code with a message in err. */
-static int load_payload(hatf_reader *r, uint64_t off, const hatf_chunk_hdr *h, hatf_buf *out, hatf_err *err)
+int hatf_load_payload_with_(hatf_reader *r, ZSTD_DCtx *dctx, hatf_buf *io, uint64_t off, const hatf_chunk_hdr *h,
+                            hatf_buf *out, hatf_err *err)
 {
-    r->io.len = 0;
-    if (!hatf_buf_reserve(&r->io, (size_t)h->stored_len + 1) || !hatf_buf_reserve(out, (size_t)h->raw_len + 1))
+    io->len = 0;
+    if (!hatf_buf_reserve(io, (size_t)h->stored_len + 1) || !hatf_buf_reserve(out, (size_t)h->raw_len + 1))
         return hatf_err_set(err, HATF_E_NOMEM, off, "offset %llu: out of memory", LLU(off));
-    if (read_at(r->fd, r->io.p, h->stored_len, off + HATF_CK_HDR) != 0)
+    if (read_at(r->fd, io->p, h->stored_len, off + HATF_CK_HDR) != 0)
         return hatf_err_set(err, HATF_E_TRUNCATED, off, "offset %llu: %s chunk cannot be read (%s)",
                             LLU(off), kind_name(h->kind), errno ? strerror(errno) : "file shrank");
-    if (XXH3_64bits(r->io.p, h->stored_len) != h->payload_hash)
+    if (XXH3_64bits(io->p, h->stored_len) != h->payload_hash)
         return hatf_err_set(err, HATF_E_CORRUPT, off, "offset %llu: %s chunk checksum mismatch (thread %llu, group %u)",
                             LLU(off), kind_name(h->kind), LLU(h->thread), h->seq);
     if (h->codec == HATF_CODEC_STORED) {
         if (h->stored_len != h->raw_len)
             return hatf_err_set(err, HATF_E_CORRUPT, off, "offset %llu: stored chunk with raw length %u != %u",
                                 LLU(off), h->raw_len, h->stored_len);
-        memcpy(out->p, r->io.p, h->raw_len);
+        memcpy(out->p, io->p, h->raw_len);
     } else if (h->codec == HATF_CODEC_ZSTD) {
-        size_t z = ZSTD_decompressDCtx(r->dctx, out->p, h->raw_len, r->io.p, h->stored_len);
+        size_t z = ZSTD_decompressDCtx(dctx, out->p, h->raw_len, io->p, h->stored_len);
         if (ZSTD_isError(z) || z != h->raw_len)
             return hatf_err_set(err, HATF_E_CORRUPT, off, "offset %llu: %s chunk does not decompress (%s)",
                                 LLU(off), kind_name(h->kind),
@@ -97,6 +97,11 @@ static int load_payload(hatf_reader *r, uint64_t off, const hatf_chunk_hdr *h, h
     }
     out->len = h->raw_len;
     return 0;
+}
+
+static int load_payload(hatf_reader *r, uint64_t off, const hatf_chunk_hdr *h, hatf_buf *out, hatf_err *err)
+{
+    return hatf_load_payload_with_(r, r->dctx, &r->io, off, h, out, err);
 }
 
 /* ---- header ------------------------------------------------------------- */
@@ -657,16 +662,19 @@ int hatf_cursor_init(hatf_cursor *c, hatf_reader *r, const hatf_rthread *t)
     hatf_buf_init(&c->adr);
     hatf_amodel_init(&c->am, 0);
     c->isa = hatf_adec_isa();
-    c->evs = malloc(HATF_CURSOR_BATCH * sizeof *c->evs);
+    c->dctx = r->dctx;
+    c->io = &r->io;
+    c->evs = c->own_evs = malloc(HATF_CURSOR_BATCH * sizeof *c->evs);
     return c->evs ? 0 : HATF_E_NOMEM;
 }
 
 void hatf_cursor_free(hatf_cursor *c)
 {
+    if (c->ahead) hatf_ahead_done_(c);
     hatf_buf_free(&c->rec);
     hatf_buf_free(&c->adr);
     hatf_amodel_free(&c->am);
-    free(c->evs);
+    free(c->own_evs);
 }
 
 /* off: the chunk the message names (c->err.offset, for callers that print it apart) */
@@ -681,7 +689,7 @@ static int cursor_damage(hatf_cursor *c, int code, uint64_t off, const char *fmt
     va_end(ap);
     memset(&c->err, 0, sizeof c->err);
     hatf_err_set(&c->err, code, off, "%s", msg);
-    hatf_reader_add_damage_(c->r, "%s", msg);
+    if (!c->worker) hatf_reader_add_damage_(c->r, "%s", msg);
     c->left = 0;
     c->loaded = 0;
     return code;
@@ -796,6 +804,10 @@ int hatf_cursor_fill_(hatf_cursor *c)
 {
     HATF_PRE(c->i == c->n);
     c->i = c->n = 0;
+    if (c->ahead) {  /* a group decoded ahead: its next batch or damage */
+        int rc = hatf_ahead_next_(c);
+        if (rc) return rc;
+    }
     if (c->pend) {
         int rc = c->pend;
         c->pend = 0;
@@ -819,11 +831,18 @@ int hatf_cursor_fill_(hatf_cursor *c)
         }
         /* (a following reader: a group whose address chunk is not there yet waits) */
         if (c->gi >= c->t->ng || !c->t->g[c->gi].aoff) return 0;
+        int rc = 0, ahead = !c->worker && c->r->ahead ? hatf_ahead_take_(c, &rc) : HATF_AHEAD_NONE;
+        if (ahead == HATF_AHEAD_DECODED) {
+            if ((rc = hatf_ahead_next_(c))) return rc;
+            continue;
+        }
         const hatf_rgroup *g = &c->t->g[c->gi++];
         c->chunk_off = g->roff;
-        memset(&c->err, 0, sizeof c->err);
-        int rc = load_payload(c->r, g->roff, &g->rh, &c->rec, &c->err);
-        if (!rc) rc = load_payload(c->r, g->aoff, &g->ah, &c->adr, &c->err);
+        if (ahead == HATF_AHEAD_NONE) {  /* else a decoding thread loaded the payloads (or failed: rc, c->err) */
+            memset(&c->err, 0, sizeof c->err);
+            rc = hatf_load_payload_with_(c->r, c->dctx, c->io, g->roff, &g->rh, &c->rec, &c->err);
+            if (!rc) rc = hatf_load_payload_with_(c->r, c->dctx, c->io, g->aoff, &g->ah, &c->adr, &c->err);
+        }
         if (rc) {
             char msg[sizeof c->err.msg];
             memcpy(msg, c->err.msg, sizeof msg);

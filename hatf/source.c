@@ -24,6 +24,7 @@
 #include "causal.h"
 #include "hatf1_internal.h"
 #include "metatf_read.h"
+#include "source_jobs.h"
 
 #define TEXT_READ_CHUNK 65536
 
@@ -321,6 +322,19 @@ fail:
     return NULL;
 }
 
+HATF_API int hatf_source_jobs(hatf_source *s, unsigned n)
+{
+    if (!s || s->record || s->err.code) return HATF_E_USAGE;
+    if (!n) n = hatf_ahead_cores_();
+    if (n > HATF_SOURCE_JOBS_MAX) n = HATF_SOURCE_JOBS_MAX;
+    if (s->reader && s->reader->ahead) hatf_ahead_stop_(s->reader);
+    if (n < 2 || !s->reader || s->reader->following) return 1;  /* a following reader's groups come as it reads */
+    uint64_t groups = 0;
+    hatf_reader_coding(s->reader, &groups, NULL, NULL);
+    if (groups < 2 || hatf_ahead_start_(s->reader, n - 1) != 0) return 1;
+    return (int)n;
+}
+
 HATF_API hatf_source *hatf_source_open_follow(const char *path, hatf_err *err)
 {
     hatf_source *s = calloc(1, sizeof *s);
@@ -344,6 +358,7 @@ HATF_API void hatf_source_close(hatf_source *s)
     if (!s) return;
     if (s->iter) hatf_iter_free(s->iter);
     hatf_causal_free(s->causal);
+    if (s->reader) hatf_ahead_stop_(s->reader);  /* after the cursors: they give their groups back */
     if (s->reader) hatf_reader_close(s->reader);
     mtf_close(s->mtf);
     if (s->map) munmap((void *)s->map, s->map_len);

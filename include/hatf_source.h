@@ -59,6 +59,22 @@ const hatf_info *hatf_source_info(hatf_source *s);
  * HATF1_HATRACE_MARK): its attribute bytes are opaque, HATF_ATTRS_FOREIGN. */
 int hatf_source_foreign(const hatf_source *s);
 
+/* Read a container on n threads (0: one per core this process may run on;
+ * at most HATF_SOURCE_JOBS_MAX): n - 1 threads decode its chunk groups ahead
+ * (read, check, decompress, decode), in the order the merge will want them,
+ * into a bounded queue (a few groups per thread), while the calling thread
+ * merges them by time as hatf_source_next always does. What the source
+ * returns (events, their order, errors, damage lines, skips, order stats) is
+ * the same for every n; only the time it takes changes. n 1 and the other
+ * formats (a raw HATF 1.0 stream, the text form): the calling thread alone.
+ * Call after open, before the first event is read; the threads end at close.
+ * Thread safety: the source is still used by one thread at a time.
+ * @return the threads now reading (1: the calling thread alone, also when
+ * the threads could not be started, or a container has a single chunk
+ * group), or HATF_E_USAGE when s is NULL or events were read already. */
+#define HATF_SOURCE_JOBS_MAX 256
+int hatf_source_jobs(hatf_source *s, unsigned n);
+
 /* Next event in global time order (a raw HATF 1.0 stream and a text file are
  * read in file order). A container's events of equal time on different
  * threads come in an order consistent with address liveness where one exists

@@ -11,7 +11,9 @@
 # ones and an ASan runtime in the preload kills them at start. What is kept
 # apart under the sanitizers, and why, is in scripts/run-tests.sh.
 # TSan: test_ring (the ring's two-thread stress) and test_flusher (threads
-# recording while the flusher thread drains), both made smaller under TSan.
+# recording while the flusher thread drains), both made smaller under TSan;
+# test_jobs (the writer's helper) and test_source_jobs (chunk groups decoded
+# ahead on other threads while the reader merges them).
 set -u
 cd "$(dirname "$0")/.."
 ASAN_B=${ASAN_B:-build-asan} TSAN_B=${TSAN_B:-build-tsan}
@@ -22,8 +24,8 @@ fail=0
 echo "== ASan+UBSan: make SANITIZE=address,undefined test ($ASAN_B)"
 $MAKE -j"$jobs" B="$ASAN_B" SANITIZE=address,undefined test || fail=1
 
-echo "== TSan: ring and flusher tests ($TSAN_B)"
-tsan_tests="test_ring test_flusher test_jobs"
+echo "== TSan: ring, flusher and jobs tests ($TSAN_B)"
+tsan_tests="test_ring test_flusher test_jobs test_source_jobs"
 $MAKE -j"$jobs" B="$TSAN_B" SANITIZE=thread $(printf "$TSAN_B/tests/%s " $tsan_tests) >/dev/null || exit 1
 for t in $tsan_tests; do
   l=$TSAN_B/$t.log

@@ -23,6 +23,6 @@ __all__ = ["COLUMNS", "EVENT_DTYPE", "HatraceError", "Trace", "empty_frame", "fi
            "function_names", "op_names", "open"]
 
 
-def open(path, format=None, strict=False):  # noqa: A001 (the package's open, as gzip.open)
-    """The trace at path: Trace(path, format, strict)."""
-    return Trace(path, format=format, strict=strict)
+def open(path, format=None, strict=False, jobs=0):  # noqa: A001 (the package's open, as gzip.open)
+    """The trace at path: Trace(path, format, strict, jobs)."""
+    return Trace(path, format=format, strict=strict, jobs=jobs)

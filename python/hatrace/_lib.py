@@ -106,6 +106,7 @@ def _declare(lib):
         "hatf_source_container": (vp, [vp]),
         "hatf_source_info": (ctypes.POINTER(Info), [vp]),
         "hatf_source_read_on": (None, [vp, ctypes.c_int]),
+        "hatf_source_jobs": (ctypes.c_int, [vp, ctypes.c_uint]),
         "hatf_source_skips": (sz, [vp, pp_char]),
         "hatf_source_error": (ctypes.POINTER(Err), [vp]),
         "hatf_source_read_columns": (ctypes.c_int, [vp, ctypes.POINTER(Columns), sz]),

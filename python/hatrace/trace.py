@@ -145,6 +145,9 @@ class Trace:
     strict: False (default) reads on past a container's damaged chunk groups,
     as the hatrace commands do, and lists them in damage; True raises at the
     first one, as the commands' --strict.
+    jobs: threads that read a container (its chunk groups decoded ahead
+    while the calling thread merges them, as the commands' -j): 0 (default)
+    one per core, 1 the calling thread alone; the events are the same.
 
     The header is read at once: format, pid, ppid, cmdline, clock,
     time_unit_ns ((num, den): a time unit is num/den ns), start_realtime_ns,
@@ -155,7 +158,7 @@ class Trace:
     passed over while reading events are added as they are met).
     """
 
-    def __init__(self, path, format=None, strict=False):
+    def __init__(self, path, format=None, strict=False, jobs=0):
         self.path = os.fspath(path)
         self.format = format or _sniff(self.path)
         if self.format is None:
@@ -164,6 +167,9 @@ class Trace:
         if self.format not in _lib.FORMATS:
             raise ValueError("unknown format %r (hatrace, hatf1.0, text, metatf)" % (format,))
         self.strict = strict
+        if not isinstance(jobs, int) or jobs < 0:
+            raise ValueError("jobs: %r is not a number of threads (0: one per core)" % (jobs,))
+        self.jobs = jobs
         lib = _lib.lib()
         h = self._open()
         try:
@@ -204,6 +210,7 @@ class Trace:
         if not h:
             raise HatraceError(self.path, err)
         lib.hatf_source_read_on(h, 0 if self.strict else 1)
+        lib.hatf_source_jobs(h, self.jobs)
         return h
 
     def _guess_rows(self):

@@ -142,3 +142,22 @@ def test_errors(tmp_path):
         hatrace.open(tmp_path / "x", format="csv")
     empty = hatrace.empty_frame()
     assert list(empty.columns) == list(hatrace.COLUMNS) and len(empty) == 0
+
+
+def test_jobs_same_frame(recorded, tmp_path):
+    """Read on one thread or several (jobs), the frame and the damage are the
+    same, intact or damaged; a bad jobs value is refused."""
+    bad = tmp_path / "bad.hatf"
+    data = bytearray(recorded[2].read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    bad.write_bytes(bytes(data))
+    for p in list(recorded) + [bad]:
+        one = hatrace.open(p, jobs=1)
+        df = one.to_pandas()
+        assert len(df) > 0
+        for j in (2, 4, 0):
+            many = hatrace.open(p, jobs=j)
+            assert many.to_pandas().equals(df), (p, j)
+            assert many.damage == one.damage
+    with pytest.raises(ValueError, match="jobs"):
+        hatrace.open(recorded[0], jobs=-1)
