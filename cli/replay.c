@@ -36,7 +36,7 @@ static const char help[] =
     "  --from FORMAT      hatrace (default, recognised by its magic), hatf1.0 or text\n"
     "  --window-ops N     ops per runner thread the compiler holds in memory\n"
     "                     before writing the older half to the plan file in\n"
-    "                     $TMPDIR (default 65536; at least 4; the figures do\n"
+    "                     $TMPDIR (default 262144; at least 4; the figures do\n"
     "                     not depend on it)\n"
     "  --strict           stop at the first damaged part of a container (exit 1)\n"
     "                     instead of reading on past it (the damage said)\n"

@@ -60,6 +60,12 @@ int cli_replay_allocators(const char *cmd, const char *opt, const char *list, cl
     return 0;
 }
 
+static double cpu_s(const struct rusage *u)
+{
+    return (double)(u->ru_utime.tv_sec + u->ru_stime.tv_sec) +
+           (double)(u->ru_utime.tv_usec + u->ru_stime.tv_usec) / 1e6;
+}
+
 int cli_replay_compile(const char *cmd, const char *path, hatf_format fmt, int single, int say_damage,
                        cli_replay *x, int *partial)
 {
@@ -73,11 +79,15 @@ int cli_replay_compile(const char *cmd, const char *path, hatf_format fmt, int s
     hatf_source *src = cli_open_source(path, fmt);
     if (!src) return CLI_FAIL;
     struct timespec t0, t1;
+    struct rusage u0, u1;
+    getrusage(RUSAGE_SELF, &u0);
     clock_gettime(CLOCK_MONOTONIC, &t0);
     rp_compile_opts co = { .single = single, .plan_fd = x->plan_fd, .window_ops = x->window_ops };
     int rc = rp_compile_source(src, &co, &x->plan, &err);
     clock_gettime(CLOCK_MONOTONIC, &t1);
+    getrusage(RUSAGE_SELF, &u1);
     x->compile_s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+    x->compile_cpu_s = cpu_s(&u1) - cpu_s(&u0);
     /* the damage said either way; a plan of what could be read is partial */
     if (say_damage) {
         *partial = cli_read_end(path, src, rc ? CLI_FAIL : CLI_OK);
@@ -143,7 +153,8 @@ rp_report_ctx cli_replay_ctx(const cli_replay *x, const char *path, int touch, u
     return (rp_report_ctx){ .trace = path, .threads = x->plan.single ? "1" : "trace",
                             .touch = rp_touch_names[touch], .repeat = repeat, .latency_every = every,
                             .st = &x->plan.st, .nthreads = x->plan.nthreads, .program_rss = x->program_rss,
-                            .compile_s = x->compile_s, .window_ops = x->plan.window_ops,
+                            .compile_s = x->compile_s, .compile_cpu_s = x->compile_cpu_s,
+                            .window_ops = x->plan.window_ops,
                             .plan_bytes = ops * sizeof(rp_op), .plan_segments = x->plan.nsegs,
                             .own_peak_rss = own };
 }

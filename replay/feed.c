@@ -45,6 +45,7 @@ struct rp_feed {
     size_t bufs_len;
     pthread_t tid;
     int started;
+    _Atomic int ready;       /* the thread's stack is resident */
     _Atomic int stop;
 };
 
@@ -82,6 +83,10 @@ static int64_t fill(rp_feed *f)
 static void *reader_main(void *arg)
 {
     rp_feed *f = arg;
+    /* fault in the stack it will use before the runner's baseline is taken */
+    volatile char pad[16384];
+    memset((char *)pad, 0, sizeof pad);
+    atomic_store_explicit(&f->ready, 1, memory_order_release);
     int64_t n;
     while (!atomic_load_explicit(&f->stop, memory_order_relaxed) && (n = fill(f)) >= 0)
         if (!n) {  /* every ring full: a segment lasts the runner well over this */
@@ -121,6 +126,7 @@ int rp_feed_start(rp_feed *f)
 {
     if (pthread_create(&f->tid, NULL, reader_main, f)) return -1;
     f->started = 1;
+    while (!atomic_load_explicit(&f->ready, memory_order_acquire)) sched_yield();
     return 0;
 }
 

@@ -28,8 +28,11 @@
 #define RP_FILE_MAGIC 0x3257414c50595248ull  /* "HRYPLAW2" */
 #define WINDOW_BUDGET (4u << 20)            /* ops in all windows together (64 MB) */
 #define WINDOW_MIN 1024u                     /* ... but at least this many per thread */
-#define PATCH_MAX (1u << 20)                 /* queued patches before they are written */
-#define PATCH_CHUNK ((uint64_t)64 << 20)     /* bytes of the file mapped at a time */
+#define SEG_MAX 32768u                       /* ops in a segment at most (512 KB): the runner's read-ahead
+                                                holds RP_FEED_BUFS of them per thread */
+#define PATCH_MAX (1u << 18)                 /* queued patches before they are written (4 MB) */
+#define PATCH_CHUNK ((uint64_t)4 << 20)      /* bytes of the file mapped at a time: its pages count
+                                                as the process's resident memory while mapped */
 
 typedef struct rp_file_header {
     uint64_t magic;
@@ -193,20 +196,29 @@ int rp_planw_thread(rp_planw *w, uint32_t t)
     return 0;
 }
 
-/* Write the first k ops of t's window as a segment. */
-static int write_seg(rp_planw *w, wthread *th, uint64_t k)
+/* Write the first k ops of t's window as segments of at most SEG_MAX ops (and
+ * at most half a window), and drop them from the window. A heap realloc stays
+ * in the segment of its RP_ARG; pre: ops[k - 1] is not a heap realloc. */
+static int write_out(rp_planw *w, wthread *th, uint64_t k)
 {
-    if (th->nsegs == th->capsegs) {
-        size_t cap = th->capsegs ? 2 * th->capsegs : 16;
-        wseg *s = realloc(th->segs, cap * sizeof *s);
-        if (!s) return w->err = 0, -1;
-        th->segs = s;
-        th->capsegs = cap;
+    uint64_t piece = th->cap / 2 < SEG_MAX ? th->cap / 2 : SEG_MAX;
+    if (!piece) piece = 1;
+    for (uint64_t from = 0; from < k;) {
+        uint64_t m = k - from > piece ? piece : k - from;
+        if (from + m < k && rp_op_kind(&th->ops[from + m - 1]) == RP_HEAP_REALLOC) m++;
+        if (th->nsegs == th->capsegs) {
+            size_t cap = th->capsegs ? 2 * th->capsegs : 16;
+            wseg *s = realloc(th->segs, cap * sizeof *s);
+            if (!s) return w->err = 0, -1;
+            th->segs = s;
+            th->capsegs = cap;
+        }
+        if (write_at(w->fd, th->ops + from, m * sizeof(rp_op), w->end)) return w->err = errno, -1;
+        th->segs[th->nsegs++] = (wseg){ th->base + from, w->end };
+        w->end += m * sizeof(rp_op);
+        if (m > th->max_seg) th->max_seg = m;
+        from += m;
     }
-    if (write_at(w->fd, th->ops, k * sizeof(rp_op), w->end)) return w->err = errno, -1;
-    th->segs[th->nsegs++] = (wseg){ th->base, w->end };
-    w->end += k * sizeof(rp_op);
-    if (k > th->max_seg) th->max_seg = k;
     memmove(th->ops, th->ops + k, (th->n - k) * sizeof(rp_op));
     th->base += k;
     th->n -= k;
@@ -230,7 +242,7 @@ static int make_room(rp_planw *w, wthread *th)
         uint64_t keep = cap / 2 < th->n ? cap / 2 : th->n - 1;
         uint64_t k = th->n - keep;
         if (rp_op_kind(&th->ops[k - 1]) == RP_HEAP_REALLOC) k++;  /* keep it with its RP_ARG */
-        if (k <= th->n && write_seg(w, th, k)) return -1;
+        if (write_out(w, th, k)) return -1;
     }
     if (cap != th->cap) {
         rp_op *o = realloc(th->ops, cap * sizeof *o);
@@ -338,11 +350,7 @@ int rp_planw_finish(rp_planw *w, rp_plan *p, hatf_err *err)
     uint64_t nsegs = 0;
     for (uint32_t t = 0; t < w->nth; t++) {
         wthread *th = &w->th[t];
-        while (th->n) {  /* in segments no longer than a window's half, as before */
-            uint64_t k = th->cap / 2 > 1 && th->cap / 2 < th->n ? th->cap / 2 : th->n;
-            if (k < th->n && rp_op_kind(&th->ops[k - 1]) == RP_HEAP_REALLOC) k++;
-            if (write_seg(w, th, k)) return io_err(err, w->err);
-        }
+        if (th->n && write_out(w, th, th->n)) return io_err(err, w->err);
         nsegs += th->nsegs;
     }
     if (w->npend && patch_flush(w)) return io_err(err, w->err);

@@ -217,7 +217,7 @@ int rp_compiler_finish(rp_compiler *c, rp_plan *out, hatf_err *err);
  * thread (call before the first rp_compiler_add; fd < 0: in memory). */
 void rp_compiler_to_file(rp_compiler *c, int fd, uint64_t window_ops);
 
-#define RP_WINDOW_OPS 65536   /* default ops per thread in the compiler's window */
+#define RP_WINDOW_OPS 262144  /* default ops per thread in the compiler's window (4 MB) */
 
 typedef struct rp_compile_opts {
     int single;               /* 1 = one thread in global order */
@@ -396,6 +396,7 @@ typedef struct rp_report_ctx {
     uint32_t nthreads;
     uint64_t program_rss;     /* the recorded program's peak resident bytes (sampled), 0: not known */
     double compile_s;         /* the compile's wall time (0: not said) */
+    double compile_cpu_s;     /* its CPU time (the trace read on another thread included) */
     uint64_t window_ops;      /* the compiler's window per thread */
     uint64_t plan_bytes;      /* ops in the plan file */
     uint64_t plan_segments;
