@@ -154,6 +154,7 @@ rp_report_ctx cli_replay_ctx(const cli_replay *x, const char *path, int touch, u
                             .touch = rp_touch_names[touch], .repeat = repeat, .latency_every = every,
                             .st = &x->plan.st, .nthreads = x->plan.nthreads, .program_rss = x->program_rss,
                             .compile_s = x->compile_s, .compile_cpu_s = x->compile_cpu_s,
+                            .cpu_read_s = x->plan.cpu_read_s, .cpu_compile_s = x->plan.cpu_compile_s,
                             .window_ops = x->plan.window_ops,
                             .plan_bytes = ops * sizeof(rp_op), .plan_segments = x->plan.nsegs,
                             .own_peak_rss = own };

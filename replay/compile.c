@@ -854,7 +854,8 @@ int rp_compile_source(hatf_source *src, const rp_compile_opts *o, rp_plan *out, 
     if (!c) return nomem(err);
     if (o->plan_fd >= 0) rp_compiler_to_file(c, o->plan_fd, o->window_ops);
     compile_run cr = { .c = c, .container = hatf_source_container(src), .err = err };
-    int count_rc, r = rp_source_run(src, compile_item, prefetch_item, &cr, &count_rc);
+    double cpu[2] = { 0, 0 };
+    int count_rc, r = rp_source_run(src, compile_item, prefetch_item, &cr, &count_rc, cpu);
     if (r == LOOKAHEAD_STOPPED) {  /* rp_compiler_add said why, unless memory for the lookahead ran out */
         r = count_rc;
         if (err && !err->code) nomem(err);
@@ -865,6 +866,10 @@ int rp_compile_source(hatf_source *src, const rp_compile_opts *o, rp_plan *out, 
         else hatf_err_set(err, r, 0, "%s", hatf_strerror(r));
     }
     if (r == 0) r = rp_compiler_finish(c, out, err);
+    if (r == 0) {
+        out->cpu_read_s = cpu[0];
+        out->cpu_compile_s = cpu[1];
+    }
     rp_compiler_free(c);
     return r;
 }

@@ -148,10 +148,10 @@ static void print_notes(FILE *f, const rp_report_ctx *c)
                 (unsigned long long)s->heaps_confined, (unsigned long long)s->heaps_shared);
     if (c->compile_s > 0) {
         char a[32], b[32];
-        fprintf(f, "compile: %.2f s (CPU %.2f s, the trace read on a thread of its own) into a plan file of %s "
-                   "(%llu segments, windows of %llu ops per thread); hatrace's own peak resident %s; "
-                   "slots taken over: %llu\n",
-                c->compile_s, c->compile_cpu_s, human(c->plan_bytes, a, sizeof a), (unsigned long long)c->plan_segments,
+        fprintf(f, "compile: %.2f s (CPU %.2f s: reading the trace %.2f s and compiling %.2f s, on two threads) "
+                   "into a plan file of %s (%llu segments, windows of %llu ops per thread); hatrace's own peak "
+                   "resident %s; slots taken over: %llu\n",
+                c->compile_s, c->compile_cpu_s, c->cpu_read_s, c->cpu_compile_s, human(c->plan_bytes, a, sizeof a), (unsigned long long)c->plan_segments,
                 (unsigned long long)c->window_ops, human(c->own_peak_rss, b, sizeof b),
                 (unsigned long long)s->slot_waits);
     }
@@ -242,10 +242,12 @@ void rp_print_json(FILE *f, const rp_report_ctx *c, const rp_report *rep, unsign
                 r->heap_mode, r->heap_api, (unsigned long long)r->heaps_native,
                 (unsigned long long)r->heaps_free_each, (unsigned long long)r->skipped_calls);
         fprintf(f, "  \"plan_stalls\": %llu, \"plan_stall_s\": %.6f, \"plan_ring_bytes\": %llu,"
-                   " \"compile_s\": %.3f, \"compile_cpu_s\": %.3f, \"window_ops\": %llu, \"plan_bytes\": %llu, \"plan_segments\": %llu,"
+                   " \"compile_s\": %.3f, \"compile_cpu_s\": %.3f, \"compile_cpu_read_s\": %.3f,"
+                   " \"compile_cpu_compile_s\": %.3f, \"window_ops\": %llu, \"plan_bytes\": %llu, \"plan_segments\": %llu,"
                    " \"hatrace_peak_rss_bytes\": %llu,\n",
                 (unsigned long long)r->plan_stalls, r->plan_stall_s, (unsigned long long)r->plan_ring_bytes,
-                c->compile_s, c->compile_cpu_s, (unsigned long long)c->window_ops, (unsigned long long)c->plan_bytes,
+                c->compile_s, c->compile_cpu_s, c->cpu_read_s, c->cpu_compile_s,
+                (unsigned long long)c->window_ops, (unsigned long long)c->plan_bytes,
                 (unsigned long long)c->plan_segments, (unsigned long long)c->own_peak_rss);
         fprintf(f, "  \"plan\": {\"heaps_created\": %llu, \"heaps_destroyed\": %llu, \"heaps_confined\": %llu,"
                    " \"heaps_shared\": %llu, \"heap_frees\": %llu, \"waits\": %llu, \"free_null_replayed\": %llu,"

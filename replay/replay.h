@@ -4,8 +4,8 @@
  *                the trace read on a thread of its own
  *   plan.c       the plan's memory, and its file: per-thread segments written as
  *                the compiler's windows fill, shared with child processes
- *   feed.c       the runner's read-ahead: each thread's segments into a ring of
- *                buffers, on a thread of its own, off the measured path
+ *   feed.c       the runner's read-ahead: each thread's next segments mapped,
+ *                on a thread of its own, off the measured path
  *   run.c        the runner: streams through a plan and calls the allocator
  *   allocator.c  allocator names -> shared objects; the built-in null allocator
  *   heaps.c      the allocator's own heaps (mimalloc heaps, jemalloc arenas), found
@@ -146,6 +146,8 @@ typedef struct rp_plan {
     uint64_t window_ops;        /* the compiler's window per thread */
     uint64_t nsegs;
     rp_seg *segs;
+    double cpu_read_s;          /* rp_compile_source: CPU time of the thread reading the trace */
+    double cpu_compile_s;       /* ... and of the compiling thread */
 } rp_plan;
 
 void rp_plan_free(rp_plan *p);
@@ -317,7 +319,7 @@ typedef struct rp_result {
                                  create/destroy without native heaps) */
     uint64_t plan_stalls;     /* times a runner found its next plan segment not read yet */
     double plan_stall_s;      /* time runners spent waiting for the plan (in wall_s) */
-    uint64_t plan_ring_bytes; /* the read-ahead's buffers (the runner's, in the baseline) */
+    uint64_t plan_ring_bytes; /* the plan file mapped ahead at most (file pages: not in the figures) */
     char heap_api[16];        /* "mimalloc", "jemalloc" or "none" */
     char heap_mode[16];       /* "native", "free-each" or "mixed" */
     int status;               /* 0 ok, else a HATF_E_* code; msg says why */
@@ -333,11 +335,11 @@ int rp_run(const rp_plan *plan, const rp_run_opts *o, rp_result *res);
 /* ---- the read-ahead (feed.c) ------------------------------------------------ */
 typedef struct rp_feed rp_feed;
 
-#define RP_FEED_BUFS 4        /* segment buffers per runner thread */
+#define RP_FEED_BUFS 8        /* segments mapped ahead per runner thread */
 
-/* Buffers for a plan in a file: RP_FEED_BUFS of each thread's longest
- * segment, mmap'd and prefaulted, and filled as far as they go before it
- * returns. @return the feed, or NULL with msg set. */
+/* The read-ahead of a plan in a file: the first RP_FEED_BUFS segments of
+ * each thread mapped (prefaulted) before it returns.
+ * @return the feed, or NULL with msg set. */
 rp_feed *rp_feed_new(const rp_plan *p, char *msg, size_t cap);
 /* Start the read-ahead thread. @return 0 or -1. */
 int rp_feed_start(rp_feed *f);
@@ -346,7 +348,7 @@ int rp_feed_start(rp_feed *f);
 const rp_op *rp_feed_get(rp_feed *f, uint32_t t, uint64_t k, uint64_t *nops, uint64_t *stall_ns);
 /* The runner is done with thread t's segment k: its buffer may be refilled. */
 void rp_feed_put(rp_feed *f, uint32_t t, uint64_t k);
-/* Bytes of its buffers. */
+/* Bytes of the file it maps at a time at most (file pages, not anonymous memory). */
 uint64_t rp_feed_bytes(const rp_feed *f);
 /* Stop the thread (if started) and unmap. NULL is accepted. */
 void rp_feed_free(rp_feed *f);
@@ -397,6 +399,7 @@ typedef struct rp_report_ctx {
     uint64_t program_rss;     /* the recorded program's peak resident bytes (sampled), 0: not known */
     double compile_s;         /* the compile's wall time (0: not said) */
     double compile_cpu_s;     /* its CPU time (the trace read on another thread included) */
+    double cpu_read_s, cpu_compile_s;  /* of which the reading thread's, the compiling thread's */
     uint64_t window_ops;      /* the compiler's window per thread */
     uint64_t plan_bytes;      /* ops in the plan file */
     uint64_t plan_segments;

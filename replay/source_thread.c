@@ -14,11 +14,12 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "source_thread.h"
 
 #define SQ_BATCH 4096
-#define SQ_BATCHES 8
+#define SQ_BATCHES 32  /* 131072 events ahead: a handoff outlasts a scheduling delay on a busy machine */
 
 typedef struct sq_batch {
     lookahead_item it[SQ_BATCH];
@@ -38,7 +39,15 @@ typedef struct srcq {
     sq_batch *b;               /* SQ_BATCHES */
     unsigned head, full;       /* next batch to count; batches filled and not yet counted */
     int stop;                  /* the counting side stopped */
+    double cpu_s;              /* the reader thread's CPU time, when it ended */
 } srcq;
+
+static double thread_cpu_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
 
 static void *reader_main(void *arg)
 {
@@ -85,13 +94,15 @@ static void *reader_main(void *arg)
         pthread_cond_broadcast(&q->cv);
         pthread_mutex_unlock(&q->mu);
     }
+    q->cpu_s = thread_cpu_s();
     return NULL;
 }
 
 int rp_source_run(hatf_source *src, int (*count)(void *ctx, const lookahead_item *x, int damaged),
-                  void (*prefetch)(void *ctx, const hatf_event *ev), void *ctx, int *count_rc)
+                  void (*prefetch)(void *ctx, const hatf_event *ev), void *ctx, int *count_rc, double cpu_s[2])
 {
     srcq q = { .src = src, .container = hatf_source_container(src) };
+    double cpu0 = thread_cpu_s();
     *count_rc = 0;
     q.b = calloc(SQ_BATCHES, sizeof *q.b);
     if (!q.b) return HATF_E_NOMEM;
@@ -140,6 +151,8 @@ int rp_source_run(hatf_source *src, int (*count)(void *ctx, const lookahead_item
     /* what was read is counted, as by lookahead_run; the source has ended */
     while (rc >= 0 && (out = lookahead_pop(&la)) != NULL) rc = count(ctx, out, dmg_end || dmg_from < nread);
     pthread_join(tid, NULL);
+    cpu_s[0] = q.cpu_s;
+    cpu_s[1] = thread_cpu_s() - cpu0;
     lookahead_free(&la);
     for (unsigned i = 0; i < SQ_BATCHES; i++) hatf_buf_free(&q.b[i].bytes);
     free(q.b);

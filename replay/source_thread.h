@@ -9,9 +9,10 @@
 /* lookahead_run with the source read and decoded on another thread: every
  * event of src, in order, to count(ctx, x, damaged), each first passed to
  * prefetch(ctx, ev) LOOKAHEAD_N events earlier; damaged says whether the
- * source had reported damage when lookahead_run's count would have looked.
+ * source had reported damage when lookahead_run's count would have looked;
+ * cpu_s: the CPU time of the reading thread and of the calling thread.
  * @return as lookahead_run. */
 int rp_source_run(hatf_source *src, int (*count)(void *ctx, const lookahead_item *x, int damaged),
-                  void (*prefetch)(void *ctx, const hatf_event *ev), void *ctx, int *count_rc);
+                  void (*prefetch)(void *ctx, const hatf_event *ev), void *ctx, int *count_rc, double cpu_s[2]);
 
 #endif
