@@ -225,12 +225,15 @@ static int write_out(rp_planw *w, wthread *th, uint64_t k)
     return 0;
 }
 
-/* Make room in t's window: a file plan writes all but the newest half of a
- * window (of the current size), a plan in memory grows. */
+/* Make room in t's window: it grows (a plan in memory without end, a file
+ * plan up to the window's current size), else a file plan writes all but the
+ * newest half of it. */
 static int make_room(rp_planw *w, wthread *th)
 {
-    if (w->fd < 0) {
+    uint64_t full = w->fd < 0 ? UINT64_MAX : window_cap(w);
+    if (th->cap < full) {
         uint64_t cap = th->cap ? 2 * th->cap : 1024;
+        if (cap > full) cap = full;
         rp_op *o = realloc(th->ops, cap * sizeof *o);
         if (!o) return w->err = 0, -1;
         th->ops = o;
@@ -380,9 +383,10 @@ int rp_planw_finish(rp_planw *w, rp_plan *p, hatf_err *err)
     rp_file_header h = { .magic = RP_FILE_MAGIC, .nthreads = w->nth, .nslots = p->nslots,
                          .single = (uint32_t)p->single, .nsegs = nsegs, .index_off = w->end,
                          .window_ops = w->window, .st = p->st };
+    uint64_t len = w->end + w->nth * sizeof *ft + nsegs * sizeof *segs;
     int bad = write_at(w->fd, ft, w->nth * sizeof *ft, w->end) ||
               write_at(w->fd, segs, nsegs * sizeof *segs, w->end + w->nth * sizeof *ft) ||
-              write_at(w->fd, &h, sizeof h, 0);
+              write_at(w->fd, &h, sizeof h, 0) || ftruncate(w->fd, (off_t)len) < 0;
     free(ft);
     if (bad) {
         free(segs);
