@@ -14,12 +14,14 @@ typedef struct cli_replay {
     unsigned nalloc;
     rp_plan plan;
     int have_plan;
+    uint64_t program_rss;     /* the recorded program's peak resident bytes, rings taken out; 0: not sampled */
+    rp_report *rep;           /* nalloc reports after cli_replay_run */
+
+    /* the plan's file and how it was compiled */
     int plan_fd;              /* the plan's file (unlinked), or -1; 0 before the compile */
     uint64_t window_ops;      /* compiler window per thread (0: RP_WINDOW_OPS) */
     double compile_s;         /* the compile's wall time */
     double compile_cpu_s;     /* and its CPU time, the reading thread's included */
-    uint64_t program_rss;     /* the recorded program's peak resident bytes, rings taken out; 0: not sampled */
-    rp_report *rep;           /* nalloc reports after cli_replay_run */
 } cli_replay;
 
 /* The allocators of a LIST given to option opt (NULL: each of the four that

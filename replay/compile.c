@@ -265,13 +265,12 @@ void rp_compiler_free(rp_compiler *c)
 }
 
 /* Out of memory, or the plan file could not be written. */
-static int nomem_c(const rp_compiler *c, hatf_err *err)
+static int nomem(const rp_compiler *c, hatf_err *err)
 {
     int e = c ? rp_planw_error(c->w) : 0;
     if (e) return hatf_err_set(err, HATF_E_IO, 0, "replay plan file: cannot write: %s", strerror(e));
     return hatf_err_set(err, HATF_E_NOMEM, 0, "replay compiler: out of memory");
 }
-#define nomem(err) nomem_c(c, err)
 
 static inline int64_t push(rp_compiler *c, uint32_t t, rp_op op) { return rp_planw_push(c->w, t, op); }
 
@@ -656,15 +655,15 @@ int rp_compiler_add(rp_compiler *c, const hatf_event *ev, uint64_t record, uint6
     unsigned op = ev->op;
     if (op == HATF_OP_COMMENT || op == HATF_OP_THREAD_CREATE || op == HATF_OP_THREAD_DESTROY) return 0;
     int64_t t64 = plan_thread(c, ev->thread);
-    if (t64 < 0) return nomem(err);
+    if (t64 < 0) return nomem(c, err);
     uint32_t t = (uint32_t)t64;
     if (op == HATF_OP_HEAP_CREATE) {
         st->heaps_created++;
-        return create_heap(c, t, ev->heap) ? nomem(err) : 0;
+        return create_heap(c, t, ev->heap) ? nomem(c, err) : 0;
     }
     if (op == HATF_OP_HEAP_DESTROY) {
         st->heaps_destroyed++;
-        return destroy_heap(c, t, ev->heap) ? nomem(err) : 0;
+        return destroy_heap(c, t, ev->heap) ? nomem(c, err) : 0;
     }
     if (op > HATF_OP_REALLOC_FREE)
         return hatf_err_set(err, HATF_E_CORRUPT, offset, "record %llu: unknown op %u",
@@ -692,7 +691,7 @@ int rp_compiler_add(rp_compiler *c, const hatf_event *ev, uint64_t record, uint6
         unsigned arg, kind = op == HATF_OP_ALLOC ? alloc_kind(&a, &arg) : (arg = 0, RP_REALLOC_NULL);
         if (kind == RP_PVALLOC) st->pvalloc++;
         int64_t o = obj_new(c, made, ev->size, ev->heap, t);
-        if (o < 0) return nomem(err);
+        if (o < 0) return nomem(c, err);
         uint32_t slot = c->objs[o].slot, h = c->objs[o].heap;
         unsigned flags = 0;
         if (heap_native_use(c, h, t)) {
@@ -706,7 +705,7 @@ int rp_compiler_add(rp_compiler *c, const hatf_event *ev, uint64_t record, uint6
             }
         }
         int64_t idx = push(c, t, (rp_op){ rp_op_pack(kind, flags, ev->size), slot, arg });
-        if (idx < 0) return nomem(err);
+        if (idx < 0) return nomem(c, err);
         c->objs[o].create_op = (uint64_t)idx;
         after_call(c, t, idx);
         return 0;
@@ -719,7 +718,7 @@ int rp_compiler_add(rp_compiler *c, const hatf_event *ev, uint64_t record, uint6
                 return 0;
             }
             int64_t idx = push(c, t, (rp_op){ rp_op_pack(RP_FREE_NULL, 0, 0), RP_NO_SLOT, 0 });
-            if (idx < 0) return nomem(err);
+            if (idx < 0) return nomem(c, err);
             st->free_null++;
             after_call(c, t, idx);
             return 0;
@@ -731,7 +730,7 @@ int rp_compiler_add(rp_compiler *c, const hatf_event *ev, uint64_t record, uint6
         uint32_t o = consume_obj(c, ev->addr, t);
         if (o == NONE) return not_live(c, err, ev, record, offset, ev->addr);
         if (op == HATF_OP_REALLOC_FREE) st->realloc_free++;
-        return emit_free(c, t, o, RP_HEAP_FREE) ? nomem(err) : 0;
+        return emit_free(c, t, o, RP_HEAP_FREE) ? nomem(c, err) : 0;
     }
     default: { /* REALLOC_INPLACE, REALLOC_MOVE */
         if (failed || !made) {  /* the old object stays live */
@@ -740,7 +739,7 @@ int rp_compiler_add(rp_compiler *c, const hatf_event *ev, uint64_t record, uint6
         }
         uint32_t o = consume_obj(c, ev->addr, t);
         if (o == NONE) return not_live(c, err, ev, record, offset, ev->addr);
-        if (cross_thread(c, o, t)) return nomem(err);
+        if (cross_thread(c, o, t)) return nomem(c, err);
         uint32_t old_slot = c->objs[o].slot, old_heap = c->objs[o].heap;
         int was_native = c->objs[o].native;
         c->live_bytes -= c->objs[o].size;
@@ -749,18 +748,18 @@ int rp_compiler_add(rp_compiler *c, const hatf_event *ev, uint64_t record, uint6
         /* the realloc op, pushed below, empties the old slot (a slot taken over
            for the new object would come from another thread: none is, as t's
            list now holds old_slot) */
-        if (slot_give(c, t, old_slot, next_op(c, t))) return nomem(err);
+        if (slot_give(c, t, old_slot, next_op(c, t))) return nomem(c, err);
         int64_t n = obj_new(c, made, ev->size, ev->heap, t);
-        if (n < 0) return nomem(err);
+        if (n < 0) return nomem(c, err);
         unsigned kind = RP_REALLOC;
         if (was_native && c->objs[n].heap != old_heap) c->heaps[old_heap].confined = 0;  /* it left */
         else if (was_native && heap_native_use(c, old_heap, t)) kind = RP_HEAP_REALLOC;
         int64_t idx = push(c, t, (rp_op){ rp_op_pack(kind, 0, ev->size), old_slot, c->objs[n].slot });
-        if (idx < 0) return nomem(err);
+        if (idx < 0) return nomem(c, err);
         if (kind == RP_HEAP_REALLOC) {
             c->objs[n].native = 1;
             if (push(c, t, (rp_op){ rp_op_pack(RP_ARG, 0, 0), c->heaps[old_heap].hslot, 0 }) < 0)
-                return nomem(err);
+                return nomem(c, err);
         }
         c->objs[n].create_op = (uint64_t)idx;
         after_call(c, t, idx);
@@ -774,13 +773,13 @@ int rp_compiler_finish(rp_compiler *c, rp_plan *out, hatf_err *err)
     rp_plan_stats *st = &c->plan.st;
     st->end_live_bytes = c->live_bytes;
     for (size_t h = 0; h < c->nheaps; h++)  /* heaps never destroyed */
-        if (heap_instance_end(c, (uint32_t)h, 0)) return nomem(err);
+        if (heap_instance_end(c, (uint32_t)h, 0)) return nomem(c, err);
     /* displaced objects never consumed stay live to the end */
     for (size_t i = 0; i < c->addrs.cap; i++)
         if (c->addrs.keys[i])
             for (uint32_t o = c->addrs.vals[i]; o != NONE; o = c->objs[o].older)
                 st->left_displaced += c->objs[o].displaced;
-    if (c->have_peak && rp_planw_flag(c->w, c->peak_thread, c->peak_op, RP_F_PEAK)) return nomem(err);
+    if (c->have_peak && rp_planw_flag(c->w, c->peak_thread, c->peak_op, RP_F_PEAK)) return nomem(c, err);
     int rc = rp_planw_finish(c->w, &c->plan, err);
     if (rc) return rc;
     *out = c->plan;
@@ -851,14 +850,14 @@ static void prefetch_item(void *ctx, const hatf_event *ev)
 int rp_compile_source(hatf_source *src, const rp_compile_opts *o, rp_plan *out, hatf_err *err)
 {
     rp_compiler *c = rp_compiler_new(o->single);
-    if (!c) return nomem(err);
+    if (!c) return nomem(c, err);
     if (o->plan_fd >= 0) rp_compiler_to_file(c, o->plan_fd, o->window_ops);
     compile_run cr = { .c = c, .container = hatf_source_container(src), .err = err };
     double cpu[2] = { 0, 0 };
     int count_rc, r = rp_source_run(src, compile_item, prefetch_item, &cr, &count_rc, cpu);
     if (r == LOOKAHEAD_STOPPED) {  /* rp_compiler_add said why, unless memory for the lookahead ran out */
         r = count_rc;
-        if (err && !err->code) nomem(err);
+        if (err && !err->code) nomem(c, err);
     }
     if (r < 0 && err && !err->code) {
         const hatf_err *se = hatf_source_error(src);
