@@ -2,8 +2,9 @@
 #
 #   make                  build/libhatf.a, build/libhatf.so (+ its soname links),
 #                         build/hatf.pc, build/hatrace, build/libhatrace.so
-#   make test             build and run every test (unit, golden, integration, short fuzz)
-#   make check            the quick part of test: unit and golden tests
+#   make test             build and run every test (unit, golden, integration, short fuzz),
+#                         with the contract checks on (CHECKS=1, hatf/hatf_check.h)
+#   make check            the quick part of test: unit and golden tests (CHECKS=1 too)
 #   make fuzz             run every libFuzzer target for FUZZ_SECONDS each (needs clang)
 #   make bench            build the benchmarks (run them from bench/, see bench/README.md)
 #   make install PREFIX=/usr/local DESTDIR=   (also LIBDIR, INCLUDEDIR, BINDIR,
@@ -26,11 +27,15 @@
 #   hatf/*.c      -> libhatf.a, libhatf.so.MAJOR.MINOR.PATCH (the format library;
 #                    the version is read from include/hatf_version.h, the .so
 #                    exports the hatf_* names of hatf/libhatf.map)
+#   tools/*.c     -> libhattools.a       (helpers of the tools, not of the format:
+#                                         address map, lookahead; linked into the
+#                                         command and the tests)
 #   replay/*.c    -> libhatreplay.a      (linked into the command)
 #   preload/*.c   -> libhatrace.so       (preload/hooks.c holds the interposed symbols;
 #                                         the rest also goes into libhatpreload.a for tests)
 #   cli/*.c       -> hatrace
-#   tests/unit/test_*.c      -> one CUnit program each (main: tests/unit/cunit_main.c)
+#   tests/unit/MODULE/test_*.c -> one CUnit program each, $(B)/tests/test_* (main:
+#                               tests/unit/cunit_main.c; MODULE: hatf tools preload replay cli)
 #   tests/workloads/*.c|*.cc -> programs run under the preload
 #   tests/fuzz/fuzz_*.c      -> libFuzzer targets (clang)
 #   bench/*.c                -> benchmark programs
@@ -63,12 +68,20 @@ CFLAGS ?= -O2 -g
 CXXFLAGS ?= -O2 -g
 # Required flags stay apart from the user's CFLAGS.
 REQ_CFLAGS := -std=gnu11 -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wformat=2 -fPIC \
-              -fvisibility=hidden -Iinclude -Ihatf -MMD -MP -D_GNU_SOURCE
+              -fvisibility=hidden -MMD -MP -D_GNU_SOURCE
 LIBS := -lzstd -lxxhash -lpthread -ldl -lm
 # the command alone: C++ and Rust names demangled (cli/frames.c), source lines (cli/srclines.c)
 CLI_LIBS := -liberty -ldw -lelf
 # the benchmarks alone: gzip's figures beside zstd's (bench/format_size.c)
 BENCH_LIBS := -lz
+
+# Contract checks (HATF_PRE, hatf/hatf_check.h): CHECKS=1 compiles every
+# object with -DHATF_CHECKS. make test and make check set it, so the tests run
+# with the checks on (make CHECKS=0 test: without); a plain make leaves them
+# out (then a later make rebuilds, as for any change of flags).
+CHECKS ?=
+check test: CHECKS = 1
+CHECK_CFLAGS = $(if $(filter 1,$(CHECKS)),-DHATF_CHECKS)
 
 ifneq ($(SANITIZE),)
 SAN_CFLAGS := -fsanitize=$(SANITIZE) -fno-omit-frame-pointer
@@ -96,11 +109,12 @@ HATF_SO_REAL := libhatf.so.$(HATF_VERSION)
 HATF_SO_LIBS := -lzstd -lxxhash -lpthread -lm
 
 HATF_SRC := $(wildcard hatf/*.c)
+TOOLS_SRC := $(wildcard tools/*.c)
 REPLAY_SRC := $(wildcard replay/*.c)
 PRELOAD_SRC := $(wildcard preload/*.c)
 PRELOAD_CORE_SRC := $(filter-out preload/hooks.c,$(PRELOAD_SRC))
 CLI_SRC := $(wildcard cli/*.c)
-UNIT_SRC := $(wildcard tests/unit/test_*.c)
+UNIT_SRC := $(wildcard tests/unit/*/test_*.c)
 WORK_C := $(wildcard tests/workloads/*.c)
 WORK_CC := $(wildcard tests/workloads/*.cc)
 FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
@@ -109,11 +123,12 @@ EXAMPLE_SRC := $(wildcard examples/*.c)
 
 obj = $(patsubst %.c,$(B)/obj/%.o,$(1))
 HATF_OBJ := $(call obj,$(HATF_SRC))
+TOOLS_OBJ := $(call obj,$(TOOLS_SRC))
 REPLAY_OBJ := $(call obj,$(REPLAY_SRC))
 PRELOAD_OBJ := $(call obj,$(PRELOAD_SRC))
 PRELOAD_CORE_OBJ := $(call obj,$(PRELOAD_CORE_SRC))
 CLI_OBJ := $(call obj,$(CLI_SRC)) $(B)/obj/$(B)/gen/report_page.o
-UNIT_BIN := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRC))
+UNIT_BIN := $(patsubst %.c,$(B)/tests/%,$(notdir $(UNIT_SRC)))
 WORK_BIN := $(patsubst tests/workloads/%.c,$(B)/workloads/%,$(WORK_C)) \
             $(patsubst tests/workloads/%.cc,$(B)/workloads/%,$(WORK_CC))
 FUZZ_BIN := $(patsubst tests/fuzz/%.c,$(B)/fuzz/%,$(FUZZ_SRC))
@@ -138,17 +153,50 @@ MAN_OUT := $(patsubst docs/man/%,$(B)/man/%,$(MAN_SRC))
 all: $(B)/libhatf.a $(B)/libhatf.so $(B)/hatrace $(PRELOAD_SO) $(B)/hatf.pc $(EXAMPLE_BIN) $(MAN_OUT)
 
 # Rebuild everything when the flags change.
-FLAGS_ID := $(CC) $(CFLAGS) $(REQ_CFLAGS) $(SANITIZE)
+FLAGS_ID = $(CC) $(CFLAGS) $(REQ_CFLAGS) $(CHECK_CFLAGS) $(SANITIZE) $(foreach d,hatf tools preload replay cli tests bench,$(INC_$(d)))
 $(B)/.flags: FORCE
 	@mkdir -p $(B)
 	@echo '$(FLAGS_ID)' | cmp -s - $@ || echo '$(FLAGS_ID)' > $@
 
+# Each layer sees only the include paths of the layers beneath it (a file's
+# own folder is always seen: #include "x.h" looks there first):
+#   hatf/     include/ (libhatf)
+#   tools/    include/ (the tools' helpers), and by their path two of libhatf's
+#             headers: addrmap.h (tools/addrmap.c is libhatf's map compiled
+#             again under the tools' names) and hatf_check.h (HATF_PRE)
+#   preload/  include/, and of libhatf's internals hatf/hatf_recorder.h alone
+#             (included by its path)
+#   replay/, cli/   include/ and tools/ (cli/ includes replay/replay.h by its path)
+#   tests/unit     everything (they test internals): include/ tools/ hatf/ preload/
+#                  replay/ cli/ tests/unit/; every test includes by name ("ring.h")
+#   bench/         include/ tools/ hatf/ (format benchmarks read chunk headers and
+#                  the HATF 1.0 coder's state)
+# (make print-INC_hatf ... : tests/integration/cross_aarch64.sh reads them)
+INC_hatf := -Iinclude
+INC_tools := -Iinclude
+INC_preload := -Iinclude
+INC_replay := -Iinclude -Itools
+INC_cli := -Iinclude -Itools
+INC_tests := -Iinclude -Itools -Ihatf -Ipreload -Ireplay -Icli -Itests/unit
+INC_bench := -Iinclude -Itools -Ihatf
+INC = -Iinclude
+$(B)/obj/hatf/%.o $(B)/obj-so/hatf/%.o: INC = $(INC_hatf)
+$(B)/obj/tools/%.o: INC = $(INC_tools)
+$(B)/obj/preload/%.o $(B)/obj-so/preload/%.o: INC = $(INC_preload)
+$(B)/obj/replay/%.o: INC = $(INC_replay)
+$(B)/obj/cli/%.o: INC = $(INC_cli)
+$(B)/obj/tests/%.o: INC = $(INC_tests)
+
 $(B)/obj/%.o: %.c $(B)/.flags
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo '  CC      $<')
-	$(Q)$(CC) $(REQ_CFLAGS) $(CFLAGS) -c $< -o $@
+	$(Q)$(CC) $(REQ_CFLAGS) $(CHECK_CFLAGS) $(INC) $(CFLAGS) -c $< -o $@
 
 $(B)/libhatf.a: $(HATF_OBJ)
+	@$(if $(Q),echo '  AR      $@')
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(B)/libhattools.a: $(TOOLS_OBJ)
 	@$(if $(Q),echo '  AR      $@')
 	$(Q)rm -f $@ && ar rcs $@ $^
 
@@ -160,9 +208,10 @@ $(B)/libhatpreload.a: $(PRELOAD_CORE_OBJ)
 	@$(if $(Q),echo '  AR      $@')
 	$(Q)rm -f $@ && $(if $^,ar rcs $@ $^,printf '!<arch>\n' > $@)
 
-$(B)/hatrace: $(CLI_OBJ) $(B)/libhatreplay.a $(B)/libhatf.a
+$(B)/hatrace: $(CLI_OBJ) $(B)/libhatreplay.a $(B)/libhattools.a $(B)/libhatf.a
 	@$(if $(Q),echo '  LD      $@')
-	$(Q)$(CC) $(CFLAGS) $(LDSAN) -o $@ $(CLI_OBJ) $(B)/libhatreplay.a $(B)/libhatf.a $(LIBS) $(CLI_LIBS) $(LDFLAGS)
+	$(Q)$(CC) $(CFLAGS) $(LDSAN) -o $@ $(CLI_OBJ) $(B)/libhatreplay.a $(B)/libhattools.a $(B)/libhatf.a \
+	    $(LIBS) $(CLI_LIBS) $(LDFLAGS)
 
 ifneq ($(SANITIZE),)
 SO_INPUT := $(patsubst %.c,$(B)/obj-so/%.o,$(PRELOAD_SRC)) $(B)/obj-so/libhatf.a
@@ -173,7 +222,7 @@ endif
 $(B)/obj-so/%.o: %.c $(B)/.flags
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo '  CC      $@')
-	$(Q)$(CC) $(SO_CFLAGS) $(CFLAGS) -c $< -o $@
+	$(Q)$(CC) $(SO_CFLAGS) $(CHECK_CFLAGS) $(INC) $(CFLAGS) -c $< -o $@
 
 $(B)/obj-so/libhatf.a: $(patsubst %.c,$(B)/obj-so/%.o,$(HATF_SRC))
 	@$(if $(Q),echo '  AR      $@')
@@ -221,18 +270,22 @@ $(B)/gen/report_page.c: FORCE
 	@printf '#include <stddef.h>\n#include "report_page.h"\nconst int report_page_made = 0;\nconst char report_page_before[] = "", report_page_after[] = "";\nconst size_t report_page_before_len = 0, report_page_after_len = 0;\n' > $@.tmp
 	@cmp -s $@.tmp $@ && rm $@.tmp || mv $@.tmp $@
 endif
-$(B)/obj/$(B)/gen/report_page.o: REQ_CFLAGS += -Icli
+$(B)/obj/$(B)/gen/report_page.o: INC = -Iinclude -Icli
 
 # Each test file declares its tests; tests/unit/cunit_main.c is their main().
-TEST_LIBS := $(B)/libhatpreload.a $(B)/libhatreplay.a $(B)/libhatf.a
+TEST_LIBS := $(B)/libhatpreload.a $(B)/libhatreplay.a $(B)/libhattools.a $(B)/libhatf.a
 TEST_MAIN := $(B)/obj/tests/unit/cunit_main.o
 # A test of a tool's module links that module's object (no test includes a .c).
 TEST_OBJ_test_timeline := $(B)/obj/cli/timeline.o
 .SECONDEXPANSION:
-$(B)/tests/%: tests/unit/%.c $(TEST_MAIN) $(TEST_LIBS) $$(TEST_OBJ_$$*) $(B)/.flags
+vpath test_%.c $(sort $(dir $(UNIT_SRC)))
+# (dependency files of a build from before the tests moved into their modules'
+# folders still name tests/unit/test_*.c: nothing to make for those)
+tests/unit/test_%.c: ;
+$(B)/tests/%: %.c $(TEST_MAIN) $(TEST_LIBS) $$(TEST_OBJ_$$*) $(B)/.flags
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo '  TEST    $@')
-	$(Q)$(CC) $(REQ_CFLAGS) -Itests -Icli $(CFLAGS) $(LDSAN) -o $@ $< $(TEST_OBJ_$*) $(TEST_MAIN) $(TEST_LIBS) -lcunit \
+	$(Q)$(CC) $(REQ_CFLAGS) $(CHECK_CFLAGS) $(INC_tests) $(CFLAGS) $(LDSAN) -o $@ $< $(TEST_OBJ_$*) $(TEST_MAIN) $(TEST_LIBS) -lcunit \
 	    $(PRELOAD_LIBS) $(LDFLAGS)
 
 $(B)/workloads/%: tests/workloads/%.c $(B)/.flags
@@ -266,19 +319,20 @@ $(B)/workloads/%: tests/workloads/%.cc $(B)/.flags
 	@$(if $(Q),echo '  CXX     $@')
 	$(Q)$(CXX) -Wall -Wextra -Iinclude -O1 -g -o $@ $< -lpthread $(LDFLAGS)
 
-$(B)/bench/%: bench/%.c $(B)/libhatf.a $(B)/libhatreplay.a $(B)/.flags
+$(B)/bench/%: bench/%.c $(B)/libhatf.a $(B)/libhattools.a $(B)/libhatreplay.a $(B)/.flags
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo '  CC      $@')
-	$(Q)$(CC) $(REQ_CFLAGS) $(CFLAGS) -O2 -o $@ $< $(B)/libhatreplay.a $(B)/libhatf.a $(LIBS) $(BENCH_LIBS) $(LDFLAGS)
+	$(Q)$(CC) $(REQ_CFLAGS) $(CHECK_CFLAGS) $(INC_bench) $(CFLAGS) -O2 -o $@ $< $(B)/libhatreplay.a $(B)/libhattools.a $(B)/libhatf.a \
+	    $(LIBS) $(BENCH_LIBS) $(LDFLAGS)
 
 # libFuzzer targets: built with clang from the sources, not from libhatf.a, so
 # the whole library is instrumented; undefined behaviour stops the run like a crash.
 FUZZ_FLAGS := -std=gnu11 -g -O1 -Iinclude -Ihatf -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined \
               -fno-sanitize-recover=undefined
-$(B)/fuzz/%: tests/fuzz/%.c $(HATF_SRC)
+$(B)/fuzz/%: tests/fuzz/%.c $(HATF_SRC) $(B)/.flags
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo '  FUZZ    $@')
-	$(Q)$(CLANG) $(FUZZ_FLAGS) -o $@ $< $(HATF_SRC) $(LIBS)
+	$(Q)$(CLANG) $(FUZZ_FLAGS) $(CHECK_CFLAGS) -o $@ $< $(HATF_SRC) $(LIBS)
 
 # hatf.pc names the folders of the install; $(B)/.dirs records them so that
 # another PREFIX (LIBDIR, INCLUDEDIR) regenerates it. zstd and xxHash are named
@@ -311,10 +365,10 @@ TEST_FUZZ_SECONDS ?= 10
 tests: $(UNIT_BIN) $(WORK_BIN)
 
 check: all $(UNIT_BIN)
-	$(Q)B=$(B) SANITIZE=$(SANITIZE) scripts/run-tests.sh unit golden
+	$(Q)B=$(B) SANITIZE=$(SANITIZE) CHECKS=$(CHECKS) scripts/run-tests.sh unit golden
 
 test: all $(UNIT_BIN) $(WORK_BIN) $(FUZZ_BIN)
-	$(Q)TEST_FUZZ_SECONDS=$(TEST_FUZZ_SECONDS) B=$(B) SANITIZE=$(SANITIZE) scripts/run-tests.sh unit golden integration fuzz
+	$(Q)TEST_FUZZ_SECONDS=$(TEST_FUZZ_SECONDS) B=$(B) SANITIZE=$(SANITIZE) CHECKS=$(CHECKS) scripts/run-tests.sh unit golden integration fuzz
 
 fuzz: $(FUZZ_BIN)
 	$(Q)TEST_FUZZ_SECONDS=$(FUZZ_SECONDS) B=$(B) scripts/run-tests.sh fuzz

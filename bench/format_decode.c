@@ -41,6 +41,7 @@
 
 #include "chunk_scan.h"
 #include "hatf.h"
+#include "hatf1_internal.h"  /* the encoder and decoder in place, their fields */
 #include "hatf_container.h"
 #include "hatf_source.h"
 #include "hatf_text.h"

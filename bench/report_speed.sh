@@ -2,7 +2,9 @@
 # report_speed.sh — what hatrace report costs beside the text command it
 # builds on: wall and CPU seconds of `hatrace report` and of `hatrace stats
 # --sites` on the same trace (medians of RUNS interleaved runs), and the size
-# of the page. Without TRACE, the bundled example recorded with call stacks.
+# of the page; the ratios of wall and of CPU time (on a loaded machine the
+# wall time follows the load more than the work). Without TRACE, the bundled
+# example recorded with call stacks.
 #
 #   bench/report_speed.sh [TRACE [BUILD_DIR [RUNS]]]   (default: kvstore 200000 --stacks, build, 3)
 set -eu
@@ -41,5 +43,7 @@ size=$(stat -c %s "$W/r.html")
 data=$(python3 -c 'import re, sys
 s = open(sys.argv[1], encoding="utf-8").read()
 print(len(re.search(r"id=\"hatrace-data\">(.*?)</script>", s, re.S).group(1).encode()))' "$W/r.html")
-awk -v a="$(median <"$W/wall.0")" -v b="$(median <"$W/wall.1")" -v s="$size" -v d="$data" \
-  'BEGIN { printf "report / stats --sites: %.2fx wall; page %.2f MB (the data %.2f MB, the rest scripts and styles)\n", a / b, s / 1e6, d / 1e6 }'
+awk -v a="$(median <"$W/wall.0")" -v b="$(median <"$W/wall.1")" -v ca="$(median <"$W/cpu.0")" -v cb="$(median <"$W/cpu.1")" \
+  -v s="$size" -v d="$data" \
+  'BEGIN { printf "report / stats --sites: %.2fx wall, %.2fx cpu; page %.2f MB (the data %.2f MB, the rest scripts and styles)\n",
+           a / b, ca / cb, s / 1e6, d / 1e6 }'

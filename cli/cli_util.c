@@ -99,7 +99,7 @@ int cli_parse_word(const char *cmd, const char *opt, const char *arg, const char
 int cli_parse_format(const char *cmd, const char *opt, const char *arg, hatf_format *out)
 {
     int f = hatf_format_from_name(arg);
-    if (f < 0) return cli_usage(cmd, "%s: unknown format '%s' (hatrace, hatf1.0, text)", opt, arg);
+    if (f < 0) return cli_usage(cmd, "%s: unknown format '%s' (hatrace, hatf1.0, text, metatf)", opt, arg);
     *out = (hatf_format)f;
     return 0;
 }

@@ -1,5 +1,5 @@
-/* convert.c — hatrace convert: between the container, raw HATF 1.0 and text,
- * and to CSV, the events as a table.
+/* convert.c — hatrace convert: between the container, raw HATF 1.0, text and
+ * Meta-TF, and to CSV, the events as a table.
  *
  * Events pass through unchanged (the event model is the common ground), so
  * any conversion keeps every event; only encoding choices differ. CSV is the
@@ -18,6 +18,7 @@
 #include "addrmap.h"
 #include "cli_util.h"
 #include "commands.h"
+#include "hatf_metatf.h"
 #include "hatf_text.h"
 #include "sites.h"
 #include "textout.h"
@@ -31,9 +32,10 @@ static const char help[] =
     "events as a table instead, one row each (docs/tools.md, \"convert --to csv\").\n"
     "\n"
     "  --from FORMAT  format of IN: hatrace (default, recognised by its magic),\n"
-    "                 hatf1.0 or text\n"
+    "                 hatf1.0, text or metatf (recognised by its magic)\n"
     "  --to FORMAT    format of OUT: hatrace (default; text when OUT is -),\n"
-    "                 hatf1.0, text, or csv: a header row, then per event\n"
+    "                 hatf1.0, text, metatf (Meta-TF, the HATF DTD embedded,\n"
+    "                 docs/metatf.md), or csv: a header row, then per event\n"
     "                 time,time_ns,thread,heap,op,size,address,old_address,\n"
     "                 function,stack,failed (numbers in decimal)\n"
     "  --best         hatrace: the strongest (slower) compression settings\n"
@@ -63,8 +65,9 @@ typedef struct out {
     int fd;
     int created;         /* we made the file: remove it on failure */
     hatf_buf buf;
-    hatf1_encoder enc;
+    hatf1_encoder *enc;  /* HATF 1.0 output */
     hatf_writer *w;
+    hatf_metatf_writer *mw;
     addrmap heaps;       /* heap ids seen, for copying heap names */
     addrmap stacks;      /* stack ids copied */
     addrmap symbols;     /* frame addresses whose symbol is copied */
@@ -131,6 +134,27 @@ static void strip_info(hatf_info *info)
     info->parent_trace[0] = 0;
 }
 
+/* A Meta-TF writer on o->fd, with the header's text (info) and the thread names. */
+static int start_metatf(out *o, hatf_source *s, const char *info)
+{
+    hatf_err err = { 0 };
+    if (!(o->mw = hatf_metatf_writer_open(o->fd, info, &err)) || addrmap_init(&o->heaps)) {
+        cli_error("%s: %s", o->path, o->mw ? "out of memory" : hatf_err_text(&err));
+        return -1;
+    }
+    hatf_reader *r = hatf_source_container(s);
+    const uint64_t *th;
+    size_t n = r && !o->strip ? hatf_reader_threads(r, &th) : 0;
+    for (size_t i = 0; i < n; i++) {
+        const char *nm = hatf_reader_thread_name(r, th[i]);
+        if (nm && hatf_metatf_writer_name(o->mw, 0, th[i], nm) < 0) {
+            cli_error("%s: cannot write thread names", o->path);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 static int start_out(out *o, hatf_source *s, int best, uint64_t time_res, int plain)
 {
     hatf_buf_init(&o->buf);
@@ -145,10 +169,14 @@ static int start_out(out *o, hatf_source *s, int best, uint64_t time_res, int pl
         textout_header(s, o->strip && si ? &info : NULL, &o->buf);
         return 0;
     }
+    case HATF_FMT_METATF:
     case HATF_FMT_HATF1: {
-        hatf1_encoder_init(&o->enc, &o->buf, plain ? HATF1_PLAIN : HATF1_BEST);
+        if (o->fmt == HATF_FMT_HATF1) {
+            o->enc = hatf1_encoder_new(&o->buf, plain ? HATF1_PLAIN : HATF1_BEST);
+            if (!o->enc) return HATF_E_NOMEM;
+        }
         /* another writer's stream stays another writer's: its bytes are not ours to mark */
-        if (hatf_source_foreign(s)) return 0;
+        if (hatf_source_foreign(s)) return o->fmt == HATF_FMT_METATF ? start_metatf(o, s, NULL) : 0;
         o->hatrace_attrs = 1;
         hatf_buf mark;
         hatf_buf_init(&mark);
@@ -161,9 +189,15 @@ static int start_out(out *o, hatf_source *s, int best, uint64_t time_res, int pl
             hatf_buf_append(&mark, " container ", 11);
             textout_container_fields(&info, r ? hatf_reader_complete(r) : 1, &mark);
         }
+        if (o->fmt == HATF_FMT_METATF) {  /* the mark is the hatrace-info record's text */
+            hatf_buf_append(&mark, "", 1);
+            int rc = mark.failed ? (cli_error("out of memory"), -1) : start_metatf(o, s, (const char *)mark.p);
+            hatf_buf_free(&mark);
+            return rc;
+        }
         hatf_event c = { .op = HATF_OP_COMMENT, .data = mark.p,
                          .data_len = (uint16_t)(mark.len < UINT16_MAX ? mark.len : UINT16_MAX) };
-        int rc = mark.failed ? HATF_E_NOMEM : hatf1_encode(&o->enc, &c);
+        int rc = mark.failed ? HATF_E_NOMEM : hatf1_encode(o->enc, &c);
         hatf_buf_free(&mark);
         if (rc < 0) cli_error("%s: %s", o->path, hatf_strerror(rc));
         return rc < 0 ? -1 : 0;
@@ -298,12 +332,12 @@ static int note_losses(out *o, hatf_reader *r, size_t shown)
         int rc = 0;
         if (o->fmt == HATF_FMT_CONTAINER) {
             rc = hatf_writer_note_loss(o->w, lines[i]);
-        } else {
+        } else {  /* HATF 1.0 and Meta-TF: a comment */
             char text[600];
             int k = snprintf(text, sizeof text, "hatrace: the trace this was copied from had lost: %s", lines[i]);
             hatf_event c = { .op = HATF_OP_COMMENT, .data = (const uint8_t *)text,
                              .data_len = (uint16_t)(k > 0 && (size_t)k < sizeof text ? k : 0) };
-            rc = hatf1_encode(&o->enc, &c);
+            rc = o->mw ? hatf_metatf_writer_add(o->mw, &c) : hatf1_encode(o->enc, &c);
         }
         if (rc < 0) {
             cli_error("%s: cannot note what the source had lost: %s", o->path, hatf_strerror(rc));
@@ -334,8 +368,18 @@ static int put_event(out *o, hatf_source *s, const hatf_event *in)
         rc = hatf_text_format(ev, &o->buf);
         break;
     case HATF_FMT_HATF1:
-        rc = hatf1_encode(&o->enc, ev);
+        rc = hatf1_encode(o->enc, ev);
         break;
+    case HATF_FMT_METATF: {
+        hatf_reader *r = hatf_source_container(s);
+        int added;
+        if (r && !o->strip && ev->op != HATF_OP_COMMENT && addrmap_put(&o->heaps, ev->heap, &added) && added) {
+            const char *nm = hatf_reader_heap_name(r, ev->heap);
+            if (nm) rc = hatf_metatf_writer_name(o->mw, 1, ev->heap, nm);
+        }
+        if (rc == 0) rc = hatf_metatf_writer_add(o->mw, ev);
+        break;
+    }
     case HATF_FMT_CONTAINER: {
         hatf_reader *r = hatf_source_container(s);
         int added;
@@ -379,12 +423,18 @@ static int finish_out(out *o, int ok)
         addrmap_free(&o->stacks);
         addrmap_free(&o->symbols);
     } else {
-        if (ok && write_all(o) < 0) rc = -1;
+        if (o->mw) {
+            hatf_err err = { 0 };
+            if (hatf_metatf_writer_close(o->mw, &err) < 0 && ok) { cli_error("%s: %s", o->path, hatf_err_text(&err)); rc = -1; }
+            addrmap_free(&o->heaps);
+        }
+        if (ok && rc == 0 && write_all(o) < 0) rc = -1;
         if (o->fd >= 0 && o->fd != STDOUT_FILENO && close(o->fd) < 0 && ok) {
             cli_error("%s: close: %s", o->path, strerror(errno));
             rc = -1;
         }
     }
+    hatf1_encoder_free(o->enc);
     hatf_buf_free(&o->buf);
     if ((!ok || rc) && o->created) unlink(o->path);
     return rc;
@@ -491,7 +541,7 @@ int cmd_convert(int argc, char **argv)
             csv = strcmp(optarg, "csv") == 0;
             if (csv) to = HATF_FMT_TEXT;
             else if (hatf_format_from_name(optarg) < 0)
-                return cli_usage("convert", "--to: unknown format '%s' (hatrace, hatf1.0, text, csv)", optarg);
+                return cli_usage("convert", "--to: unknown format '%s' (hatrace, hatf1.0, text, metatf, csv)", optarg);
             else to = (hatf_format)hatf_format_from_name(optarg);
             break;
         case 'b': best = 1; break;
@@ -518,7 +568,7 @@ int cmd_convert(int argc, char **argv)
     if (time_res && to != HATF_FMT_CONTAINER) return cli_usage("convert", "--time-res applies to --to hatrace");
     if (plain && to != HATF_FMT_HATF1) return cli_usage("convert", "--plain applies to --to hatf1.0");
     if (csv && (strip || no_stacks))
-        return cli_usage("convert", "--strip and --no-stacks apply to hatrace, hatf1.0 and text");
+        return cli_usage("convert", "--strip and --no-stacks apply to hatrace, hatf1.0, text and metatf");
 
     out o = { .path = out_path, .fmt = to, .csv = csv, .fd = -1, .strip = strip, .no_stacks = no_stacks };
     if (open_out(&o, force, in_path) < 0) return CLI_FAIL;

@@ -6,12 +6,14 @@
 #include "cli_util.h"
 #include "commands.h"
 #include "frames.h"
+#include "hatf_metatf.h"
 #include "hatf_text.h"
 #include "sites.h"
 #include "textout.h"
 
 static const char help[] =
-    "usage: hatrace dump [--from FORMAT] [--limit N] [--stacks [--no-demangle] [--no-lines]] FILE\n"
+    "usage: hatrace dump [--from FORMAT] [--limit N] [--stacks [--no-demangle] [--no-lines]]\n"
+    "                    [--records] FILE\n"
     "\n"
     "Print the events of a trace in the text form (docs/format-text.md), one per\n"
     "line, in global time order. The output is itself a text trace: it starts\n"
@@ -19,8 +21,11 @@ static const char help[] =
     "header (pid, start time, clock, time unit, address size, command line;\n"
     "convert --from text reads it back) and a '# damage:' line per damaged part\n"
     "(in the header, or at the end for damage found while reading).\n"
+    "A Meta-TF file whose DTD is not of heap events is printed record by record\n"
+    "(docs/metatf.md, \"Records as text\").\n"
     "\n"
-    "  --from FORMAT  hatrace (default, recognised by its magic), hatf1.0 or text\n"
+    "  --from FORMAT  hatrace (default, recognised by its magic), hatf1.0, text\n"
+    "                 or metatf (recognised by its magic)\n"
     "  --limit N      stop after N events\n"
     "  --stacks       under each record with a stack attribute, its frames by\n"
     "                 name, one '#   at function+offset (module)' line each\n"
@@ -29,6 +34,8 @@ static const char help[] =
     "  --no-demangle  C++ and Rust function names as the symbol table has them\n"
     "                 (they are shown demangled by default)\n"
     "  --no-lines     no source lines (nor any look at the modules' files)\n"
+    "  --records      metatf: every record as its DTD describes it (metadata,\n"
+    "                 string-table and name records too), not heap events\n"
     "  --strict       stop at the first damaged part of a container (exit 1)\n"
     "                 instead of reading on past it (the damage said, exit 3)\n"
     "  -h, --help     this help\n";
@@ -84,6 +91,29 @@ void textout_container_fields(const hatf_info *in, int complete, hatf_buf *out)
     if (out->len > mark && out->p[out->len - 1] == '\n') out->len--;
 }
 
+/* A Meta-TF file record by record: its header as '# ' lines, then a line per record. */
+static int dump_records(const char *path, hatf_metatf_reader *mr, uint64_t limit)
+{
+    hatf_buf out;
+    hatf_buf_init(&out);
+    hatf_buf_append(&out, "#metatf-records 1\n", 18);
+    hatf_metatf_header_text(mr, &out);
+    int rc = CLI_OK;
+    for (uint64_t n = 0; n < limit; n++) {
+        int r = hatf_metatf_next_text(mr, &out);
+        if (r == 0) break;
+        if (r < 0) { cli_error_at(path, hatf_metatf_error(mr)); rc = CLI_FAIL; break; }
+        if (out.len >= 1 << 16) {
+            fwrite(out.p, 1, out.len, stdout);
+            out.len = 0;
+        }
+    }
+    if (out.failed && rc == CLI_OK) { cli_error("%s: out of memory", path); rc = CLI_FAIL; }
+    fwrite(out.p, 1, out.len, stdout);
+    hatf_buf_free(&out);
+    return rc;
+}
+
 int cmd_dump(int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -92,13 +122,14 @@ int cmd_dump(int argc, char **argv)
         { "stacks", no_argument, NULL, 's' },
         { "no-demangle", no_argument, NULL, 'D' },
         { "no-lines", no_argument, NULL, 'L' },
+        { "records", no_argument, NULL, 'R' },
         { "strict", no_argument, NULL, CLI_O_STRICT },
         { "help", no_argument, NULL, 'h' },
         { 0 },
     };
     hatf_format fmt = HATF_FMT_AUTO;
     uint64_t limit = UINT64_MAX;
-    int c, rc, stacks = 0, demangle = 1, lines = 1;
+    int c, rc, stacks = 0, demangle = 1, lines = 1, records = 0;
     cli_getopt_begin();
     while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
         switch (c) {
@@ -107,6 +138,7 @@ int cmd_dump(int argc, char **argv)
         case 's': stacks = 1; break;
         case 'D': demangle = 0; break;
         case 'L': lines = 0; break;
+        case 'R': records = 1; break;
         case CLI_O_STRICT: cli_strict = 1; break;
         case 'h': return cli_help(help);
         default: return cli_bad_option("dump", c, argv);
@@ -116,6 +148,16 @@ int cmd_dump(int argc, char **argv)
     if ((rc = cli_one_file("dump", argc, argv, &path))) return rc;
     hatf_source *s = cli_open_source(path, fmt);
     if (!s) return CLI_FAIL;
+    hatf_metatf_reader *mr = hatf_source_metatf(s);
+    if (records && !mr) {
+        hatf_source_close(s);
+        return cli_usage("dump", "--records applies to a Meta-TF file (--from metatf)");
+    }
+    if (mr && (records || !hatf_metatf_dtd_events(hatf_metatf_reader_dtd(mr)))) {
+        rc = dump_records(path, mr, limit);
+        hatf_source_close(s);
+        return cli_finish_stdout(rc);
+    }
 
     frames fr;
     if (frames_init(&fr, hatf_source_container(s), demangle, stacks && lines)) {

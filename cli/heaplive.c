@@ -46,7 +46,7 @@ long heaplive_cell_of(heaplive *l, uint32_t heap, uint32_t tag)
         l->capcells = cap;
     }
     /* addrmap_index numbers new keys densely: c == ncells */
-    l->cells[c] = (heaplive_cell){ .tag = tag, .next = l->first[heap] };
+    l->cells[c] = (heaplive_cell){ .tag = tag, .heap = heap, .next = l->first[heap] };
     l->first[heap] = (uint32_t)c;
     l->ncells++;
     return c;
@@ -62,7 +62,7 @@ static void cell_change(heaplive *l, heaplive_cell *c, int64_t objects, int64_t 
     c->objects += (uint64_t)objects;
     c->bytes += (uint64_t)bytes;
     l->objects += (uint64_t)objects;
-    l->change(l->ctx, c->tag, objects, bytes);
+    l->change(l->ctx, c->tag, c->heap, objects, bytes);
 }
 
 int heaplive_add(heaplive *l, uint64_t addr, uint64_t size, uint32_t cell)
@@ -90,6 +90,12 @@ int heaplive_remove(heaplive *l, uint64_t addr)
     else cell_change(l, &l->cells[e->a], -1, -(int64_t)e->size);
     addrmap_remove(&l->map, e);
     return !dead;
+}
+
+int heaplive_live(heaplive *l, uint64_t addr)
+{
+    addrmap_entry *e = addrmap_find(&l->map, addr);
+    return e && !entry_dead(l, e);
 }
 
 void heaplive_destroy_heap(heaplive *l, uint32_t heap)

@@ -7,7 +7,9 @@
  * Each object is charged to a cell: a (heap, tag) pair the caller chooses (a
  * cell per heap for stats, per heap and site for --sites). Every change of a
  * cell's live objects and bytes is passed to the caller's callback with the
- * cell's tag. A heap-destroy costs O(cells of that heap): each cell has a
+ * cell's tag and heap. One table can serve two counts of the same events
+ * (hatrace report: the sites count by (heap, site), stats by heap through the
+ * callback's heap, and stats asks heaplive_live before the sites change it). A heap-destroy costs O(cells of that heap): each cell has a
  * generation, bumped at destroy, that its entries remember; entries of an
  * older generation are dead and swept out when they outnumber the live ones.
  */
@@ -19,12 +21,13 @@
 #include "addrmap.h"
 #include "hatf.h"
 
-/* Cell tag's live objects and bytes change by objects, bytes (negative: ended). */
-typedef void heaplive_fn(void *ctx, uint32_t tag, int64_t objects, int64_t bytes);
+/* Cell tag's (in heap) live objects and bytes change by objects, bytes
+ * (negative: ended). */
+typedef void heaplive_fn(void *ctx, uint32_t tag, uint32_t heap, int64_t objects, int64_t bytes);
 
 typedef struct heaplive_cell {
     uint64_t objects, bytes;   /* live now */
-    uint32_t tag, gen;
+    uint32_t tag, heap, gen;
     uint32_t next;             /* next cell of the same heap, UINT32_MAX: none */
 } heaplive_cell;
 
@@ -54,6 +57,9 @@ int heaplive_add(heaplive *l, uint64_t addr, uint64_t size, uint32_t cell);
 
 /* Remove the object at addr. @return 1 if it was live, 0 if not. */
 int heaplive_remove(heaplive *l, uint64_t addr);
+
+/* @return 1 if an object is live at addr (heaplive_remove would end it), 0 if not. */
+int heaplive_live(heaplive *l, uint64_t addr);
 
 /* Start loading the entries of the event's addresses, some events before it
  * adds or removes them (lookahead.h). always_inline: see addrmap_prefetch. */

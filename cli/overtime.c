@@ -264,37 +264,52 @@ static void put_line(hatf_buf *o, const char *s)
     }
 }
 
-static void put_snapshot(hatf_buf *o, size_t *num, uint64_t ms, uint64_t bytes, const char *tree)
+/* resident: the process's resident bytes then (0: not sampled); massif's
+ * mem_heap_extra_B is what they are over the live bytes, so that massif's
+ * total (heap, extra and stacks) is the resident size */
+static void put_snapshot(hatf_buf *o, size_t *num, uint64_t ms, uint64_t bytes, uint64_t resident, const char *tree)
 {
-    cli_put(o, "#-----------\nsnapshot=%zu\n#-----------\ntime=%llu\nmem_heap_B=%llu\nmem_heap_extra_B=0\n"
-               "mem_stacks_B=0\nheap_tree=%s\n", (*num)++, U(ms), U(bytes), tree);
+    cli_put(o, "#-----------\nsnapshot=%zu\n#-----------\ntime=%llu\nmem_heap_B=%llu\nmem_heap_extra_B=%llu\n"
+               "mem_stacks_B=0\nheap_tree=%s\n", (*num)++, U(ms), U(bytes), U(resident > bytes ? resident - bytes : 0),
+            tree);
 }
 
 int overtime_massif(hatf_buf *o, const overtime *ot, frames *fr, const site *v, size_t n,
                     const overtime_detail *d, const char *cmd)
 {
     const timeline *tl = ot->tl;
+    /* the resident column of --timeline, interval by interval */
+    uint64_t *res = with_resident(ot) ? malloc(tl->n * sizeof *res) : NULL;
+    if (with_resident(ot) && tl->n && !res) return -1;
+    size_t k = 0;
+    uint64_t res_last = 0;
+    for (size_t i = 0; res && i < tl->n; i++) res[i] = resident_upto(ot, i, &k, &res_last);
     cli_put(o, "desc: hatrace stats --massif, from the trace ");
     put_line(o, ot->path);
+    if (res) cli_put(o, "; mem_heap_extra_B: the resident bytes sampled over the live bytes");
     cli_put(o, "\ncmd: ");
     put_line(o, cmd && *cmd ? cmd : ot->path);
     cli_put(o, "\ntime_unit: %s\n", ot->by_records ? "i" : "ms");
     size_t num = 0;
     /* massif's time: ms, or the record number standing in for instructions */
     const uint64_t per_unit = ot->by_records ? 1 : 1000000;
-    put_snapshot(o, &num, 0, 0, "empty");
-    int peak_done = 0;
-    for (size_t i = 0; i < tl->n; i++) {
+    put_snapshot(o, &num, 0, 0, 0, "empty");
+    int peak_done = 0, rc = 0;
+    for (size_t i = 0; i < tl->n && !rc; i++) {
         int last = i + 1 == tl->n;
-        if (!peak_done && (ot->peak_x < timeline_end(tl, i) || last)) {
-            put_snapshot(o, &num, x_out(ot, peak_at(ot)) / per_unit, ot->max_live_bytes, "peak");
-            if (put_tree(o, fr, v, n, 1, NULL)) return -1;
+        uint64_t resident = res ? res[i] : 0;
+        if (!peak_done && (ot->peak_x < timeline_end(tl, i) || last)) {  /* the peak is in interval i */
+            put_snapshot(o, &num, x_out(ot, peak_at(ot)) / per_unit, ot->max_live_bytes, resident, "peak");
+            rc = put_tree(o, fr, v, n, 1, NULL);
             peak_done = 1;
         }
         const uint64_t *at = !last && d && (i + 1) % d->every == 0 ? d->bytes + ((i + 1) / d->every - 1) * d->nsites
                                                                    : NULL;
-        put_snapshot(o, &num, x_out(ot, end_at(ot, i)) / per_unit, tl->v[i].live_bytes, last || at ? "detailed" : "empty");
-        if ((last || at) && put_tree(o, fr, v, n, 0, at)) return -1;
+        if (rc) break;
+        put_snapshot(o, &num, x_out(ot, end_at(ot, i)) / per_unit, tl->v[i].live_bytes, resident,
+                     last || at ? "detailed" : "empty");
+        if (last || at) rc = put_tree(o, fr, v, n, 0, at);
     }
-    return 0;
+    free(res);
+    return rc;
 }

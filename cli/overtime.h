@@ -29,7 +29,7 @@ typedef struct overtime {
 /* The table: one line per interval, the peak and the end above it; with
  * resident samples (and times), a column of the most resident bytes sampled
  * in each interval (the last one before it when none fell in it), the
- * recorder's rings taken out. */
+ * recorder's own memory taken out. */
 void overtime_text(hatf_buf *o, const overtime *ot);
 void overtime_json(hatf_buf *o, const overtime *ot);
 
@@ -42,6 +42,8 @@ typedef struct overtime_detail {
 } overtime_detail;
 
 /* A massif file: a snapshot at the end of each interval, one at the peak
+ * (with resident samples, each snapshot's mem_heap_extra_B is what the
+ * interval's resident figure, as the table's column, is over its live bytes)
  * with the call tree of what the sites v[0..n) held then (at_peak_bytes;
  * heap_tree=peak), the last one with the tree of what was still live
  * (live_bytes; detailed), and with d (may be NULL) the trees of d's

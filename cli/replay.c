@@ -34,7 +34,7 @@ static const char help[] =
     "  --json             a JSON array of objects, one per allocator\n"
     "  --series FILE      memory over time as CSV: allocator,op,live_bytes,rss_bytes\n"
     "  --plot FILE        draw the series with gnuplot (.png or .svg)\n"
-    "  --from FORMAT      hatrace (default, recognised by its magic), hatf1.0 or text\n"
+    "  --from FORMAT      hatrace (default), hatf1.0, text or metatf\n"
     "  --window-ops N     ops per runner thread the compiler holds in memory\n"
     "                     before writing the older half to the plan file in\n"
     "                     $TMPDIR (default 262144; at least 4; the figures do\n"

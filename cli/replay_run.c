@@ -96,7 +96,7 @@ int cli_replay_compile(const char *cmd, const char *path, hatf_format fmt, int s
         const char *const *lines;
         if (!rc && r && (hatf_reader_damage(r, &lines) || !hatf_reader_complete(r))) *partial = CLI_PARTIAL;
     }
-    /* the recorded program's resident memory at its peak, when sampled, the recorder's rings taken out */
+    /* the recorded program's resident memory at its peak, when sampled, the recorder's own memory taken out */
     x->program_rss = 0;
     hatf_reader *rd = hatf_source_container(src);
     const hatf_resident *res;

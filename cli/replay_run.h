@@ -14,7 +14,7 @@ typedef struct cli_replay {
     unsigned nalloc;
     rp_plan plan;
     int have_plan;
-    uint64_t program_rss;     /* the recorded program's peak resident bytes, rings taken out; 0: not sampled */
+    uint64_t program_rss;     /* the recorded program's peak resident bytes, the recorder's own memory taken out; 0: not sampled */
     rp_report *rep;           /* nalloc reports after cli_replay_run */
 
     /* the plan's file and how it was compiled */

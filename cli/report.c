@@ -50,7 +50,7 @@ static const char help[] =
     "                 at-peak, leaked or temporary (as stats --sites --sort)\n"
     "  --points N     at most N intervals of the heap over time (default 2000,\n"
     "                 at most 100000)\n"
-    "  --from FORMAT  hatrace (default, recognised by its magic), hatf1.0 or text\n"
+    "  --from FORMAT  hatrace (default), hatf1.0, text or metatf\n"
     "  --replay ALLOCATORS  replay the trace against these allocators, comma-\n"
     "                 separated as hatrace replay --allocator takes them (glibc,\n"
     "                 jemalloc, tcmalloc, mimalloc, null or a shared object), with\n"
@@ -67,7 +67,8 @@ static const char help[] =
 
 static const char *const sort_words[] = { "count", "bytes", "peak", "at-peak", "leaked", "temporary" };
 
-/* Both countings, fed by one reading. */
+/* Both countings, fed by one reading, with one table of live objects (the
+ * sites', which stats shares): stats sees each event first. */
 typedef struct both { stats *st; sites_pass *sp; } both;
 
 static int count_both(void *ctx, const lookahead_item *x)
@@ -77,12 +78,7 @@ static int count_both(void *ctx, const lookahead_item *x)
     return rc ? rc : sites_pass_count(b->sp, x);
 }
 
-static void prefetch_both(void *ctx, const hatf_event *ev)
-{
-    both *b = ctx;
-    stats_prefetch(b->st, ev);
-    sites_pass_prefetch(b->sp, ev);
-}
+static void prefetch_both(void *ctx, const hatf_event *ev) { sites_pass_prefetch(((both *)ctx)->sp, ev); }
 
 /* Append what the tools printed as a JSON value in a <script> element: '<'
  * only occurs in strings there, where \u003c is the same character. */
@@ -280,12 +276,15 @@ int cmd_report(int argc, char **argv)
         cli_error("out of memory");
         rc = CLI_FAIL;
     } else {
+        stats_share_live(b.st, sites_pass_live(b.sp, stats_heap_changed, b.st));
         int count_rc, r = lookahead_run(s, count_both, prefetch_both, &b, &count_rc);
         if (r == LOOKAHEAD_STOPPED) {
             cli_error("%s: out of memory after %llu records", path, (unsigned long long)stats_records(b.st));
             rc = CLI_FAIL;
         } else if (r < 0) {
             rc = cli_source_failed(path, s);
+        } else if (sites_pass_unstacked(b.sp)) {
+            sites_say_no_stacks(path);  /* the page is still written: its sites are "(no stack)" */
         }
     }
     if (rc == CLI_OK) {

@@ -35,6 +35,7 @@ typedef struct sites {
     site *v;
     size_t n, cap;
     addrmap heaps;   /* heap id -> dense heap number */
+    uint64_t *heap_ids;  /* dense heap number -> heap id */
     uint64_t last_heap_id, nheaps;
     uint32_t last_heap;  /* the number of last_heap_id, once nheaps > 0 */
     heaplive live;   /* cell tag = site position */
@@ -47,6 +48,8 @@ typedef struct sites {
     timeline *by_time, *by_record;
     uint64_t now, now_record, peak_time, peak_record;
     temporary tmp;   /* temporary allocations, tag = site position */
+    sites_heap_fn *observe;  /* told each change of a heap's live objects, or NULL */
+    void *observe_ctx;
 } sites;
 
 size_t sites_stack(hatf_reader *r, uint64_t id, const uint64_t **out)
@@ -83,9 +86,10 @@ static site *site_of(sites *st, uint64_t stack, uint32_t *pos)
  * and the whole heap's. A site that changes for the first time since the
  * heap's latest peak keeps what it held then: the heap-wide peak is where
  * stats takes max_live_bytes, so the sites' figures at it add up to that. */
-static void site_live(void *ctx, uint32_t pos, int64_t n, int64_t bytes)
+static void site_live(void *ctx, uint32_t pos, uint32_t heap, int64_t n, int64_t bytes)
 {
     sites *st = ctx;
+    if (st->observe) st->observe(st->observe_ctx, st->heap_ids[heap], n, bytes);
     site *s = &st->v[pos];
     if (s->tag != st->peak_no) {
         s->tag = st->peak_no;
@@ -135,13 +139,15 @@ static int add_event(sites *st, const hatf_event *ev)
     case HATF_OP_REALLOC_INPLACE:
     case HATF_OP_REALLOC_MOVE:
     case HATF_OP_REALLOC_FREE: {
-        uint64_t stack = sites_event_stack(ev);
+        hatf_attrs a;
+        hatf_event_attrs(ev, &a);
+        uint64_t stack = hatf_attrs_get(&a, HATF_A_STACK, 0);
         st->records++;
         if (stack) st->stacked++;
         site *s = site_of(st, stack, &pos);
         if (!s) return -1;
         s->calls++;
-        if (hatf_event_failed(ev)) return 0;  /* a call only: no object made, a realloc's block left as it was */
+        if (hatf_event_failed_by(ev, &a)) return 0;  /* a call only: no object made, a realloc's block left as it was */
         int ended = ev->op != HATF_OP_ALLOC && ev->op != HATF_OP_REALLOC_NEW && ev->addr &&
                     heaplive_remove(&st->live, ev->addr);
         if (ev->op == HATF_OP_REALLOC_FREE) return ended ? note_free(st, ev, ev->addr) : 0;
@@ -152,6 +158,12 @@ static int add_event(sites *st, const hatf_event *ev)
         if (ev->heap != st->last_heap_id || !st->nheaps) {  /* most events stay in one heap */
             long heap = addrmap_index(&st->heaps, ev->heap, &added);
             if (heap < 0) return -1;
+            if (added && !(st->nheaps & (st->nheaps - 1))) {  /* 0, 1, 2, 4...: room for twice as many */
+                uint64_t *ids = realloc(st->heap_ids, (st->nheaps ? 2 * st->nheaps : 1) * sizeof *ids);
+                if (!ids) return -1;
+                st->heap_ids = ids;
+            }
+            if (added) st->heap_ids[heap] = ev->heap;
             st->last_heap_id = ev->heap;
             st->last_heap = (uint32_t)heap;
             st->nheaps += added;
@@ -206,7 +218,13 @@ static int count_event(void *ctx, const lookahead_item *x)
     if (!rc && st->by_time) add_to_timelines(st, ev);
     return rc;
 }
-static void prefetch_event(void *ctx, const hatf_event *ev) { heaplive_prefetch(&((sites *)ctx)->live, ev); }
+/* always_inline: the wrappers below call it, and gcc takes a static function
+ * made only of prefetches for a const one and drops the call (see
+ * addrmap_prefetch): sites_pass_prefetch and detail_prefetch were empty */
+static inline __attribute__((always_inline)) void prefetch_event(void *ctx, const hatf_event *ev)
+{
+    heaplive_prefetch(&((sites *)ctx)->live, ev);
+}
 
 uint64_t sites_key(const site *s, int sort)
 {
@@ -582,6 +600,7 @@ static void sites_free(sites *st)
     addrmap_free(&st->heaps);
     temporary_free(&st->tmp);
     heaplive_free(&st->live);
+    free(st->heap_ids);
     free(st->v);
 }
 
@@ -751,6 +770,15 @@ void sites_pass_free(sites_pass *p)
 int sites_pass_count(void *ctx, const lookahead_item *x) { return count_event(&((sites_pass *)ctx)->st, x); }
 void sites_pass_prefetch(void *ctx, const hatf_event *ev) { prefetch_event(&((sites_pass *)ctx)->st, ev); }
 
+heaplive *sites_pass_live(sites_pass *p, sites_heap_fn *observe, void *ctx)
+{
+    p->st.observe = observe;
+    p->st.observe_ctx = ctx;
+    return &p->st.live;
+}
+
+int sites_pass_unstacked(const sites_pass *p) { return p->st.records && !p->st.stacked; }
+
 int sites_pass_print(sites_pass *p, hatf_source *src, const char *path, const sites_opts *opt, hatf_buf *o)
 {
     sites *st = &p->st;
@@ -782,7 +810,7 @@ int sites_report(hatf_source *src, const char *path, const sites_opts *opt)
         return CLI_FAIL;
     }
     int rc = count_all(&p->st, src, path);
-    if (rc == CLI_OK && p->st.records && !p->st.stacked && (opt->form == SITES_MASSIF || !over_time(opt->form)))
+    if (rc == CLI_OK && sites_pass_unstacked(p) && (opt->form == SITES_MASSIF || !over_time(opt->form)))
         sites_say_no_stacks(path);
     if (rc == CLI_OK) {
         hatf_buf o;

@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "frames.h"
+#include "heaplive.h"
 #include "hatf_container.h"
 #include "hatf_source.h"
 #include "lookahead.h"
@@ -92,6 +93,17 @@ typedef struct sites_pass sites_pass;
 sites_pass *sites_pass_new(hatf_source *src, int demangle, int lines, uint64_t points);
 int sites_pass_count(void *ctx, const lookahead_item *x);
 void sites_pass_prefetch(void *ctx, const hatf_event *ev);
+/* Heap heap_id's live objects and bytes change by objects, bytes. */
+typedef void sites_heap_fn(void *ctx, uint64_t heap_id, int64_t objects, int64_t bytes);
+
+/* The live objects of p, for a count fed beside it that tracks them by the
+ * same rule (stats_share_live): from now on, each change of a heap's live
+ * objects is told to observe(ctx, ...) as the pass makes it.
+ * @return the live objects' table, valid until sites_pass_free. */
+heaplive *sites_pass_live(sites_pass *p, sites_heap_fn *observe, void *ctx);
+/* Whether p counted allocations and none had a call stack (then say so:
+ * sites_say_no_stacks). */
+int sites_pass_unstacked(const sites_pass *p);
 /* Append the form o asks for to out (the sites are sorted by o->sort).
  * @return 0, -1 out of memory, or CLI_FAIL when a reading failed (said). */
 int sites_pass_print(sites_pass *p, hatf_source *src, const char *path, const sites_opts *o, hatf_buf *out);

@@ -169,6 +169,26 @@ static int call_site(Dwarf_Die *cu, Dwarf_Die *inl, const char **file, int *line
 }
 
 enum { MAX_INLINED = 64 };  /* deeper nests are cut (a hostile file could claim thousands) */
+enum { MAX_SCOPES = 256 };  /* DIEs nested around one address, from the CU down */
+
+/* The DIEs under cu that contain pc (a DWARF address), outermost first, into
+ * out: the concrete nest, one pass down the tree that skips every subtree
+ * not holding pc. (dwarf_getscopes went on into an inlined function's
+ * abstract definition, so the nest took it and then dwarf_getscopes_die, two
+ * walks of the CU, the second one unpruned: most of a report's time on a
+ * large trace.) @return the count. */
+static int scopes_at(Dwarf_Die *cu, Dwarf_Addr pc, Dwarf_Die *out)
+{
+    int n = 0;
+    Dwarf_Die parent = *cu, child;
+    while (n < MAX_SCOPES && dwarf_child(&parent, &child) == 0) {
+        int found;
+        while (!(found = dwarf_haspc(&child, pc) > 0) && dwarf_siblingof(&child, &child) == 0) {}
+        if (!found) break;
+        out[n++] = parent = child;
+    }
+    return n;
+}
 
 /* The chain of srclines.h for ra into out[0..MAX_INLINED]. @return the count. */
 static size_t lookup(srclines *s, uint64_t ra, srcline *out)
@@ -181,19 +201,9 @@ static size_t lookup(srclines *s, uint64_t ra, srcline *out)
     if (!file || line <= 0) return 0;
     size_t n = 0;
     Dwarf_Addr bias;
-    Dwarf_Die *cu = dwfl_module_addrdie(dm, pc, &bias), *scopes = NULL, inner;
-    int ns = cu ? dwarf_getscopes(cu, pc - bias, &scopes) : 0;
-    /* the innermost scope, then the scopes that really contain it (past an
-     * inlined call, dwarf_getscopes goes on in the abstract definition) */
-    Dwarf *dw = ns > 0 ? dwfl_module_getdwarf(dm, &bias) : NULL;
-    if (dw && dwarf_offdie(dw, dwarf_dieoffset(&scopes[0]), &inner)) {
-        free(scopes);
-        scopes = NULL;
-        ns = dwarf_getscopes_die(&inner, &scopes);
-    } else {
-        ns = 0;
-    }
-    for (int i = 0; i < ns && n < MAX_INLINED; i++) {
+    Dwarf_Die *cu = dwfl_module_addrdie(dm, pc, &bias), scopes[MAX_SCOPES];
+    int ns = cu ? scopes_at(cu, pc - bias, scopes) : 0;
+    for (int i = ns - 1; i >= 0 && n < MAX_INLINED; i--) {  /* innermost first */
         if (dwarf_tag(&scopes[i]) != DW_TAG_inlined_subroutine) continue;
         out[n++] = (srcline){ .inlined = die_function_name(&scopes[i]), .file = file, .line = line };
         /* the next function out is at the place this one was inlined */
@@ -203,7 +213,6 @@ static size_t lookup(srclines *s, uint64_t ra, srcline *out)
             break;
         }
     }
-    free(scopes);
     out[n++] = (srcline){ .inlined = NULL, .file = file, .line = line };
     return n;
 }

@@ -27,6 +27,7 @@
 
 static const char help[] =
     "usage: hatrace stats [--json] [--from FORMAT] FILE\n"
+    "       hatrace stats --follow [--json] [--top N] [--interval MS] [--timeout S] FILE\n"
     "       hatrace stats [--json] [--from FORMAT] FILE|FOLDER...\n"
     "       hatrace stats --sites [--by stack|function|line] [--sort KEY] [--top N] [--json | --folded]\n"
     "                     [--no-demangle] [--no-lines] FILE\n"
@@ -45,7 +46,7 @@ static const char help[] =
     "peak live bytes, leaked bytes and temporary allocations, and the totals.\n"
     "\n"
     "  --json         print one JSON object instead of a table\n"
-    "  --from FORMAT  hatrace (default, recognised by its magic), hatf1.0 or text\n"
+    "  --from FORMAT  hatrace (default), hatf1.0, text or metatf\n"
     "  --sites        allocation sites instead (traces recorded with --stacks):\n"
     "                 per call stack, calls, bytes, the site's peak of live objects\n"
     "                 and bytes, objects still live at the end (leaked), and the\n"
@@ -89,7 +90,9 @@ static const char help[] =
     "                 and massif-visualizer): a snapshot per interval, the call\n"
     "                 tree of what was live at the heap's peak, at the end and\n"
     "                 at every tenth interval's end (traces recorded with\n"
-    "                 --stacks; callers under 1% summed; the trace is read twice)\n"
+    "                 --stacks; callers under 1% summed; the trace is read twice),\n"
+    "                 and where the trace has the program's resident memory, the\n"
+    "                 resident bytes over the live ones as mem_heap_extra_B\n"
     "  --points N     at most N intervals (default 50, at most 100000)\n"
     "  --no-demangle  C++ and Rust function names as the symbol table has them\n"
     "                 (shown demangled by default; JSON gives both)\n"
@@ -99,6 +102,17 @@ static const char help[] =
     "                 peak and live bytes at its end; they add up to the whole\n"
     "  --strict       stop at the first damaged part of a container (exit 1)\n"
     "                 instead of reading on past it (the damage said, exit 3)\n"
+    "  --follow       a trace still being written (hatrace record's, while the\n"
+    "                 program runs): every interval, the figures so far, calls\n"
+    "                 per second and the top sites (--top, default 5) of the\n"
+    "                 interval, until the trace is complete, the user stops it\n"
+    "                 (Ctrl-C) or it has not grown for --timeout seconds; the\n"
+    "                 last refresh gives the figures of the whole trace; with\n"
+    "                 --json one JSON object per line and refresh\n"
+    "  --interval MS  --follow: milliseconds between refreshes (default 1000)\n"
+    "  --timeout S    --follow: give up on a file that has not grown for S\n"
+    "                 seconds (default 30), or sooner when its recording\n"
+    "                 process is gone, and read it as a cut trace (exit 3)\n"
     "  -h, --help     this help\n";
 
 #define HIST_BUCKETS 65  /* size 0, then [2^k, 2^(k+1)) for k = 0..63 */
@@ -119,6 +133,8 @@ typedef struct table {
     addrmap index;   /* id -> position in v */
     counts *v;
     size_t n, cap;
+    uint64_t last_id;  /* the last id asked for, at v[last] (n > 0): most events keep their thread and heap */
+    size_t last;
 } table;
 
 typedef struct stats {
@@ -131,6 +147,13 @@ typedef struct stats {
     uint64_t funcs[FUNC_SLOTS];
     table threads, heaps;
     heaplive live;   /* cell tag = heap position */
+    /* with stats_share_live: another count's table of the same live objects,
+     * which it changes after this count has seen each event (its changes
+     * come through stats_heap_changed); NULL: live is ours */
+    heaplive *shared;
+    uint64_t last_heap_id;   /* stats_heap_changed's last heap, at last_hpos */
+    uint32_t last_hpos;
+    int last_known;
     hatf_reader *reader;  /* names, or NULL */
     counts *names;   /* per heap name */
     size_t nnames, capnames;
@@ -145,6 +168,7 @@ typedef struct stats {
 
 static counts *table_get(table *t, uint64_t id)
 {
+    if (t->n && id == t->last_id) return &t->v[t->last];
     int added;
     long i = addrmap_index(&t->index, id, &added);
     if (i < 0) return NULL;
@@ -160,6 +184,8 @@ static counts *table_get(table *t, uint64_t id)
         t->v[t->n].group = -1;
         t->v[t->n++].id = id;
     }
+    t->last_id = id;
+    t->last = (size_t)i;
     return &t->v[i];
 }
 
@@ -215,15 +241,20 @@ static unsigned hist_bucket(uint64_t size)
     return size ? 64 - (unsigned)__builtin_clzll(size) : 0;
 }
 
-/* Live bytes and objects of heap hpos (and its name) change by n objects, bytes. */
-static void heap_live(void *ctx, uint32_t hpos, int64_t n, int64_t bytes)
+/* Live bytes and objects of heap hpos (and its name) change by n objects,
+ * bytes; the peaks follow (an event ends objects before it makes one, so
+ * the peaks seen after each change are those seen after each event). */
+static void heap_change(stats *st, uint32_t hpos, int64_t n, int64_t bytes)
 {
-    stats *st = ctx;
     counts *h = &st->heaps.v[hpos];
     h->live_objects += (uint64_t)n;
     h->live_bytes += (uint64_t)bytes;
     st->live_objects += (uint64_t)n;
     st->live_bytes += (uint64_t)bytes;
+    if (st->live_objects > st->max_live_objects) st->max_live_objects = st->live_objects;
+    if (st->live_bytes > st->max_live_bytes) st->max_live_bytes = st->live_bytes;
+    if (h->live_objects > h->max_live_objects) h->max_live_objects = h->live_objects;
+    if (h->live_bytes > h->max_live_bytes) h->max_live_bytes = h->live_bytes;
     if (h->group >= 0) {
         counts *g = &st->names[h->group];
         g->live_objects += (uint64_t)n;
@@ -231,6 +262,41 @@ static void heap_live(void *ctx, uint32_t hpos, int64_t n, int64_t bytes)
         if (g->live_objects > g->max_live_objects) g->max_live_objects = g->live_objects;
         if (g->live_bytes > g->max_live_bytes) g->max_live_bytes = g->live_bytes;
     }
+}
+
+static void heap_live(void *ctx, uint32_t hpos, uint32_t heap, int64_t n, int64_t bytes)
+{
+    (void)heap;  /* our tags are the heaps */
+    heap_change(ctx, hpos, n, bytes);
+}
+
+void stats_heap_changed(void *ctx, uint64_t heap_id, int64_t n, int64_t bytes)
+{
+    stats *st = ctx;
+    if (!st->last_known || heap_id != st->last_heap_id) {
+        /* counted by us first: the heap is in the table */
+        addrmap_entry *e = addrmap_find(&st->heaps.index, heap_id);
+        if (!e) return;
+        st->last_heap_id = heap_id;
+        st->last_hpos = e->a;
+        st->last_known = 1;
+    }
+    heap_change(st, st->last_hpos, n, bytes);
+}
+
+void stats_share_live(stats *st, heaplive *l) { st->shared = l; }
+
+/* Whether the event's free ends a live object: it does so here, or the
+ * sharing count will after this one. */
+static int end_live(stats *st, uint64_t addr)
+{
+    return st->shared ? heaplive_live(st->shared, addr) : heaplive_remove(&st->live, addr);
+}
+
+/* A new live object, unless the sharing count adds it. @return 0 or -1 out of memory. */
+static int add_live(stats *st, uint64_t addr, uint64_t size, const counts *h)
+{
+    return st->shared ? 0 : heaplive_add(&st->live, addr, size, h->cell);
 }
 
 static void heap_destroy(stats *st, counts *h)
@@ -241,7 +307,7 @@ static void heap_destroy(stats *st, counts *h)
         st->names[h->group].destroy_frees += h->live_objects;
         st->names[h->group].destroy_bytes += h->live_bytes;
     }
-    heaplive_destroy_heap(&st->live, (uint32_t)(h - st->heaps.v));
+    if (!st->shared) heaplive_destroy_heap(&st->live, (uint32_t)(h - st->heaps.v));
 }
 
 /* The most resident bytes sampled while recording, the recorder's rings
@@ -303,7 +369,7 @@ static int add_event(stats *st, const hatf_event *ev)
     int first = st->heaps.n != nheaps;
     if (first) {
         uint32_t hpos = (uint32_t)(h - st->heaps.v);
-        long cell = heaplive_cell_of(&st->live, hpos, hpos);
+        long cell = st->shared ? 0 : heaplive_cell_of(&st->live, hpos, hpos);
         if (cell < 0 || heap_group(st, h)) return HATF_E_NOMEM;
         h->cell = (uint32_t)cell;
     }
@@ -332,7 +398,7 @@ static int add_event(stats *st, const hatf_event *ev)
         st->total_bytes += ev->size; t->bytes += ev->size; h->bytes += ev->size;
         if (g) g->bytes += ev->size;
         st->hist[hist_bucket(ev->size)]++;
-        if (heaplive_add(&st->live, ev->addr, ev->size, h->cell) ||
+        if (add_live(st, ev->addr, ev->size, h) ||
             temporary_made(&st->tmp, ev->thread, ev->addr, 0))
             return HATF_E_NOMEM;
         break;
@@ -340,7 +406,7 @@ static int add_event(stats *st, const hatf_event *ev)
         st->frees++; t->frees++; h->frees++;
         if (g) g->frees++;
         if (!ev->addr) st->free_null++;
-        else if (!heaplive_remove(&st->live, ev->addr)) st->unknown_frees++;
+        else if (!end_live(st, ev->addr)) st->unknown_frees++;
         else if (temporary_ended(&st->tmp, ev->thread, ev->addr, &tag) < 0) return HATF_E_NOMEM;
         break;
     case HATF_OP_REALLOC_INPLACE: case HATF_OP_REALLOC_MOVE:
@@ -349,11 +415,11 @@ static int add_event(stats *st, const hatf_event *ev)
         if (g) g->reallocs++;
         /* a failed realloc left its block as it was (the requested size, often absurd, is not its size) */
         if (hatf_event_failed_by(ev, &a)) break;
-        ended = ev->op != HATF_OP_REALLOC_NEW && ev->addr && heaplive_remove(&st->live, ev->addr);
+        ended = ev->op != HATF_OP_REALLOC_NEW && ev->addr && end_live(st, ev->addr);
         if (ev->op != HATF_OP_REALLOC_NEW && ev->addr && !ended) st->unknown_frees++;
         if (ev->op == HATF_OP_REALLOC_FREE) {
             if (ended && temporary_ended(&st->tmp, ev->thread, ev->addr, &tag) < 0) return HATF_E_NOMEM;
-        } else if (heaplive_add(&st->live, ev->new_addr, ev->size, h->cell) ||
+        } else if (add_live(st, ev->new_addr, ev->size, h) ||
                    (ev->new_addr && temporary_made(&st->tmp, ev->thread, ev->new_addr, 0))) {
             return HATF_E_NOMEM;
         }
@@ -364,10 +430,6 @@ static int add_event(stats *st, const hatf_event *ev)
     default:
         break;
     }
-    if (st->live_objects > st->max_live_objects) st->max_live_objects = st->live_objects;
-    if (st->live_bytes > st->max_live_bytes) st->max_live_bytes = st->live_bytes;
-    if (h->live_objects > h->max_live_objects) h->max_live_objects = h->live_objects;
-    if (h->live_bytes > h->max_live_bytes) h->max_live_bytes = h->live_bytes;
     if (st->want_phases) phases_event(&st->ph, ev->time, st->live_bytes);
     return 0;
 }
@@ -510,7 +572,7 @@ static void print_table(hatf_buf *o, stats *st, const char *path, hatf_source *s
         size_t n = hatf_reader_damage(d.r, &lines);
         for (size_t i = 0; i < n; i++) cli_put(o, "%-18s %s\n", "damage", lines[i]);
         uint64_t res_max, res_n = resident_peak(d.r, &res_max);
-        if (res_n) cli_put(o, "%-18s %llu bytes at most (%llu samples, the recorder's rings taken out)\n", "resident",
+        if (res_n) cli_put(o, "%-18s %llu bytes at most (%llu samples, the recorder's own memory taken out)\n", "resident",
                            U(res_max), U(res_n));
     }
     if (st->mmaps + st->munmaps + st->mremaps + st->brks)
@@ -695,14 +757,23 @@ static stats *stats_read(hatf_source *s, const char *path, int want_phases)
     return NULL;
 }
 
+void stats_figures(const stats *st, stats_summary *out)
+{
+    *out = (stats_summary){ .records = st->records, .allocs = st->allocs, .frees = st->frees,
+                            .reallocs = st->reallocs, .max_live_objects = st->max_live_objects,
+                            .max_live_bytes = st->max_live_bytes, .live_objects = st->live_objects,
+                            .live_bytes = st->live_bytes, .temporary = st->tmp.count,
+                            .total_bytes = st->total_bytes, .first_time = st->first_time,
+                            .last_time = st->last_time };
+}
+
+void stats_table(hatf_buf *o, stats *st, const char *path, hatf_source *s) { print_table(o, st, path, s); }
+
 int stats_summarize(hatf_source *s, const char *path, stats_summary *out)
 {
     stats *st = stats_read(s, path, 0);
     if (!st) return CLI_FAIL;
-    *out = (stats_summary){ .records = st->records, .allocs = st->allocs, .frees = st->frees,
-                            .reallocs = st->reallocs, .max_live_objects = st->max_live_objects,
-                            .max_live_bytes = st->max_live_bytes, .live_objects = st->live_objects,
-                            .live_bytes = st->live_bytes, .temporary = st->tmp.count };
+    stats_figures(st, out);
     stats_free(st);
     return CLI_OK;
 }
@@ -729,10 +800,15 @@ int cmd_stats(int argc, char **argv)
         { "diff", no_argument, NULL, 'X' },
         { "phases", no_argument, NULL, 'P' },
         { "strict", no_argument, NULL, CLI_O_STRICT },
+        { "follow", no_argument, NULL, 'W' },
+        { "interval", required_argument, NULL, 'I' },
+        { "timeout", required_argument, NULL, 'Z' },
         { "help", no_argument, NULL, 'h' },
         { 0 },
     };
     hatf_format fmt = HATF_FMT_AUTO;
+    int follow = 0, follow_opts = 0;
+    uint64_t interval_ms = 1000, timeout_s = 30;
     int json = 0, c, rc, by_site = 0, folded = 0, top_given = 0, sort_given = 0, timeline = 0, massif = 0,
         points_given = 0, by_given = 0, diff = 0, phases_given = 0;
     sites_opts so = { .form = SITES_TEXT, .sort = SITES_SORT_COUNT, .top = 20, .demangle = 1, .lines = 1,
@@ -770,9 +846,30 @@ int cmd_stats(int argc, char **argv)
         case 'D': so.demangle = 0; break;
         case 'L': so.lines = 0; break;
         case CLI_O_STRICT: cli_strict = 1; break;
+        case 'W': follow = 1; break;
+        case 'I':
+            if ((rc = cli_parse_u64("stats", "--interval", optarg, &interval_ms))) return rc;
+            if (interval_ms < 10 || interval_ms > 3600000)
+                return cli_usage("stats", "--interval: %s is not 10 to 3600000 (milliseconds)", optarg);
+            follow_opts = 1;
+            break;
+        case 'Z':
+            if ((rc = cli_parse_u64("stats", "--timeout", optarg, &timeout_s))) return rc;
+            if (timeout_s < 1) return cli_usage("stats", "--timeout: at least 1 (seconds)");
+            follow_opts = 1;
+            break;
         case 'h': return cli_help(help);
         default: return cli_bad_option("stats", c, argv);
         }
+    }
+    if (follow_opts && !follow) return cli_usage("stats", "--interval and --timeout go with --follow");
+    if (follow) {
+        if (diff || by_site || timeline || massif || phases_given || folded || sort_given || by_given ||
+            points_given || fmt == HATF_FMT_HATF1 || fmt == HATF_FMT_TEXT)
+            return cli_usage("stats", "--follow reads one container as it is written: with --json, --top, "
+                                      "--interval, --timeout and --strict only");
+        if (argc - optind != 1) return cli_usage("stats", "--follow takes one trace file");
+        return cli_finish_stdout(stats_follow(argv[optind], json, interval_ms, timeout_s, top_given ? so.top : 5));
     }
     if (diff && (timeline || massif)) return cli_usage("stats", "--diff compares sites: not with --timeline or --massif");
     if (phases_given && (by_site || timeline || massif))

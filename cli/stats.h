@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "hatf.h"
+#include "heaplive.h"
 #include "hatf_source.h"
 #include "lookahead.h"
 
@@ -17,6 +18,8 @@ typedef struct stats_summary {
     uint64_t max_live_objects, max_live_bytes;
     uint64_t live_objects, live_bytes;    /* still live at the end: leaked */
     uint64_t temporary;                   /* temporary allocations (temporary.h) */
+    uint64_t total_bytes;                 /* bytes asked for by allocations that made an object */
+    uint64_t first_time, last_time;       /* of the timed events (0, 0 when none) */
 } stats_summary;
 
 /* Read every event of s and count *out by stats' rules (stats --json's
@@ -48,10 +51,30 @@ void stats_free(stats *st);  /* NULL allowed */
 int stats_count(void *ctx, const lookahead_item *x);
 void stats_prefetch(void *ctx, const hatf_event *ev);
 
+/* Count live objects in l, another count's table fed the same events right
+ * after this one (hatrace report: sites_pass_live(p, stats_heap_changed, st)),
+ * instead of in a table of our own: one table, one lookup per address, for
+ * both. Before the first event; not with phases. */
+void stats_share_live(stats *st, heaplive *l);
+/* The sharing count's changes of a heap's live objects (a sites_heap_fn). */
+void stats_heap_changed(void *ctx, uint64_t heap_id, int64_t objects, int64_t bytes);
+
 /* Records counted so far. */
 uint64_t stats_records(const stats *st);
 
-/* Append the JSON object of hatrace stats --json (docs/tools.md, "stats"). */
+/* The main figures counted so far. */
+void stats_figures(const stats *st, stats_summary *out);
+
+/* Append the JSON object of hatrace stats --json (docs/tools.md, "stats"), or
+ * with stats_table its table. Both sort the counts' tables: no more events
+ * may be counted after. */
 void stats_json(hatf_buf *o, stats *st, const char *path, hatf_source *s);
+void stats_table(hatf_buf *o, stats *st, const char *path, hatf_source *s);
+
+/* hatrace stats --follow (cli/follow.c): the figures of a trace still being
+ * written, refreshed every interval_ms until it is complete, the user stops
+ * it (SIGINT) or it has not grown for timeout_s seconds. top: sites shown per
+ * refresh. @return a CLI_* code. */
+int stats_follow(const char *path, int json, uint64_t interval_ms, uint64_t timeout_s, uint64_t top);
 
 #endif

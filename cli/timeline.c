@@ -3,9 +3,11 @@
 #include <string.h>
 
 #include "timeline.h"
+#include "check.h"
 
 int timeline_init(timeline *t, size_t points)
 {
+    HATF_PRE(points >= 1);
     memset(t, 0, sizeof *t);
     t->cap = 2 * points;
     t->width = 1;
@@ -44,6 +46,7 @@ static void halve(timeline *t)
     memset(t->v + m, 0, (t->cap - m) * sizeof *t->v);
     t->n = m;
     t->width *= 2;
+    t->cur_end = 0;  /* the last event's interval moved */
 }
 
 void timeline_add(timeline *t, uint64_t x, int kind, uint64_t bytes, uint64_t live_bytes, uint64_t live_objects)
@@ -54,8 +57,13 @@ void timeline_add(timeline *t, uint64_t x, int kind, uint64_t bytes, uint64_t li
     }
     if (x < t->last_x) x = t->last_x;
     t->last_x = x;
-    uint64_t i;
-    while ((i = (x - t->x0) / t->width) >= t->cap) halve(t);
+    size_t i = t->cur;
+    if (x >= t->cur_end) {  /* a later interval (x0 + (i + 1) * width can wrap: then always here) */
+        uint64_t k;
+        while ((k = (x - t->x0) / t->width) >= t->cap) halve(t);
+        t->cur = i = (size_t)k;
+        t->cur_end = t->x0 + (k + 1) * t->width;
+    }
     timeline_span *s = &t->v[i];
     if (i >= t->n) t->n = (size_t)i + 1;
     if (!s->events || live_bytes > s->max_live_bytes) s->max_live_bytes = live_bytes;

@@ -27,6 +27,8 @@ typedef struct timeline {
     size_t n, cap;
     uint64_t x0, width, last_x;  /* the first event's x, the interval width, the last x */
     int started;
+    size_t cur;        /* the interval of the last event, which ends before x cur_end */
+    uint64_t cur_end;  /* (0: find it; the common case is one interval for many events, with no division) */
 } timeline;
 
 enum { TIMELINE_ALLOC = 1, TIMELINE_FREE = 2 };

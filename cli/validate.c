@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "addrmap.h"
+#include "check.h"
 #include "cli_util.h"
 #include "commands.h"
 #include "lookahead.h"
@@ -59,7 +60,7 @@ static const char help[] =
     "the child never allocated is an object inherited from the parent: counted\n"
     "in a note, not a problem (a second release of it still is).\n"
     "\n"
-    "  --from FORMAT     hatrace (default, recognised by its magic), hatf1.0 or text\n"
+    "  --from FORMAT     hatrace (default), hatf1.0, text or metatf\n"
     "  --max-errors N    print at most N problems (default 100; 0: no limit)\n"
     "  -h, --help        this help\n"
     "\n"
@@ -229,6 +230,7 @@ static void allocate(vstate *v, uint64_t addr, uint64_t size, uint32_t heap, uin
 /* Why the object at e is not live (pre: !obj_live). */
 static void not_live(vstate *v, const addrmap_entry *e, const char *what)
 {
+    HATF_PRE(!obj_live(v, e));
     if (e->a & OBJ_FREED) {
         problem(v, "%s of 0x%llx, already freed at record %llu", what, U(e->key), U(e->rec));
     } else {

@@ -620,7 +620,8 @@ static int touches(const hatf_event *m, const hatf_event *o)
  * ordered. Read ahead to the end of its window; if another thread allocates A
  * in it, move the release and its thread's events up to that allocation after
  * it, at its time, unless one of them shares another address with the events
- * it would pass. @return 0, or -1 out of memory. */
+ * it would pass. @return 0, 1 when a following reader has not the whole
+ * window yet (called again once it has more), or -1 out of memory. */
 static int repair(hatf_causal *c)
 {
     size_t i = c->qi;
@@ -630,6 +631,7 @@ static int repair(hatf_causal *c)
     while (!c->qrc && c->q[c->qn - 1].ev.time <= limit && c->qn - i < EARLY_QUEUE_MAX) {
         hatf_event e;
         int rc = next_slow(c, &e);
+        if (rc == 0 && hatf_reader_following(c->r)) return 1;  /* the window goes on in the file's next part */
         if (rc <= 0) {
             if (rc < 0) { c->qrc = rc; c->qerr = c->err; }
             break;
@@ -701,7 +703,12 @@ static int early_next(hatf_causal *c, hatf_event *ev)
     }
     while (c->q[c->qi].suspect) {  /* a repair may bring another suspect to the front */
         c->q[c->qi].suspect = 0;
-        if (repair(c)) return nomem(c);
+        int w = repair(c);
+        if (w < 0) return nomem(c);
+        if (w > 0) {  /* a following reader: its window is not all read yet */
+            c->q[c->qi].suspect = 1;
+            return 0;
+        }
     }
     const qev *x = &c->q[c->qi++];
     *ev = x->ev;

@@ -1,14 +1,25 @@
-/* common.c — the version, errors, byte buffers, names and hatrace attribute lists. */
+/* common.c — the version, the contract checks' report, errors, byte buffers, names and hatrace attribute lists. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "hatf.h"
 #include "bytes.h"
+#include "hatf_check.h"
 
 HATF_API const char *hatf_version(void) { return HATF_VERSION_STRING; }
 HATF_API unsigned hatf_version_number(void) { return HATF_VERSION_NUMBER; }
+
+#ifdef HATF_CHECKS
+void hatf_pre_failed_(const char *msg)
+{
+    ssize_t w = write(2, msg, strlen(msg));
+    (void)w;
+    abort();
+}
+#endif
 
 static const char *const op_names[HATF_OP_COUNT_] = {
     "alloc", "free", "realloc-inplace", "realloc-move", "realloc-new", "realloc-free",

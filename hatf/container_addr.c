@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "container_addr.h"
+#include "hatf_check.h"
 
 #define TABLE_BITS0 8
 
@@ -179,6 +180,7 @@ static int map_grow(hatf_amodel *m)
  * pre: addr != 0. */
 static inline hatf_map_slot *map_at(hatf_amodel *m, uint64_t addr)
 {
+    HATF_PRE(addr != 0);
     for (;;) {
         uint32_t mask = (1u << m->map_bits) - 1, gen = GEN8(m), i;
         hatf_map_slot *t = m->map, *s;

@@ -8,12 +8,14 @@
  */
 #include "container_addr.h"
 #include "container_format.h"
+#include "hatf_check.h"
 
 /* The allocation number of the live object of rank r (0 = most recent).
  * hw: HATF_ADEC_* (a constant in each copy of the loop).
  * pre: r < m->live. */
 HATF_AINLINE uint32_t select_rank(const hatf_amodel *m, uint32_t r, int hw)
 {
+    HATF_PRE(r < m->live);
     const uint64_t *words = m->words;
     uint32_t top = m->nseq - 1, w = top >> 6, c;
     uint64_t x = words[w];

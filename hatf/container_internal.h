@@ -9,6 +9,7 @@
 #include "container_format.h"
 #include "container_addr.h"
 #include "addrmap.h"
+#include "hatf1_internal.h"
 
 /* A chunk group: one records chunk and its address chunk. */
 typedef struct hatf_rgroup {
@@ -49,6 +50,11 @@ struct hatf_reader {
     int res_unsorted;
     ZSTD_DCtx *dctx;
     hatf_buf io;              /* stored payload being read */
+    /* hatf_reader_open_follow (container_follow.c): a file still being written */
+    int following;            /* 1 until the trailer is read or the follow is stopped */
+    uint64_t scan_pos;        /* the next chunk to take when the file grows */
+    uint64_t index_off;       /* the index chunk the scan met, 0: none yet */
+    uint64_t follow_late;     /* events of threads that came after later events went out (merge.c) */
 };
 
 /* Events decoded per refill of a cursor: enough to amortise the refill, few
@@ -82,6 +88,13 @@ typedef struct hatf_cursor {
     uint64_t key;             /* merge time of evs[i] (a comment: of the event before it) */
     int isa;                  /* instructions the address decoder uses (HATF_ADEC_*) */
     hatf_err err;
+    /* a following reader (merge.c): the cursor cannot go on before more of the
+     * file is read (its thread's next group is not there yet); key is then the
+     * least key its next event can have, sorted before other cursors' equal
+     * keys, and wait_prev the key it had */
+    int waiting;
+    uint64_t wait_prev;
+    uint8_t last_op;          /* the op of the last event handed out */
 } hatf_cursor;
 
 /* @return 0, or HATF_E_NOMEM (then still call hatf_cursor_free). */
@@ -115,6 +128,23 @@ void hatf_stacktab_free_(hatf_reader *r);
 
 /* A NUL-terminated copy of n bytes (a table's name or path); NULL: no memory. */
 char *hatf_strndup_(const uint8_t *p, size_t n);
+
+/* container_read.c: scan the chunks from r->scan_pos (r->data_start at
+ * open) to the end of the file as it is now, taking each intact one. While
+ * r->following, a chunk the file does not hold whole yet, or a damaged header
+ * with no intact chunk after it, ends the scan without a damage line (it may
+ * be written still); r->scan_pos is then where the next scan starts, and an
+ * index chunk met is noted in r->index_off. @return 0 or HATF_E_NOMEM. */
+int hatf_reader_scan_(hatf_reader *r);
+/* container_read.c: open path (hatf_reader_open); with follow, a file
+ * without a usable index is not scanned: r->following is set and
+ * container_follow.c scans it. @return NULL with *err set. */
+hatf_reader *hatf_reader_open_(const char *path, int follow, hatf_err *err);
+/* container_read.c: pread exactly n bytes. @return 0, or -1 (short or failed). */
+int hatf_read_at_(int fd, void *p, size_t n, uint64_t off);
+/* container_read.c: read, check and decode a chunk's payload into out.
+ * @return 0 or a negative code with a message in err. */
+int hatf_load_payload_(hatf_reader *r, uint64_t off, const hatf_chunk_hdr *h, hatf_buf *out, hatf_err *err);
 
 /* Append a damage line (printf-style). */
 void hatf_reader_add_damage_(hatf_reader *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "container_internal.h"
+#include "hatf_check.h"
 
 #define LLU(x) ((unsigned long long)(x))
 
@@ -358,9 +359,9 @@ static uint64_t resync(hatf_reader *r, uint64_t from)
     return r->size;
 }
 
-static int scan(hatf_reader *r)
+int hatf_reader_scan_(hatf_reader *r)
 {
-    uint64_t pos = r->data_start;
+    uint64_t pos = r->scan_pos;
     hatf_buf raw;
     hatf_buf_init(&raw);
     int rc = 0, saw_index = 0;
@@ -369,6 +370,7 @@ static int scan(hatf_reader *r)
         uint8_t hb[HATF_CK_HDR];
         hatf_chunk_hdr h;
         if (saw_index && left <= HATF_TRAILER_LEN) {
+            if (r->following) break;  /* the trailer: container_follow.c reads it */
             if (left < HATF_TRAILER_LEN)
                 hatf_reader_add_damage_(r, "offset %llu: trailer truncated (needs %d bytes, %llu present)",
                                         LLU(pos), HATF_TRAILER_LEN, LLU(left));
@@ -377,8 +379,9 @@ static int scan(hatf_reader *r)
             break;
         }
         if (left < HATF_CK_HDR) {
-            hatf_reader_add_damage_(r, "offset %llu: chunk header truncated (needs %d bytes, %llu present)",
-                                    LLU(pos), HATF_CK_HDR, LLU(left));
+            if (!r->following)
+                hatf_reader_add_damage_(r, "offset %llu: chunk header truncated (needs %d bytes, %llu present)",
+                                        LLU(pos), HATF_CK_HDR, LLU(left));
             break;
         }
         const char *why = NULL;
@@ -387,6 +390,7 @@ static int scan(hatf_reader *r)
         else why = implausible(&h);
         if (why) {
             uint64_t next = resync(r, pos + 1);
+            if (next >= r->size && r->following) break;  /* looked for again when the file grew */
             if (next < r->size)
                 hatf_reader_add_damage_(r, "offset %llu: chunk header %s; %llu bytes skipped to the next chunk at offset %llu",
                                         LLU(pos), why, LLU(next - pos), LLU(next));
@@ -398,13 +402,15 @@ static int scan(hatf_reader *r)
         }
         uint64_t need = HATF_CK_HDR + (uint64_t)h.stored_len;
         if (need > left) {
-            hatf_reader_add_damage_(r, "offset %llu: %s chunk truncated (needs %llu bytes, %llu present)",
-                                    LLU(pos), kind_name(h.kind), LLU(need), LLU(left));
+            if (!r->following)
+                hatf_reader_add_damage_(r, "offset %llu: %s chunk truncated (needs %llu bytes, %llu present)",
+                                        LLU(pos), kind_name(h.kind), LLU(need), LLU(left));
             break;
         }
         hatf_err e = {0};
         if (h.kind == HATF_CK_INDEX) {
             saw_index = 1;
+            r->index_off = pos;
         } else if (h.kind == HATF_CK_TABLES) {
             rc = take_chunk(r, pos, &h, 0);  /* checks its payload itself */
         } else if (load_payload(r, pos, &h, &raw, &e) != 0) {
@@ -416,6 +422,7 @@ static int scan(hatf_reader *r)
         if (rc) break;
         pos += need;
     }
+    r->scan_pos = pos;
     hatf_buf_free(&raw);
     return rc;
 }
@@ -523,7 +530,7 @@ static int finish(hatf_reader *r)
     return 0;
 }
 
-HATF_API hatf_reader *hatf_reader_open(const char *path, hatf_err *err)
+hatf_reader *hatf_reader_open_(const char *path, int follow, hatf_err *err)
 {
     hatf_reader *r = calloc(1, sizeof *r);
     if (r && addrmap_init(&r->th_map) != 0) { free(r); r = NULL; }
@@ -544,14 +551,30 @@ HATF_API hatf_reader *hatf_reader_open(const char *path, hatf_err *err)
     r->dctx = ZSTD_createDCtx();
     if (!rc && !r->dctx) rc = hatf_err_set(err, HATF_E_NOMEM, 0, "out of memory");
     if (!rc) rc = read_header(r, err);
-    if (!rc && !open_index(r)) rc = scan(r);
-    if (!rc) rc = finish(r);
+    r->scan_pos = r->data_start;
+    if (!rc && !open_index(r)) {
+        if (follow) r->following = 1;  /* container_follow.c scans */
+        else rc = hatf_reader_scan_(r);
+    }
+    if (!rc && !r->following) rc = finish(r);
     if (rc) {
         if (rc == HATF_E_NOMEM) hatf_err_set(err, rc, 0, "out of memory");
         hatf_reader_close(r);
         return NULL;
     }
     return r;
+}
+
+HATF_API hatf_reader *hatf_reader_open(const char *path, hatf_err *err)
+{
+    return hatf_reader_open_(path, 0, err);
+}
+
+int hatf_read_at_(int fd, void *p, size_t n, uint64_t off) { return read_at(fd, p, n, off); }
+
+int hatf_load_payload_(hatf_reader *r, uint64_t off, const hatf_chunk_hdr *h, hatf_buf *out, hatf_err *err)
+{
+    return load_payload(r, off, h, out, err);
 }
 
 HATF_API void hatf_reader_close(hatf_reader *r)
@@ -771,6 +794,7 @@ static int load_times(hatf_cursor *c, const hatf_rgroup *g, size_t *hat)
 
 int hatf_cursor_fill_(hatf_cursor *c)
 {
+    HATF_PRE(c->i == c->n);
     c->i = c->n = 0;
     if (c->pend) {
         int rc = c->pend;
@@ -793,7 +817,8 @@ int hatf_cursor_fill_(hatf_cursor *c)
                 return cursor_damage(c, HATF_E_CORRUPT, c->chunk_off, "offset %llu: records chunk (thread %llu, group %u): time section does not match its events",
                                      LLU(c->chunk_off), LLU(c->t->thread), g->rh.seq);
         }
-        if (c->gi >= c->t->ng) return 0;
+        /* (a following reader: a group whose address chunk is not there yet waits) */
+        if (c->gi >= c->t->ng || !c->t->g[c->gi].aoff) return 0;
         const hatf_rgroup *g = &c->t->g[c->gi++];
         c->chunk_off = g->roff;
         memset(&c->err, 0, sizeof c->err);

@@ -1,8 +1,10 @@
 /* container_time.c — the writer's time resolution (see container_time.h). */
 #include "container_time.h"
+#include "hatf_check.h"
 
 void hatf_tconv_init(hatf_tconv *c, uint64_t num, uint64_t den, uint64_t res_ns)
 {
+    HATF_PRE(num > 0 && den > 0 && res_ns > 0);
     unsigned __int128 d = (unsigned __int128)den * res_ns;
     c->num = num;
     c->d = d;

@@ -18,24 +18,15 @@
 
 #include "hatf_container.h"
 #include "container_format.h"
-#include "container_jobs.h"
-#include "container_time.h"
-
-/* A thread's times: the last stored one (time_res_ns: times never go back),
- * the pending group's first time, its current run's time and length (0: no
- * timed event yet; comments have no time). hatf_writer_add keeps a copy in
- * registers while it goes over a batch. */
-typedef struct tclock {
-    uint64_t t_prev, t_first, t_cur;
-    uint32_t t_run;
-} tclock;
+#include "container_plain.h"
+#include "hatf1_internal.h"
 
 typedef struct wthread {
     uint64_t thread;
     uint32_t seq;             /* number of the next group */
     uint32_t events;          /* in the pending group */
     uint64_t total;           /* events written for this thread */
-    tclock tc;
+    hatf_tclock tc;           /* hatf_writer_add keeps a copy in registers while it goes over a batch */
     hatf_group g;             /* the pending group: time section's finished runs, records, addresses */
     hatf1_encoder enc;
 } wthread;
@@ -201,32 +192,6 @@ static wthread *thread_get(hatf_writer *w, uint64_t thread)
     return t;
 }
 
-/* A varint of the time section; nearly all fit in one byte. */
-static inline uint8_t *time_put(uint8_t *o, uint64_t v)
-{
-    if (v < 0x80) { *o = (uint8_t)v; return o + 1; }
-    return o + hatf_varint_put(o, v);
-}
-
-/* The next timed event's time into the thread's time section at o (room for
- * two varints): the events of one time make a run; a run ends with its
- * length - 1 and the step to the next time (zigzag, - 1: never 0), so a
- * group that stays within one time unit for a while costs a byte or two per
- * run, not one per event. */
-static inline uint8_t *time_add(tclock *c, uint64_t time, uint8_t *o)
-{
-    if (c->t_run && time == c->t_cur) { c->t_run++; return o; }
-    if (c->t_run) {
-        o = time_put(o, c->t_run - 1);
-        o = time_put(o, hatf_zigzag((int64_t)(time - c->t_cur)) - 1);
-    } else {
-        c->t_first = time;  /* the first run's time is the chunk header's */
-    }
-    c->t_cur = time;
-    c->t_run = 1;
-    return o;
-}
-
 /* Where take_events puts the addresses: items for the model (a group coded
  * in full), or coding 4's codes at ao (a fast group), prev their reference. */
 typedef struct addr_out {
@@ -240,7 +205,7 @@ typedef struct addr_out {
  * (codes when fast, a constant, else items); *other gets a nonzero bit if an
  * event is not the thread's. @return the end of the time section. */
 static inline __attribute__((always_inline))
-uint8_t *take_events(tclock *c, hatf_tconv *conv, const hatf_event *ev, size_t n, uint64_t thread,
+uint8_t *take_events(hatf_tclock *c, hatf_tconv *conv, const hatf_event *ev, size_t n, uint64_t thread,
                      uint8_t *o, addr_out *ad, uint64_t *other, int coarse, int fast)
 {
     hatf_tconv cv;
@@ -259,7 +224,7 @@ uint8_t *take_events(tclock *c, hatf_tconv *conv, const hatf_event *ev, size_t n
             if (time < c->t_prev) time = c->t_prev;
             c->t_prev = time;
         }
-        o = time_add(c, time, o);
+        o = hatf_time_add(c, time, o);
         if (!hatf_op_has_addr(op)) continue;
         if (!fast) {
             *a++ = (hatf_aitem){ e->size, e->addr, e->new_addr, (uint8_t)op };
@@ -325,7 +290,7 @@ static int emit_group(hatf_writer *w, wthread *t)
     };
     uint8_t *p = hatf_buf_reserve(&t->g.tsec, HATF_VARINT_MAX);
     if (!p) return fail(w, HATF_E_NOMEM, "out of memory");
-    if (t->tc.t_run) t->g.tsec.len += (size_t)(time_put(p, t->tc.t_run - 1) - p);  /* the last run: its length only */
+    if (t->tc.t_run) t->g.tsec.len += (size_t)(hatf_time_put(p, t->tc.t_run - 1) - p);  /* the last run: its length only */
     int rc = write_queued(w, 0, 0, 0), queued = 0;
     /* a fast group is cheaper to code here than to hand over */
     if (!rc && w->q && !t->g.fast && !(queued = hatf_jobq_put_(w->q, &t->g))) {
@@ -460,6 +425,43 @@ static int items_grow(wthread *t, size_t n)
     return 0;
 }
 
+/* The next chunk of t's events in a batch with left to go: the group
+ * emitted first when it is full, then room for m of them (at most left):
+ * their addresses' codes (a fast group) or items at *ad. @return 0 or an error. */
+static int chunk_begin(hatf_writer *w, wthread *t, size_t left, size_t *m, addr_out *ad)
+{
+    /* many busy threads: smaller groups rather than a full one each */
+    size_t cut = w->pending >= w->pending_max && w->chunk_events > HATF_CK_WRITER_GROUP_MIN
+                 ? HATF_CK_WRITER_GROUP_MIN : w->chunk_events;
+    if (t->events >= cut || t->g.rec.len + t->g.tsec.len >= HATF_CK_WRITER_RAW_CUT) {
+        int rc = emit_group(w, t);
+        if (rc) return rc;
+    }
+    *m = cut - t->events < left ? cut - t->events : left;
+    *ad = (addr_out){ 0 };
+    if (t->g.fast) {
+        ad->ao = hatf_buf_reserve(&t->g.adr, *m * 2 * HATF_VARINT_MAX);
+        if (!ad->ao) return fail(w, HATF_E_NOMEM, "out of memory");
+        ad->prev = t->g.adr_prev;
+    } else {
+        if (t->g.nitems + *m > t->g.cap_items && items_grow(t, t->g.nitems + *m))
+            return fail(w, HATF_E_NOMEM, "out of memory");
+        ad->it = t->g.items + t->g.nitems;
+    }
+    return 0;
+}
+
+/* The addresses a chunk took (chunk_begin's room, filled up to *ad). */
+static void chunk_end(wthread *t, const addr_out *ad)
+{
+    if (t->g.fast) {
+        t->g.adr.len = (size_t)(ad->ao - t->g.adr.p);
+        t->g.adr_prev = ad->prev;
+    } else {
+        t->g.nitems = (size_t)(ad->it - t->g.items);
+    }
+}
+
 HATF_API int hatf_writer_add(hatf_writer *w, const hatf_event *ev, size_t n)
 {
     if (w->failed) return w->failed;
@@ -474,26 +476,10 @@ HATF_API int hatf_writer_add(hatf_writer *w, const hatf_event *ev, size_t n)
     wthread *t = thread_get(w, thread);
     if (!t) return fail(w, HATF_E_NOMEM, "out of memory");
     for (size_t i = 0; i < n;) {
-        /* many busy threads: smaller groups rather than a full one each */
-        size_t cut = w->pending >= w->pending_max && w->chunk_events > HATF_CK_WRITER_GROUP_MIN
-                     ? HATF_CK_WRITER_GROUP_MIN : w->chunk_events;
-        if (t->events >= cut || t->g.rec.len + t->g.tsec.len >= HATF_CK_WRITER_RAW_CUT) {
-            int rc = emit_group(w, t);
-            if (rc) return rc;
-        }
-        size_t m = cut - t->events;
-        if (m > n - i) m = n - i;
-        addr_out ad = { 0 };
-        if (t->g.fast) {
-            ad.ao = hatf_buf_reserve(&t->g.adr, m * 2 * HATF_VARINT_MAX);
-            if (!ad.ao) return fail(w, HATF_E_NOMEM, "out of memory");
-            ad.prev = t->g.adr_prev;
-        } else {
-            if (t->g.nitems + m > t->g.cap_items && items_grow(t, t->g.nitems + m))
-                return fail(w, HATF_E_NOMEM, "out of memory");
-            ad.it = t->g.items + t->g.nitems;
-        }
-        int rc;
+        size_t m;
+        addr_out ad;
+        int rc = chunk_begin(w, t, n - i, &m, &ad);
+        if (rc) return rc;
         size_t done = hatf1_encode_batch_(&t->enc, ev + i, m, HATF_CK_WRITER_RAW_CUT, &rc);
         /* the encoded events' times and addresses, and the one-thread check,
          * in one pass; a batch that mixes threads fails the writer before
@@ -501,19 +487,16 @@ HATF_API int hatf_writer_add(hatf_writer *w, const hatf_event *ev, size_t n)
         uint8_t *o = hatf_buf_reserve(&t->g.tsec, done * 2 * HATF_VARINT_MAX), *o0 = o;
         if (!o) return fail(w, HATF_E_NOMEM, "out of memory");
         uint64_t other = 0;
-        tclock c = t->tc;  /* in registers: the byte stores could alias t */
+        hatf_tclock c = t->tc;  /* in registers: the byte stores could alias t */
         if (t->g.fast) {
-            uint8_t *a0 = ad.ao;
             if (w->coarse) o = take_events(&c, &w->tconv, ev + i, done, thread, o, &ad, &other, 1, 1);
             else o = take_events(&c, NULL, ev + i, done, thread, o, &ad, &other, 0, 1);
-            t->g.adr.len += (size_t)(ad.ao - a0);
-            t->g.adr_prev = ad.prev;
         } else {
             if (w->coarse) o = take_events(&c, &w->tconv, ev + i, done, thread, o, &ad, &other, 1, 0);
             else o = take_events(&c, NULL, ev + i, done, thread, o, &ad, &other, 0, 0);
-            t->g.nitems = (size_t)(ad.it - t->g.items);
         }
         t->tc = c;
+        chunk_end(t, &ad);
         if (other) {
             for (size_t j = i; j < i + done; j++)
                 if (ev[j].op != HATF_OP_COMMENT && ev[j].thread != thread) {
@@ -544,6 +527,59 @@ HATF_API int hatf_writer_add(hatf_writer *w, const hatf_event *ev, size_t n)
         thread_start_group(w, t);
     }
     return 0;
+}
+
+void hatf_writer_comment_thread_(hatf_writer *w, uint64_t thread) { w->last_thread = thread; }
+
+/* A plain event as the hatf_event hatf_writer_add would take. */
+static void plain_event(const hatf_plain_ev *x, uint64_t thread, hatf_event *e)
+{
+    memset(e, 0, sizeof *e);
+    e->op = (uint8_t)hatf_plain_op(x, &e->size, &e->new_addr);
+    e->addr = x->a;
+    e->thread = thread;
+    e->time = x->tk >> 8;
+}
+
+long hatf_writer_add_plain_(hatf_writer *w, uint64_t thread, const hatf_plain_ev *ev, size_t n)
+{
+    if (w->failed) return w->failed;
+    size_t np = 0;
+    while (np < n && hatf_plain_is(&ev[np])) np++;
+    if (np == 0) return 0;
+    w->last_thread = thread;
+    wthread *t = thread_get(w, thread);
+    if (!t) return fail(w, HATF_E_NOMEM, "out of memory");
+    for (size_t i = 0; i < np;) {
+        size_t m;
+        addr_out ad;
+        int rc = chunk_begin(w, t, np - i, &m, &ad);
+        if (rc) return rc;
+        uint8_t *o0 = hatf_buf_reserve(&t->g.tsec, m * 2 * HATF_VARINT_MAX);
+        if (!o0) return fail(w, HATF_E_NOMEM, "out of memory");
+        hatf_plain_io io = { t->tc, w->coarse ? &w->tconv : NULL, o0, ad.ao, ad.prev, ad.it };
+        size_t done = hatf1_encode_plain_(&t->enc, thread, ev + i, m, HATF_CK_WRITER_RAW_CUT, &io);
+        if (done == 0) {  /* the stream's state first (a group's first record): this one the general way */
+            hatf_event x;
+            plain_event(&ev[i], thread, &x);
+            done = hatf1_encode_batch_(&t->enc, &x, 1, HATF_CK_WRITER_RAW_CUT, &rc);
+            if (rc) return encode_failed(w, rc);  /* a plain event always encodes: out of memory */
+            uint64_t other = 0;
+            if (w->coarse) io.tso = take_events(&io.c, &w->tconv, &x, done, thread, io.tso, &ad, &other, 1, !ad.it);
+            else io.tso = take_events(&io.c, NULL, &x, done, thread, io.tso, &ad, &other, 0, !ad.it);
+        } else {
+            ad.ao = io.ao;
+            ad.prev = io.prev;
+            ad.it = io.it;
+        }
+        t->tc = io.c;
+        chunk_end(t, &ad);
+        t->g.tsec.len += (size_t)(io.tso - o0);
+        t->events += (uint32_t)done;
+        w->pending += done;
+        i += done;
+    }
+    return (long)np;
 }
 
 int hatf_writer_table_entry_(hatf_writer *w, unsigned type, uint64_t id, const void *bytes, size_t len)

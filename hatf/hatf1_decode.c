@@ -30,9 +30,11 @@
  */
 #include <limits.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "hatf.h"
+#include "hatf1_internal.h"
 #include "bytes.h"
 
 #define LIKELY(x) __builtin_expect(!!(x), 1)
@@ -115,8 +117,20 @@ static void rebuild_lengths(hatf1_decoder *d)
     d->rec_len[8] = d->rec_len[9] = (uint8_t)(1 + common - n[HATF_F_HEAP]);
 }
 
-HATF_API void hatf1_decoder_init(hatf1_decoder *d, const uint8_t *buf, size_t len,
-                                 uint64_t base_offset)
+HATF_API hatf1_decoder *hatf1_decoder_new(const uint8_t *buf, size_t len, uint64_t base_offset)
+{
+    hatf1_decoder *d = malloc(sizeof *d);
+    if (d) hatf1_decoder_init(d, buf, len, base_offset);
+    return d;
+}
+
+HATF_API void hatf1_decoder_free(hatf1_decoder *d) { free(d); }
+HATF_API const hatf_err *hatf1_decoder_error(const hatf1_decoder *d) { return &d->err; }
+HATF_API size_t hatf1_decoder_pos(const hatf1_decoder *d) { return d->pos; }
+HATF_API uint64_t hatf1_decoder_records(const hatf1_decoder *d) { return d->records; }
+HATF_API uint64_t hatf1_decoder_metadata(const hatf1_decoder *d) { return d->metadata; }
+
+void hatf1_decoder_init(hatf1_decoder *d, const uint8_t *buf, size_t len, uint64_t base_offset)
 {
     memset(d, 0, sizeof *d);
     d->buf = buf;

@@ -28,11 +28,13 @@
  * The container's records (split_addr, hatf1_encode_batch_) keep the plain
  * BEST policy: their bytes and the recorder's cost stay as they were.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "hatf.h"
+#include "hatf1_internal.h"
 #include "bytes.h"
-#include "container_time.h"
+#include "container_plain.h"
 
 #define NARROW_RUN 16
 #define STABLE_RUN 16
@@ -104,7 +106,18 @@ static int emit_interp(hatf1_encoder *e, unsigned f, unsigned i, uint64_t a3, ui
     return 0;
 }
 
-HATF_API void hatf1_encoder_init(hatf1_encoder *e, hatf_buf *out, hatf1_mode mode)
+HATF_API hatf1_encoder *hatf1_encoder_new(hatf_buf *out, hatf1_mode mode)
+{
+    hatf1_encoder *e = malloc(sizeof *e);
+    if (e) hatf1_encoder_init(e, out, mode);
+    return e;
+}
+
+HATF_API void hatf1_encoder_free(hatf1_encoder *e) { free(e); }
+HATF_API uint64_t hatf1_encoder_records(const hatf1_encoder *e) { return e->records; }
+HATF_API uint64_t hatf1_encoder_metadata(const hatf1_encoder *e) { return e->metadata; }
+
+void hatf1_encoder_init(hatf1_encoder *e, hatf_buf *out, hatf1_mode mode)
 {
     memset(e, 0, sizeof *e);
     e->out = out;
@@ -499,6 +512,19 @@ INLINE size_t run_lim(const hatf_buf *out, size_t len, size_t stop_len, size_t r
     return out->cap - room < stop_len ? out->cap - room : stop_len;
 }
 
+/* A run's output at len reached lim: more room, or the end of the run at
+ * stop_len. @return 0 to stop (stop_len, or out of memory), else 1 with the
+ * buffer's new start at *p and the next limit at *lim. */
+INLINE int run_grow(hatf_buf *out, size_t len, size_t stop_len, size_t room, uint8_t **p, size_t *lim)
+{
+    if (len >= stop_len) return 0;
+    out->len = len;
+    if (!hatf_buf_reserve(out, room)) return 0;
+    *p = out->p;
+    *lim = run_lim(out, len, stop_len, room);
+    return 1;
+}
+
 /* BEST with split addresses, the container's common records, over a run of
  * events with the state in locals: an alloc, free or realloc whose thread and
  * heap equal their defaults, whose attribute is the default or bytes in v1,
@@ -509,15 +535,48 @@ INLINE size_t run_lim(const hatf_buf *out, size_t len, size_t stop_len, size_t r
  * steps and bytes as the general path.
  * @return the number of events encoded (it stops at the first event that
  * needs the general path, or before one when out->len >= stop_len). */
+/* The stream state a run needs: BEST with split addresses, thread and heap
+ * under a default, time 0 under delta with width 0. */
+static int run_state_ok(const hatf1_encoder *e)
+{
+    return !e->out->failed && e->mode == HATF1_BEST && e->split_addr &&
+           e->interp[HATF_F_ADDR] == HATF_I_NONE && e->width[HATF_F_ADDR] == 0 &&
+           e->interp[HATF_F_THREAD] == HATF_I_DEFAULT && e->width[HATF_F_THREAD] == 0 &&
+           e->interp[HATF_F_HEAP] == HATF_I_DEFAULT && e->width[HATF_F_HEAP] == 0 &&
+           e->interp[HATF_F_TIME] == HATF_I_DELTA && e->width[HATF_F_TIME] == 0 && e->prev[HATF_F_TIME] == 0;
+}
+
+/* The state a run of k records leaves (k > 0), besides the attribute's:
+ * the size's width state, the metadata count, the previous values the loop
+ * did not keep (prev_a: the last record's address, its new address for a
+ * realloc; prev_s: the last size, e's when no record had one), the time
+ * field's narrowing count (a need of 0 at width 0 per record: adapt_width
+ * counts NARROW_RUN of them, then starts again, never narrowing). */
+static void run_end(hatf1_encoder *e, size_t k, const lwidth *ws, uint64_t meta, uint64_t prev_a, uint64_t prev_s,
+                    uint64_t thread, uint64_t heap)
+{
+    e->started = 1;
+    lwidth_store(ws, e, HATF_F_SIZE);
+    uint32_t t_run = e->run_len[HATF_F_TIME] + (uint32_t)k;
+    if (t_run >= NARROW_RUN) {
+        t_run %= NARROW_RUN;
+        e->run_max[HATF_F_TIME] = 0;
+    }
+    e->run_len[HATF_F_TIME] = t_run;
+    e->prev[HATF_F_SIZE] = prev_s;
+    e->prev[HATF_F_ADDR] = prev_a;
+    e->prev[HATF_F_THREAD] = thread;
+    e->prev[HATF_F_HEAP] = heap;
+    e->stable[HATF_F_THREAD] = sat_add(e->stable[HATF_F_THREAD], k);
+    e->stable[HATF_F_HEAP] = sat_add(e->stable[HATF_F_HEAP], k);
+    e->metadata = meta;
+    e->records += k;
+}
+
 static size_t encode_run(hatf1_encoder *e, const hatf_event *ev, size_t n, size_t stop_len)
 {
     hatf_buf *out = e->out;
-    if (out->failed || e->mode != HATF1_BEST || !e->split_addr ||
-        e->interp[HATF_F_ADDR] != HATF_I_NONE || e->width[HATF_F_ADDR] != 0 ||
-        e->interp[HATF_F_THREAD] != HATF_I_DEFAULT || e->width[HATF_F_THREAD] != 0 ||
-        e->interp[HATF_F_HEAP] != HATF_I_DEFAULT || e->width[HATF_F_HEAP] != 0 ||
-        e->interp[HATF_F_TIME] != HATF_I_DELTA || e->width[HATF_F_TIME] != 0 || e->prev[HATF_F_TIME] != 0)
-        return 0;
+    if (!run_state_ok(e)) return 0;
     const int size_ok = e->interp[HATF_F_SIZE] == HATF_I_NONE && e->width[HATF_F_SIZE] <= 8;
     /* ops the run takes (0..5): with a size only when the size field can carry it */
     const unsigned ok_ops = size_ok ? 0x3fu : 1u << HATF_OP_FREE;
@@ -576,13 +635,7 @@ static size_t encode_run(hatf1_encoder *e, const hatf_event *ev, size_t n, size_
             if (attr_v1) to_def = 1;
             else if (x->attr != attr) break;
         }
-        if (len >= lim) {
-            if (len >= stop_len) break;
-            out->len = len;
-            if (!hatf_buf_reserve(out, ROOM)) break;
-            p = out->p;
-            lim = run_lim(out, len, stop_len, ROOM);
-        }
+        if (len >= lim && !run_grow(out, len, stop_len, ROOM, &p, &lim)) break;
         if (has_size) len += ladapt(&ws, HATF_F_SIZE, uwidth(x->size), p + len, &meta);
         if (to_v1) {  /* interpretation none: the width is v1 again */
             uint8_t *r = p + len;
@@ -630,22 +683,7 @@ static size_t encode_run(hatf1_encoder *e, const hatf_event *ev, size_t n, size_
     for (size_t j = k; j-- > (def_at == SIZE_MAX ? 0 : def_at + 1) && plain < STABLE_RUN;)
         plain += !ev[j].attr_is_bytes;
     uint32_t a_stable = def_at == SIZE_MAX ? sat_add(e->stable[A], plain) : plain;
-    e->started = 1;
-    lwidth_store(&ws, e, HATF_F_SIZE);
-    /* the time field: a need of 0 at width 0 per record (adapt_width counts
-     * NARROW_RUN of them, then starts again, never narrowing) */
-    uint32_t t_run = e->run_len[HATF_F_TIME] + (uint32_t)k;
-    if (t_run >= NARROW_RUN) {
-        t_run %= NARROW_RUN;
-        e->run_max[HATF_F_TIME] = 0;
-    }
-    e->run_len[HATF_F_TIME] = t_run;
-    e->prev[HATF_F_SIZE] = prev_s;
-    e->prev[HATF_F_ADDR] = prev_a;
-    e->prev[HATF_F_THREAD] = thread;
-    e->prev[HATF_F_HEAP] = heap;
-    e->stable[HATF_F_THREAD] = sat_add(e->stable[HATF_F_THREAD], k);
-    e->stable[HATF_F_HEAP] = sat_add(e->stable[HATF_F_HEAP], k);
+    run_end(e, k, &ws, meta, prev_a, prev_s, thread, heap);
     e->interp[A] = attr_v1 ? HATF_I_NONE : HATF_I_DEFAULT;
     e->width[A] = attr_v1 ? HATF_W_V1 : 0;
     e->arg[A] = attr;
@@ -654,9 +692,86 @@ static size_t encode_run(hatf1_encoder *e, const hatf_event *ev, size_t n, size_
     e->run_len[A] = a_run;
     e->run_max[A] = (uint8_t)a_max;
     e->chosen[A] = (uint8_t)a_chosen;
-    e->metadata = meta;
-    e->records += k;
     return k;
+}
+
+/* encode_run's common records for the recorder's plain events
+ * (container_plain.h), each one's time and addresses taken in the same pass
+ * (the writer's take_events: times converted when coarse and kept from
+ * going back, addresses as codes when fast, else as items); the attribute
+ * stays the default of value 0 that such a record has. */
+static inline __attribute__((always_inline))
+size_t encode_plain(hatf1_encoder *e, uint64_t thread, const hatf_plain_ev *ev, size_t n, size_t stop_len,
+                    hatf_plain_io *io, int coarse, int fast)
+{
+    hatf_buf *out = e->out;
+    const unsigned A = HATF_F_ATTR;
+    if (!run_state_ok(e) || e->interp[HATF_F_SIZE] != HATF_I_NONE || e->width[HATF_F_SIZE] > 8 ||
+        e->interp[A] != HATF_I_DEFAULT || e->width[A] != 0 || e->arg[A] != 0 ||
+        e->arg[HATF_F_THREAD] != thread || e->arg[HATF_F_HEAP] != 0)
+        return 0;
+    lwidth ws;
+    lwidth_load(&ws, e, HATF_F_SIZE);
+    uint64_t meta = e->metadata, prev_s = e->prev[HATF_F_SIZE];
+    uint8_t *p = out->p;
+    size_t len = out->len;
+    enum { ROOM = 4 + 1 + 8 };  /* a width record, a record's 8-byte store */
+    size_t lim = run_lim(out, len, stop_len, ROOM);
+    hatf_tclock c = io->c;
+    hatf_tconv cv;
+    if (coarse) cv = *io->conv;  /* in registers too */
+    uint8_t *o = io->tso, *ao = io->ao;
+    uint64_t prev = io->prev;
+    hatf_aitem *it = io->it;
+    size_t k = 0;
+    for (; k < n; k++) {
+        const hatf_plain_ev *x = &ev[k];
+        if (len >= lim && !run_grow(out, len, stop_len, ROOM, &p, &lim)) break;
+        uint64_t size, na;
+        unsigned op = hatf_plain_op(x, &size, &na);
+        if (op != HATF_OP_FREE) {
+            len += ladapt(&ws, HATF_F_SIZE, uwidth(size), p + len, &meta);
+            len += put_size(p + len, op, size, ws.w);
+            prev_s = size;
+        } else {
+            p[len++] = (uint8_t)op;
+        }
+        uint64_t time = x->tk >> 8;
+        if (coarse) {
+            time = hatf_tconv_next(&cv, time);
+            if (time < c.t_prev) time = c.t_prev;
+            c.t_prev = time;
+        }
+        o = hatf_time_add(&c, time, o);
+        if (fast) {
+            ao = hatf_adelta_put(ao, x->a, &prev);  /* the order of container_addr.h */
+            if (op >= HATF_OP_REALLOC_INPLACE) ao = hatf_adelta_put(ao, na, &prev);
+        } else {
+            *it++ = (hatf_aitem){ size, x->a, na, (uint8_t)op };
+        }
+    }
+    out->len = len;
+    if (coarse) *io->conv = cv;
+    io->c = c;
+    io->tso = o;
+    io->ao = ao;
+    io->prev = prev;
+    io->it = it;
+    if (!k) return 0;
+    uint64_t size, na;
+    unsigned last = hatf_plain_op(&ev[k - 1], &size, &na);
+    run_end(e, k, &ws, meta, last >= HATF_OP_REALLOC_INPLACE ? na : ev[k - 1].a, prev_s, thread, 0);
+    e->prev[A] = 0;  /* the last record's attribute, as encode_run keeps it */
+    e->stable[A] = sat_add(e->stable[A], k);
+    return k;
+}
+
+size_t hatf1_encode_plain_(hatf1_encoder *e, uint64_t thread, const hatf_plain_ev *ev, size_t n, size_t stop_len,
+                           hatf_plain_io *io)
+{
+    if (io->conv) return io->it ? encode_plain(e, thread, ev, n, stop_len, io, 1, 0)
+                                : encode_plain(e, thread, ev, n, stop_len, io, 1, 1);
+    return io->it ? encode_plain(e, thread, ev, n, stop_len, io, 0, 0) : encode_plain(e, thread, ev, n, stop_len, io, 0, 1);
 }
 
 size_t hatf1_encode_batch_(hatf1_encoder *e, const hatf_event *ev, size_t n, size_t stop_len, int *rc)

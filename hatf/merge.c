@@ -35,11 +35,18 @@ struct hatf_iter {
     hatf_iter_batch_fn on_batch; /* hatf_iter_on_batch_ */
     void *on_batch_ctx;
     hatf_err err;
+    /* a following reader (container_follow.c): cursors wait for their
+     * threads' next groups, new threads join (merge_follow.c) */
+    int follow;
+    const hatf_rthread *th_base;  /* r->th when the cursors were pointed at it */
+    uint64_t high;                /* the key of the last event handed out */
+    size_t th_pos;                /* a thread iterator: its thread's place in r->th */
 };
 
 static inline int less(const hatf_cursor *a, const hatf_cursor *b)
 {
     if (a->key != b->key) return a->key < b->key;
+    if (UNLIKELY(a->waiting != b->waiting)) return a->waiting;  /* its next event may tie: first */
     return a->t->thread < b->t->thread;
 }
 
@@ -76,7 +83,7 @@ static void set_limit(hatf_iter *it)
     const hatf_cursor *m = &it->cur[it->heap[1]];
     if (it->nheap > 2 && less(&it->cur[it->heap[2]], m)) m = &it->cur[it->heap[2]];
     it->lim_key = m->key;
-    it->lim_thread = m->t->thread;
+    it->lim_thread = m->waiting ? 0 : m->t->thread;  /* waiting: only keys below it go first */
 }
 
 /* May the top cursor, with head key k, go on before every other cursor? */
@@ -121,6 +128,8 @@ HATF_API hatf_iter *hatf_iter_thread(hatf_reader *r, uint64_t thread)
         if (r->th[i].thread == thread) {
             if (!(it = iter_new(r, 1))) return NULL;
             it->single = 1;
+            it->th_base = r->th;
+            it->th_pos = i;
             if (hatf_cursor_init(&it->cur[0], r, &r->th[i]) != 0) {
                 hatf_iter_free(it);
                 return NULL;
@@ -137,7 +146,9 @@ HATF_API hatf_iter *hatf_iter_global(hatf_reader *r)
 {
     hatf_iter *it = iter_new(r, r->nth);
     if (!it) return NULL;
-    it->single = r->nth <= 1;
+    it->follow = r->following;  /* threads may join: always the heap */
+    it->th_base = r->th;
+    it->single = r->nth <= 1 && !it->follow;
     int bad = 0;
     for (size_t i = 0; i < r->nth; i++) bad |= hatf_cursor_init(&it->cur[i], r, &r->th[i]);
     if (bad) {
@@ -150,10 +161,103 @@ HATF_API hatf_iter *hatf_iter_global(hatf_reader *r)
 /* Refill cursor c. @return as hatf_cursor_fill_, with the error copied. */
 static int refill(hatf_iter *it, hatf_cursor *c)
 {
+    if (c->n) c->last_op = c->evs[c->n - 1].op;
     int rc = hatf_cursor_fill_(c);
     if (UNLIKELY(rc < 0)) it->err = c->err;
     else if (it->on_batch && c->n) it->on_batch(it->on_batch_ctx, c->evs, c->n);
     return rc;
+}
+
+/* ---- a following reader (container_follow.c) ----------------------------
+ * A cursor whose thread's next group is not in the file yet waits: it stays
+ * in the heap with the least key its next event can have (the time of the
+ * thread's last sealed event), sorting before the other cursors' equal keys,
+ * so nothing at or after that time goes out before it. And a cursor at its
+ * thread's last sealed group holds back that group's events of its last time,
+ * which the next group may continue: events of one time on several threads
+ * go out together, so hatf_source orders each such tie as a whole. */
+
+static uint64_t time_key(uint64_t t) { return (t > UINT64_MAX >> 1 ? UINT64_MAX >> 1 : t) << 1; }
+
+/* The key from which c's events must wait (UINT64_MAX: none; a time key is
+ * even, so never UINT64_MAX). */
+static uint64_t hold_key(const hatf_iter *it, const hatf_cursor *c)
+{
+    const hatf_rthread *t = c->t;
+    if (!it->r->following || !c->gi || (c->gi < t->ng && t->g[c->gi].aoff)) return UINT64_MAX;
+    /* the thread's last sealed group: unless it ends the thread, its last time may go on */
+    if (!c->left && c->n && c->evs[c->n - 1].op == HATF_OP_THREAD_DESTROY) return UINT64_MAX;
+    return time_key(t->g[c->gi - 1].rh.t_last);
+}
+
+/* c (at the top or being primed) has no event it may hand out now: make it
+ * wait, unless its thread has ended (a thread-destroy was its last event) or
+ * the follow is over. @return 1 waiting, 0 not (c is at its end). */
+static int wait_more(hatf_iter *it, hatf_cursor *c)
+{
+    if (!it->r->following) return 0;
+    if (c->i == c->n && c->last_op == HATF_OP_THREAD_DESTROY) return 0;
+    const hatf_rthread *t = c->t;
+    uint64_t bound = c->gi ? t->g[c->gi - 1].rh.t_last : t->ng ? t->g[0].rh.t_first : 0;
+    if (!c->waiting) c->wait_prev = c->key;
+    c->waiting = 1;
+    c->key = time_key(bound);
+    return 1;
+}
+
+/* The top cursor c waits: may it go on now? @return 1 yes (c->key is its own
+ * again), 0 not yet, 2 it has ended (take it out of the heap), or a negative
+ * code (damage; called again, it goes on after it). */
+static int unwait(hatf_iter *it, hatf_cursor *c)
+{
+    if (c->i < c->n) {  /* its head was held back */
+        uint64_t h = hold_key(it, c);
+        if (h != UINT64_MAX && key_of(&c->evs[c->i], c->wait_prev) >= h) return 0;
+        c->waiting = 0;
+        c->key = c->wait_prev;
+        return 1;
+    }
+    int k = refill(it, c);
+    if (k > 0 || k < 0) {
+        c->waiting = 0;
+        c->key = c->wait_prev;
+        return k > 0 ? 1 : k;
+    }
+    if (wait_more(it, c)) return 0;
+    c->waiting = 0;
+    return 2;
+}
+
+/* Threads the reader found since the last call get cursors; the cursors
+ * follow r->th when it moved. A thread whose first event is earlier than the
+ * last one handed out comes late (counted in r->follow_late). @return 0 or
+ * HATF_E_NOMEM. */
+static int adopt(hatf_iter *it)
+{
+    hatf_reader *r = it->r;
+    if (r->th != it->th_base) {
+        for (size_t i = 0; i < it->ncur; i++) it->cur[i].t = &r->th[i];
+        it->th_base = r->th;
+    }
+    if (r->nth <= it->ncur) return 0;
+    size_t top = (size_t)(it->top - it->cur);
+    hatf_cursor *cur = realloc(it->cur, r->nth * sizeof *cur);
+    if (!cur) return HATF_E_NOMEM;
+    it->cur = cur;
+    it->top = &cur[top];
+    uint32_t *heap = realloc(it->heap, r->nth * sizeof *heap);
+    if (!heap) return HATF_E_NOMEM;
+    it->heap = heap;
+    for (size_t i = it->ncur; i < r->nth; i++) {
+        if (hatf_cursor_init(&cur[i], r, &r->th[i]) != 0) {
+            hatf_cursor_free(&cur[i]);
+            return HATF_E_NOMEM;
+        }
+        const hatf_rthread *t = &r->th[i];
+        if (it->high && t->ng && time_key(t->g[0].rh.t_first) < (it->high & ~1ull)) r->follow_late += t->g[0].rh.events;
+        it->ncur = i + 1;
+    }
+    return 0;
 }
 
 void hatf_iter_on_batch_(hatf_iter *it, hatf_iter_batch_fn fn, void *ctx)
@@ -172,6 +276,10 @@ static __attribute__((noinline)) int next_run(hatf_iter *it)
     it->stop = 0;
     if (it->single) {
         if (it->ncur == 0) return 0;
+        if (UNLIKELY(it->r->th != it->th_base)) {  /* a following reader found threads: r->th moved */
+            c->t = &it->r->th[it->th_pos];  /* threads keep their places */
+            it->th_base = it->r->th;
+        }
         if (c->i == c->n) {
             int k = refill(it, c);
             if (k <= 0) return k;
@@ -180,12 +288,17 @@ static __attribute__((noinline)) int next_run(hatf_iter *it)
         it->chunk_off = c->chunk_off;
         return 1;
     }
+    if (UNLIKELY(it->follow)) {
+        int rc = adopt(it);
+        if (rc < 0) return rc;
+    }
     while (it->primed < it->ncur) {
         c = &it->cur[it->primed];
         int k = refill(it, c);
         if (k < 0) return k;
-        if (k > 0) {
-            c->key = key_of(&c->evs[0], c->key);
+        if (k == 0 && it->follow && it->r->following) wait_more(it, c);  /* its first group comes later */
+        if (k > 0 || c->waiting) {
+            if (k > 0) c->key = key_of(&c->evs[0], c->key);
             it->heap[it->nheap++] = (uint32_t)it->primed;
             sift_up(it, it->nheap - 1);
         }
@@ -195,10 +308,26 @@ static __attribute__((noinline)) int next_run(hatf_iter *it)
     for (;;) {
         if (it->nheap == 0) return 0;
         c = &it->cur[it->heap[0]];
+        if (UNLIKELY(c->waiting)) {
+            int w = unwait(it, c);
+            if (w < 0) return w;
+            if (w == 0) return 0;  /* no more yet: the earliest thread waits for its next group */
+            if (w == 2) {  /* it has ended */
+                it->heap[0] = it->heap[--it->nheap];
+                sift_down(it, 0);
+                set_limit(it);
+                continue;
+            }
+        }
         if (c->i == c->n) {
             int k = refill(it, c);
             if (k < 0) return k;
             if (k == 0) {
+                if (UNLIKELY(it->follow) && wait_more(it, c)) {
+                    sift_down(it, 0);
+                    set_limit(it);
+                    continue;
+                }
                 it->heap[0] = it->heap[--it->nheap];
                 sift_down(it, 0);
                 set_limit(it);
@@ -208,22 +337,31 @@ static __attribute__((noinline)) int next_run(hatf_iter *it)
         /* the head's key (a cursor below the top has it already) */
         uint64_t k = key_of(&c->evs[c->i], c->key), th = c->t->thread;
         c->key = k;
+        uint64_t hold = UNLIKELY(it->follow) ? hold_key(it, c) : UINT64_MAX;
+        int held = hold != UINT64_MAX;  /* (a key can be UINT64_MAX itself) */
+        if (UNLIKELY(held && k >= hold)) {  /* its next events may tie with what another thread still brings */
+            wait_more(it, c);
+            sift_down(it, 0);
+            set_limit(it);
+            continue;
+        }
         if (!before_limit(it, k, th)) {
             sift_down(it, 0);
             set_limit(it);
             continue;
         }
         uint32_t j = c->i + 1;
-        if (it->nheap < 2) {
+        if (it->nheap < 2 && !held) {
             j = c->n;
         } else {
             for (; j < c->n; j++) {
                 uint64_t kj = key_of(&c->evs[j], k);
-                if (!before_limit(it, kj, th)) break;
+                if (!before_limit(it, kj, th) || (held && kj >= hold)) break;
                 k = kj;
             }
             c->key = k;  /* of evs[j - 1]: what a comment at evs[j] inherits */
         }
+        if (UNLIKELY(it->follow)) it->high = c->key > it->high ? c->key : it->high;
         it->top = c;
         it->stop = j;
         it->chunk_off = c->chunk_off;

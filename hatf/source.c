@@ -4,7 +4,8 @@
  *            equal times across threads in causal order (causal.h);
  * hatf1.0:   the file mapped read-only and run through the decoder;
  * text:      read through a fixed buffer one line at a time, so a file of any
- *            length (or a line of any length) costs bounded memory.
+ *            length (or a line of any length) costs bounded memory;
+ * metatf:    the file mapped read-only and read by its DTD (metatf_read.c).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -21,6 +22,8 @@
 #include "hatf_source.h"
 #include "hatf_text.h"
 #include "causal.h"
+#include "hatf1_internal.h"
+#include "metatf_read.h"
 
 #define TEXT_READ_CHUNK 65536
 
@@ -48,24 +51,25 @@ struct hatf_source {
     hatf_info info;       /* from a '# container' line, or a HATF 1.0 stream's mark, written by dump/convert */
     int have_info;
     int foreign;          /* a HATF 1.0 stream without hatrace's mark: its attribute bytes are opaque */
+    hatf_metatf_reader *mtf;  /* metatf (over map) */
     /* hatf_source_read_on: a container's damaged chunk groups passed over, each noted */
     int read_on;
     char **skips;
     size_t nskips, cap_skips;
 };
 
-static const char *const fmt_names[] = { "auto", "hatrace", "hatf1.0", "text" };
+static const char *const fmt_names[] = { "auto", "hatrace", "hatf1.0", "text", "metatf" };
 
 HATF_API int hatf_format_from_name(const char *name)
 {
-    for (int i = 1; i < 4; i++)
+    for (int i = 1; i < 5; i++)
         if (strcmp(name, fmt_names[i]) == 0) return i;
     return -1;
 }
 
 HATF_API const char *hatf_format_name(hatf_format f)
 {
-    return (unsigned)f < 4 ? fmt_names[f] : "unknown";
+    return (unsigned)f < 5 ? fmt_names[f] : "unknown";
 }
 
 static int io_fail(hatf_err *err, uint64_t offset, const char *what)
@@ -129,18 +133,20 @@ static void text_header_info(hatf_source *s, const char *p, size_t len);
  * HATF1_HATRACE_MARK (then read, with the container header it may carry, and
  * passed over); else another writer's, whose attribute bytes hatrace cannot
  * read (s->foreign). */
+static int read_mark(hatf_source *s, const uint8_t *p, size_t n)
+{
+    size_t ml = strlen(HATF1_HATRACE_MARK);
+    if (!p || n < ml || memcmp(p, HATF1_HATRACE_MARK, ml) != 0 || (n != ml && p[ml] != ' ')) return 0;
+    static const char ct[] = " container ";
+    size_t cl = sizeof ct - 1;
+    if (n >= ml + cl && memcmp(p + ml, ct, cl) == 0) text_header_info(s, (const char *)p + ml + cl, n - ml - cl);
+    return 1;
+}
+
 static void hatf1_mark(hatf_source *s)
 {
     hatf_event ev;
-    size_t ml = strlen(HATF1_HATRACE_MARK);
-    if (hatf1_decode(&s->dec, &ev) == 1 && ev.op == HATF_OP_COMMENT && ev.data_len >= ml &&
-        memcmp(ev.data, HATF1_HATRACE_MARK, ml) == 0 && (ev.data_len == ml || ev.data[ml] == ' ')) {
-        static const char ct[] = " container ";
-        size_t cl = sizeof ct - 1;
-        if (ev.data_len >= ml + cl && memcmp(ev.data + ml, ct, cl) == 0)
-            text_header_info(s, (const char *)ev.data + ml + cl, ev.data_len - ml - cl);
-        return;
-    }
+    if (hatf1_decode(&s->dec, &ev) == 1 && ev.op == HATF_OP_COMMENT && read_mark(s, ev.data, ev.data_len)) return;
     s->foreign = 1;
     hatf1_decoder_init(&s->dec, s->map, s->map_len, 0);  /* its first record is an event */
 }
@@ -256,15 +262,19 @@ HATF_API hatf_source *hatf_source_open(const char *path, hatf_format fmt, hatf_e
             char magic[8];
             ssize_t n = pread(s->fd, magic, 8, 0);
             if (n < 0) { io_fail(err, 0, "read"); goto fail; }
-            if (n < 8 || memcmp(magic, HATF_CONTAINER_MAGIC, 8) != 0) {
+            if (n >= 4 && memcmp(magic, HATF_METATF_MAGIC, 4) == 0) {
+                fmt = HATF_FMT_METATF;
+            } else if (n < 8 || memcmp(magic, HATF_CONTAINER_MAGIC, 8) != 0) {
                 hatf_err_set(err, HATF_E_CORRUPT, 0, "%snot a hatrace container (use --from hatf1.0 or --from text)",
                              n == 0 ? "empty file, " : "");
                 goto fail;
+            } else {
+                fmt = HATF_FMT_CONTAINER;
+                close(s->fd);
+                s->fd = -1;
             }
-            fmt = HATF_FMT_CONTAINER;
-            close(s->fd);
-            s->fd = -1;
-        } else if (fmt == HATF_FMT_HATF1) {
+        }
+        if (fmt == HATF_FMT_HATF1 || fmt == HATF_FMT_METATF) {
             if ((uint64_t)st.st_size > SIZE_MAX) { hatf_err_set(err, HATF_E_LIMIT, 0, "file too large"); goto fail; }
             s->map_len = (size_t)st.st_size;
             if (s->map_len) {
@@ -275,14 +285,23 @@ HATF_API hatf_source *hatf_source_open(const char *path, hatf_format fmt, hatf_e
             }
             close(s->fd);
             s->fd = -1;
-            hatf1_decoder_init(&s->dec, s->map, s->map_len, 0);
-            hatf1_mark(s);
+            if (fmt == HATF_FMT_HATF1) {
+                hatf1_decoder_init(&s->dec, s->map, s->map_len, 0);
+                hatf1_mark(s);
+            } else {
+                s->mtf = mtf_open(s->map, s->map_len, path, err);
+                if (!s->mtf) goto fail;
+                size_t n = 0;
+                const uint8_t *info = hatf_metatf_dtd_events(s->mtf->dtd) ? mtf_hatrace_info(s->mtf, &n) : NULL;
+                if (!read_mark(s, info, n)) s->foreign = 1;
+                if (s->mtf->err.code) { if (err) *err = s->mtf->err; goto fail; }
+            }
         } else if (fmt == HATF_FMT_TEXT) {
             s->buf = malloc(TEXT_READ_CHUNK + HATF_TEXT_LINE_MAX + 1);
             if (!s->buf) { hatf_err_set(err, HATF_E_NOMEM, 0, "out of memory"); goto fail; }
             hatf_buf_init(&s->scratch);
             if (text_header(s) < 0) { if (err) *err = s->err; goto fail; }
-        } else {
+        } else if (fmt != HATF_FMT_CONTAINER) {
             hatf_err_set(err, HATF_E_USAGE, 0, "unknown format %d", (int)fmt);
             goto fail;
         }
@@ -302,12 +321,31 @@ fail:
     return NULL;
 }
 
+HATF_API hatf_source *hatf_source_open_follow(const char *path, hatf_err *err)
+{
+    hatf_source *s = calloc(1, sizeof *s);
+    if (!s) { hatf_err_set(err, HATF_E_NOMEM, 0, "out of memory"); return NULL; }
+    s->fd = -1;
+    s->err.record = UINT64_MAX;
+    s->fmt = HATF_FMT_CONTAINER;
+    s->reader = hatf_reader_open_follow(path, err);
+    if (!s->reader) { hatf_source_close(s); return NULL; }
+    /* threads may come: the causal order even for one (it costs little) */
+    if (!(s->causal = hatf_causal_open(s->reader))) {
+        hatf_err_set(err, HATF_E_NOMEM, 0, "out of memory");
+        hatf_source_close(s);
+        return NULL;
+    }
+    return s;
+}
+
 HATF_API void hatf_source_close(hatf_source *s)
 {
     if (!s) return;
     if (s->iter) hatf_iter_free(s->iter);
     hatf_causal_free(s->causal);
     if (s->reader) hatf_reader_close(s->reader);
+    mtf_close(s->mtf);
     if (s->map) munmap((void *)s->map, s->map_len);
     if (s->fd >= 0) close(s->fd);
     free(s->buf);
@@ -322,6 +360,12 @@ HATF_API hatf_format hatf_source_format(const hatf_source *s) { return s->fmt; }
 HATF_API int hatf_source_foreign(const hatf_source *s) { return s->foreign; }
 
 HATF_API hatf_reader *hatf_source_container(hatf_source *s) { return s->reader; }
+
+HATF_API hatf_metatf_reader *hatf_source_metatf(hatf_source *s)
+{
+    if (s->mtf && !s->record) mtf_rewind(s->mtf);  /* its records from the first, hatrace-info too */
+    return s->mtf;
+}
 
 HATF_API const hatf_info *hatf_source_info(hatf_source *s)
 {
@@ -387,6 +431,20 @@ HATF_API int hatf_source_next(hatf_source *s, hatf_event *ev)
         break;
     case HATF_FMT_TEXT:
         rc = text_next(s, ev);
+        break;
+    case HATF_FMT_METATF:
+        if (!hatf_metatf_dtd_events(s->mtf->dtd)) {
+            const char *nm = hatf_metatf_dtd_name(s->mtf->dtd);
+            return hatf_err_set(&s->err, HATF_E_CORRUPT, 24, "its DTD '%s' does not say 'events hatf': its records are no "
+                                "heap events ('hatrace dump' prints them as records)", nm[0] ? nm : "(no name)");
+        }
+        rc = mtf_next_event(s->mtf, ev);
+        if (rc < 0) {
+            s->err = s->mtf->err;
+            s->err.record = s->record;
+            return rc;
+        }
+        if (rc > 0) s->offset = s->mtf->rec_at;
         break;
     default:
         return HATF_E_USAGE;

@@ -190,32 +190,19 @@ typedef enum hatf1_mode {
     HATF1_BEST = 1
 } hatf1_mode;
 
-typedef struct hatf1_encoder {
-    hatf_buf *out;
-    hatf1_mode mode;
-    /* current stream state, as a decoder would see it */
-    uint8_t width[HATF_F_COUNT_];
-    uint8_t interp[HATF_F_COUNT_];
-    uint8_t last_nonzero_width[HATF_F_COUNT_];
-    uint64_t arg[HATF_F_COUNT_];   /* a3: default value, base, or first "previous" */
-    uint64_t stride[HATF_F_COUNT_];/* a4 of stride */
-    uint64_t prev[HATF_F_COUNT_];  /* previous value per field */
-    int started;                   /* PLAIN's first metadata written (or set by hand) */
-    int split_addr;                /* 1: addresses are not written (width 0, none); the
-                                      container stores them in their own stream */
-    uint64_t records;              /* data records written (comments included) */
-    uint64_t metadata;             /* metadata records written */
-    /* adaptive choice state (BEST), private to hatf1_encode.c */
-    uint32_t run_len[HATF_F_COUNT_];  /* values since the last width decision */
-    uint8_t run_max[HATF_F_COUNT_];   /* widest need among them */
-    uint32_t stable[HATF_F_COUNT_];   /* uses in a row without a change of value */
-    uint8_t chosen[HATF_F_COUNT_];    /* width picked since the last interpretation change */
-    uint32_t same_delta[HATF_F_COUNT_]; /* repeats of last_delta in a row (stride runs) */
-    uint64_t last_delta[HATF_F_COUNT_];
-} hatf1_encoder;
+/* An encoder: opaque; its fields are libhatf's (like ZSTD_CCtx). */
+typedef struct hatf1_encoder hatf1_encoder;
 
-/* Start an encoder appending to out. Nothing is written until the first record. */
-void hatf1_encoder_init(hatf1_encoder *enc, hatf_buf *out, hatf1_mode mode);
+/* Make an encoder appending to out (which stays the caller's and must
+ * outlive the encoder). Nothing is written until the first record.
+ * @return the encoder, or NULL when out of memory. Free with hatf1_encoder_free. */
+hatf1_encoder *hatf1_encoder_new(hatf_buf *out, hatf1_mode mode);
+/* Free enc (NULL: nothing); out is left as it is. */
+void hatf1_encoder_free(hatf1_encoder *enc);
+/* Data records (comments included) and metadata records written so far. */
+uint64_t hatf1_encoder_records(const hatf1_encoder *enc);
+uint64_t hatf1_encoder_metadata(const hatf1_encoder *enc);
+
 /* Append one event (with whatever metadata it needs first). Fields the op
  * does not carry are ignored. Comments and byte attributes always fit: their
  * length, data_len, is 16 bits like HATF's v2 length.
@@ -235,39 +222,30 @@ int hatf1_set_width(hatf1_encoder *enc, unsigned field, unsigned width);
 int hatf1_set_interp(hatf1_encoder *enc, unsigned field, unsigned interp, uint64_t a3, uint64_t a4);
 
 /* ---- HATF 1.0 decoder --------------------------------------------------- */
-/* How the decoder reads a numeric field (derived from width and interpretation). */
-enum { HATF1_K_CONST, HATF1_K_NONE, HATF1_K_BASE, HATF1_K_DELTA, HATF1_K_STEP, HATF1_K_SKIP };
-typedef struct hatf1_decoder {
-    const uint8_t *buf;
-    size_t len, pos;
-    uint64_t base_offset;          /* added to pos in error offsets (position of buf in the file) */
-    /* stream state, as the metadata read so far set it */
-    uint8_t width[HATF_F_COUNT_];
-    uint8_t interp[HATF_F_COUNT_];
-    uint8_t last_nonzero_width[HATF_F_COUNT_];
-    uint64_t arg[HATF_F_COUNT_];   /* a3: default value, base, or first "previous" */
-    uint64_t stride[HATF_F_COUNT_];/* a4 of stride */
-    uint64_t prev[HATF_F_COUNT_];
-    /* private to hatf1_decode.c down to rec_len (here only because callers hold
-     * the struct): per-field readers folded from the state, record lengths */
-    uint64_t add[HATF_F_COUNT_];   /* default value, base or stride */
-    uint64_t smask[HATF_F_COUNT_]; /* sign bit of the width, for signed stored values */
-    uint8_t kind[HATF_F_COUNT_];   /* HATF1_K_* */
-    uint8_t shift[HATF_F_COUNT_];  /* 64 - 8 * width, mod 64 */
-    uint8_t nbytes[HATF_F_COUNT_]; /* bytes a numeric field takes */
-    uint8_t attr_len_bytes;        /* 1 or 2 under v1/v2 attributes, else 0 */
-    uint8_t rec_len[HATF_OP_COMMENT]; /* tag + numeric fields, per event tag */
-    uint64_t records;              /* events returned so far (comments included) */
-    uint64_t metadata;             /* metadata records consumed so far */
-    uint64_t last_record_offset;   /* offset (incl. base_offset) of the last event returned */
-    hatf_err err;
-} hatf1_decoder;
+/* A decoder: opaque; its fields are libhatf's (like ZSTD_DCtx). One decoder
+ * reads one stream, from one thread at a time. */
+typedef struct hatf1_decoder hatf1_decoder;
 
-/* Decode a complete HATF 1.0 stream held in memory (buf stays owned by the caller). */
-void hatf1_decoder_init(hatf1_decoder *dec, const uint8_t *buf, size_t len, uint64_t base_offset);
+/* Make a decoder of a complete HATF 1.0 stream held in memory: buf[0..len)
+ * stays the caller's and must outlive the decoder and the events it returns.
+ * base_offset (the position of buf in its file) is added to error offsets.
+ * @return the decoder, or NULL when out of memory. Free with hatf1_decoder_free. */
+hatf1_decoder *hatf1_decoder_new(const uint8_t *buf, size_t len, uint64_t base_offset);
+/* Free dec (NULL: nothing). */
+void hatf1_decoder_free(hatf1_decoder *dec);
+/* The last error (code 0 while there was none): what, where (offset with
+ * base_offset, record number) and a one-line message. Valid until dec is freed. */
+const hatf_err *hatf1_decoder_error(const hatf1_decoder *dec);
+/* Bytes of buf consumed so far (len at the clean end). */
+size_t hatf1_decoder_pos(const hatf1_decoder *dec);
+/* Events returned (comments included) and metadata records consumed so far. */
+uint64_t hatf1_decoder_records(const hatf1_decoder *dec);
+uint64_t hatf1_decoder_metadata(const hatf1_decoder *dec);
+
 /* Next event, consuming any metadata before it.
  * @return 1 with *ev filled, 0 at the clean end of the buffer, or a negative
- * HATF_E_* code with dec->err describing it (then every later call returns it too).
+ * HATF_E_* code, which hatf1_decoder_error describes (then every later call
+ * returns it too).
  * ev->data points into buf. */
 int hatf1_decode(hatf1_decoder *dec, hatf_event *ev);
 /* Up to max events into ev[0..max), the same as calling hatf1_decode max times

@@ -140,7 +140,8 @@ int hatf_writer_stack_depth(hatf_writer *w, unsigned depth);
  * (hatf_reader_resident). @return 0 or a negative code (the writer is then failed). */
 int hatf_writer_resident(hatf_writer *w, uint64_t time_ns, uint64_t bytes, uint64_t own);
 
-/* Write every pending chunk (the recorder calls this on its flush interval). */
+/* Write every pending chunk (a writer following a live program calls it now
+ * and then, so readers see recent events). */
 int hatf_writer_flush(hatf_writer *w);
 
 /* Flush, write the index (with counters, may be NULL) and the trailer, close fd
@@ -159,6 +160,59 @@ typedef struct hatf_reader hatf_reader;
  * container, the header is damaged, or the major version is newer. */
 hatf_reader *hatf_reader_open(const char *path, hatf_err *err);
 void hatf_reader_close(hatf_reader *r);
+
+/* ---- a trace that is still being written ----------------------------------
+ * The recorder appends sealed chunk groups as it runs and writes the index
+ * and trailer when it ends. A following reader reads what is sealed so far and
+ * goes on from there when more arrives, as the OpenJ9 trace API's iterators
+ * return nothing at the end and resume when more data is added:
+ *
+ *     hatf_reader *r = hatf_reader_open_follow(path, &err);
+ *     hatf_iter *it = hatf_iter_global(r);
+ *     for (;;) {
+ *         while ((rc = hatf_iter_next(it, &ev)) > 0) use(&ev);
+ *         if (rc < 0) ...;                      // damage, as for any reader
+ *         if (!hatf_reader_following(r)) break; // the end: complete, or stopped
+ *         sleep a while; hatf_reader_follow(r); // take in what was appended
+ *     }
+ *
+ * While following, the iterators return 0 at the end of what is sealed
+ * ("no more yet") and go on when called again after hatf_reader_follow found
+ * more. A chunk the file does not hold whole yet, and a records chunk whose
+ * address chunk has not come, are left for later, not reported as damage.
+ * Time order across threads: the global iterator hands out an event only when
+ * no thread can still bring an earlier or equal time: a thread whose next
+ * group is not there yet holds the others back at the time of its last
+ * sealed event (a thread that ended, its last event a thread-destroy, holds
+ * nothing). So an idle thread holds the view back to its last event until
+ * it makes another, or the trace ends. A thread the file has not shown yet
+ * cannot be waited for: if its first group arrives after events of a later
+ * time were handed out, its events come late (hatf_reader_follow_late counts
+ * them); the recorder writes every thread's groups at each flush, so this is
+ * rare. The names, stacks and resident samples of the tables grow as read;
+ * stacks are sorted for hatf_reader_stack only once the follow has ended.
+ * Once the follow has ended the reader is as hatf_reader_open leaves it
+ * (hatf_reader_complete, the counters, the damage lines). */
+
+/* Open a container that may still be being written. A complete file opens as
+ * with hatf_reader_open (hatf_reader_following then says 0 at once).
+ * @return NULL with *err set as hatf_reader_open. */
+hatf_reader *hatf_reader_open_follow(const char *path, hatf_err *err);
+/* Take in what the file gained since: new chunks, new threads; the index and
+ * trailer end the follow. @return 1 when the file grew (or the follow ended),
+ * 0 when it did not, or a negative code (HATF_E_NOMEM, HATF_E_IO). Does
+ * nothing (0) once the follow has ended. */
+int hatf_reader_follow(hatf_reader *r);
+/* 1 while following: the writer has not finished and the follow was not stopped. */
+int hatf_reader_following(const hatf_reader *r);
+/* Stop following (the writer is gone, or the caller gives up): the rest is
+ * read as a cut file, with the damage lines a plain open would give.
+ * @return 0 or a negative code. */
+int hatf_reader_follow_stop(hatf_reader *r);
+/* Events that came late: those of the first group of a thread the file
+ * showed only after its global iterator had handed out events of a later time
+ * (0 in a trace read whole). */
+uint64_t hatf_reader_follow_late(const hatf_reader *r);
 
 const hatf_info *hatf_reader_info(const hatf_reader *r);
 /* Counters from the index; all 0 when the index is missing. */
@@ -189,7 +243,7 @@ unsigned hatf_reader_stack_depth(const hatf_reader *r);
 typedef struct hatf_resident {
     uint64_t time_ns;   /* since the trace's start */
     uint64_t bytes;     /* the process's resident bytes */
-    uint64_t own;       /* of them (at most bytes), the recorder's own that it knew of (its rings), 0: not said */
+    uint64_t own;       /* of them (at most bytes), the recorder's own that it knew of (its rings, its heap blocks), 0: not said */
 } hatf_resident;
 size_t hatf_reader_resident(const hatf_reader *r, const hatf_resident **v);
 /* The symbol stored for exactly this frame address, or NULL. */

@@ -2,7 +2,8 @@
  *
  * The reading tools (dump, stats, validate, convert, replay) see traces only
  * through this interface. Formats: the container ("hatrace", recognised by its
- * magic), a raw HATF 1.0 stream ("hatf1.0") and the text form ("text").
+ * magic), a raw HATF 1.0 stream ("hatf1.0"), the text form ("text") and
+ * Meta-TF ("metatf", recognised by its magic; hatf_metatf.h).
  * Memory use is bounded by the file's chunk sizes and thread count, not its length.
  */
 #ifndef HATF_SOURCE_H
@@ -19,19 +20,31 @@ typedef enum hatf_format {
     HATF_FMT_AUTO = 0,     /* container if the magic matches, else an error asking for --from */
     HATF_FMT_CONTAINER,    /* "hatrace" */
     HATF_FMT_HATF1,        /* "hatf1.0" */
-    HATF_FMT_TEXT          /* "text" */
+    HATF_FMT_TEXT,         /* "text" */
+    HATF_FMT_METATF        /* "metatf": Meta-TF, read by its DTD (hatf_metatf.h); AUTO knows its magic */
 } hatf_format;
 
-/* "hatrace", "hatf1.0", "text" -> format; @return -1 for anything else. */
+/* "hatrace", "hatf1.0", "text", "metatf" -> format; @return -1 for anything else. */
 int hatf_format_from_name(const char *name);
 const char *hatf_format_name(hatf_format f);
 
 typedef struct hatf_source hatf_source;
 
-/* Open path as format (AUTO: sniff the container magic).
+/* Open path as format (AUTO: sniff the container's or Meta-TF's magic).
  * @return NULL with *err set (err->msg names the problem; callers prefix the path). */
 hatf_source *hatf_source_open(const char *path, hatf_format fmt, hatf_err *err);
 void hatf_source_close(hatf_source *s);
+
+/* Open a container that may still be being written (hatf_reader_open_follow
+ * in hatf_container.h says how a following reader reads). hatf_source_next
+ * returns 0 at the end of what is sealed so far; after
+ * hatf_reader_follow(hatf_source_container(s)) took in more, it goes on from
+ * there. The end of the trace is the first 0 after
+ * hatf_reader_following(hatf_source_container(s)) said 0. Events come in the
+ * same order as hatf_source_open gives them once the file is complete
+ * (equal times, early releases), but for a thread's late first group
+ * (hatf_reader_follow_late). @return NULL with *err set. */
+hatf_source *hatf_source_open_follow(const char *path, hatf_err *err);
 
 hatf_format hatf_source_format(const hatf_source *s);
 /* Container only (NULL otherwise): the reader, for info, names, damage. */

@@ -34,7 +34,7 @@ static _Atomic uint64_t next_heap = 1;
  * the flusher inside the event, which names the heap and frees the copy. */
 HT_EXPORT uint64_t hatrace_rt_heap_create(const char *name)
 {
-    ht_init();
+    ht_init_wait();  /* the shim (hooks.c) starts the recorder */
     if (atomic_load(&ht_state) != HT_ST_READY) return 0;
     uint64_t h = atomic_fetch_add(&next_heap, 1);
     ht_emit_heap_create(h, name);
@@ -59,13 +59,14 @@ void ht_emit_heap_create(uint64_t heap, const char *name)
 
 HT_EXPORT void hatrace_rt_comment(const char *text)
 {
-    ht_init();
+    ht_init_wait();  /* the shim (hooks.c) starts the recorder */
     if (!text || atomic_load(&ht_state) != HT_ST_READY) return;
     ht_emit_comment(text, strnlen(text, 4096));  /* HATRACE_COMMENT_MAX */
 }
 
 void ht_emit_comment(const char *text, size_t n)
 {
+    HATF_PRE(!ht_t.busy);
     ht_untraced_enter(&ht_t);
     char *copy = malloc(n ? n : 1);  /* the recorder's, untraced; the flusher frees it */
     ht_untraced_leave(&ht_t);
@@ -103,6 +104,11 @@ HT_EXPORT void hatrace_rt_ignore(int delta)
 {
     ht_tls *t = &ht_t;
     uint32_t down = 0u - (uint32_t)delta;  /* -delta without overflow, INT_MIN included */
-    if (delta > 0) t->untraced += (uint32_t)delta;
-    else if (t->untraced >= down) t->untraced -= down;
+    if (delta > 0) {
+        t->untraced += (uint32_t)delta;
+        t->ignoring += (uint32_t)delta;
+    } else if (t->untraced >= down) {
+        t->untraced -= down;
+        t->ignoring = t->ignoring >= down ? t->ignoring - down : 0;
+    }
 }

@@ -15,6 +15,13 @@ ht_flush_state ht_fs = {
     .effort = { .stat_fd = -1 },
 };
 
+int ht_wlock_held(void)
+{
+    if (pthread_mutex_trylock(&ht_fs.wlock) != 0) return 1;
+    pthread_mutex_unlock(&ht_fs.wlock);
+    return 0;
+}
+
 void ht_flusher_atfork_prepare(void) { pthread_mutex_lock(&ht_fs.wlock); }
 void ht_flusher_atfork_parent(void) { pthread_mutex_unlock(&ht_fs.wlock); }
 

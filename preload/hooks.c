@@ -44,7 +44,6 @@ static void *(*real_memalign)(size_t, size_t);
 static void *(*real_valloc)(size_t);
 static void *(*real_pvalloc)(size_t);
 static size_t (*real_malloc_usable_size)(void *);
-int (*ht_real_pthread_create)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
 static int (*real_execve)(const char *, char *const[], char *const[]);
 static int (*real_execv)(const char *, char *const[]);
 static int (*real_execvp)(const char *, char *const[]);
@@ -92,7 +91,8 @@ static size_t arena_size(const void *p)
 /* The library's entry points live here, with the hooks, so that the recorder
  * core linked into unit tests (libhatpreload.a) does not start recording the
  * test programs themselves. */
-__attribute__((constructor(101))) static void ht_ctor(void) { ht_init(); }
+static void resolve_real(void);  /* the real functions, looked up: given to ht_init */
+__attribute__((constructor(101))) static void ht_ctor(void) { ht_init(resolve_real); }
 
 /* Destructors of the program and of libraries loaded after us run before this
  * one (we are preloaded: first initialised, last finalised), so their frees are
@@ -101,7 +101,7 @@ __attribute__((destructor(101))) static void ht_dtor(void) { ht_finish(); }
 
 /* Every call made while resolving is served by the arena: the pointers are
  * published together at the end, so no block moves between allocators. */
-void ht_hooks_resolve(void)
+static void resolve_real(void)
 {
 #define RESOLVE(name) __typeof__(real_##name) name##_ = (__typeof__(real_##name))dlsym(RTLD_NEXT, #name)
     RESOLVE(calloc);
@@ -130,6 +130,7 @@ void ht_hooks_resolve(void)
     real_posix_memalign = posix_memalign_;
     real_aligned_alloc = aligned_alloc_, real_memalign = memalign_, real_valloc = valloc_;
     real_pvalloc = pvalloc_, real_malloc_usable_size = malloc_usable_size_;
+    ht_real_usable_size = malloc_usable_size_;
     real_execve = execve_, real_execv = execv_, real_execvp = execvp_, real_execvpe = execvpe_;
     real__exit = _exit_;
     real_mmap = mmap_, real_munmap = munmap_, real_mremap = mremap_, real_brk = brk_, real_sbrk = sbrk_;
@@ -142,7 +143,7 @@ void ht_hooks_resolve(void)
  * serve from the arena (our own dlsym recursing). @return 1 if resolved. */
 static int boot(void)
 {
-    ht_init();
+    ht_init(resolve_real);
     return real_malloc != NULL;
 }
 
@@ -209,10 +210,24 @@ static void *arena_realloc(void *p, size_t n)
     return q;
 }
 
+/* A realloc in the recorder's own code: its change of the recorder's heap
+ * (ht_own_heap; a realloc's old block is gone once it returns). Not recorded. */
+static __attribute__((noinline)) void *own_realloc(void *p, size_t n)
+{
+    int64_t old = p && ht_real_usable_size ? (int64_t)ht_real_usable_size(p) : 0;
+    void *q = real_realloc(p, n);
+    if (q || !n) {  /* moved, resized or freed; a failure leaves p as it was */
+        int64_t now = q && ht_real_usable_size ? (int64_t)ht_real_usable_size(q) : 0;
+        atomic_fetch_add_explicit(&ht_own_heap, now - old, memory_order_relaxed);
+    }
+    return q;
+}
+
 HT_EXPORT void *realloc(void *p, size_t n)
 {
     if (HT_UNLIKELY(in_arena(p))) return arena_realloc(p, n);
     if (BOOTING()) return p ? NULL : arena_alloc(n, 16);
+    if (HT_UNLIKELY(ht_t.untraced) && ht_in_own_code(&ht_t)) return own_realloc(p, n);
     void *q = real_realloc(p, n);
     emit(HT_K_REALLOC, !q && (n || !p), U(p), n, U(q));  /* realloc(p, 0) may free and return NULL */
     return q;
@@ -232,6 +247,8 @@ HT_EXPORT void *reallocarray(void *p, size_t nmemb, size_t size)
     if (__builtin_mul_overflow(nmemb, size, &total)) {
         errno = ENOMEM;
         q = NULL;
+    } else if (HT_UNLIKELY(ht_t.untraced) && ht_in_own_code(&ht_t)) {
+        return own_realloc(p, total);
     } else {
         q = real_realloc(p, total);
     }
@@ -457,7 +474,7 @@ static void *tramp_main(void *v)
 
 HT_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn)(void *), void *arg)
 {
-    if (HT_UNLIKELY(!ht_real_pthread_create)) ht_init();
+    if (HT_UNLIKELY(!ht_real_pthread_create)) ht_init(resolve_real);
     if (!ht_real_pthread_create) return ENOSYS;
     if (atomic_load(&ht_state) != HT_ST_READY || ht_t.untraced)
         return ht_real_pthread_create(th, attr, fn, arg);
@@ -483,7 +500,7 @@ static int missing(void)
 
 HT_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 {
-    if (!real_execve) ht_init();
+    if (!real_execve) ht_init(resolve_real);
     if (!real_execve) return missing();
     ht_before_exec();
     return real_execve(path, argv, envp);
@@ -491,7 +508,7 @@ HT_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 
 HT_EXPORT int execv(const char *path, char *const argv[])
 {
-    if (!real_execv) ht_init();
+    if (!real_execv) ht_init(resolve_real);
     if (!real_execv) return missing();
     ht_before_exec();
     return real_execv(path, argv);
@@ -499,7 +516,7 @@ HT_EXPORT int execv(const char *path, char *const argv[])
 
 HT_EXPORT int execvp(const char *file, char *const argv[])
 {
-    if (!real_execvp) ht_init();
+    if (!real_execvp) ht_init(resolve_real);
     if (!real_execvp) return missing();
     ht_before_exec();
     return real_execvp(file, argv);
@@ -507,7 +524,7 @@ HT_EXPORT int execvp(const char *file, char *const argv[])
 
 HT_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
 {
-    if (!real_execvpe) ht_init();
+    if (!real_execvpe) ht_init(resolve_real);
     if (!real_execvpe) return missing();
     ht_before_exec();
     return real_execvpe(file, argv, envp);

@@ -13,7 +13,6 @@
 #include <unistd.h>
 
 #include "flusher_state.h"
-#include "container_jobs.h"
 
 /* One line per event of a trace's life for hatrace record: "S path" when the
  * file is created, "E path events bytes dropped waits cpu_ns fast" when it is
@@ -111,6 +110,7 @@ static hatf_info info;
 
 int ht_writer_open(void)
 {
+    HATF_PRE(ht_wlock_held());
     if (ht_fs.writer) return 0;
     if (ht_fs.out_failed) return -1;
     if (ht_fs.out_fd < 0 && ht_output_open() < 0) return -1;
@@ -163,6 +163,7 @@ int ht_writer_open(void)
  * as dropped. */
 void ht_write_failed(void)
 {
+    HATF_PRE(ht_wlock_held());
     hatf_err err;
     memset(&err, 0, sizeof err);
     hatf_writer_close(ht_fs.writer, NULL, &err);  /* writes nothing more: the writer is failed */
@@ -178,6 +179,7 @@ void ht_write_failed(void)
  * number for a file of its own: never write into that. */
 int ht_out_fd_intact(void)
 {
+    HATF_PRE(ht_wlock_held());
     if (ht_fs.out_fd < 0 || ht_fs.out_failed) return !ht_fs.out_failed;
     struct stat sb;
     if (fstat(ht_fs.out_fd, &sb) == 0 && sb.st_dev == ht_fs.out_dev && sb.st_ino == ht_fs.out_ino) return 1;

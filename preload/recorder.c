@@ -38,19 +38,37 @@ static void stop_following(void)
         if (!strncmp(*e, "LD_PRELOAD=", 11)) (*e)[11] = 0;
 }
 
-void ht_init(void)
+#ifdef HT_BENCH_KNOBS
+int ht_bench_skip;
+volatile uint64_t ht_bench_sink;
+static void bench_knobs_init(void)
+{
+    const char *v = getenv("HATRACE_BENCH_SKIP");
+    ht_bench_skip = !v ? 0 : !strcmp(v, "ring") ? HT_BENCH_RING : !strcmp(v, "encode") ? HT_BENCH_ENCODE : 0;
+}
+#else
+static void bench_knobs_init(void) {}
+#endif
+
+void ht_init_wait(void)
+{
+    if (ht_t.untraced) return;  /* our own dlsym recursing: the arena serves it */
+    while (atomic_load_explicit(&ht_state, memory_order_acquire) == HT_ST_INITING) sched_yield();
+}
+
+void ht_init(void (*resolve_real)(void))
 {
     int s = atomic_load_explicit(&ht_state, memory_order_acquire);
     if (HT_LIKELY(s >= HT_ST_READY)) return;
     int expect = HT_ST_UNINIT;
     if (!atomic_compare_exchange_strong(&ht_state, &expect, HT_ST_INITING)) {
-        if (ht_t.untraced) return;  /* our own dlsym recursing: the arena serves it */
-        while (atomic_load_explicit(&ht_state, memory_order_acquire) == HT_ST_INITING) sched_yield();
+        ht_init_wait();
         return;
     }
     ht_untraced_enter(&ht_t);
-    ht_hooks_resolve();
+    if (resolve_real) resolve_real();
     ht_options_init();
+    bench_knobs_init();
     ht_stacks_init();
     ht_clock_init();
     owner_pid = getpid();
@@ -125,6 +143,28 @@ static void thread_exit(void *ring)
     if (atomic_fetch_add(&ht_dead_rings, 1) + 1 >= 16) ht_poke();
 }
 
+_Atomic int64_t ht_own_heap;
+size_t (*ht_real_usable_size)(void *);
+int (*ht_real_pthread_create)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+
+void ht_own_heap_note(uint32_t kind, uint64_t a)
+{
+    HATF_PRE(ht_t.untraced > 0);
+    if (!a || !ht_real_usable_size) return;
+    int64_t n = (int64_t)ht_real_usable_size((void *)(uintptr_t)a);
+    switch (kind) {
+    case HT_K_MALLOC: case HT_K_CALLOC: case HT_K_POSIX_MEMALIGN: case HT_K_ALIGNED_ALLOC:
+    case HT_K_MEMALIGN: case HT_K_VALLOC: case HT_K_PVALLOC: case HT_K_NEW: case HT_K_NEW_ARRAY:
+        atomic_fetch_add_explicit(&ht_own_heap, n, memory_order_relaxed);
+        break;
+    case HT_K_FREE: case HT_K_DELETE: case HT_K_DELETE_ARRAY:
+        atomic_fetch_sub_explicit(&ht_own_heap, n, memory_order_relaxed);
+        break;
+    default:  /* a realloc counts itself (hooks.c); the heap kinds are the program's */
+        break;
+    }
+}
+
 void ht_event_dropped(uint32_t kind, uint64_t d)
 {
     if (!HT_KIND_OWNS_COPY(kind & HT_KIND_MASK) || !d) return;
@@ -155,6 +195,7 @@ void ht_record_slow(uint32_t kind, uint64_t a, uint64_t b, uint64_t c, uint64_t 
 {
     ht_tls *t = &ht_t;
     if (t->untraced) {  /* the recorder's own allocations, or an ignored section */
+        if (ht_in_own_code(t)) ht_own_heap_note(kind & HT_KIND_MASK, a);
         ht_event_dropped(kind, d);
         return;
     }
@@ -171,7 +212,7 @@ void ht_record_slow(uint32_t kind, uint64_t a, uint64_t b, uint64_t c, uint64_t 
     }
     int s = atomic_load_explicit(&ht_state, memory_order_acquire);
     if (s == HT_ST_INITING) {
-        ht_init();  /* another thread is initialising: wait for it */
+        ht_init_wait();  /* another thread is initialising */
         s = atomic_load_explicit(&ht_state, memory_order_acquire);
     }
     if (s != HT_ST_READY || (!t->ring && !thread_attach(t))) {
@@ -202,6 +243,7 @@ void ht_orphan_push(uint64_t tk, uint64_t a, uint64_t b, uint64_t c, uint64_t d)
 
 size_t ht_orphan_peek(const ht_rawev **first)
 {
+    HATF_PRE(ht_wlock_held());
     uint32_t n = 0, end = atomic_load_explicit(&orphan_w, memory_order_relaxed);
     if (end > ORPHAN_CAP) end = ORPHAN_CAP;
     while (orphan_r + n < end && atomic_load_explicit(&orphan_ready[orphan_r + n], memory_order_acquire)) n++;
@@ -213,6 +255,7 @@ void ht_orphan_consume(size_t n) { orphan_r += (uint32_t)n; }
 
 void ht_side_drain(ht_ring *r)
 {
+    HATF_PRE(ht_t.busy == 1);
     atomic_signal_fence(memory_order_seq_cst);
     while ((int32_t)(r->side_w - r->side_r) > 0) {
         ht_rawev *e = ht_ring_slot(r);
@@ -244,6 +287,7 @@ void ht_side_drain(ht_ring *r)
 
 void ht_side_flush(ht_tls *t, ht_ring *r)
 {
+    HATF_PRE(t->busy == 0);
     for (;;) {
         t->busy = 1;
         ht_side_drain(r);

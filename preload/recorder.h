@@ -10,7 +10,7 @@
  *   registry.c        the ring registry: a ring for each new thread, reused or mapped, sized by thread count
  *   flusher.c         the flusher and encoding helper threads: rings drained into the writer, timed flushes
  *   effort.c          the coding of each chunk group: fast while no CPU is idle or the rings fill, full otherwise
- *   convert.h         raw event → hatf_event of the plain kinds (malloc, free, realloc), inline in the drain
+ *   convert.h         the plain kinds (malloc, free, realloc with no flag), which the writer takes from the ring as they are
  *   convert.c         raw event → hatf_event for every other kind: HATF op, addresses, hatrace attributes
  *   output.c          the trace file: name, creation, header, report lines, write failures, the SIGXFSZ guard
  *   clock.c           the clock: TSC or CLOCK_MONOTONIC, the start sample, the tick rate, its drift at close
@@ -28,6 +28,8 @@
  *   exports.map       version script: only the interposed symbols, the annotation runtime (hatrace_rt_*) and
  *                     mimalloc's heap API are exported
  *   cli/record.c      hatrace record
+ * Includes: include/ and, of libhatf's internals, ../hatf/hatf_recorder.h alone
+ * (here; it brings HATF_PRE, the check of the pre: lines, hatf/hatf_check.h).
  * Names: ht_ internal, HT_ macros and constants.
  */
 #ifndef HT_RECORDER_H
@@ -37,6 +39,7 @@
 #include <stdint.h>
 #include <stdatomic.h>
 #include "hatf.h"
+#include "../hatf/hatf_recorder.h"  /* libhatf's writer internals, HATF_PRE */
 #include "ring.h"
 
 #define HT_HIDDEN __attribute__((visibility("hidden")))
@@ -106,6 +109,7 @@ typedef struct ht_tls {
     ht_ring *ring;        /* this thread's ring, NULL until its first event */
     uint32_t busy;        /* inside the ring-write window of a hook (see hooks.c) */
     uint32_t untraced;    /* >0: the recorder's own code runs; hooks pass through */
+    uint32_t ignoring;    /* the program's ignore sections in untraced (hatrace_rt_ignore) */
     uint32_t exited;      /* thread-destroy written; later calls are not recorded */
     uint32_t dtor_rounds; /* pthread key destructor rounds seen */
     uint64_t parent;      /* dense id of the creating thread (set by our pthread_create) */
@@ -128,6 +132,22 @@ static inline void ht_untraced_leave(ht_tls *t)
     atomic_signal_fence(memory_order_seq_cst);
     t->untraced--;
 }
+
+/* The recorder's own heap: bytes (the allocator's usable sizes) of the blocks
+ * it holds, allocated in its own untraced sections (not the program's ignore
+ * sections), so a resident sample can take them out beside the rings. */
+extern _Atomic int64_t ht_own_heap HT_HIDDEN;
+/* The allocator's malloc_usable_size, given by the shim (hooks.c); NULL: no count. */
+extern size_t (*ht_real_usable_size)(void *) HT_HIDDEN;
+/* The real pthread_create, given by the shim (hooks.c) when it resolves the
+ * real functions: the flusher and helper threads are started with it. */
+#include <pthread.h>
+extern int (*ht_real_pthread_create)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *) HT_HIDDEN;
+/* An untraced call of kind (allocations add a, frees take it out) into
+ * ht_own_heap when the thread runs the recorder's own code. pre: untraced;
+ * a free's block not freed yet. A realloc counts itself (hooks.c). */
+void ht_own_heap_note(uint32_t kind, uint64_t a) HT_HIDDEN;
+static inline int ht_in_own_code(const ht_tls *t) { return t->untraced > t->ignoring; }
 
 /* ---- prim.c ---- */
 /* Timestamp source chosen at init: "tsc" (the CPU's counter, ht_counter) or
@@ -211,7 +231,15 @@ extern _Atomic uint64_t ht_lost HT_HIDDEN;         /* events lost outside rings 
 extern _Atomic uint64_t ht_side_events HT_HIDDEN;  /* events signal handlers queued in side buffers */
 extern _Atomic uint32_t ht_side_most HT_HIDDEN;    /* most events one side buffer held at once */
 
-void ht_init(void) HT_HIDDEN;                    /* idempotent; safe from any hook */
+/* Start the recorder: idempotent, safe from any hook. resolve_real is the
+ * shim's lookup of the real functions (hooks.c gives its own): called once,
+ * first, on the initialising thread inside its untraced section, so the calls
+ * dlsym makes are the recorder's own; NULL when there is none to look up (the
+ * unit tests). Only the shim starts the recorder; the core waits with
+ * ht_init_wait. A call while another thread initialises waits for it. */
+void ht_init(void (*resolve_real)(void)) HT_HIDDEN;
+/* Wait for an initialisation under way on another thread; start none. */
+void ht_init_wait(void) HT_HIDDEN;
 /* Slow path of a hook: no ring yet (attach one), the recorder's own calls (pass),
  * a signal handler inside a hook (queue in the side buffer), after thread exit. */
 void ht_record_slow(uint32_t kind, uint64_t a, uint64_t b, uint64_t c, uint64_t d) HT_HIDDEN;
@@ -245,6 +273,7 @@ uint64_t ht_current_tid(void) HT_HIDDEN;
  * one (see ht_side_flush). pre: r is the thread's ring, not busy, traced. */
 static inline __attribute__((always_inline)) ht_rawev *ht_enter(ht_tls *t, ht_ring *r)
 {
+    HATF_PRE(r == t->ring && !t->busy);
     t->busy = 1;
     atomic_signal_fence(memory_order_seq_cst);
     if (HT_UNLIKELY(r->side_w != r->side_r)) ht_side_drain(r);
@@ -270,6 +299,20 @@ static inline __attribute__((always_inline)) void ht_leave(ht_tls *t, ht_ring *r
     if (HT_UNLIKELY(r->side_w != r->side_r)) ht_side_flush(t, r);
 }
 
+/* Knobs of bench/record_decompose.sh, compiled in only with -DHT_BENCH_KNOBS
+ * (a build of its own), to split the recorder's cost per event:
+ * HATRACE_BENCH_SKIP=ring: every hook takes its time stamp and returns (no ring,
+ * nothing recorded); =encode: the flusher drains and converts the rings and
+ * drops the events instead of coding and writing them. */
+#ifdef HT_BENCH_KNOBS
+enum { HT_BENCH_RING = 1, HT_BENCH_ENCODE = 2 };
+extern int ht_bench_skip HT_HIDDEN;
+extern volatile uint64_t ht_bench_sink HT_HIDDEN;
+#define HT_BENCH_SKIPS(what) HT_UNLIKELY(ht_bench_skip == (what))
+#else
+#define HT_BENCH_SKIPS(what) 0
+#endif
+
 /* Record one event on the fast path: the calling thread has a ring and is not
  * already inside a hook. Everything else goes to ht_record_slow. The time is
  * taken inside the busy window (after a wait for space). */
@@ -277,6 +320,12 @@ static inline __attribute__((always_inline)) void ht_emit(uint32_t kind, uint64_
 {
     ht_tls *t = &ht_t;
     ht_ring *r = t->ring;
+#ifdef HT_BENCH_KNOBS
+    if (HT_BENCH_SKIPS(HT_BENCH_RING) && (kind & HT_KIND_MASK) < HT_K_THREAD_CREATE) {
+        ht_bench_sink = ht_now();
+        return;
+    }
+#endif
     if (HT_LIKELY(r != NULL && !t->busy && !t->untraced)) {
         ht_rawev *e = ht_enter(t, r);
         ht_leave(t, r, e, (ht_now() - ht_t0) << 8 | kind, a, b, c, d);
@@ -288,6 +337,9 @@ static inline __attribute__((always_inline)) void ht_emit(uint32_t kind, uint64_
  * queue the flusher drains (recorder.c; no allocation, no wait): counted lost
  * once it is full. */
 void ht_orphan_push(uint64_t tk, uint64_t a, uint64_t b, uint64_t c, uint64_t d) HT_HIDDEN;
+/* 1 if the writer lock is held, by this thread or another (flusher_state.c):
+ * the check of "pre: wlock held", HATF_PRE(ht_wlock_held()). */
+int ht_wlock_held(void) HT_HIDDEN;
 /* pre: wlock held. The queue's events not taken yet, as a ring's: *first, @return the count. */
 size_t ht_orphan_peek(const ht_rawev **first) HT_HIDDEN;
 void ht_orphan_consume(size_t n) HT_HIDDEN;
@@ -330,6 +382,13 @@ static inline __attribute__((always_inline)) void ht_emit_free(uint32_t kind, vo
 {
     ht_tls *t = &ht_t;
     ht_ring *r = t->ring;
+#ifdef HT_BENCH_KNOBS
+    if (HT_BENCH_SKIPS(HT_BENCH_RING)) {
+        ht_bench_sink = ht_now();
+        real(p);
+        return;
+    }
+#endif
     if (HT_LIKELY(r != NULL && !t->busy && !t->untraced)) {
         ht_rawev *e = ht_enter(t, r);  /* a wait for space comes before the time is taken */
         uint64_t ts = ht_now();
@@ -355,10 +414,6 @@ void ht_before_exit(void) HT_HIDDEN;
 /* On the flusher thread, asked by ht_flusher_finish: drain, close, mark finished. */
 void ht_finish_on_flusher(void) HT_HIDDEN;
 
-/* ---- hooks.c ---- */
-#include <pthread.h>
-extern int (*ht_real_pthread_create)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *) HT_HIDDEN;
-void ht_hooks_resolve(void) HT_HIDDEN;
 
 /* ---- stacks.c ---- */
 /* Frames per stack (HATRACE_STACKS), 0 when stacks are off. Set at init. */

@@ -72,6 +72,7 @@ static _Atomic uint64_t stk_checked, stk_mismatch;
 
 void ht_stacks_init(void)
 {
+    HATF_PRE(ht_t.untraced > 0);
     ht_stack_depth = (int)ht_opt(HT_OPT_STACKS);
     if (ht_stack_depth > HATF_STACK_MAX) ht_stack_depth = HATF_STACK_MAX;
 #ifdef HT_HAVE_LIBUNWIND
@@ -97,6 +98,7 @@ void ht_stacks_init(void)
 
 void ht_stacks_attach(ht_ring *r)
 {
+    HATF_PRE(ht_t.untraced > 0 && ht_stack_depth > 0);
     if (!r->stk) {
         void *m = mmap(NULL, sizeof(struct ht_stk), PROT_READ | PROT_WRITE,
                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);

@@ -365,6 +365,7 @@ static int dyn_name(mod *md, uint64_t pc, const char **name, uint64_t *addr)
 
 void ht_symbols_write(hatf_writer *w, const uint64_t *addrs, size_t n)
 {
+    HATF_PRE(ht_t.untraced > 0);
     modlist l = { 0 };
     dl_iterate_phdr(add_module, &l);
     for (size_t i = 0; i < l.n; i++) hatf_writer_module(w, &l.v[i].m);

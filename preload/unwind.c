@@ -381,6 +381,7 @@ __attribute__((noinline)) int ht_unwind(ht_unw *u, uint64_t *out, int max)
 
 int ht_unwind_attach(ht_unw *u)
 {
+    HATF_PRE(ht_t.untraced > 0);
     u->lo = u->hi = 0;
     pthread_attr_t a;
     if (pthread_getattr_np(pthread_self(), &a)) return -1;
@@ -404,6 +405,7 @@ int ht_unwind(ht_unw *u, uint64_t *out, int max)
 
 int ht_unwind_attach(ht_unw *u)
 {
+    HATF_PRE(ht_t.untraced > 0);
     u->lo = u->hi = 0;
     return -1;
 }

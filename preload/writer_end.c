@@ -9,12 +9,12 @@
 #include <sys/stat.h>
 
 #include "flusher_state.h"
-#include "container_jobs.h"
 
 /* Threads still alive at the end (the main thread at least) are named from
  * /proc; exited threads were named when their ring was reclaimed. pre: wlock. */
 static void name_live_threads(void)
 {
+    HATF_PRE(ht_wlock_held());
     for (ht_ring *r = atomic_load(&ht_rings); r; r = r->next) {
         if (atomic_load(&r->state) != HT_RING_OWNED || !r->ostid) continue;
         char path[64], name[32];

@@ -136,8 +136,8 @@ static void print_notes(FILE *f, const rp_report_ctx *c)
                    "trace, not replayed\n", (unsigned long long)s->lost_objects);
     if (c->program_rss && s->peak_live_bytes) {
         char a[32], b[32];
-        fprintf(f, "recorded program: peak resident %s (sampled while recording, the recorder's rings taken "
-                   "out, its other buffers not), peak live %s: peak/peak %.3f\n",
+        fprintf(f, "recorded program: peak resident %s (sampled while recording, the recorder's own memory "
+                   "taken out), peak live %s: peak/peak %.3f\n",
                 human(c->program_rss, a, sizeof a), human(s->peak_live_bytes, b, sizeof b),
                 (double)c->program_rss / (double)s->peak_live_bytes);
     }

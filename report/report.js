@@ -345,7 +345,7 @@
       ` peak live ${bytes(R.peak_live_bytes)}. Fragmentation is resident over live bytes: averaged over the run,` +
       ` at the peak of live bytes, at the peak of resident bytes, and peak over peak.` +
       (R.program_peak_resident_bytes ? ` The recorded program's own peak resident memory (sampled while recording,` +
-        ` the recorder's rings taken out) is the last row.` : ' The trace has no resident samples of the recorded program.');
+        ` the recorder's own memory taken out) is the last row.` : ' The trace has no resident samples of the recorded program.');
     const fixed = (v, d) => [Number(v).toFixed(d), v];
     const short = (n) => bytes(n).replace(/^.*\(|\)$/g, '');  // the unit alone; the exact bytes in the tooltip
     const lat = (a, k, q) => {

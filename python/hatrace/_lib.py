@@ -88,7 +88,7 @@ class Columns(ctypes.Structure):
 INFO_FORKED = 1
 INFO_DROP_MODE = 2
 COLUMNS_FN_OTHER = 255
-FORMATS = {"hatrace": 1, "hatf1.0": 2, "text": 3}
+FORMATS = {"hatrace": 1, "hatf1.0": 2, "text": 3, "metatf": 4}
 
 
 def _declare(lib):

@@ -58,11 +58,13 @@ def function_names():
 
 
 def _sniff(path):
-    """hatrace (the container's magic) or text ("#hatrace-text "); None else."""
+    """hatrace (the container's magic), metatf ("\\177MTF") or text ("#hatrace-text "); None else."""
     with open(path, "rb") as f:
         head = f.read(14)
     if head[:8] == b"HATRACE\0":
         return "hatrace"
+    if head[:4] == b"\177MTF":
+        return "metatf"
     if head == b"#hatrace-text ":
         return "text"
     return None
@@ -134,10 +136,11 @@ class _Packed:
 
 
 class Trace:
-    """A trace file of any of the three formats.
+    """A trace file of any of the four formats.
 
-    format: "hatrace" (the container), "hatf1.0" or "text"; None (default)
-    takes a container by its magic and a text trace by its first line, and
+    format: "hatrace" (the container), "hatf1.0", "text" or "metatf"; None
+    (default) takes a container or a Meta-TF file by its magic and a text trace
+    by its first line, and
     asks for the format otherwise (a raw HATF 1.0 stream has no magic).
     strict: False (default) reads on past a container's damaged chunk groups,
     as the hatrace commands do, and lists them in damage; True raises at the
@@ -159,7 +162,7 @@ class Trace:
             raise ValueError("%s: not a container or a text trace: say format='hatf1.0' for a raw "
                              "HATF 1.0 stream" % self.path)
         if self.format not in _lib.FORMATS:
-            raise ValueError("unknown format %r (hatrace, hatf1.0, text)" % (format,))
+            raise ValueError("unknown format %r (hatrace, hatf1.0, text, metatf)" % (format,))
         self.strict = strict
         lib = _lib.lib()
         h = self._open()

@@ -101,6 +101,12 @@ def test_formats(golden, hatrace_cmd, tmp_path):
     assert b.threads == [(1, None), (2, None)]
     with pytest.raises(hatrace.HatraceError, match="not a text trace"):
         hatrace.open(h1, format="text")
+    # Meta-TF, known by its magic, read by its DTD: the same events
+    mtf = tmp_path / "basic.mtf"
+    run(hatrace_cmd, "convert", "--from", "text", "--to", "metatf", text, "-o", mtf)
+    m = hatrace.open(mtf)
+    assert m.format == "metatf"
+    assert m.to_pandas().equals(b.to_pandas())
 
 
 def test_damaged_container(recorded, tmp_path):

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "hatf.h"
+#include "hatf1_internal.h"  /* the encoder and decoder in place, their fields */
 #include "hatf_container.h"
 #include "hatf_text.h"
 #include "container_format.h"

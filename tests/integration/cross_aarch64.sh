@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Builds off x86-64: every C source of the project compiled (-c, -O2, warnings
 # as errors) for aarch64 with Debian's cross compiler, each group with the flags
-# its own Makefile rule uses (the library, recorder, replay, command, unit tests
-# and benchmarks with the Makefile's REQ_CFLAGS, read from `make print-REQ_CFLAGS`).
+# its own Makefile rule uses (the library, the tools' helpers, recorder, replay, command,
+# unit tests and benchmarks with the Makefile's REQ_CFLAGS and each folder's include
+# paths, read from `make print-REQ_CFLAGS` and `make print-INC_hatf` ...).
 #
 # What it proves: the code has no x86-only part left without a fallback (the
 # clocks of the recorder and of replay, the spin-wait hints, the stack walkers)
@@ -43,8 +44,13 @@ compile() {
   n=$((n + 1))
 }
 
-for f in hatf/*.c replay/*.c preload/*.c cli/*.c bench/*.c; do compile "$f" "${req[@]}" -O2; done
-for f in tests/unit/*.c; do compile "$f" "${req[@]}" -Itests -Icli -O2; done
+# each folder with the include paths the Makefile gives it (INC_hatf, ...)
+for d in hatf tools replay preload cli bench tests; do
+  read -ra inc <<<"$(make -s --no-print-directory print-INC_$d)" || fail "make print-INC_$d"
+  [ "${#inc[@]}" -gt 0 ] || fail "no include paths for $d"
+  case $d in tests) srcs=(tests/unit/*.c tests/unit/*/*.c);; *) srcs=("$d"/*.c);; esac
+  for f in "${srcs[@]}"; do compile "$f" "${req[@]}" "${inc[@]}" -O2; done
+done
 for f in tests/workloads/*.c examples/*.c; do compile "$f" -std=gnu11 -Wall -Wextra -Iinclude -O2; done
 compile tests/workloads/lib/stacks_lib.c -std=gnu11 -Wall -Wextra -O2 -fPIC
 for f in tests/fuzz/fuzz_*.c; do compile "$f" -std=gnu11 -Iinclude -Ihatf -D_GNU_SOURCE -O1; done

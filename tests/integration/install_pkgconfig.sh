@@ -18,6 +18,8 @@ W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
 P=$W/prefix
 
+# install what $BUILD holds: with the contract checks if it was built with them (make test)
+: "${CHECKS=$(grep -qe -DHATF_CHECKS "$BUILD/.flags" 2>/dev/null && echo 1)}"; export CHECKS
 # the install: nothing to build, so quick (SANITIZE comes through the environment)
 make -s install PREFIX="$P" B="$BUILD" >"$W/install.log" 2>&1 || { cat "$W/install.log"; fail "make install"; }
 grep -q '^  \(CC\|LD\|AR\) ' "$W/install.log" && fail "make install rebuilt: $(grep -m3 '^  \(CC\|LD\|AR\) ' "$W/install.log")"

@@ -35,6 +35,8 @@ for p in "${pages[@]}"; do
   fi
 done
 
+# install what $BUILD holds: with the contract checks if it was built with them (make test)
+: "${CHECKS=$(grep -qe -DHATF_CHECKS "$BUILD/.flags" 2>/dev/null && echo 1)}"; export CHECKS
 # make install puts them under PREFIX/share/man (man finds them there), uninstall takes them away
 P=$W/prefix
 make -s install PREFIX="$P" B="$BUILD" >"$W/install.log" 2>&1 || { cat "$W/install.log"; fail "make install"; }

@@ -33,6 +33,8 @@ PYTHONPATH=python HATRACE_LIBHATF=$BUILD/libhatf.so timeout 300 "$PY" -W ignore:
 grep -q '^16..31  *1$' "$W/example.txt" && grep -q '^malloc  *2  *124$' "$W/example.txt" ||
   { cat "$W/example.txt"; fail "examples/dask_histogram.py: not the trace's histogram"; }
 
+# install what $BUILD holds: with the contract checks if it was built with them (make test)
+: "${CHECKS=$(grep -qe -DHATF_CHECKS "$BUILD/.flags" 2>/dev/null && echo 1)}"; export CHECKS
 # installed: the package finds the libhatf and hatrace of its prefix
 make -s install PREFIX="$W/p" B="$BUILD" PYTHON="$PY" >"$W/install.log" 2>&1 || { cat "$W/install.log"; fail "make install"; }
 site=$(echo "$W"/p/lib/python3*/dist-packages)

@@ -13,10 +13,23 @@
 # new[] and delete[] are listed by name (tests/workloads/rec_cxx).
 # Also: the page is one file that loads nothing from
 # elsewhere, a damaged trace gives a page that says so (exit 3), a bad option
-# or an unwritable output one line and a non-zero exit. Skipped (77) only
-# when no Chromium is found.
+# or an unwritable output one line and a non-zero exit. A trace without call
+# stacks gives its page and, on stderr, the one line stats --sites says (to
+# record with --stacks); one with stacks, nothing. Skipped (77) only when no
+# Chromium is found (after the stderr checks, which need none).
 . "$(dirname "$0")/record_lib.inc"
 need_tools
+
+# no call stacks: a page (sites "(no stack)") and stats --sites' hint, the same line, once
+basic=$(dirname "$0")/../golden/inputs/basic.txt
+"$HATRACE" stats --from text --sites "$basic" 2>"$W/n.sites.err" >/dev/null || fail "stats --sites (no stacks)"
+"$HATRACE" report --from text "$basic" -o "$W/n.html" 2>"$W/n.err"; rc=$?
+if grep -q "built without the report's page" "$W/n.err"; then
+  echo "no page in this build: the rest needs it"; exit 77
+fi
+[ $rc -eq 0 ] && [ -s "$W/n.html" ] || fail "report (no stacks): exit $rc, $(cat "$W/n.err")"
+[ "$(wc -l <"$W/n.err")" -eq 1 ] && grep -q "no call stacks: record it with hatrace record --stacks" "$W/n.err" &&
+  cmp -s "$W/n.err" "$W/n.sites.err" || fail "report (no stacks) said: $(cat "$W/n.err"), stats --sites: $(cat "$W/n.sites.err")"
 chromium=${CHROMIUM:-$(command -v chromium || command -v chromium-browser || command -v google-chrome || true)}
 [ -n "$chromium" ] || { echo "no chromium"; exit 77; }
 pw=$BUILD/report/node_modules/playwright-core
@@ -65,6 +78,8 @@ node "$driver" "$pw" "$chromium" "$W/r.html" "$W/stats.json" "$W/expect.json" "$
 "$HATRACE" replay --allocator null --json "$W/g.hatf" >"$W/greplay.json" 2>/dev/null || fail "replay --json (rss_grow)"
 grep -q '"program_peak_resident_bytes"' "$W/greplay.json" || fail "rss_grow: no resident samples in the trace"
 "$HATRACE" report --replay null "$W/g.hatf" -o "$W/g.html" 2>"$W/g.err" || fail "report --replay null: $(cat "$W/g.err")"
+grep -qx "hatrace: $W/g.hatf: the trace has no call stacks: .*--stacks.*" "$W/g.err" ||
+  fail "report of a trace recorded without --stacks: no hint, $(cat "$W/g.err")"
 expect "$W/gsites.json" "" "" "" "" >"$W/gexpect.json"
 node "$driver" "$pw" "$chromium" "$W/g.html" "$W/gstats.json" "$W/gexpect.json" "$W/gshots" "" "$W/greplay.json" ||
   fail "the page with the allocators and the recorded program"

@@ -1,0 +1,85 @@
+/* container_plain.h — the recorder's plain events coded in one pass (internal
+ * to libhatf).
+ *
+ * Nearly every event of a program is a malloc, free or realloc with nothing
+ * more to say (no stack, heap, failure or attribute). The recorder hands them
+ * over as its ring holds them (hatf_writer_add_plain_, container_jobs.h), and
+ * hatf1_encode_plain_ writes each one's record, time and addresses in one
+ * pass: the steps and bytes of hatf1_encode_batch_ followed by the writer's
+ * time and address code (container_write.c), without a hatf_event between.
+ */
+#ifndef HATF_CONTAINER_PLAIN_H
+#define HATF_CONTAINER_PLAIN_H
+
+#include "container_jobs.h"
+#include "container_time.h"
+#include "container_addr.h"
+
+/* A thread's times in the writer: the last stored one (time_res_ns: times
+ * never go back), the pending group's first time, its current run's time
+ * and length (0: no timed event yet; comments have no time). */
+typedef struct hatf_tclock {
+    uint64_t t_prev, t_first, t_cur;
+    uint32_t t_run;
+} hatf_tclock;
+
+/* A varint of the time section; nearly all fit in one byte. */
+static inline uint8_t *hatf_time_put(uint8_t *o, uint64_t v)
+{
+    if (v < 0x80) { *o = (uint8_t)v; return o + 1; }
+    return o + hatf_varint_put(o, v);
+}
+
+/* The next timed event's time into the thread's time section at o (room for
+ * two varints): the events of one time make a run; a run ends with its
+ * length - 1 and the step to the next time (zigzag, - 1: never 0), so a
+ * group that stays within one time unit for a while costs a byte or two per
+ * run, not one per event. */
+static inline uint8_t *hatf_time_add(hatf_tclock *c, uint64_t time, uint8_t *o)
+{
+    if (c->t_run && time == c->t_cur) { c->t_run++; return o; }
+    if (c->t_run) {
+        o = hatf_time_put(o, c->t_run - 1);
+        o = hatf_time_put(o, hatf_zigzag((int64_t)(time - c->t_cur)) - 1);
+    } else {
+        c->t_first = time;  /* the first run's time is the chunk header's */
+    }
+    c->t_cur = time;
+    c->t_run = 1;
+    return o;
+}
+
+/* The record a plain event makes: its op, size and second address. */
+static inline unsigned hatf_plain_op(const hatf_plain_ev *x, uint64_t *size, uint64_t *new_addr)
+{
+    unsigned fn = (unsigned)x->tk & 0xffu;
+    if (fn == HATF_FN_MALLOC) { *size = x->b; *new_addr = 0; return HATF_OP_ALLOC; }
+    if (fn == HATF_FN_FREE) { *size = 0; *new_addr = 0; return HATF_OP_FREE; }
+    *size = x->b;
+    *new_addr = x->c;
+    return !x->a ? HATF_OP_REALLOC_NEW : !x->c ? HATF_OP_REALLOC_FREE
+         : x->c == x->a ? HATF_OP_REALLOC_INPLACE : HATF_OP_REALLOC_MOVE;
+}
+
+/* Where hatf1_encode_plain_ puts the times and addresses, and takes them up
+ * again: the thread's clock, the writer's conversion (NULL: times as they
+ * are), the time section's end; a fast group's coding 4 end and reference
+ * (it NULL), else the items for the model. */
+typedef struct hatf_plain_io {
+    hatf_tclock c;
+    hatf_tconv *conv;
+    uint8_t *tso;
+    uint8_t *ao;
+    uint64_t prev;
+    hatf_aitem *it;
+} hatf_plain_io;
+
+/* Encode plain events ev[0..n) of thread (pre: every one plain) while the
+ * stream is in the state the common records need; stop before an event when
+ * e->out->len >= stop_len. Room: two time varints, two address codes (fast)
+ * or one item per event at io. @return the number encoded; 0 when the state
+ * needs the general path first (a group's first record, an attribute run). */
+size_t hatf1_encode_plain_(hatf1_encoder *e, uint64_t thread, const hatf_plain_ev *ev, size_t n, size_t stop_len,
+                           hatf_plain_io *io);
+
+#endif /* HATF_CONTAINER_PLAIN_H */

@@ -1,0 +1,81 @@
+/* hatf_recorder.h — the recorder's private interface to libhatf's writer (not
+ * installed): what preload/ calls beyond the public hatf_container.h, the
+ * helper thread's job queue and the recorder's flush in steps (defined in
+ * container_jobs.c and container_write.c; container_jobs.h says how the
+ * queue works). The only libhatf header the recorder includes; the names end
+ * in _ (libhatf's internals) and are hidden in libhatf.so: the recorder links
+ * libhatf.a. It brings hatf_check.h with it (HATF_PRE, the contract check).
+ */
+#ifndef HATF_RECORDER_H
+#define HATF_RECORDER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hatf.h"
+#include "hatf_check.h"
+
+typedef struct hatf_jobq hatf_jobq;
+struct hatf_writer;
+
+/* A plain event of the recorder, as its ring holds it (preload/ring.h's
+ * ht_rawev, checked there): tk = time << 8 | function code (HATF_FN_MALLOC,
+ * _REALLOC or _FREE; the bits above it, the recorder's flags, 0); malloc: a
+ * result, b size; free: a pointer; realloc: a old, b size, c result. */
+typedef struct hatf_plain_ev { uint64_t tk, a, b, c, d; } hatf_plain_ev;
+#define HATF_PLAIN_FNS (1u << HATF_FN_MALLOC | 1u << HATF_FN_REALLOC | 1u << HATF_FN_FREE)
+static inline int hatf_plain_is(const hatf_plain_ev *x)
+{
+    unsigned low = (unsigned)x->tk & 0xffu;
+    return low < 32 && (HATF_PLAIN_FNS >> low & 1);
+}
+
+/* hatf_writer_add for thread's events at ev while they are plain (what
+ * hatf_writer_add would write for them as hatf_events of op, size, addr,
+ * new_addr, thread, time tk >> 8 and no attribute, coded in one pass,
+ * container_plain.h). @return how many it took (the first that is not plain
+ * is the caller's), or a negative code (the writer failed). */
+long hatf_writer_add_plain_(struct hatf_writer *w, uint64_t thread, const hatf_plain_ev *ev, size_t n);
+/* The thread a batch of comments alone goes with from now on (hatf_writer_add
+ * puts them with the thread of the batch before): the recorder's comments
+ * come from a thread's ring, and stay with that thread. */
+void hatf_writer_comment_thread_(struct hatf_writer *w, uint64_t thread);
+
+/* Make w defer group encoding to a helper, with nslots slots (at least 1).
+ * @return the queue, holding one reference for the helper, which passes it
+ * to hatf_jobq_run_ (or drops it with hatf_jobq_release_ if it cannot run);
+ * NULL if w already defers, failed, or out of memory (w stays as it was). */
+hatf_jobq *hatf_writer_defer_(struct hatf_writer *w, unsigned nslots);
+
+/* The helper's loop: encode queued groups until the writer closes, then drop
+ * the reference (the last one frees the queue). pause, if not NULL, is
+ * called between slices of the work. */
+void hatf_jobq_run_(hatf_jobq *q, void (*pause)(void));
+void hatf_jobq_release_(hatf_jobq *q);
+
+/* Groups the helper encoded, groups the writer encoded itself (taken over
+ * or with no free slot), and of those the ones the helper was encoding too,
+ * since the writer deferred. */
+void hatf_writer_defer_counts_(const struct hatf_writer *w, uint64_t *by_helper, uint64_t *by_writer,
+                               uint64_t *twice);
+
+/* Groups begun from now on are coded fast (nonzero) or in full (0): the
+ * recorder's choice of effort, per group (hatf_group_encode). A fast group
+ * is coded by the writer itself, after every group queued before it.
+ * hatf_writer_fast_counts_: the groups written fast so far, and their events. */
+void hatf_writer_set_fast_(struct hatf_writer *w, int fast);
+void hatf_writer_fast_counts_(const struct hatf_writer *w, uint64_t *groups, uint64_t *events);
+
+/* The recorder's flush with a helper, in steps that leave the flusher free
+ * to drain rings between groups: hatf_writer_seal_ queues every pending
+ * group (and writes finished ones and the tables) and makes every group
+ * sealed so far due; hatf_writer_write_due_ writes finished groups and
+ * encodes at most one due group the helper has not finished (not one it
+ * began less than 5 ms ago: it will be done soon).
+ * @return <0 an error (the writer failed), else for write_due 1 if due
+ * groups remain (call again soon), 0 if none. Without a helper, seal is
+ * hatf_writer_flush and write_due does nothing. */
+int hatf_writer_seal_(struct hatf_writer *w);
+int hatf_writer_write_due_(struct hatf_writer *w);
+
+#endif

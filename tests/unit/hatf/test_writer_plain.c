@@ -1,0 +1,217 @@
+/* test_writer_plain.c — the recorder's plain events coded in one pass
+ * (hatf_writer_add_plain_, hatf/container_plain.h) write the same file, byte
+ * for byte, as the same events given to hatf_writer_add as hatf_events: with
+ * and without the time conversion, in full and fast groups, across group
+ * cuts, between events that are not plain (an attribute run, a comment), and
+ * on several threads. */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cunit_main.h"
+#include "hatf_container.h"
+#include "container_plain.h"
+
+enum { MAXEV = 60000, THREADS = 3 };
+
+/* One thread's events, in both forms; other[i]: event i is not plain (written
+ * with hatf_writer_add in both files: a calloc with attribute bytes, or a comment). */
+typedef struct tset {
+    hatf_plain_ev raw[MAXEV];
+    hatf_event ev[MAXEV];
+    uint8_t other[MAXEV];
+    size_t n;
+} tset;
+
+static tset sets[THREADS];
+static const uint8_t calloc_attr[] = { 0x01, HATF_FN_CALLOC };  /* any bytes: the writer copies them */
+static uint64_t rng = 0x51ab1e5eedull;
+
+/* Fill set t (thread t + 1): mostly malloc and free of live objects, some
+ * reallocs of every outcome, sizes that widen and narrow the size field,
+ * times in runs of equal ticks; with_other: a few non-plain events. */
+static void make_set(tset *s, uint64_t thread, int with_other)
+{
+    uint64_t live[512];
+    size_t nlive = 0;
+    uint64_t next = 0x7f0000000000ull + thread * 0x10000000ull, tick = 1000 * thread;
+    s->n = 0;
+    while (s->n < MAXEV) {
+        uint64_t r = ut_xorshift(&rng);
+        size_t i = s->n++;
+        hatf_plain_ev *x = &s->raw[i];
+        memset(x, 0, sizeof *x);
+        if (r % 7 == 0) tick += 1 + (r >> 40) % 5000;  /* else the same tick */
+        uint64_t size = (r >> 8) % 100 < 90 ? 16 + (r >> 16) % 200 : 4096 + (r >> 16) % 100000;
+        s->other[i] = with_other && r % 997 == 0;
+        if (s->other[i]) {
+            hatf_event *e = &s->ev[i];
+            memset(e, 0, sizeof *e);
+            e->thread = thread;
+            e->time = tick;
+            if (r & 1) {
+                e->op = HATF_OP_COMMENT;
+                e->data = (const uint8_t *)"phase";
+                e->data_len = 5;
+            } else {
+                e->op = HATF_OP_ALLOC;
+                e->size = size;
+                e->addr = next += 64;
+                e->attr_is_bytes = 1;
+                e->data = calloc_attr;
+                e->data_len = sizeof calloc_attr;
+            }
+            continue;
+        }
+        unsigned pick = (unsigned)(r >> 50) % 10;
+        if (nlive && (pick < 4 || nlive == 512)) {  /* free */
+            size_t j = (r >> 20) % nlive;
+            x->tk = tick << 8 | HATF_FN_FREE;
+            x->a = live[j];
+            live[j] = live[--nlive];
+        } else if (pick == 4) {  /* realloc: of NULL, to 0, in place, moved */
+            size_t j = nlive ? (r >> 20) % nlive : 0;
+            unsigned how = nlive ? (unsigned)(r >> 30) % 4 : 0;
+            x->tk = tick << 8 | HATF_FN_REALLOC;
+            x->b = how == 1 ? 0 : size;
+            x->a = how == 0 ? 0 : live[j];
+            x->c = how == 1 ? 0 : how == 2 ? live[j] : (next += 64 + size);
+            if (how == 0) live[nlive++] = x->c;
+            else if (how == 1) live[j] = live[--nlive];
+            else live[j] = x->c;
+        } else {  /* malloc */
+            x->tk = tick << 8 | HATF_FN_MALLOC;
+            x->b = size;
+            x->a = next += 64 + size;
+            live[nlive++] = x->a;
+        }
+        hatf_event *e = &s->ev[i];
+        memset(e, 0, sizeof *e);
+        e->op = (uint8_t)hatf_plain_op(x, &e->size, &e->new_addr);
+        e->addr = x->a;
+        e->thread = thread;
+        e->time = x->tk >> 8;
+        CU_ASSERT_TRUE(hatf_plain_is(x));
+    }
+}
+
+/* Write every set, threads in turn, in batches of 1..256 (the same cuts for
+ * both ways): plain events through hatf_writer_add_plain_ when plain_way,
+ * else all through hatf_writer_add. fast: every other round of batches in
+ * fast groups. */
+static int write_file(const char *path, int plain_way, uint64_t time_res, int fast, size_t chunk_events)
+{
+    hatf_info in = { .address_bits = 64, .time_unit_ns_num = 1, .time_unit_ns_den = 3 };  /* ticks of 1/3 ns */
+    strcpy(in.clock, "TSC");
+    hatf_writer_opts o = { .chunk_events = chunk_events, .time_res_ns = time_res };
+    hatf_err err = { 0 };
+    unlink(path);
+    hatf_writer *w = hatf_writer_create(path, 0, &in, &o, &err);
+    if (!w) return -1;
+    size_t pos[THREADS] = { 0 };
+    uint64_t brng = 0xba7c4e5ull;
+    for (int more = 1, round = 0; more; round++) {
+        more = 0;
+        if (fast) hatf_writer_set_fast_(w, round & 1);
+        for (int t = 0; t < THREADS; t++) {
+            tset *s = &sets[t];
+            size_t k = 1 + ut_xorshift(&brng) % 256;
+            if (k > s->n - pos[t]) k = s->n - pos[t];
+            if (!k) continue;
+            more = 1;
+            size_t end = pos[t] + k;
+            if (!plain_way) {
+                if (hatf_writer_add(w, s->ev + pos[t], k)) return -2;
+                pos[t] = end;
+                continue;
+            }
+            while (pos[t] < end) {
+                size_t i = pos[t], j = i;
+                while (j < end && s->other[j]) j++;
+                if (j > i) {  /* as the recorder's flusher: its comments stay with their thread */
+                    hatf_writer_comment_thread_(w, (uint64_t)t + 1);
+                    if (hatf_writer_add(w, s->ev + i, j - i)) return -3;
+                    pos[t] = j;
+                    continue;
+                }
+                long took = hatf_writer_add_plain_(w, (uint64_t)t + 1, s->raw + i, end - i);
+                if (took <= 0) return -4;
+                pos[t] += (size_t)took;
+            }
+        }
+    }
+    return hatf_writer_close(w, NULL, &err);
+}
+
+/* The two files' bytes equal. */
+static void assert_same_file(const char *a, const char *b)
+{
+    FILE *fa = fopen(a, "rb"), *fb = fopen(b, "rb");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(fa);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(fb);
+    long off = 0, differ = -1;
+    for (;; off++) {
+        int ca = getc(fa), cb = getc(fb);
+        if (ca != cb) { differ = off; break; }
+        if (ca == EOF) break;
+    }
+    fclose(fa);
+    fclose(fb);
+    if (differ >= 0) printf("\n  %s and %s differ at byte %ld\n", a, b, differ);
+    CU_ASSERT_EQUAL(differ, -1);
+}
+
+static void check_ways(int with_other)
+{
+    for (int t = 0; t < THREADS; t++) make_set(&sets[t], (uint64_t)t + 1, with_other);
+    char a[300], b[300];
+    static const uint64_t res[] = { 0, 1000 };
+    static const size_t chunks[] = { 0, 1000 };
+    for (int r = 0; r < 2; r++)
+        for (int fast = 0; fast < 2; fast++)
+            for (int c = 0; c < 2; c++) {
+                ut_path(a, sizeof a, "general-%d-%d-%d-%d.hatf", with_other, r, fast, c);
+                ut_path(b, sizeof b, "plain-%d-%d-%d-%d.hatf", with_other, r, fast, c);
+                CU_ASSERT_EQUAL_FATAL(write_file(a, 0, res[r], fast, chunks[c]), 0);
+                CU_ASSERT_EQUAL_FATAL(write_file(b, 1, res[r], fast, chunks[c]), 0);
+                assert_same_file(a, b);
+            }
+}
+
+static void test_plain_only(void) { check_ways(0); }
+static void test_mixed(void) { check_ways(1); }
+
+/* It takes plain events only: the first that is not plain ends its share. */
+static void test_stops_at_other(void)
+{
+    char path[300];
+    ut_path(path, sizeof path, "stop.hatf");
+    hatf_info in = { .address_bits = 64, .time_unit_ns_num = 1, .time_unit_ns_den = 1 };
+    hatf_err err = { 0 };
+    hatf_writer *w = hatf_writer_create(path, 1, &in, NULL, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(w);
+    hatf_plain_ev ev[4] = {
+        { .tk = 10 << 8 | HATF_FN_MALLOC, .a = 0x1000, .b = 16 },
+        { .tk = 11 << 8 | HATF_FN_FREE, .a = 0x1000 },
+        { .tk = 12 << 8 | HATF_FN_CALLOC, .a = 0x2000, .b = 1, .c = 16 },
+        { .tk = 13 << 8 | HATF_FN_MALLOC | 0x80, .a = 0 },  /* a flag bit: not plain */
+    };
+    CU_ASSERT_EQUAL(hatf_writer_add_plain_(w, 1, ev, 4), 2);
+    CU_ASSERT_EQUAL(hatf_writer_add_plain_(w, 1, ev + 2, 2), 0);
+    CU_ASSERT_EQUAL(hatf_writer_add_plain_(w, 1, ev + 3, 1), 0);
+    CU_ASSERT_EQUAL(hatf_writer_close(w, NULL, &err), 0);
+}
+
+static CU_TestInfo tests[] = {
+    { "plain events only, every way", test_plain_only },
+    { "between events that are not plain", test_mixed },
+    { "stops at the first that is not plain", test_stops_at_other },
+    CU_TEST_INFO_NULL,
+};
+CU_SuiteInfo ut_suites[] = {
+    { .pName = "writer_plain", .pTests = tests },
+    CU_SUITE_INFO_NULL,
+};
