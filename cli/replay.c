@@ -14,8 +14,9 @@ static const char help[] =
     "usage: hatrace replay [options] FILE\n"
     "\n"
     "Compile the trace into a plan (objects as dense slots, one op list per\n"
-    "thread) and run it against each allocator in its own process, then print\n"
-    "speed, latency, memory and fragmentation per allocator (docs/replay.md).\n"
+    "thread) written to a file in $TMPDIR, and run it against each allocator in\n"
+    "its own process, then print speed, latency, memory and fragmentation per\n"
+    "allocator (docs/replay.md).\n"
     "\n"
     "  --allocator LIST   comma-separated: glibc, jemalloc, tcmalloc, mimalloc,\n"
     "                     null (a bump allocator: the runner's own cost), or a\n"
@@ -34,13 +35,17 @@ static const char help[] =
     "  --series FILE      memory over time as CSV: allocator,op,live_bytes,rss_bytes\n"
     "  --plot FILE        draw the series with gnuplot (.png or .svg)\n"
     "  --from FORMAT      hatrace (default), hatf1.0, text or metatf\n"
+    "  --window-ops N     ops per runner thread the compiler holds in memory\n"
+    "                     before writing the older half to the plan file in\n"
+    "                     $TMPDIR (default 262144; at least 4; the figures do\n"
+    "                     not depend on it)\n"
     "  --strict           stop at the first damaged part of a container (exit 1)\n"
     "                     instead of reading on past it (the damage said)\n"
     "  -j, --jobs N       read on N threads (default: one per core;\n"
     "                     1: this thread alone)\n"
     "  -h, --help         this help\n";
 
-enum { O_ALLOC = 1000, O_THREADS, O_TOUCH, O_REPEAT, O_EVERY, O_JSON, O_SERIES, O_PLOT, O_FROM, O_HEAPS };
+enum { O_ALLOC = 1000, O_THREADS, O_TOUCH, O_REPEAT, O_EVERY, O_JSON, O_SERIES, O_PLOT, O_FROM, O_HEAPS, O_WINDOW };
 
 /* Make sure an output file can be written before the runs, which may take
  * minutes. @return 0, or -1 after printing the problem; *made says whether
@@ -72,6 +77,7 @@ int cmd_replay(int argc, char **argv)
         { "plot", required_argument, NULL, O_PLOT },
         { "from", required_argument, NULL, O_FROM },
         { "heaps", required_argument, NULL, O_HEAPS },
+        { "window-ops", required_argument, NULL, O_WINDOW },
         { "strict", no_argument, NULL, CLI_O_STRICT },
         CLI_JOBS_OPTION,
         { "help", no_argument, NULL, 'h' },
@@ -79,7 +85,7 @@ int cmd_replay(int argc, char **argv)
     };
     const char *alloc_list = NULL, *series = NULL, *plot = NULL;
     int single = 0, json = 0, touch = RP_TOUCH_PAGE, free_each = 0, c, rc;
-    uint64_t repeat = 1, every = 64;
+    uint64_t repeat = 1, every = 64, window = RP_WINDOW_OPS;
     hatf_format fmt = HATF_FMT_AUTO;
     cli_getopt_begin();
     while ((c = getopt_long(argc, argv, "+:hj:", opts, NULL)) != -1) {
@@ -103,6 +109,11 @@ int cmd_replay(int argc, char **argv)
         case O_EVERY:
             if ((rc = cli_parse_u64("replay", "--latency-every", optarg, &every))) return rc;
             if (every < 1 || every > 1000000) return cli_usage("replay", "--latency-every must be 1 to 1000000");
+            break;
+        case O_WINDOW:
+            if ((rc = cli_parse_u64("replay", "--window-ops", optarg, &window))) return rc;
+            if (window < 4 || window > ((uint64_t)1 << 32))
+                return cli_usage("replay", "--window-ops must be 4 to 4294967296");
             break;
         case O_JSON: json = 1; break;
         case O_SERIES:
@@ -132,7 +143,7 @@ int cmd_replay(int argc, char **argv)
             return cli_usage("replay", "--plot %s: the name must end in .png or .svg", plot);
     }
 
-    cli_replay x = { 0 };
+    cli_replay x = { .window_ops = window };
     int partial = CLI_OK;
     if ((rc = cli_replay_allocators("replay", "--allocator", alloc_list, &x))) return rc;
     if (cli_replay_compile("replay", path, fmt, single, 1, &x, &partial)) {

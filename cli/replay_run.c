@@ -4,7 +4,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
+#include <sys/resource.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli_util.h"
@@ -59,15 +60,34 @@ int cli_replay_allocators(const char *cmd, const char *opt, const char *list, cl
     return 0;
 }
 
+static double cpu_s(const struct rusage *u)
+{
+    return (double)(u->ru_utime.tv_sec + u->ru_stime.tv_sec) +
+           (double)(u->ru_utime.tv_usec + u->ru_stime.tv_usec) / 1e6;
+}
+
 int cli_replay_compile(const char *cmd, const char *path, hatf_format fmt, int single, int say_damage,
                        cli_replay *x, int *partial)
 {
-    (void)cmd;
     *partial = CLI_OK;
+    hatf_err err = { 0 };
+    x->plan_fd = rp_plan_tmpfile(NULL, &err);
+    if (x->plan_fd < 0) {
+        cli_error("%s: %s", cmd, err.msg);
+        return CLI_FAIL;
+    }
     hatf_source *src = cli_open_source(path, fmt);
     if (!src) return CLI_FAIL;
-    hatf_err err = { 0 };
-    int rc = rp_compile_source(src, single, &x->plan, &err);
+    struct timespec t0, t1;
+    struct rusage u0, u1;
+    getrusage(RUSAGE_SELF, &u0);
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    rp_compile_opts co = { .single = single, .plan_fd = x->plan_fd, .window_ops = x->window_ops };
+    int rc = rp_compile_source(src, &co, &x->plan, &err);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    getrusage(RUSAGE_SELF, &u1);
+    x->compile_s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+    x->compile_cpu_s = cpu_s(&u1) - cpu_s(&u0);
     /* the damage said either way; a plan of what could be read is partial */
     if (say_damage) {
         *partial = cli_read_end(path, src, rc ? CLI_FAIL : CLI_OK);
@@ -95,20 +115,15 @@ int cli_replay_run(const char *cmd, cli_replay *x, rp_run_opts run, unsigned rep
 {
     char self[PATH_MAX];
     ssize_t sl = readlink("/proc/self/exe", self, sizeof self - 1);
-    int pfd = memfd_create("hatrace-plan", MFD_CLOEXEC);
     rp_result *runs = calloc(repeat, sizeof *runs);
     x->rep = calloc(x->nalloc, sizeof *x->rep);
     int rc = CLI_FAIL;
-    if (sl <= 0 || pfd < 0 || !runs || !x->rep) {
+    if (sl <= 0 || !x->have_plan || !runs || !x->rep) {
         cli_error("%s: cannot set up the child processes", cmd);
         goto out;
     }
     self[sl] = 0;
-    if (rp_plan_save(&x->plan, pfd)) {
-        cli_error("%s: cannot write the plan", cmd);
-        goto out;
-    }
-    rp_launch l = { .self = self, .plan_fd = pfd, .run = run };
+    rp_launch l = { .self = self, .plan_fd = x->plan_fd, .run = run };
     for (unsigned i = 0; i < x->nalloc; i++) {
         for (unsigned k = 0; k < repeat; k++) {
             char label[128];
@@ -125,16 +140,24 @@ int cli_replay_run(const char *cmd, cli_replay *x, rp_run_opts run, unsigned rep
     }
     rc = CLI_OK;
 out:
-    if (pfd >= 0) close(pfd);
     free(runs);
     return rc;
 }
 
 rp_report_ctx cli_replay_ctx(const cli_replay *x, const char *path, int touch, unsigned repeat, unsigned every)
 {
+    struct rusage ru;
+    uint64_t own = getrusage(RUSAGE_SELF, &ru) == 0 ? (uint64_t)ru.ru_maxrss * 1024 : 0;
+    uint64_t ops = 0;
+    for (uint32_t t = 0; t < x->plan.nthreads; t++) ops += x->plan.threads[t].nops;
     return (rp_report_ctx){ .trace = path, .threads = x->plan.single ? "1" : "trace",
                             .touch = rp_touch_names[touch], .repeat = repeat, .latency_every = every,
-                            .st = &x->plan.st, .nthreads = x->plan.nthreads, .program_rss = x->program_rss };
+                            .st = &x->plan.st, .nthreads = x->plan.nthreads, .program_rss = x->program_rss,
+                            .compile_s = x->compile_s, .compile_cpu_s = x->compile_cpu_s,
+                            .cpu_read_s = x->plan.cpu_read_s, .cpu_compile_s = x->plan.cpu_compile_s,
+                            .window_ops = x->plan.window_ops,
+                            .plan_bytes = ops * sizeof(rp_op), .plan_segments = x->plan.nsegs,
+                            .own_peak_rss = own };
 }
 
 void cli_replay_free(cli_replay *x)
@@ -142,5 +165,6 @@ void cli_replay_free(cli_replay *x)
     free(x->rep);
     free(x->allocs);
     if (x->have_plan) rp_plan_free(&x->plan);
+    if (x->plan_fd > 0) close(x->plan_fd);
     memset(x, 0, sizeof *x);
 }

@@ -16,13 +16,20 @@ typedef struct cli_replay {
     int have_plan;
     uint64_t program_rss;     /* the recorded program's peak resident bytes, the recorder's own memory taken out; 0: not sampled */
     rp_report *rep;           /* nalloc reports after cli_replay_run */
+
+    /* the plan's file and how it was compiled */
+    int plan_fd;              /* the plan's file (unlinked), or -1; 0 before the compile */
+    uint64_t window_ops;      /* compiler window per thread (0: RP_WINDOW_OPS) */
+    double compile_s;         /* the compile's wall time */
+    double compile_cpu_s;     /* and its CPU time, the reading thread's included */
 } cli_replay;
 
 /* The allocators of a LIST given to option opt (NULL: each of the four that
  * is installed); none is an error. cmd names the command in messages.
  * @return 0, or CLI_USAGE / CLI_FAIL (said). */
 int cli_replay_allocators(const char *cmd, const char *opt, const char *list, cli_replay *x);
-/* Compile the trace at path into x->plan (single: one runner thread) and find
+/* Compile the trace at path into x->plan, a file in $TMPDIR written through
+ * windows of x->window_ops ops per thread (single: one runner thread), and find
  * the program's peak resident bytes. say_damage: say what cli_read_end says
  * of a damaged or cut trace (*partial its status either way).
  * @return 0, or CLI_FAIL (said). */

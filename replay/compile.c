@@ -46,8 +46,7 @@
 #include <string.h>
 
 #include "addrmap.h"
-#include "lookahead.h"
-#include "replay.h"
+#include "source_thread.h"
 
 #define NONE UINT32_MAX
 
@@ -80,8 +79,16 @@ typedef struct heap_rec {
     uint64_t create_op;    /* its RP_HEAP_CREATE in owner's ops */
 } heap_rec;
 
+/* A slot on a thread's free list, and the op of that thread that emptied it
+ * (RP_NO_OP: a heap's handle, never taken over by another thread). */
+typedef struct free_slot {
+    uint32_t slot;
+    uint64_t op;
+} free_slot;
+#define RP_NO_OP UINT64_MAX
+
 typedef struct thread_rec {
-    uint32_t *free_slots;
+    free_slot *free_slots;
     size_t nfree, capfree;
 } thread_rec;
 
@@ -89,6 +96,7 @@ struct rp_compiler {
     int single;
     int lost_ok;           /* the trace lost parts: a release of no live object is skipped */
     rp_plan plan;
+    rp_planw *w;           /* the plan's ops: windows, written to a file or kept */
     obj *objs;
     size_t nobjs, capobjs;
     uint32_t free_obj;     /* free list of obj records through .older */
@@ -101,6 +109,8 @@ struct rp_compiler {
     uint32_t nthr;         /* entries in threads (outlives the plan moved out) */
     uint32_t *pub;         /* per slot: publications so far */
     size_t cappub;
+    size_t nfree_all;      /* slots on all free lists */
+    uint32_t donor;        /* the thread whose free slots are taken over lately */
     uint64_t live_bytes, live_objects, calls;
     uint32_t peak_thread;
     uint64_t peak_op;
@@ -220,13 +230,29 @@ rp_compiler *rp_compiler_new(int single)
     c->single = single;
     c->plan.single = single;
     c->free_obj = NONE;
+    if (!(c->w = rp_planw_new(-1, RP_WINDOW_OPS))) {
+        free(c);
+        return NULL;
+    }
     return c;
+}
+
+void rp_compiler_to_file(rp_compiler *c, int fd, uint64_t window_ops)
+{
+    rp_planw *w = rp_planw_new(fd, window_ops ? window_ops : RP_WINDOW_OPS);
+    if (!w || c->plan.nthreads) {  /* too late: ops pushed already */
+        rp_planw_free(w);
+        return;
+    }
+    rp_planw_free(c->w);
+    c->w = w;
 }
 
 void rp_compiler_free(rp_compiler *c)
 {
     if (!c) return;
     rp_plan_free(&c->plan);
+    rp_planw_free(c->w);
     free(c->objs);
     map_free(&c->addrs);
     map_free(&c->thread_ids);
@@ -238,7 +264,22 @@ void rp_compiler_free(rp_compiler *c)
     free(c);
 }
 
-static int nomem(hatf_err *err) { return hatf_err_set(err, HATF_E_NOMEM, 0, "replay compiler: out of memory"); }
+/* Out of memory, or the plan file could not be written. */
+static int nomem(const rp_compiler *c, hatf_err *err)
+{
+    int e = c ? rp_planw_error(c->w) : 0;
+    if (e) return hatf_err_set(err, HATF_E_IO, 0, "replay plan file: cannot write: %s", strerror(e));
+    return hatf_err_set(err, HATF_E_NOMEM, 0, "replay compiler: out of memory");
+}
+
+static inline int64_t push(rp_compiler *c, uint32_t t, rp_op op) { return rp_planw_push(c->w, t, op); }
+
+static inline uint64_t next_op(const rp_compiler *c, uint32_t t)
+{
+    uint64_t n, calls, bump;
+    rp_planw_counts(c->w, t, &n, &calls, &bump);
+    return n;
+}
 
 /* Plan thread for an event. @return its index, or -1 on allocation failure. */
 static int64_t plan_thread(rp_compiler *c, uint64_t trace_thread)
@@ -248,7 +289,7 @@ static int64_t plan_thread(rp_compiler *c, uint64_t trace_thread)
     size_t i = map_find(&c->thread_ids, key);
     if (i != SIZE_MAX) return c->thread_ids.vals[i];
     int64_t t = rp_plan_add_thread(&c->plan, c->single ? 0 : trace_thread);
-    if (t < 0) return -1;
+    if (t < 0 || rp_planw_thread(c->w, (uint32_t)t)) return -1;
     thread_rec *tr = realloc(c->threads, c->plan.nthreads * sizeof *tr);
     if (!tr) return -1;
     c->threads = tr;
@@ -269,10 +310,50 @@ static int64_t heap_index(rp_compiler *c, uint64_t heap)
     return (int64_t)c->nheaps++;
 }
 
+/* Slots on other threads' free lists above this many, and above the live
+ * objects, are taken over rather than new ones made: a thread that only
+ * allocates, fed by one that only frees, would otherwise grow the slot table
+ * with every object. */
+#define STEAL_MIN 65536
+
+/* Take over a free slot of another thread for thread t: its free op then
+ * publishes (VACATE) and t waits for it. @return the slot, NONE when none is
+ * worth taking, or -1. */
+static int64_t slot_steal(rp_compiler *c, uint32_t t)
+{
+    if (c->single || c->nfree_all <= STEAL_MIN || c->nfree_all <= c->live_objects) return NONE;
+    thread_rec *d = &c->threads[c->donor];
+    if (c->donor == t || !d->nfree || d->free_slots[d->nfree - 1].op == RP_NO_OP) {
+        size_t best = 0;
+        for (uint32_t u = 0; u < c->nthr; u++) {
+            thread_rec *x = &c->threads[u];
+            if (u != t && x->nfree > best && x->free_slots[x->nfree - 1].op != RP_NO_OP) {
+                best = x->nfree;
+                c->donor = u;
+            }
+        }
+        if (!best) return NONE;
+        d = &c->threads[c->donor];
+    }
+    free_slot f = d->free_slots[--d->nfree];
+    c->nfree_all--;
+    uint32_t gen = ++c->pub[f.slot];
+    c->plan.st.slot_waits++;
+    if (rp_planw_flag(c->w, c->donor, f.op, RP_F_VACATE) ||
+        push(c, t, (rp_op){ rp_op_pack(RP_WAIT, 0, 0), f.slot, gen }) < 0)
+        return -1;
+    return f.slot;
+}
+
 static int64_t slot_take(rp_compiler *c, uint32_t t)
 {
     thread_rec *tr = &c->threads[t];
-    if (tr->nfree) return tr->free_slots[--tr->nfree];
+    if (tr->nfree) {
+        c->nfree_all--;
+        return tr->free_slots[--tr->nfree].slot;
+    }
+    int64_t st = slot_steal(c, t);
+    if (st != NONE) return st;
     if (c->plan.nslots == NONE - 1) return -1;
     uint32_t s = c->plan.nslots++;
     if (s >= c->cappub) {
@@ -286,11 +367,13 @@ static int64_t slot_take(rp_compiler *c, uint32_t t)
     return s;
 }
 
-static int slot_give(rp_compiler *c, uint32_t t, uint32_t s)
+/* Slot s is free on thread t from its op `op` on (RP_NO_OP: not to be taken over). */
+static int slot_give(rp_compiler *c, uint32_t t, uint32_t s, uint64_t op)
 {
     thread_rec *tr = &c->threads[t];
     if (GROW(tr->free_slots, tr->nfree, tr->capfree)) return -1;
-    tr->free_slots[tr->nfree++] = s;
+    tr->free_slots[tr->nfree++] = (free_slot){ s, op };
+    c->nfree_all++;
     return 0;
 }
 
@@ -317,9 +400,7 @@ static void after_call(rp_compiler *c, uint32_t t, int64_t idx)
     c->calls++;
     rp_plan_stats *st = &c->plan.st;
     if (c->live_objects > st->peak_live_objects) st->peak_live_objects = c->live_objects;
-    if (c->live_bytes > st->peak_live_bytes) {
-        if (c->have_peak) c->plan.threads[c->peak_thread].ops[c->peak_op].w &= ~((uint64_t)RP_F_PEAK << 8);
-        c->plan.threads[t].ops[idx].w |= (uint64_t)RP_F_PEAK << 8;
+    if (c->live_bytes > st->peak_live_bytes) {  /* flagged RP_F_PEAK at the end */
         c->peak_thread = t;
         c->peak_op = (uint64_t)idx;
         c->have_peak = 1;
@@ -363,10 +444,10 @@ static int cross_thread(rp_compiler *c, uint32_t o, uint32_t t)
 {
     obj *b = &c->objs[o];
     if (c->single || b->thread == t) return 0;
-    c->plan.threads[b->thread].ops[b->create_op].w |= (uint64_t)RP_F_PUBLISH << 8;
+    if (rp_planw_flag(c->w, b->thread, b->create_op, RP_F_PUBLISH)) return -1;
     uint32_t gen = ++c->pub[b->slot];
     c->plan.st.waits++;
-    return rp_plan_push(&c->plan, t, (rp_op){ rp_op_pack(RP_WAIT, 0, 0), b->slot, gen }) < 0 ? -1 : 0;
+    return push(c, t, (rp_op){ rp_op_pack(RP_WAIT, 0, 0), b->slot, gen }) < 0 ? -1 : 0;
 }
 
 /* New live object at addr made on thread t by op idx (filled in later). */
@@ -465,8 +546,8 @@ static int emit_free(rp_compiler *c, uint32_t t, uint32_t o, unsigned heap_kind)
             h->confined = 0;
         }
     }
-    int64_t idx = rp_plan_push(&c->plan, t, (rp_op){ rp_op_pack(kind, flags, 0), b->slot, arg });
-    if (idx < 0 || slot_give(c, t, b->slot)) return -1;
+    int64_t idx = push(c, t, (rp_op){ rp_op_pack(kind, flags, 0), b->slot, arg });
+    if (idx < 0 || slot_give(c, t, b->slot, (uint64_t)idx)) return -1;
     c->live_bytes -= b->size;
     c->live_objects--;
     obj_release(c, o);
@@ -501,23 +582,22 @@ static int heap_instance_end(rp_compiler *c, uint32_t hi, int destroyed)
     if (h->hslot == NONE) return 0;
     if (destroyed && h->foreign_frees) {  /* the owner waits for the other threads' frees */
         uint32_t gen = c->pub[h->hslot] += h->foreign_frees;
-        if (rp_plan_push(&c->plan, h->owner, (rp_op){ rp_op_pack(RP_WAIT, 0, 0), h->hslot, gen }) < 0) return -1;
+        if (push(c, h->owner, (rp_op){ rp_op_pack(RP_WAIT, 0, 0), h->hslot, gen }) < 0) return -1;
         c->plan.st.waits++;
         h->foreign_frees = 0;
     }
     if (h->confined) {
-        c->plan.threads[h->owner].ops[h->create_op].w |= (uint64_t)RP_F_NATIVE << 8;
+        if (rp_planw_flag(c->w, h->owner, h->create_op, RP_F_NATIVE)) return -1;
         c->plan.st.heaps_confined++;
         if (destroyed) {
-            int64_t idx = rp_plan_push(&c->plan, h->owner,
-                                       (rp_op){ rp_op_pack(RP_HEAP_DESTROY, 0, 0), h->hslot, 0 });
+            int64_t idx = push(c, h->owner, (rp_op){ rp_op_pack(RP_HEAP_DESTROY, 0, 0), h->hslot, 0 });
             if (idx < 0) return -1;
             after_call(c, h->owner, idx);
         }
     } else {
         c->plan.st.heaps_shared++;
     }
-    if (destroyed && slot_give(c, h->owner, h->hslot)) return -1;
+    if (destroyed && slot_give(c, h->owner, h->hslot, RP_NO_OP)) return -1;
     h->hslot = NONE;
     return 0;
 }
@@ -530,7 +610,7 @@ static int create_heap(rp_compiler *c, uint32_t t, uint64_t heap)
     if (h->hslot != NONE) return 0;  /* created twice: the first instance goes on */
     int64_t s = slot_take(c, t);
     if (s < 0) return -1;
-    int64_t idx = rp_plan_push(&c->plan, t, (rp_op){ rp_op_pack(RP_HEAP_CREATE, 0, 0), (uint32_t)s, 0 });
+    int64_t idx = push(c, t, (rp_op){ rp_op_pack(RP_HEAP_CREATE, 0, 0), (uint32_t)s, 0 });
     if (idx < 0) return -1;
     h = &c->heaps[hi];
     h->hslot = (uint32_t)s;
@@ -575,15 +655,15 @@ int rp_compiler_add(rp_compiler *c, const hatf_event *ev, uint64_t record, uint6
     unsigned op = ev->op;
     if (op == HATF_OP_COMMENT || op == HATF_OP_THREAD_CREATE || op == HATF_OP_THREAD_DESTROY) return 0;
     int64_t t64 = plan_thread(c, ev->thread);
-    if (t64 < 0) return nomem(err);
+    if (t64 < 0) return nomem(c, err);
     uint32_t t = (uint32_t)t64;
     if (op == HATF_OP_HEAP_CREATE) {
         st->heaps_created++;
-        return create_heap(c, t, ev->heap) ? nomem(err) : 0;
+        return create_heap(c, t, ev->heap) ? nomem(c, err) : 0;
     }
     if (op == HATF_OP_HEAP_DESTROY) {
         st->heaps_destroyed++;
-        return destroy_heap(c, t, ev->heap) ? nomem(err) : 0;
+        return destroy_heap(c, t, ev->heap) ? nomem(c, err) : 0;
     }
     if (op > HATF_OP_REALLOC_FREE)
         return hatf_err_set(err, HATF_E_CORRUPT, offset, "record %llu: unknown op %u",
@@ -611,7 +691,7 @@ int rp_compiler_add(rp_compiler *c, const hatf_event *ev, uint64_t record, uint6
         unsigned arg, kind = op == HATF_OP_ALLOC ? alloc_kind(&a, &arg) : (arg = 0, RP_REALLOC_NULL);
         if (kind == RP_PVALLOC) st->pvalloc++;
         int64_t o = obj_new(c, made, ev->size, ev->heap, t);
-        if (o < 0) return nomem(err);
+        if (o < 0) return nomem(c, err);
         uint32_t slot = c->objs[o].slot, h = c->objs[o].heap;
         unsigned flags = 0;
         if (heap_native_use(c, h, t)) {
@@ -624,8 +704,8 @@ int rp_compiler_add(rp_compiler *c, const hatf_event *ev, uint64_t record, uint6
                 c->heaps[h].confined = 0;  /* no aligned calls in the heap APIs we drive */
             }
         }
-        int64_t idx = rp_plan_push(&c->plan, t, (rp_op){ rp_op_pack(kind, flags, ev->size), slot, arg });
-        if (idx < 0) return nomem(err);
+        int64_t idx = push(c, t, (rp_op){ rp_op_pack(kind, flags, ev->size), slot, arg });
+        if (idx < 0) return nomem(c, err);
         c->objs[o].create_op = (uint64_t)idx;
         after_call(c, t, idx);
         return 0;
@@ -637,8 +717,8 @@ int rp_compiler_add(rp_compiler *c, const hatf_event *ev, uint64_t record, uint6
                 st->skipped_failed++;
                 return 0;
             }
-            int64_t idx = rp_plan_push(&c->plan, t, (rp_op){ rp_op_pack(RP_FREE_NULL, 0, 0), RP_NO_SLOT, 0 });
-            if (idx < 0) return nomem(err);
+            int64_t idx = push(c, t, (rp_op){ rp_op_pack(RP_FREE_NULL, 0, 0), RP_NO_SLOT, 0 });
+            if (idx < 0) return nomem(c, err);
             st->free_null++;
             after_call(c, t, idx);
             return 0;
@@ -650,7 +730,7 @@ int rp_compiler_add(rp_compiler *c, const hatf_event *ev, uint64_t record, uint6
         uint32_t o = consume_obj(c, ev->addr, t);
         if (o == NONE) return not_live(c, err, ev, record, offset, ev->addr);
         if (op == HATF_OP_REALLOC_FREE) st->realloc_free++;
-        return emit_free(c, t, o, RP_HEAP_FREE) ? nomem(err) : 0;
+        return emit_free(c, t, o, RP_HEAP_FREE) ? nomem(c, err) : 0;
     }
     default: { /* REALLOC_INPLACE, REALLOC_MOVE */
         if (failed || !made) {  /* the old object stays live */
@@ -659,25 +739,27 @@ int rp_compiler_add(rp_compiler *c, const hatf_event *ev, uint64_t record, uint6
         }
         uint32_t o = consume_obj(c, ev->addr, t);
         if (o == NONE) return not_live(c, err, ev, record, offset, ev->addr);
-        if (cross_thread(c, o, t)) return nomem(err);
+        if (cross_thread(c, o, t)) return nomem(c, err);
         uint32_t old_slot = c->objs[o].slot, old_heap = c->objs[o].heap;
         int was_native = c->objs[o].native;
         c->live_bytes -= c->objs[o].size;
         c->live_objects--;
         obj_release(c, o);
-        if (slot_give(c, t, old_slot)) return nomem(err);
+        /* the realloc op, pushed below, empties the old slot (a slot taken over
+           for the new object would come from another thread: none is, as t's
+           list now holds old_slot) */
+        if (slot_give(c, t, old_slot, next_op(c, t))) return nomem(c, err);
         int64_t n = obj_new(c, made, ev->size, ev->heap, t);
-        if (n < 0) return nomem(err);
+        if (n < 0) return nomem(c, err);
         unsigned kind = RP_REALLOC;
         if (was_native && c->objs[n].heap != old_heap) c->heaps[old_heap].confined = 0;  /* it left */
         else if (was_native && heap_native_use(c, old_heap, t)) kind = RP_HEAP_REALLOC;
-        int64_t idx = rp_plan_push(&c->plan, t, (rp_op){ rp_op_pack(kind, 0, ev->size),
-                                                          old_slot, c->objs[n].slot });
-        if (idx < 0) return nomem(err);
+        int64_t idx = push(c, t, (rp_op){ rp_op_pack(kind, 0, ev->size), old_slot, c->objs[n].slot });
+        if (idx < 0) return nomem(c, err);
         if (kind == RP_HEAP_REALLOC) {
             c->objs[n].native = 1;
-            if (rp_plan_push(&c->plan, t, (rp_op){ rp_op_pack(RP_ARG, 0, 0), c->heaps[old_heap].hslot, 0 }) < 0)
-                return nomem(err);
+            if (push(c, t, (rp_op){ rp_op_pack(RP_ARG, 0, 0), c->heaps[old_heap].hslot, 0 }) < 0)
+                return nomem(c, err);
         }
         c->objs[n].create_op = (uint64_t)idx;
         after_call(c, t, idx);
@@ -691,26 +773,15 @@ int rp_compiler_finish(rp_compiler *c, rp_plan *out, hatf_err *err)
     rp_plan_stats *st = &c->plan.st;
     st->end_live_bytes = c->live_bytes;
     for (size_t h = 0; h < c->nheaps; h++)  /* heaps never destroyed */
-        if (heap_instance_end(c, (uint32_t)h, 0)) return nomem(err);
+        if (heap_instance_end(c, (uint32_t)h, 0)) return nomem(c, err);
     /* displaced objects never consumed stay live to the end */
     for (size_t i = 0; i < c->addrs.cap; i++)
         if (c->addrs.keys[i])
             for (uint32_t o = c->addrs.vals[i]; o != NONE; o = c->objs[o].older)
                 st->left_displaced += c->objs[o].displaced;
-    /* the null allocator's reserve per thread: every size rounded up, plus alignment */
-    for (uint32_t t = 0; t < c->plan.nthreads; t++) {
-        rp_thread_plan *th = &c->plan.threads[t];
-        uint64_t b = 0;
-        for (uint64_t i = 0; i < th->nops; i++) {
-            const rp_op *o = &th->ops[i];
-            unsigned k = rp_op_kind(o);
-            if (k >= RP_FREE) continue;  /* nothing allocated */
-            b += (rp_op_size(o) + 15) & ~(uint64_t)15;
-            if (k == RP_MEMALIGN || k == RP_POSIX_MEMALIGN || k == RP_ALIGNED_ALLOC) b += (uint64_t)1 << o->arg;
-            if (k == RP_VALLOC || k == RP_PVALLOC) b += 2 * 4096;
-        }
-        th->bump_bytes = b;
-    }
+    if (c->have_peak && rp_planw_flag(c->w, c->peak_thread, c->peak_op, RP_F_PEAK)) return nomem(c, err);
+    int rc = rp_planw_finish(c->w, &c->plan, err);
+    if (rc) return rc;
     *out = c->plan;
     memset(&c->plan, 0, sizeof c->plan);
     return 0;
@@ -727,11 +798,11 @@ typedef struct compile_run {
     uint64_t n;                   /* items prefetched so far */
 } compile_run;
 
-static int compile_item(void *ctx, const lookahead_item *x)
+static int compile_item(void *ctx, const lookahead_item *x, int damaged)
 {
     compile_run *cr = ctx;
     /* a damaged group passed over, or lost before a copy: its objects are unknown */
-    if (!cr->c->lost_ok && cr->container && hatf_reader_damage(cr->container, NULL)) rp_compiler_lost_ok(cr->c);
+    if (!cr->c->lost_ok && damaged) rp_compiler_lost_ok(cr->c);
     return rp_compiler_add(cr->c, &x->ev, x->rec, x->off, cr->err);
 }
 
@@ -768,23 +839,25 @@ static void prefetch_item(void *ctx, const hatf_event *ev)
         uint32_t o = cr->obj[(k - STAGE_OP) % LOOKAHEAD_N];
         if (o < c->nobjs) {
             const obj *b = &c->objs[o];
-            if (b->thread < c->plan.nthreads && b->create_op < c->plan.threads[b->thread].nops)
-                __builtin_prefetch(&c->plan.threads[b->thread].ops[b->create_op]);
+            const rp_op *op = b->thread < c->plan.nthreads ? rp_planw_peek(c->w, b->thread, b->create_op) : NULL;
+            if (op) __builtin_prefetch(op);
             if (b->hprev < c->nobjs) __builtin_prefetch(&c->objs[b->hprev]);
             if (b->hnext < c->nobjs) __builtin_prefetch(&c->objs[b->hnext]);
         }
     }
 }
 
-int rp_compile_source(hatf_source *src, int single, rp_plan *out, hatf_err *err)
+int rp_compile_source(hatf_source *src, const rp_compile_opts *o, rp_plan *out, hatf_err *err)
 {
-    rp_compiler *c = rp_compiler_new(single);
-    if (!c) return nomem(err);
+    rp_compiler *c = rp_compiler_new(o->single);
+    if (!c) return nomem(c, err);
+    if (o->plan_fd >= 0) rp_compiler_to_file(c, o->plan_fd, o->window_ops);
     compile_run cr = { .c = c, .container = hatf_source_container(src), .err = err };
-    int count_rc, r = lookahead_run(src, compile_item, prefetch_item, &cr, &count_rc);
+    double cpu[2] = { 0, 0 };
+    int count_rc, r = rp_source_run(src, compile_item, prefetch_item, &cr, &count_rc, cpu);
     if (r == LOOKAHEAD_STOPPED) {  /* rp_compiler_add said why, unless memory for the lookahead ran out */
         r = count_rc;
-        if (err && !err->code) nomem(err);
+        if (err && !err->code) nomem(c, err);
     }
     if (r < 0 && err && !err->code) {
         const hatf_err *se = hatf_source_error(src);
@@ -792,6 +865,10 @@ int rp_compile_source(hatf_source *src, int single, rp_plan *out, hatf_err *err)
         else hatf_err_set(err, r, 0, "%s", hatf_strerror(r));
     }
     if (r == 0) r = rp_compiler_finish(c, out, err);
+    if (r == 0) {
+        out->cpu_read_s = cpu[0];
+        out->cpu_compile_s = cpu[1];
+    }
     rp_compiler_free(c);
     return r;
 }

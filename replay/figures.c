@@ -95,6 +95,13 @@ void rp_figures_median(const rp_result *runs, unsigned n, rp_result *out)
     MED(frag_at_peak_rss);
     MED(frag_peak_over_peak);
 #undef MED
+    /* waits for the plan's read-ahead in any run are said: summed */
+    out->plan_stalls = 0;
+    out->plan_stall_s = 0;
+    for (unsigned i = 0; i < n; i++) {
+        out->plan_stalls += runs[i].plan_stalls;
+        out->plan_stall_s += runs[i].plan_stall_s;
+    }
 }
 
 static const char *human(uint64_t b, char *buf, size_t cap)
@@ -139,6 +146,23 @@ static void print_notes(FILE *f, const rp_report_ctx *c)
                    "has heaps), %llu shared (free-each)\n",
                 (unsigned long long)s->heaps_created, (unsigned long long)s->heaps_destroyed,
                 (unsigned long long)s->heaps_confined, (unsigned long long)s->heaps_shared);
+    if (c->compile_s > 0) {
+        char a[32], b[32];
+        fprintf(f, "compile: %.2f s (CPU %.2f s: reading the trace %.2f s and compiling %.2f s, on two threads) "
+                   "into a plan file of %s (%llu segments, windows of %llu ops per thread); hatrace's own peak "
+                   "resident %s; slots taken over: %llu\n",
+                c->compile_s, c->compile_cpu_s, c->cpu_read_s, c->cpu_compile_s, human(c->plan_bytes, a, sizeof a), (unsigned long long)c->plan_segments,
+                (unsigned long long)c->window_ops, human(c->own_peak_rss, b, sizeof b),
+                (unsigned long long)s->slot_waits);
+    }
+}
+
+/* A runner that waited for its plan's read-ahead: said with the figures. */
+static void print_stalls(FILE *f, const char *allocator, const rp_result *r)
+{
+    if (r->plan_stalls)
+        fprintf(f, "  %s: the runners waited %llu times for the plan's read-ahead, %.3f s in all (in wall_s)\n",
+                allocator, (unsigned long long)r->plan_stalls, r->plan_stall_s);
 }
 
 void rp_print_table(FILE *f, const rp_report_ctx *c, const rp_report *rep, unsigned n)
@@ -161,6 +185,7 @@ void rp_print_table(FILE *f, const rp_report_ctx *c, const rp_report *rep, unsig
         if (c->st->heaps_created)
             fprintf(f, "  %s: heaps %s (api %s): %llu native, %llu free-each\n", rep[i].allocator, r->heap_mode,
                     r->heap_api, (unsigned long long)r->heaps_native, (unsigned long long)r->heaps_free_each);
+        print_stalls(f, rep[i].allocator, r);
         if (r->msg[0]) fprintf(f, "  %s: %s\n", rep[i].allocator, r->msg);
     }
 }
@@ -216,18 +241,27 @@ void rp_print_json(FILE *f, const rp_report_ctx *c, const rp_report *rep, unsign
                    " \"heaps_free_each\": %llu, \"skipped_calls\": %llu,\n",
                 r->heap_mode, r->heap_api, (unsigned long long)r->heaps_native,
                 (unsigned long long)r->heaps_free_each, (unsigned long long)r->skipped_calls);
+        fprintf(f, "  \"plan_stalls\": %llu, \"plan_stall_s\": %.6f, \"plan_ring_bytes\": %llu,"
+                   " \"compile_s\": %.3f, \"compile_cpu_s\": %.3f, \"compile_cpu_read_s\": %.3f,"
+                   " \"compile_cpu_compile_s\": %.3f, \"window_ops\": %llu, \"plan_bytes\": %llu, \"plan_segments\": %llu,"
+                   " \"hatrace_peak_rss_bytes\": %llu,\n",
+                (unsigned long long)r->plan_stalls, r->plan_stall_s, (unsigned long long)r->plan_ring_bytes,
+                c->compile_s, c->compile_cpu_s, c->cpu_read_s, c->cpu_compile_s,
+                (unsigned long long)c->window_ops, (unsigned long long)c->plan_bytes,
+                (unsigned long long)c->plan_segments, (unsigned long long)c->own_peak_rss);
         fprintf(f, "  \"plan\": {\"heaps_created\": %llu, \"heaps_destroyed\": %llu, \"heaps_confined\": %llu,"
                    " \"heaps_shared\": %llu, \"heap_frees\": %llu, \"waits\": %llu, \"free_null_replayed\": %llu,"
                    " \"failed_skipped\": %llu, \"realloc_free_as_free\": %llu, \"pvalloc_as_memalign\": %llu,"
                    " \"inversions_resolved\": %llu, \"late_frees\": %llu, \"displaced_left_live\": %llu,"
-                   " \"lost_objects\": %llu}",
+                   " \"lost_objects\": %llu, \"slot_waits\": %llu}",
                 (unsigned long long)s->heaps_created, (unsigned long long)s->heaps_destroyed,
                 (unsigned long long)s->heaps_confined, (unsigned long long)s->heaps_shared,
                 (unsigned long long)s->heap_frees, (unsigned long long)s->waits,
                 (unsigned long long)s->free_null, (unsigned long long)s->skipped_failed,
                 (unsigned long long)s->realloc_free, (unsigned long long)s->pvalloc,
                 (unsigned long long)s->reused_live, (unsigned long long)s->late_consumed,
-                (unsigned long long)s->left_displaced, (unsigned long long)s->lost_objects);
+                (unsigned long long)s->left_displaced, (unsigned long long)s->lost_objects,
+                (unsigned long long)s->slot_waits);
         if (r->msg[0]) {
             fputs(",\n  \"warning\": ", f);
             json_str(f, r->msg);

@@ -3,7 +3,8 @@
  * The parent re-executes the hatrace binary as
  *     hatrace replay --child PLAN_FD RESULT_FD TOUCH EVERY SAMPLE_US NULL HEAPS LABEL
  * with LD_PRELOAD naming the allocator (unset for glibc and null). The child
- * maps the plan the parent compiled (a memfd it inherits), runs it, and writes
+ * reads the index of the plan file the parent compiled (an unlinked file it
+ * inherits), runs it streaming the segments (feed.c), and writes
  * one rp_result, plain data, to the pipe. A crash in the allocator under test
  * takes down only the child, and the parent says which allocator and how.
  */
@@ -107,9 +108,9 @@ int rp_child_main(int argc, char **argv)
         res->status = err.code;
         snprintf(res->msg, sizeof res->msg, "%s", err.msg);
     } else {
-        close(plan_fd);
-        rp_run(&plan, &o, res);
+        rp_run(&plan, &o, res);  /* streams the plan from plan_fd */
         rp_plan_free(&plan);
+        close(plan_fd);
     }
     const char *p = (const char *)res;
     size_t left = sizeof *res;

@@ -1,7 +1,11 @@
 /* replay.h — the replay module: trace -> plan -> runner -> figures (libhatreplay).
  *
- *   compile.c    events in global time order -> rp_plan (dense slots, per-thread ops)
- *   plan.c       the plan's memory, and its flat form shared with child processes
+ *   compile.c    events in global time order -> rp_plan (dense slots, per-thread ops),
+ *                the trace read on a thread of its own
+ *   plan.c       the plan's memory, and its file: per-thread segments written as
+ *                the compiler's windows fill, shared with child processes
+ *   feed.c       the runner's read-ahead: each thread's next segments mapped,
+ *                on a thread of its own, off the measured path
  *   run.c        the runner: streams through a plan and calls the allocator
  *   allocator.c  allocator names -> shared objects; the built-in null allocator
  *   heaps.c      the allocator's own heaps (mimalloc heaps, jemalloc arenas), found
@@ -61,7 +65,8 @@ enum {
     RP_F_PUBLISH = 1, /* another thread consumes the object made here: bump ready[] */
     RP_F_PEAK = 2,    /* live bytes reach their peak right after this op: sample RSS */
     RP_F_ZERO = 4,    /* RP_HEAP_ALLOC: zeroed memory (calloc in a heap) */
-    RP_F_NATIVE = 8   /* RP_HEAP_CREATE: create, use and destroy all on this thread */
+    RP_F_NATIVE = 8,  /* RP_HEAP_CREATE: create, use and destroy all on this thread */
+    RP_F_VACATE = 16  /* the op's slot (op->slot) is reused by another thread: bump ready[slot] after it */
 };
 
 /* Does an op of this kind call the allocator (or may, for the heap kinds)? */
@@ -85,12 +90,21 @@ static inline uint64_t rp_op_pack(unsigned kind, unsigned flags, uint64_t size)
     return (uint64_t)kind | (uint64_t)flags << 8 | size << 16;
 }
 
+/* A run of one thread's ops in a plan file. */
+typedef struct rp_seg {
+    uint64_t off;           /* byte offset in the file */
+    uint64_t nops;
+} rp_seg;
+
 typedef struct rp_thread_plan {
     uint64_t trace_thread;  /* thread id in the trace (0 in single-thread plans) */
     uint64_t nops;          /* entries in ops, waits included */
     uint64_t calls;         /* entries that call the allocator */
     uint64_t bump_bytes;    /* what the null allocator needs for this thread */
-    rp_op *ops;
+    rp_op *ops;             /* a plan in memory: all of them; a plan in a file: NULL */
+    uint64_t first_seg;     /* a plan in a file: its segments are segs[first_seg .. +nsegs) */
+    uint64_t nsegs;
+    uint64_t max_seg;       /* ops in its longest segment */
 } rp_thread_plan;
 
 /* How the compiler met the trace; printed with the results. */
@@ -108,6 +122,8 @@ typedef struct rp_plan_stats {
     uint64_t lost_objects;      /* releases of objects a damaged part of the trace
                                    made (rp_compiler_lost_ok): not replayed */
     uint64_t waits;             /* cross-thread operations (each waits for its object) */
+    uint64_t slot_waits;        /* slots taken over from another thread's free list (each waits
+                                   for the free that emptied it): keeps the slot table bounded */
     uint64_t heaps_created, heaps_destroyed;
     uint64_t heaps_confined;    /* created, used and destroyed on one runner thread: may be native */
     uint64_t heaps_shared;      /* touched by several runner threads (or an object left it): free-each */
@@ -124,21 +140,63 @@ typedef struct rp_plan {
     int single;                 /* 1: one thread replays the global order */
     rp_plan_stats st;
     rp_thread_plan *threads;
-    /* internal: how the memory is held */
-    void *map;
-    size_t map_len;
-    uint64_t *caps;             /* built plans: capacity of each ops array */
+    /* a plan in a file (in_file): its segments; the file is fd, not owned */
+    int in_file;
+    int fd;
+    uint64_t window_ops;        /* the compiler's window per thread */
+    uint64_t nsegs;
+    rp_seg *segs;
+    double cpu_read_s;          /* rp_compile_source: CPU time of the thread reading the trace */
+    double cpu_compile_s;       /* ... and of the compiling thread */
 } rp_plan;
 
 void rp_plan_free(rp_plan *p);
-/* Write the plan to fd in its flat form. @return 0 or HATF_E_IO. */
-int rp_plan_save(const rp_plan *p, int fd);
-/* Map a flat plan from fd (read-only, prefaulted). @return 0 or a HATF_E_* code. */
-int rp_plan_load(int fd, rp_plan *p, hatf_err *err);
-/* Append an op to thread t's array (plan building). @return its index or -1. */
-int64_t rp_plan_push(rp_plan *p, uint32_t t, rp_op op);
 /* Add a thread to a plan being built. @return its index or -1. */
 int64_t rp_plan_add_thread(rp_plan *p, uint64_t trace_thread);
+
+/* The plan file (plan.c): a header, each thread's ops in segments in the order
+ * the compiler's windows filled, the segment index at the end. Native byte
+ * order, never kept: an unlinked temporary file shared with the children. */
+
+/* An unlinked file for a plan in dir (NULL: $TMPDIR, else /tmp).
+ * @return its descriptor (close-on-exec), or -1 with err naming the directory. */
+int rp_plan_tmpfile(const char *dir, hatf_err *err);
+
+/* The writer the compiler fills (plan.c). Ops are pushed per thread into a
+ * window in memory; when a window is full its older half is written as a
+ * segment. Flags may be added to any op pushed so far: in the window
+ * directly, else queued and written into the file in batches. */
+typedef struct rp_planw rp_planw;
+/* window_ops: ops per thread held in memory (at least 4; smaller when many
+ * threads share the budget). fd < 0: the whole plan stays in memory. */
+rp_planw *rp_planw_new(int fd, uint64_t window_ops);
+void rp_planw_free(rp_planw *w);
+/* Add a thread (index = number of threads so far). @return 0 or -1. */
+int rp_planw_thread(rp_planw *w, uint32_t t);
+/* Append op to thread t. @return its index, or -1 (out of memory or a
+ * write error: rp_planw_error says which). */
+int64_t rp_planw_push(rp_planw *w, uint32_t t, rp_op op);
+/* Or flags into op idx of thread t. @return 0 or -1. */
+int rp_planw_flag(rp_planw *w, uint32_t t, uint64_t idx, unsigned flags);
+/* The op idx of thread t if still in memory (for prefetching), else NULL. */
+const rp_op *rp_planw_peek(const rp_planw *w, uint32_t t, uint64_t idx);
+/* Ops, calls, the null allocator's bytes of thread t so far. */
+void rp_planw_counts(const rp_planw *w, uint32_t t, uint64_t *nops, uint64_t *calls, uint64_t *bump);
+/* Write what is left and the index, or move the ops into p (fd < 0); p's
+ * threads, nslots, single and st are filled by the caller.
+ * @return 0, or a negative HATF_E_* code with err set. */
+int rp_planw_finish(rp_planw *w, rp_plan *p, hatf_err *err);
+/* Why the last call failed: 0 (out of memory) or an errno of the file. */
+int rp_planw_error(const rp_planw *w);
+
+/* Read a plan file's header and index (the ops stay in the file).
+ * @return 0, or a HATF_E_* code with err set. */
+int rp_plan_load(int fd, rp_plan *p, hatf_err *err);
+/* Write a plan held in memory into fd as a plan file with segments of at
+ * most seg_ops ops (tests). @return 0 or HATF_E_IO. */
+int rp_plan_save(const rp_plan *p, int fd, uint64_t seg_ops);
+/* Read segment k of p's file into ops (room for segs[k].nops). @return 0 or -1. */
+int rp_plan_read_seg(const rp_plan *p, uint64_t k, rp_op *ops);
 
 /* ---- the compiler --------------------------------------------------------- */
 typedef struct rp_compiler rp_compiler;
@@ -157,8 +215,21 @@ int rp_compiler_add(rp_compiler *c, const hatf_event *ev, uint64_t record, uint6
                     hatf_err *err);
 /* Finish and move the plan out. @return 0 or HATF_E_NOMEM. */
 int rp_compiler_finish(rp_compiler *c, rp_plan *out, hatf_err *err);
-/* Read a whole source through a compiler. */
-int rp_compile_source(hatf_source *src, int single, rp_plan *out, hatf_err *err);
+/* Write the plan into the file fd through windows of window_ops ops per
+ * thread (call before the first rp_compiler_add; fd < 0: in memory). */
+void rp_compiler_to_file(rp_compiler *c, int fd, uint64_t window_ops);
+
+#define RP_WINDOW_OPS 262144  /* default ops per thread in the compiler's window (4 MB) */
+
+typedef struct rp_compile_opts {
+    int single;               /* 1 = one thread in global order */
+    int plan_fd;              /* plan file (rp_plan_tmpfile), or -1: in memory */
+    uint64_t window_ops;      /* 0: RP_WINDOW_OPS */
+} rp_compile_opts;
+
+/* Read a whole source through a compiler; the source is read and decoded on
+ * a thread of its own while the calling thread compiles. */
+int rp_compile_source(hatf_source *src, const rp_compile_opts *o, rp_plan *out, hatf_err *err);
 
 /* ---- allocators ----------------------------------------------------------- */
 typedef struct rp_allocator {
@@ -246,6 +317,9 @@ typedef struct rp_result {
     uint64_t heaps_free_each; /* heaps replayed with malloc, each object freed at destroyHeap */
     uint64_t skipped_calls;   /* plan calls not made (frees a native destroy did instead, heap
                                  create/destroy without native heaps) */
+    uint64_t plan_stalls;     /* times a runner found its next plan segment not read yet */
+    double plan_stall_s;      /* time runners spent waiting for the plan (in wall_s) */
+    uint64_t plan_ring_bytes; /* the plan file mapped ahead at most (file pages: not in the figures) */
     char heap_api[16];        /* "mimalloc", "jemalloc" or "none" */
     char heap_mode[16];       /* "native", "free-each" or "mixed" */
     int status;               /* 0 ok, else a HATF_E_* code; msg says why */
@@ -257,6 +331,27 @@ typedef struct rp_result {
  * null allocator). The runner's own memory is mmap'd and resident before the
  * baseline is taken. @return 0, or negative with res->msg set. */
 int rp_run(const rp_plan *plan, const rp_run_opts *o, rp_result *res);
+
+/* ---- the read-ahead (feed.c) ------------------------------------------------ */
+typedef struct rp_feed rp_feed;
+
+#define RP_FEED_BUFS 8        /* segments mapped ahead per runner thread */
+
+/* The read-ahead of a plan in a file: the first RP_FEED_BUFS segments of
+ * each thread mapped (prefaulted) before it returns.
+ * @return the feed, or NULL with msg set. */
+rp_feed *rp_feed_new(const rp_plan *p, char *msg, size_t cap);
+/* Start the read-ahead thread. @return 0 or -1. */
+int rp_feed_start(rp_feed *f);
+/* Thread t's segment k, once read: the runner thread t calls it for k = 0,
+ * 1, ... in turn. *stall_ns: 0, or how long it waited for the read-ahead. */
+const rp_op *rp_feed_get(rp_feed *f, uint32_t t, uint64_t k, uint64_t *nops, uint64_t *stall_ns);
+/* The runner is done with thread t's segment k: its buffer may be refilled. */
+void rp_feed_put(rp_feed *f, uint32_t t, uint64_t k);
+/* Bytes of the file it maps at a time at most (file pages, not anonymous memory). */
+uint64_t rp_feed_bytes(const rp_feed *f);
+/* Stop the thread (if started) and unmap. NULL is accepted. */
+void rp_feed_free(rp_feed *f);
 
 /* ---- child processes -------------------------------------------------------- */
 typedef struct rp_launch {
@@ -302,6 +397,13 @@ typedef struct rp_report_ctx {
     const rp_plan_stats *st;
     uint32_t nthreads;
     uint64_t program_rss;     /* the recorded program's peak resident bytes (sampled), 0: not known */
+    double compile_s;         /* the compile's wall time (0: not said) */
+    double compile_cpu_s;     /* its CPU time (the trace read on another thread included) */
+    double cpu_read_s, cpu_compile_s;  /* of which the reading thread's, the compiling thread's */
+    uint64_t window_ops;      /* the compiler's window per thread */
+    uint64_t plan_bytes;      /* ops in the plan file */
+    uint64_t plan_segments;
+    uint64_t own_peak_rss;    /* hatrace's own process (the runs are children): peak resident bytes */
 } rp_report_ctx;
 
 /* Median of each figure over n results into out (samples from the run whose wall time is the median). */

@@ -7,9 +7,9 @@
  * the latency timing sits outside the loop that runs the ops in between.
  * bench/replay_cost.c measures what that costs (bench/results/replay.md).
  *
- * The runner's memory (slot table, ready flags, thread contexts, histograms)
- * is mmap'd and prefaulted, and the plan is mapped prefaulted, before the
- * baseline RSS is read; the allocator's resident memory is RSS minus that
+ * The runner's memory (slot table, ready flags, thread contexts, histograms,
+ * the plan's read-ahead buffers, feed.c) is mmap'd, prefaulted and the
+ * buffers filled before the baseline RSS is read; the allocator's resident memory is RSS minus that
  * baseline. So nothing of the runner's grows during the run except the
  * runner threads' stacks, which stay a few pages.
  *
@@ -98,6 +98,8 @@ typedef struct runner {
     uint64_t failures;
     uint64_t skipped;          /* plan calls that made no call (see rp_result) */
     uint64_t heaps_native, heaps_free_each;
+    uint64_t stalls, stall_ns; /* waits for the plan's read-ahead */
+    uint32_t index;
     struct timespec end;
     pthread_t tid;
     rp_hist hist[RP_LAT_COUNT_];
@@ -116,6 +118,7 @@ struct run_ctx {
     _Atomic uint32_t waiting;
     _Atomic uint32_t finished;
     _Atomic uint64_t rss_at_peak_live;  /* pages */
+    rp_feed *feed;                      /* a plan in a file: its read-ahead */
     int statm;
     long page;
 };
@@ -223,6 +226,10 @@ static __attribute__((noinline)) void op_flags(const run_env *e, const rp_op *op
     if ((fl & RP_F_PUBLISH) && kind < RP_FREE) {  /* another thread consumes the object made here */
         uint32_t dst = kind == RP_REALLOC || kind == RP_HEAP_REALLOC ? op->arg : op->slot;
         _Atomic uint32_t *rd = &e->c->ready[dst];
+        atomic_store_explicit(rd, atomic_load_explicit(rd, memory_order_relaxed) + 1, memory_order_release);
+    }
+    if (fl & RP_F_VACATE) {  /* another thread makes its next object in the slot emptied here */
+        _Atomic uint32_t *rd = &e->c->ready[op->slot];
         atomic_store_explicit(rd, atomic_load_explicit(rd, memory_order_relaxed) + 1, memory_order_release);
     }
     if (fl & RP_F_PEAK)
@@ -363,7 +370,8 @@ static inline __attribute__((always_inline)) const rp_op *do_op(const run_env *e
         s->done--;
         break;
     }
-    if (__builtin_expect(first->w & (uint64_t)(RP_F_PUBLISH | RP_F_PEAK) << 8, 0)) op_flags(e, first, kind);
+    if (__builtin_expect(first->w & (uint64_t)(RP_F_PUBLISH | RP_F_PEAK | RP_F_VACATE) << 8, 0))
+        op_flags(e, first, kind);
     s->done++;
     return op;
 }
@@ -384,47 +392,75 @@ static inline void publish(runner *r, const run_state *s)
     atomic_store_explicit(&r->live, s->live, memory_order_relaxed);
 }
 
+/* The next segment of r's ops: the whole plan in memory, or a plan file's
+ * segment k from the read-ahead (a wait for it is counted). */
+static const rp_op *segment(runner *r, uint64_t k, uint64_t *n)
+{
+    run_ctx *c = r->ctx;
+    if (!c->feed) {
+        *n = r->tp->nops;
+        return r->tp->ops;
+    }
+    uint64_t ns;
+    const rp_op *op = rp_feed_get(c->feed, r->index, k, n, &ns);
+    if (__builtin_expect(ns != 0, 0)) {
+        r->stalls++;
+        r->stall_ns += ns;
+    }
+    return op;
+}
+
 /* The loop, specialised by the compiler for the null allocator and a real one,
  * with touching or without.
  * The ops between two timed calls run in spans of RP_PUBLISH_EVERY with no
- * timing and no progress store in them. */
+ * timing and no progress store in them; the gap to the next timed call goes
+ * on from one segment to the next. */
 static inline __attribute__((always_inline)) void run_ops(runner *r, const int null_alloc, const int touches)
 {
     run_ctx *c = r->ctx;
     const run_env e = { .r = r, .c = c, .slots = c->slots, .api = &c->heaps, .bump_end = r->bump_end,
                         .page = (uint64_t)c->page, .how = touches ? c->o->touch : RP_TOUCH_NONE };
     run_state s = { .bump = r->bump };
-    const rp_op *op = r->tp->ops, *const end = op + r->tp->nops;
-    /* ops before pf_end may prefetch RP_PREFETCH ahead without reading past the
-       plan; none do when the slot table fits in L2, where prefetching costs
-       more than it saves */
+    /* ops before a segment's pf_end may prefetch RP_PREFETCH ahead without
+       reading past it; none do when the slot table fits in L2, where
+       prefetching costs more than it saves */
     const int pf = (uint64_t)c->plan->nslots * sizeof(rp_slot) > RP_PREFETCH_FROM;
-    const rp_op *const pf_end = pf && r->tp->nops > RP_PREFETCH ? end - RP_PREFETCH : op;
     const uint32_t every = c->o->latency_every;
-    while (op < end) {
-        const uint32_t gap = next_gap(r, every);
-        const rp_op *const stop = (uint64_t)(end - op) > gap - 1 ? op + (gap - 1) : end;
-        while (op < stop) {
-            const rp_op *const span = stop - op > RP_PUBLISH_EVERY ? op + RP_PUBLISH_EVERY : stop;
-            if (span <= pf_end)
-                for (; op < span; op++) {
-                    __builtin_prefetch(&e.slots[op[RP_PREFETCH].slot], 1);
-                    op = do_op(&e, &s, op, null_alloc);
-                }
-            else
-                for (; op < span; op++) op = do_op(&e, &s, op, null_alloc);
+    const uint64_t nsegs = c->feed ? r->tp->nsegs : 1;
+    uint64_t left = next_gap(r, every) - 1;  /* untimed ops before the next timed one */
+    for (uint64_t k = 0; k < nsegs; k++) {
+        uint64_t n;
+        const rp_op *op = segment(r, k, &n), *const end = op + n;
+        const rp_op *const pf_end = pf && n > RP_PREFETCH ? end - RP_PREFETCH : op;
+        while (op < end) {
+            const rp_op *const stop = (uint64_t)(end - op) > left ? op + left : end;
+            const rp_op *const from = op;
+            while (op < stop) {
+                const rp_op *const span = stop - op > RP_PUBLISH_EVERY ? op + RP_PUBLISH_EVERY : stop;
+                if (span <= pf_end)
+                    for (; op < span; op++) {
+                        __builtin_prefetch(&e.slots[op[RP_PREFETCH].slot], 1);
+                        op = do_op(&e, &s, op, null_alloc);
+                    }
+                else
+                    for (; op < span; op++) op = do_op(&e, &s, op, null_alloc);
+                publish(r, &s);
+            }
+            const uint64_t ran = (uint64_t)(op - from);
+            left = ran < left ? left - ran : 0;
+            if (op >= end) break;  /* the timed call is in the next segment */
+            /* the timed call; a WAIT or a heap op that made no call is not timed */
+            const unsigned kind = rp_op_kind(op);
+            const uint64_t skipped = s.skipped;
+            const uint64_t t0 = cpu_ticks();
+            op = do_op(&e, &s, op, null_alloc);
+            const uint64_t dt = cpu_ticks() - t0;
+            if (kind != RP_WAIT && s.skipped == skipped) r->hist[lat_class[kind]].n[rp_hist_bucket(dt)]++;
             publish(r, &s);
+            op++;
+            left = next_gap(r, every) - 1;
         }
-        if (op >= end) break;
-        /* the timed call; a WAIT or a heap op that made no call is not timed */
-        const unsigned kind = rp_op_kind(op);
-        const uint64_t skipped = s.skipped;
-        const uint64_t t0 = cpu_ticks();
-        op = do_op(&e, &s, op, null_alloc);
-        const uint64_t dt = cpu_ticks() - t0;
-        if (kind != RP_WAIT && s.skipped == skipped) r->hist[lat_class[kind]].n[rp_hist_bucket(dt)]++;
-        publish(r, &s);
-        op++;
+        if (c->feed) rp_feed_put(c->feed, r->index, k);
     }
     r->bump = s.bump;
     r->skipped += s.skipped;
@@ -493,11 +529,19 @@ int rp_run(const rp_plan *plan, const rp_run_opts *o, rp_result *res)
         rc = HATF_E_NOMEM;
         goto out;
     }
+    if (plan->in_file) {  /* the read-ahead's buffers, filled; its thread starts with the runners' */
+        if (!(c.feed = rp_feed_new(plan, res->msg, sizeof res->msg))) {
+            rc = HATF_E_NOMEM;
+            goto out;
+        }
+        res->plan_ring_bytes = rp_feed_bytes(c.feed);
+    }
     uint64_t calls = 0;
     size_t started = 0;
     for (size_t t = 0; t < nt; t++) {
         runner *r = &c.th[t];
         r->ctx = &c;
+        r->index = (uint32_t)t;
         r->tp = &plan->threads[t];
         r->rng = 0x9e3779b97f4a7c15ull * (t + 1);
         calls += r->tp->calls;
@@ -520,6 +564,11 @@ int rp_run(const rp_plan *plan, const rp_run_opts *o, rp_result *res)
             goto join;
         }
 
+    if (c.feed && rp_feed_start(c.feed)) {
+        snprintf(res->msg, sizeof res->msg, "runner: cannot start the plan's read-ahead thread");
+        rc = HATF_E_NOMEM;
+        goto join;
+    }
     /* Baseline: everything of the runner's is resident now, the threads' stacks
        included once they all wait for the go. */
     while (atomic_load_explicit(&c.waiting, memory_order_acquire) != nt) sched_yield();
@@ -594,6 +643,8 @@ join:
         res->skipped_calls += c.th[t].skipped;
         res->heaps_native += c.th[t].heaps_native;
         res->heaps_free_each += c.th[t].heaps_free_each;
+        res->plan_stalls += c.th[t].stalls;
+        res->plan_stall_s += (double)c.th[t].stall_ns / 1e9;
     }
     res->calls = calls - res->skipped_calls;
     res->ns_per_op = res->calls ? wall_ns / (double)res->calls : 0;
@@ -628,6 +679,7 @@ join:
     }
 
 out:
+    rp_feed_free(c.feed);
     for (size_t t = 0; c.th && t < nt; t++)
         if (c.th[t].bump_base) munmap(c.th[t].bump_base, c.th[t].bump_len);
     if (c.slots) munmap(c.slots, slots_len ? slots_len : 1);

@@ -529,15 +529,33 @@ static void test_flat_and_run(void)
     COMPILE_OK(e, 0, &built);
     int fd = memfd_create("test-plan", MFD_CLOEXEC);
     CU_ASSERT_FATAL(fd >= 0);
-    CU_ASSERT_EQUAL_FATAL(rp_plan_save(&built, fd), 0);
+    /* segments of at most 2 ops: the file holds each thread's ops in order, in several */
+    CU_ASSERT_EQUAL_FATAL(rp_plan_save(&built, fd, 2), 0);
     CU_ASSERT_EQUAL_FATAL(rp_plan_load(fd, &p, &err), 0);
     CU_ASSERT_EQUAL(p.nthreads, built.nthreads);
     CU_ASSERT_EQUAL(p.nslots, built.nslots);
     CU_ASSERT_EQUAL(p.st.peak_live_bytes, 9064);
+    CU_ASSERT(p.nsegs > p.nthreads);
     for (uint32_t t = 0; t < p.nthreads; t++) {
         CU_ASSERT_EQUAL(p.threads[t].nops, built.threads[t].nops);
-        CU_ASSERT_EQUAL(memcmp(p.threads[t].ops, built.threads[t].ops, p.threads[t].nops * sizeof(rp_op)), 0);
+        CU_ASSERT_EQUAL(p.threads[t].calls, built.threads[t].calls);
+        rp_op ops[64];
+        uint64_t n = 0;
+        for (uint64_t k = p.threads[t].first_seg; k < p.threads[t].first_seg + p.threads[t].nsegs; k++) {
+            CU_ASSERT_FATAL(n + p.segs[k].nops <= 64 && p.segs[k].nops <= 3);
+            CU_ASSERT_EQUAL_FATAL(rp_plan_read_seg(&p, k, ops + n), 0);
+            n += p.segs[k].nops;
+        }
+        CU_ASSERT_EQUAL(n, built.threads[t].nops);
+        CU_ASSERT_EQUAL(memcmp(ops, built.threads[t].ops, n * sizeof(rp_op)), 0);
     }
+    /* a file that is not a plan */
+    rp_plan bad;
+    int zfd = memfd_create("test-bad-plan", MFD_CLOEXEC);
+    CU_ASSERT_FATAL(zfd >= 0);
+    CU_ASSERT_EQUAL(write(zfd, "not a plan, not a plan, not a plan, not a plan, not a plan.........", 64), 64);
+    CU_ASSERT_EQUAL(rp_plan_load(zfd, &bad, &err), HATF_E_CORRUPT);
+    close(zfd);
     static rp_result res;  /* large: keep it off the stack */
     for (int null_alloc = 1; null_alloc >= 0; null_alloc--) {
         rp_run_opts o = { .touch = RP_TOUCH_ALL, .null_alloc = null_alloc, .latency_every = 1, .sample_us = 100 };
