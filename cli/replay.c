@@ -32,6 +32,10 @@ static const char help[] =
     "                     it has them (mimalloc heaps, jemalloc arenas; default),\n"
     "                     or always malloc'd and freed one by one at destroyHeap\n"
     "  --json             a JSON array of objects, one per allocator\n"
+    "  --phases           the figures split at the trace's comments (hatrace_comment\n"
+    "                     in include/hatrace.h), as stats --phases splits them:\n"
+    "                     per allocator and phase its ops, calls, time, peak live\n"
+    "                     and resident bytes and fragmentation\n"
     "  --series FILE      memory over time as CSV: allocator,op,live_bytes,rss_bytes\n"
     "  --plot FILE        draw the series with gnuplot (.png or .svg)\n"
     "  --from FORMAT      hatrace (default), hatf1.0, text or metatf\n"
@@ -45,7 +49,7 @@ static const char help[] =
     "                     1: this thread alone)\n"
     "  -h, --help         this help\n";
 
-enum { O_ALLOC = 1000, O_THREADS, O_TOUCH, O_REPEAT, O_EVERY, O_JSON, O_SERIES, O_PLOT, O_FROM, O_HEAPS, O_WINDOW };
+enum { O_ALLOC = 1000, O_THREADS, O_TOUCH, O_REPEAT, O_EVERY, O_JSON, O_SERIES, O_PLOT, O_FROM, O_HEAPS, O_WINDOW, O_PHASES };
 
 /* Make sure an output file can be written before the runs, which may take
  * minutes. @return 0, or -1 after printing the problem; *made says whether
@@ -73,6 +77,7 @@ int cmd_replay(int argc, char **argv)
         { "repeat", required_argument, NULL, O_REPEAT },
         { "latency-every", required_argument, NULL, O_EVERY },
         { "json", no_argument, NULL, O_JSON },
+        { "phases", no_argument, NULL, O_PHASES },
         { "series", required_argument, NULL, O_SERIES },
         { "plot", required_argument, NULL, O_PLOT },
         { "from", required_argument, NULL, O_FROM },
@@ -84,7 +89,7 @@ int cmd_replay(int argc, char **argv)
         { 0 },
     };
     const char *alloc_list = NULL, *series = NULL, *plot = NULL;
-    int single = 0, json = 0, touch = RP_TOUCH_PAGE, free_each = 0, c, rc;
+    int single = 0, json = 0, phases = 0, touch = RP_TOUCH_PAGE, free_each = 0, c, rc;
     uint64_t repeat = 1, every = 64, window = RP_WINDOW_OPS;
     hatf_format fmt = HATF_FMT_AUTO;
     cli_getopt_begin();
@@ -116,6 +121,7 @@ int cmd_replay(int argc, char **argv)
                 return cli_usage("replay", "--window-ops must be 4 to 4294967296");
             break;
         case O_JSON: json = 1; break;
+        case O_PHASES: phases = 1; break;
         case O_SERIES:
             /* "-" is standard input for inputs and standard output for convert -o; here
              * standard output takes the results, so no file may be called "-" */
@@ -143,7 +149,7 @@ int cmd_replay(int argc, char **argv)
             return cli_usage("replay", "--plot %s: the name must end in .png or .svg", plot);
     }
 
-    cli_replay x = { .window_ops = window };
+    cli_replay x = { .window_ops = window, .phases = phases };
     int partial = CLI_OK;
     if ((rc = cli_replay_allocators("replay", "--allocator", alloc_list, &x))) return rc;
     if (cli_replay_compile("replay", path, fmt, single, 1, &x, &partial)) {

@@ -82,7 +82,8 @@ int cli_replay_compile(const char *cmd, const char *path, hatf_format fmt, int s
     struct rusage u0, u1;
     getrusage(RUSAGE_SELF, &u0);
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    rp_compile_opts co = { .single = single, .plan_fd = x->plan_fd, .window_ops = x->window_ops };
+    rp_compile_opts co = { .single = single, .plan_fd = x->plan_fd, .window_ops = x->window_ops,
+                           .phases = x->phases };
     int rc = rp_compile_source(src, &co, &x->plan, &err);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     getrusage(RUSAGE_SELF, &u1);
@@ -157,7 +158,7 @@ rp_report_ctx cli_replay_ctx(const cli_replay *x, const char *path, int touch, u
                             .cpu_read_s = x->plan.cpu_read_s, .cpu_compile_s = x->plan.cpu_compile_s,
                             .window_ops = x->plan.window_ops,
                             .plan_bytes = ops * sizeof(rp_op), .plan_segments = x->plan.nsegs,
-                            .own_peak_rss = own };
+                            .own_peak_rss = own, .nphases = x->plan.nphases, .phases = x->plan.phases };
 }
 
 void cli_replay_free(cli_replay *x)

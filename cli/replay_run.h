@@ -20,6 +20,7 @@ typedef struct cli_replay {
     /* the plan's file and how it was compiled */
     int plan_fd;              /* the plan's file (unlinked), or -1; 0 before the compile */
     uint64_t window_ops;      /* compiler window per thread (0: RP_WINDOW_OPS) */
+    int phases;               /* split the plan at the program's comments (replay --phases) */
     double compile_s;         /* the compile's wall time */
     double compile_cpu_s;     /* and its CPU time, the reading thread's included */
 } cli_replay;

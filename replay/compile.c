@@ -115,6 +115,15 @@ struct rp_compiler {
     uint32_t peak_thread;
     uint64_t peak_op;
     int have_peak;
+    /* phases (rp_compiler_phases): each one's start on the threads known
+       when it began (starts[p][0 .. nstarts[p])); the last call's place */
+    int want_phases;
+    rp_phase *phases;
+    uint64_t **starts;
+    uint32_t *nstarts;
+    uint32_t nphases;
+    uint32_t last_thread;
+    uint64_t last_pos, phase_ops, phase_calls;
 };
 
 /* ---- small containers ------------------------------------------------------ */
@@ -261,6 +270,10 @@ void rp_compiler_free(rp_compiler *c)
     for (uint32_t t = 0; t < c->nthr; t++) free(c->threads[t].free_slots);
     free(c->threads);
     free(c->pub);
+    for (uint32_t k = 0; k < c->nphases; k++) free(c->starts[k]);
+    free(c->starts);
+    free(c->nstarts);
+    free(c->phases);
     free(c);
 }
 
@@ -394,10 +407,24 @@ static void heap_unlink(rp_compiler *c, uint32_t o)
     if (b->hnext != NONE) c->objs[b->hnext].hprev = b->hprev;
 }
 
+/* With phases: a call of thread t just pushed; live bytes after it. */
+static void phase_call(rp_compiler *c, uint32_t t)
+{
+    c->last_thread = t;
+    c->last_pos = next_op(c, t);  /* after the call (and a heap realloc's RP_ARG) */
+    rp_phase *ph = &c->phases[c->nphases - 1];
+    if (c->live_bytes > ph->peak_live_bytes) {
+        ph->peak_live_bytes = c->live_bytes;
+        ph->peak_thread = t;
+        ph->peak_pos = c->last_pos;
+    }
+}
+
 /* Account a finished call and mark the op where live bytes first peak. */
 static void after_call(rp_compiler *c, uint32_t t, int64_t idx)
 {
     c->calls++;
+    if (c->want_phases > 0) phase_call(c, t);
     rp_plan_stats *st = &c->plan.st;
     if (c->live_objects > st->peak_live_objects) st->peak_live_objects = c->live_objects;
     if (c->live_bytes > st->peak_live_bytes) {  /* flagged RP_F_PEAK at the end */
@@ -557,6 +584,80 @@ static int emit_free(rp_compiler *c, uint32_t t, uint32_t o, unsigned heap_kind)
 
 void rp_compiler_lost_ok(rp_compiler *c) { c->lost_ok = 1; }
 
+/* ---- phases ------------------------------------------------------------------ */
+
+/* A phase named by text begins here; the one before it ends. Comments that
+ * are hatrace's own (its HATF 1.0 mark, the program's mappings) and those
+ * past RP_PHASES_MAX phases start none. @return 0 or -1 (out of memory). */
+static int phase_begin(rp_compiler *c, const uint8_t *text, size_t len)
+{
+    static const char *const not_phases[] = { HATF1_HATRACE_MARK, HATF_MAP_PREFIX };
+    for (size_t i = 0; i < sizeof not_phases / sizeof *not_phases; i++) {
+        size_t mark = strlen(not_phases[i]);
+        if (len >= mark && memcmp(text, not_phases[i], mark) == 0) return 0;
+    }
+    if (c->nphases == RP_PHASES_MAX) return 0;
+    uint32_t n = c->nphases;
+    if ((n & (n - 1)) == 0) {  /* grow at powers of two */
+        uint32_t cap = n ? 2 * n : 4;
+        rp_phase *ph = realloc(c->phases, cap * sizeof *ph);
+        uint64_t **st = realloc(c->starts, cap * sizeof *st);
+        if (ph) c->phases = ph;
+        if (st) c->starts = st;
+        uint32_t *ns = realloc(c->nstarts, cap * sizeof *ns);
+        if (ns) c->nstarts = ns;
+        if (!ph || !st || !ns) return -1;
+    }
+    if (n) {
+        c->phases[n - 1].ops = c->plan.st.ops - c->phase_ops;
+        c->phases[n - 1].calls = c->calls - c->phase_calls;
+    }
+    c->phase_ops = c->plan.st.ops;
+    c->phase_calls = c->calls;
+    rp_phase *ph = &c->phases[n];
+    memset(ph, 0, sizeof *ph);
+    size_t k = 0;
+    for (size_t i = 0; i < len && k + 1 < sizeof ph->name; i++) {
+        unsigned char ch = text[i];
+        ph->name[k++] = ch >= 0x20 && ch < 0x7f ? (char)ch : '?';
+    }
+    ph->name[k] = 0;
+    /* its peak so far: the live bytes it starts with, reached after the last call */
+    ph->peak_live_bytes = c->live_bytes;
+    ph->peak_thread = c->calls ? c->last_thread : RP_NO_SLOT;
+    ph->peak_pos = c->last_pos;
+    uint32_t nt = c->plan.nthreads;
+    c->starts[n] = malloc((nt ? nt : 1) * sizeof **c->starts);
+    if (!c->starts[n]) return -1;
+    for (uint32_t t = 0; t < nt; t++) c->starts[n][t] = next_op(c, t);
+    c->nstarts[n] = nt;
+    c->nphases = n + 1;
+    return 0;
+}
+
+void rp_compiler_phases(rp_compiler *c)
+{
+    if (c->want_phases || c->plan.nthreads) return;  /* too late: ops pushed already */
+    c->want_phases = 1;
+    if (phase_begin(c, (const uint8_t *)"(start)", 7)) c->want_phases = -1;  /* said at the finish */
+}
+
+/* The phases into the plan: the last one ends, each one's starts on every thread. */
+static int phases_finish(rp_compiler *c, rp_plan *p)
+{
+    uint32_t n = c->nphases, nt = p->nthreads;
+    c->phases[n - 1].ops = p->st.ops - c->phase_ops;
+    c->phases[n - 1].calls = c->calls - c->phase_calls;
+    p->phase_start = calloc((size_t)n * (nt ? nt : 1), sizeof *p->phase_start);
+    p->phases = malloc(n * sizeof *p->phases);
+    if (!p->phase_start || !p->phases) return -1;
+    memcpy(p->phases, c->phases, n * sizeof *p->phases);
+    for (uint32_t k = 0; k < n; k++)  /* a thread that began later: 0 */
+        for (uint32_t t = 0; t < c->nstarts[k]; t++) p->phase_start[(size_t)k * nt + t] = c->starts[k][t];
+    p->nphases = n;
+    return 0;
+}
+
 /* A release of addr, which is not live: an error, or, when the trace lost
  * parts, the release of an object made in one (skipped, counted). */
 static int not_live(rp_compiler *c, hatf_err *err, const hatf_event *ev, uint64_t record, uint64_t offset,
@@ -653,6 +754,7 @@ int rp_compiler_add(rp_compiler *c, const hatf_event *ev, uint64_t record, uint6
     rp_plan_stats *st = &c->plan.st;
     st->events++;
     unsigned op = ev->op;
+    if (op == HATF_OP_COMMENT && c->want_phases > 0) return phase_begin(c, ev->data, ev->data_len) ? nomem(c, err) : 0;
     if (op == HATF_OP_COMMENT || op == HATF_OP_THREAD_CREATE || op == HATF_OP_THREAD_DESTROY) return 0;
     int64_t t64 = plan_thread(c, ev->thread);
     if (t64 < 0) return nomem(c, err);
@@ -780,6 +882,7 @@ int rp_compiler_finish(rp_compiler *c, rp_plan *out, hatf_err *err)
             for (uint32_t o = c->addrs.vals[i]; o != NONE; o = c->objs[o].older)
                 st->left_displaced += c->objs[o].displaced;
     if (c->have_peak && rp_planw_flag(c->w, c->peak_thread, c->peak_op, RP_F_PEAK)) return nomem(c, err);
+    if (c->want_phases < 0 || (c->want_phases > 0 && phases_finish(c, &c->plan))) return nomem(NULL, err);
     int rc = rp_planw_finish(c->w, &c->plan, err);
     if (rc) return rc;
     *out = c->plan;
@@ -852,6 +955,7 @@ int rp_compile_source(hatf_source *src, const rp_compile_opts *o, rp_plan *out, 
     rp_compiler *c = rp_compiler_new(o->single);
     if (!c) return nomem(c, err);
     if (o->plan_fd >= 0) rp_compiler_to_file(c, o->plan_fd, o->window_ops);
+    if (o->phases) rp_compiler_phases(c);
     compile_run cr = { .c = c, .container = hatf_source_container(src), .err = err };
     double cpu[2] = { 0, 0 };
     int count_rc, r = rp_source_run(src, compile_item, prefetch_item, &cr, &count_rc, cpu);

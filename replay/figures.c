@@ -94,6 +94,14 @@ void rp_figures_median(const rp_result *runs, unsigned n, rp_result *out)
     MED(frag_at_peak_live);
     MED(frag_at_peak_rss);
     MED(frag_peak_over_peak);
+    for (uint32_t k = 0; k < out->nphases && k < RP_PHASES_MAX; k++) {
+        MED(phases[k].time_s);
+        MED(phases[k].ns_per_op);
+        MED(phases[k].peak_rss_bytes);
+        MED(phases[k].rss_at_peak_live);
+        MED(phases[k].frag_at_peak_live);
+        MED(phases[k].frag_peak_over_peak);
+    }
 #undef MED
     /* waits for the plan's read-ahead in any run are said: summed */
     out->plan_stalls = 0;
@@ -165,6 +173,30 @@ static void print_stalls(FILE *f, const char *allocator, const rp_result *r)
                 allocator, (unsigned long long)r->plan_stalls, r->plan_stall_s);
 }
 
+/* Is phase k shown? Not a "(start)" with nothing in it (the trace begins with a comment). */
+static int phase_shown(const rp_report_ctx *c, uint32_t k)
+{
+    return k || c->phases[0].ops || c->phases[0].calls;
+}
+
+/* An allocator's figures per phase (replay --phases), after the table. */
+static void print_phases(FILE *f, const rp_report_ctx *c, const rp_report *rep)
+{
+    const rp_result *r = &rep->r;
+    fprintf(f, "\nphases, %s:\n%-24s %10s %10s %10s %8s %11s %11s %9s %9s\n", rep->allocator, "phase", "ops",
+            "calls", "time_s", "ns/op", "peak_live", "peak_rss", "frag@live", "peak/peak");
+    for (uint32_t k = 0; k < c->nphases && k < r->nphases; k++) {
+        if (!phase_shown(c, k)) continue;
+        const rp_phase *ph = &c->phases[k];
+        const rp_phase_result *q = &r->phases[k];
+        char a[32], b[32];
+        fprintf(f, "%-24.24s %10llu %10llu %10.4f %8.1f %11s %11s %9.3f %9.3f\n", ph->name,
+                (unsigned long long)ph->ops, (unsigned long long)q->calls, q->time_s, q->ns_per_op,
+                human(ph->peak_live_bytes, a, sizeof a), human(q->peak_rss_bytes, b, sizeof b),
+                q->frag_at_peak_live, q->frag_peak_over_peak);
+    }
+}
+
 void rp_print_table(FILE *f, const rp_report_ctx *c, const rp_report *rep, unsigned n)
 {
     print_notes(f, c);
@@ -188,6 +220,7 @@ void rp_print_table(FILE *f, const rp_report_ctx *c, const rp_report *rep, unsig
         print_stalls(f, rep[i].allocator, r);
         if (r->msg[0]) fprintf(f, "  %s: %s\n", rep[i].allocator, r->msg);
     }
+    for (unsigned i = 0; c->nphases && i < n; i++) print_phases(f, c, &rep[i]);
 }
 
 static void json_str(FILE *f, const char *s)
@@ -262,6 +295,24 @@ void rp_print_json(FILE *f, const rp_report_ctx *c, const rp_report *rep, unsign
                 (unsigned long long)s->reused_live, (unsigned long long)s->late_consumed,
                 (unsigned long long)s->left_displaced, (unsigned long long)s->lost_objects,
                 (unsigned long long)s->slot_waits);
+        if (c->nphases) {
+            fputs(",\n  \"phases\": [", f);
+            int shown = 0;
+            for (uint32_t k = 0; k < c->nphases && k < r->nphases; k++) {
+                if (!phase_shown(c, k)) continue;
+                const rp_phase *ph = &c->phases[k];
+                const rp_phase_result *q = &r->phases[k];
+                fputs(shown++ ? ",\n    {\"name\": " : "\n    {\"name\": ", f);
+                json_str(f, ph->name);
+                fprintf(f, ", \"ops\": %llu, \"calls\": %llu, \"time_s\": %.6f, \"ns_per_op\": %.2f,"
+                           " \"peak_live_bytes\": %llu, \"peak_rss_bytes\": %llu, \"rss_at_peak_live\": %llu,"
+                           " \"frag_at_peak_live\": %.4f, \"frag_peak_over_peak\": %.4f}",
+                        (unsigned long long)ph->ops, (unsigned long long)q->calls, q->time_s, q->ns_per_op,
+                        (unsigned long long)ph->peak_live_bytes, (unsigned long long)q->peak_rss_bytes,
+                        (unsigned long long)q->rss_at_peak_live, q->frag_at_peak_live, q->frag_peak_over_peak);
+            }
+            fputs("\n  ]", f);
+        }
         if (r->msg[0]) {
             fputs(",\n  \"warning\": ", f);
             json_str(f, r->msg);

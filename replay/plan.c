@@ -12,7 +12,8 @@
  * File (native byte order, an unlinked temporary file, never kept):
  *   rp_file_header (at 0, written last) | segments ... |
  *   index: nthreads x rp_file_thread, nsegs x rp_seg (each thread's segments
- *   contiguous and in order)
+ *   contiguous and in order), and with phases nphases x rp_phase and
+ *   nphases x nthreads phase starts (uint64_t)
  * A heap realloc and its RP_ARG op never straddle two segments.
  */
 #include <errno.h>
@@ -37,7 +38,7 @@
 typedef struct rp_file_header {
     uint64_t magic;
     uint32_t nthreads, nslots;
-    uint32_t single, pad;
+    uint32_t single, nphases;
     uint64_t nsegs, index_off, window_ops;
     rp_plan_stats st;
 } rp_file_header;
@@ -82,6 +83,8 @@ void rp_plan_free(rp_plan *p)
         for (uint32_t t = 0; t < p->nthreads; t++) free(p->threads[t].ops);
     free(p->threads);
     free(p->segs);
+    free(p->phases);
+    free(p->phase_start);
     memset(p, 0, sizeof *p);
 }
 
@@ -382,10 +385,14 @@ int rp_planw_finish(rp_planw *w, rp_plan *p, hatf_err *err)
     }
     rp_file_header h = { .magic = RP_FILE_MAGIC, .nthreads = w->nth, .nslots = p->nslots,
                          .single = (uint32_t)p->single, .nsegs = nsegs, .index_off = w->end,
-                         .window_ops = w->window, .st = p->st };
-    uint64_t len = w->end + w->nth * sizeof *ft + nsegs * sizeof *segs;
+                         .window_ops = w->window, .st = p->st, .nphases = p->nphases };
+    uint64_t phases_off = w->end + w->nth * sizeof *ft + nsegs * sizeof *segs;
+    uint64_t starts_len = (uint64_t)p->nphases * w->nth * sizeof *p->phase_start;
+    uint64_t len = phases_off + p->nphases * sizeof *p->phases + starts_len;
     int bad = write_at(w->fd, ft, w->nth * sizeof *ft, w->end) ||
               write_at(w->fd, segs, nsegs * sizeof *segs, w->end + w->nth * sizeof *ft) ||
+              write_at(w->fd, p->phases, p->nphases * sizeof *p->phases, phases_off) ||
+              write_at(w->fd, p->phase_start, starts_len, phases_off + p->nphases * sizeof *p->phases) ||
               write_at(w->fd, &h, sizeof h, 0) || ftruncate(w->fd, (off_t)len) < 0;
     free(ft);
     if (bad) {
@@ -449,6 +456,28 @@ int rp_plan_load(int fd, rp_plan *p, hatf_err *err)
                                           .calls = ft[t].calls, .bump_bytes = ft[t].bump_bytes,
                                           .first_seg = ft[t].first_seg, .nsegs = ft[t].nsegs,
                                           .max_seg = ft[t].max_seg };
+    }
+    uint64_t phases_off = h.index_off + h.nthreads * sizeof *ft + h.nsegs * sizeof *p->segs;
+    if (!rc && h.nphases) {
+        if (h.nphases > RP_PHASES_MAX ||
+            phases_off + h.nphases * (sizeof *p->phases + (uint64_t)h.nthreads * sizeof *p->phase_start) > len)
+            rc = bad_plan(err, "bad phases");
+        else if (!(p->phases = malloc(h.nphases * sizeof *p->phases)) ||
+                 !(p->phase_start = malloc(h.nphases * (h.nthreads ? h.nthreads : 1) * sizeof *p->phase_start)))
+            rc = hatf_err_set(err, HATF_E_NOMEM, 0, "replay plan file: out of memory");
+        else if (read_at(fd, p->phases, h.nphases * sizeof *p->phases, phases_off) ||
+                 read_at(fd, p->phase_start, h.nphases * h.nthreads * sizeof *p->phase_start,
+                         phases_off + h.nphases * sizeof *p->phases))
+            rc = bad_plan(err, "cannot read the phases");
+        for (uint32_t k = 0; !rc && k < h.nphases; k++) {
+            p->phases[k].name[sizeof p->phases[k].name - 1] = 0;
+            for (uint32_t t = 0; t < h.nthreads; t++)
+                if (p->phase_start[(size_t)k * h.nthreads + t] > ft[t].nops ||
+                    (k && p->phase_start[(size_t)k * h.nthreads + t] <
+                              p->phase_start[(size_t)(k - 1) * h.nthreads + t]))
+                    rc = bad_plan(err, "phase out of bounds");
+        }
+        p->nphases = h.nphases;
     }
     free(ft);
     p->nthreads = h.nthreads;

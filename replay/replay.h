@@ -134,6 +134,19 @@ typedef struct rp_plan_stats {
     uint64_t total_bytes;       /* bytes requested by allocating calls */
 } rp_plan_stats;
 
+/* A phase of the trace (replay --phases): the events from a comment of the
+ * program's (not hatrace's own marks) to the next, the first one "(start)";
+ * the same phases as stats --phases (cli/phases.h). */
+#define RP_PHASES_MAX 256     /* later comments do not start phases */
+typedef struct rp_phase {
+    char name[64];            /* the comment's text, cut (printable bytes only) */
+    uint64_t ops;             /* operation records in it (stats --phases' allocs + frees + reallocs) */
+    uint64_t calls;           /* plan calls in it */
+    uint64_t peak_live_bytes; /* the most live bytes at its start or after any of its calls */
+    uint32_t peak_thread;     /* where live bytes first reach it: after thread peak_thread has done */
+    uint64_t peak_pos;        /* peak_pos ops (RP_NO_SLOT: before any call of the trace) */
+} rp_phase;
+
 typedef struct rp_plan {
     uint32_t nthreads;
     uint32_t nslots;
@@ -146,6 +159,12 @@ typedef struct rp_plan {
     uint64_t window_ops;        /* the compiler's window per thread */
     uint64_t nsegs;
     rp_seg *segs;
+    /* with phases (rp_compile_opts.phases): nphases of them, and where each
+       begins on each thread: phase_start[p * nthreads + t] is the number of
+       thread t's ops before phase p (0 for phase 0) */
+    uint32_t nphases;
+    rp_phase *phases;
+    uint64_t *phase_start;
     double cpu_read_s;          /* rp_compile_source: CPU time of the thread reading the trace */
     double cpu_compile_s;       /* ... and of the compiling thread */
 } rp_plan;
@@ -215,6 +234,9 @@ int rp_compiler_add(rp_compiler *c, const hatf_event *ev, uint64_t record, uint6
                     hatf_err *err);
 /* Finish and move the plan out. @return 0 or HATF_E_NOMEM. */
 int rp_compiler_finish(rp_compiler *c, rp_plan *out, hatf_err *err);
+/* Split the plan into phases at the program's comments (call before the
+ * first rp_compiler_add). */
+void rp_compiler_phases(rp_compiler *c);
 /* Write the plan into the file fd through windows of window_ops ops per
  * thread (call before the first rp_compiler_add; fd < 0: in memory). */
 void rp_compiler_to_file(rp_compiler *c, int fd, uint64_t window_ops);
@@ -225,6 +247,7 @@ typedef struct rp_compile_opts {
     int single;               /* 1 = one thread in global order */
     int plan_fd;              /* plan file (rp_plan_tmpfile), or -1: in memory */
     uint64_t window_ops;      /* 0: RP_WINDOW_OPS */
+    int phases;               /* 1: split into phases at comments (rp_plan.phases) */
 } rp_compile_opts;
 
 /* Read a whole source through a compiler; the source is read and decoded on
@@ -298,6 +321,16 @@ typedef struct rp_sample {
 } rp_sample;
 
 /* What one run measured. Plain data: sent whole from child to parent. */
+/* What one run measured in one phase (docs/replay.md, "Phases"). */
+typedef struct rp_phase_result {
+    uint64_t calls;           /* allocator calls made in it */
+    double time_s;            /* summed over runner threads: from entering it to leaving it */
+    double ns_per_op;         /* time_s over calls */
+    uint64_t peak_rss_bytes;  /* the allocator's resident bytes at their most in it */
+    uint64_t rss_at_peak_live;/* ... where its live bytes peak */
+    double frag_at_peak_live, frag_peak_over_peak;
+} rp_phase_result;
+
 typedef struct rp_result {
     uint64_t calls;           /* allocator calls made */
     uint64_t ops;             /* trace records replayed (plan st.ops) */
@@ -324,6 +357,8 @@ typedef struct rp_result {
     char heap_mode[16];       /* "native", "free-each" or "mixed" */
     int status;               /* 0 ok, else a HATF_E_* code; msg says why */
     char msg[192];
+    uint32_t nphases;         /* the plan's */
+    rp_phase_result phases[RP_PHASES_MAX];
     rp_sample samples[RP_SERIES_MAX];
 } rp_result;
 
@@ -404,6 +439,8 @@ typedef struct rp_report_ctx {
     uint64_t plan_bytes;      /* ops in the plan file */
     uint64_t plan_segments;
     uint64_t own_peak_rss;    /* hatrace's own process (the runs are children): peak resident bytes */
+    uint32_t nphases;         /* 0, or the plan's phases: a table (a "phases" array) per allocator */
+    const rp_phase *phases;
 } rp_report_ctx;
 
 /* Median of each figure over n results into out (samples from the run whose wall time is the median). */

@@ -84,10 +84,19 @@ typedef struct rp_slot {
 
 typedef struct run_ctx run_ctx;
 
+/* A place in a runner thread's ops where a phase begins (before op pos), or
+ * where live bytes reach a phase's peak (after pos ops: sample RSS). */
+typedef struct phase_mark {
+    uint64_t pos;
+    uint32_t phase;
+    uint32_t peak;
+} phase_mark;
+
 typedef struct runner {
     /* written by the runner every op, read by the sampler */
     _Alignas(64) _Atomic uint64_t done;
     _Atomic int64_t live;
+    _Atomic uint32_t phase;    /* the phase it is in (with phases) */
     /* private to the runner */
     _Alignas(64) run_ctx *ctx;
     const rp_thread_plan *tp;
@@ -100,6 +109,12 @@ typedef struct runner {
     uint64_t heaps_native, heaps_free_each;
     uint64_t stalls, stall_ns; /* waits for the plan's read-ahead */
     uint32_t index;
+    /* with phases: its marks in order, the next one's pos (UINT64_MAX: none),
+       and per phase (one more: the end) when it entered it and its calls then */
+    const phase_mark *marks;
+    uint32_t nmarks, mark;
+    uint64_t mark_pos;
+    uint64_t *enter_ns, *enter_done;
     struct timespec end;
     pthread_t tid;
     rp_hist hist[RP_LAT_COUNT_];
@@ -119,6 +134,7 @@ struct run_ctx {
     _Atomic uint32_t finished;
     _Atomic uint64_t rss_at_peak_live;  /* pages */
     rp_feed *feed;                      /* a plan in a file: its read-ahead */
+    _Atomic uint64_t *phase_rss;        /* with phases: resident pages at each one's peak live */
     int statm;
     long page;
 };
@@ -410,6 +426,39 @@ static const rp_op *segment(runner *r, uint64_t k, uint64_t *n)
     return op;
 }
 
+/* The next phase mark of r within the segment of n ops from op first (at
+ * seg), or NULL. */
+static inline const rp_op *mark_in(const runner *r, uint64_t first, uint64_t n, const rp_op *seg)
+{
+    return r->mark_pos - first < n ? seg + (r->mark_pos - first) : NULL;
+}
+
+/* r has done pos ops: the marks up to there. Entering a phase notes the
+ * time and the calls made so far; a phase's peak samples RSS. */
+static __attribute__((noinline)) void phase_marks(runner *r, const run_state *s, uint64_t pos)
+{
+    run_ctx *c = r->ctx;
+    for (; r->mark < r->nmarks && r->marks[r->mark].pos <= pos; r->mark++) {
+        const phase_mark *m = &r->marks[r->mark];
+        if (m->peak) {
+            atomic_store_explicit(&c->phase_rss[m->phase], statm_resident(c->statm), memory_order_relaxed);
+        } else {
+            struct timespec ts;
+            clock_gettime(CLOCK_MONOTONIC, &ts);
+            r->enter_ns[m->phase] = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+            r->enter_done[m->phase] = s->done;
+            atomic_store_explicit(&r->phase, m->phase, memory_order_relaxed);
+        }
+    }
+    r->mark_pos = r->mark < r->nmarks ? r->marks[r->mark].pos : UINT64_MAX;
+    if (pos == UINT64_MAX) {  /* the end */
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        r->enter_ns[c->plan->nphases] = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+        r->enter_done[c->plan->nphases] = s->done;
+    }
+}
+
 /* The loop, specialised by the compiler for the null allocator and a real one,
  * with touching or without.
  * The ops between two timed calls run in spans of RP_PUBLISH_EVERY with no
@@ -428,12 +477,20 @@ static inline __attribute__((always_inline)) void run_ops(runner *r, const int n
     const uint32_t every = c->o->latency_every;
     const uint64_t nsegs = c->feed ? r->tp->nsegs : 1;
     uint64_t left = next_gap(r, every) - 1;  /* untimed ops before the next timed one */
+    uint64_t first = 0;                      /* the segment's first op in r's ops */
     for (uint64_t k = 0; k < nsegs; k++) {
         uint64_t n;
-        const rp_op *op = segment(r, k, &n), *const end = op + n;
+        const rp_op *op = segment(r, k, &n), *const seg = op, *const end = op + n;
         const rp_op *const pf_end = pf && n > RP_PREFETCH ? end - RP_PREFETCH : op;
+        const rp_op *mk = mark_in(r, first, n, seg);  /* the next phase mark in it, or NULL */
         while (op < end) {
-            const rp_op *const stop = (uint64_t)(end - op) > left ? op + left : end;
+            if (__builtin_expect(mk && op >= mk, 0)) {
+                phase_marks(r, &s, first + (uint64_t)(op - seg));
+                mk = mark_in(r, first, n, seg);
+                continue;
+            }
+            const rp_op *stop = (uint64_t)(end - op) > left ? op + left : end;
+            if (mk && stop > mk) stop = mk;
             const rp_op *const from = op;
             while (op < stop) {
                 const rp_op *const span = stop - op > RP_PUBLISH_EVERY ? op + RP_PUBLISH_EVERY : stop;
@@ -449,6 +506,7 @@ static inline __attribute__((always_inline)) void run_ops(runner *r, const int n
             const uint64_t ran = (uint64_t)(op - from);
             left = ran < left ? left - ran : 0;
             if (op >= end) break;  /* the timed call is in the next segment */
+            if (mk && op >= mk) continue;  /* the mark comes before it */
             /* the timed call; a WAIT or a heap op that made no call is not timed */
             const unsigned kind = rp_op_kind(op);
             const uint64_t skipped = s.skipped;
@@ -461,7 +519,9 @@ static inline __attribute__((always_inline)) void run_ops(runner *r, const int n
             left = next_gap(r, every) - 1;
         }
         if (c->feed) rp_feed_put(c->feed, r->index, k);
+        first += n;
     }
+    if (r->nmarks) phase_marks(r, &s, UINT64_MAX);  /* those at its end */
     r->bump = s.bump;
     r->skipped += s.skipped;
     r->failures += s.failures;
@@ -498,6 +558,70 @@ static void progress(const char *label, double frac, int done)
     else fprintf(stderr, "\r%s [%s] %3d%%", label, bar, (int)(frac * 100));
 }
 
+static int mark_cmp(const void *a, const void *b)
+{
+    const phase_mark *x = a, *y = b;
+    if (x->pos != y->pos) return x->pos < y->pos ? -1 : 1;
+    return (int)y->peak - (int)x->peak;  /* a peak reached before the next phase begins */
+}
+
+/* Each runner's phase marks, and the memory phase_marks fills, in one
+ * mapping at *mem (len *mem_len). @return 0 or -1. */
+static int phases_setup(run_ctx *c, void **mem, size_t *mem_len)
+{
+    const rp_plan *p = c->plan;
+    size_t nt = p->nthreads, np = p->nphases;
+    for (size_t t = 0; t < nt; t++) c->th[t].mark_pos = UINT64_MAX;
+    if (!np) return 0;
+    size_t marks = nt * np + np, times = nt * (np + 1) * 2;
+    *mem_len = marks * sizeof(phase_mark) + times * sizeof(uint64_t) + np * sizeof(uint64_t);
+    char *m = map_zero(*mem_len, 1);
+    if (!(*mem = m)) return -1;
+    phase_mark *mk = (phase_mark *)m;
+    uint64_t *tm = (uint64_t *)(m + marks * sizeof(phase_mark));
+    c->phase_rss = (_Atomic uint64_t *)(tm + times);
+    for (size_t t = 0; t < nt; t++) {
+        runner *r = &c->th[t];
+        phase_mark *v = mk;
+        for (size_t k = 0; k < np; k++) {
+            *mk++ = (phase_mark){ p->phase_start[k * nt + t], (uint32_t)k, 0 };
+            if (p->phases[k].peak_thread == t) *mk++ = (phase_mark){ p->phases[k].peak_pos, (uint32_t)k, 1 };
+        }
+        r->marks = v;
+        r->nmarks = (uint32_t)(mk - v);
+        qsort(v, r->nmarks, sizeof *v, mark_cmp);
+        r->mark_pos = r->marks[0].pos;
+        r->enter_ns = tm;
+        r->enter_done = tm + np + 1;
+        tm += 2 * (np + 1);
+    }
+    return 0;
+}
+
+/* The figures of each phase from the runners' marks and the samples. */
+static void phases_figures(const run_ctx *c, rp_result *res, uint64_t base)
+{
+    const rp_plan *p = c->plan;
+    res->nphases = p->nphases;
+    for (uint32_t k = 0; k < p->nphases; k++) {
+        rp_phase_result *q = &res->phases[k];
+        uint64_t ns = 0, calls = 0;
+        for (size_t t = 0; t < p->nthreads; t++) {
+            ns += c->th[t].enter_ns[k + 1] - c->th[t].enter_ns[k];
+            calls += c->th[t].enter_done[k + 1] - c->th[t].enter_done[k];
+        }
+        q->calls = calls;
+        q->time_s = (double)ns / 1e9;
+        q->ns_per_op = calls ? (double)ns / (double)calls : 0;
+        uint64_t rss = atomic_load(&c->phase_rss[k]);
+        q->rss_at_peak_live = rss > base ? (rss - base) * (uint64_t)c->page : 0;
+        if (q->rss_at_peak_live > q->peak_rss_bytes) q->peak_rss_bytes = q->rss_at_peak_live;
+        uint64_t live = p->phases[k].peak_live_bytes;
+        q->frag_at_peak_live = live ? (double)q->rss_at_peak_live / (double)live : 0;
+        q->frag_peak_over_peak = live ? (double)q->peak_rss_bytes / (double)live : 0;
+    }
+}
+
 static void add_sample(rp_result *res, uint64_t op, uint64_t live, uint64_t rss, unsigned *stride_us)
 {
     if (res->nsamples == RP_SERIES_MAX) {  /* keep every other sample, sample half as often */
@@ -520,12 +644,19 @@ int rp_run(const rp_plan *plan, const rp_run_opts *o, rp_result *res)
     c.ready = map_zero(ready_len, 1);
     c.th = map_zero(th_len, 1);
     c.statm = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+    void *phase_mem = NULL;
+    size_t phase_len = 0;
     int rc = 0;
     rp_heaps_find(&c.heaps, o->null_alloc);
     snprintf(res->heap_api, sizeof res->heap_api, "%s", rp_heaps_name(c.heaps.kind));
     if (o->heaps_free_each) c.heaps.kind = RP_HEAPS_NONE;  /* named, not used */
     if (!c.slots || !c.ready || !c.th || c.statm < 0) {
         snprintf(res->msg, sizeof res->msg, "runner: cannot map its memory: %s", strerror(errno));
+        rc = HATF_E_NOMEM;
+        goto out;
+    }
+    if (phases_setup(&c, &phase_mem, &phase_len)) {
+        snprintf(res->msg, sizeof res->msg, "runner: cannot map its memory for the phases: %s", strerror(errno));
         rc = HATF_E_NOMEM;
         goto out;
     }
@@ -595,6 +726,14 @@ int rp_run(const rp_plan *plan, const rp_run_opts *o, rp_result *res)
         rss = rss > base ? (rss - base) * (uint64_t)c.page : 0;
         if (live < 0) live = 0;
         add_sample(res, done, (uint64_t)live, rss, &stride_us);
+        if (plan->nphases) {  /* the sample's phase: the latest any runner has entered */
+            uint32_t ph = 0;
+            for (size_t t = 0; t < nt; t++) {
+                uint32_t x = atomic_load_explicit(&c.th[t].phase, memory_order_relaxed);
+                if (x > ph) ph = x;
+            }
+            if (rss > res->phases[ph].peak_rss_bytes) res->phases[ph].peak_rss_bytes = rss;
+        }
         if (fin) break;
         clock_gettime(CLOCK_MONOTONIC, &now);
         if (bar && ts_ns(&now) - ts_ns(&t0) > 1e9 && ts_ns(&now) - ts_ns(&last_bar) > 1e8) {
@@ -673,6 +812,7 @@ join:
         res->live_at_peak_rss = res->peak_live_bytes;
     }
     rp_figures_frag(res);
+    if (plan->nphases) phases_figures(&c, res, base);
     if (failures) {
         snprintf(res->msg, sizeof res->msg, "%llu allocation calls returned NULL",
                  (unsigned long long)failures);
@@ -686,6 +826,7 @@ out:
     if (c.ready) munmap((void *)c.ready, ready_len ? ready_len : 1);
     if (c.th) munmap(c.th, th_len ? th_len : 1);
     if (c.statm >= 0) close(c.statm);
+    if (phase_mem) munmap(phase_mem, phase_len);
     res->status = rc;
     return rc;
 }
