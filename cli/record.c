@@ -275,10 +275,20 @@ static int report(const char *path, int ran)
         else
             fprintf(stderr, "hatrace: next: hatrace stats %s; hatrace stats --timeline %s; "
                             "record with --stacks for allocation sites\n", tr[0].path, tr[0].path);
-        if (n > 1 && n <= 8) {  /* the processes side by side */
-            fprintf(stderr, "hatrace: next: hatrace stats");
-            for (size_t i = 0; i < n; i++) fprintf(stderr, " %s", tr[i].path);
-            fputc('\n', stderr);
+        if (n > 1 && !no_figures) {  /* the processes side by side: which one was the program */
+            char **paths = malloc(n * sizeof *paths);
+            if (paths) {
+                for (size_t i = 0; i < n; i++) paths[i] = tr[i].path;
+                fprintf(stderr, "hatrace: the processes, in the order they started:\n");
+                fflush(stderr);
+                stats_many_to(stderr, (int)n, paths, HATF_FMT_CONTAINER, 0);
+                free(paths);
+            }
+        }
+        if (n > 1) {
+            const char *slash = strrchr(tr[0].path, '/');
+            fprintf(stderr, "hatrace: next: hatrace stats %.*s (every trace of the folder, one row each)\n",
+                    slash ? (int)(slash - tr[0].path) : 1, slash ? tr[0].path : ".");
         }
     }
     for (size_t i = 0; i < n; i++) free(tr[i].path);

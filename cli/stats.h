@@ -5,6 +5,7 @@
 #ifndef HATRACE_CLI_STATS_H
 #define HATRACE_CLI_STATS_H
 
+#include <stdio.h>
 #include <stdint.h>
 
 #include "hatf.h"
@@ -36,6 +37,8 @@ int stats_summarize(hatf_source *s, const char *path, stats_summary *out);
  * A trace that cannot be read is said and left out. @return a CLI_* code
  * (CLI_PARTIAL when a trace is damaged or cut). */
 int stats_many(int n, char **args, hatf_format fmt, int json);
+/* The same, printed to out (hatrace record's table of its processes). */
+int stats_many_to(FILE *out, int n, char **args, hatf_format fmt, int json);
 
 /* The counts themselves, for a reading that feeds them along with others. */
 typedef struct stats stats;

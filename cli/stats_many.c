@@ -37,8 +37,9 @@ static int add_path(rows *t, const char *path)
     return (t->v[t->n++].path = strdup(path)) ? 0 : -1;
 }
 
-/* A trace's name in a folder: NAME.hatf, or NAME.hatf.N (the trace of a
- * program a process exec'd, under the same name). */
+/* A trace's name in a folder: NAME.hatf (every process of a recording: the
+ * recorder puts the program and pid before the extension), or NAME.hatf.N (an
+ * older recorder's name for the trace of a program a process exec'd). */
 static int is_trace_name(const char *name)
 {
     const char *h = strstr(name, ".hatf");
@@ -178,7 +179,9 @@ static void print_json(hatf_buf *o, const row *v, size_t n, const stats_summary 
     cli_put(o, "}}\n");
 }
 
-int stats_many(int n, char **args, hatf_format fmt, int json)
+int stats_many(int n, char **args, hatf_format fmt, int json) { return stats_many_to(stdout, n, args, fmt, json); }
+
+int stats_many_to(FILE *out, int n, char **args, hatf_format fmt, int json)
 {
     rows t = { 0 };
     int rc = CLI_OK;
@@ -220,11 +223,11 @@ int stats_many(int n, char **args, hatf_format fmt, int json)
             cli_error("out of memory");
             rc = CLI_FAIL;
         } else {
-            fwrite(o.p, 1, o.len, stdout);
+            fwrite(o.p, 1, o.len, out);
         }
         hatf_buf_free(&o);
     }
     for (size_t i = 0; i < (listed ? kept : t.n); i++) free(t.v[i].path);
     free(t.v);
-    return cli_finish_stdout(rc);
+    return out == stdout ? cli_finish_stdout(rc) : rc;
 }

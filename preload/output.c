@@ -46,14 +46,33 @@ void ht_report_end(uint64_t bytes, uint64_t dropped, uint64_t waits, uint64_t bg
                 (unsigned long long)bg_ns, (unsigned long long)fast_events);
 }
 
+/* Where a trace name's ".hatf" extension starts in name (its end when it has none). */
+static size_t hatf_ext_at(const char *name)
+{
+    size_t n = strlen(name);
+    const char *slash = strrchr(name, '/');
+    size_t base = slash ? (size_t)(slash + 1 - name) : 0;
+    return n - base > 5 && !strcmp(name + n - 5, ".hatf") ? n - 5 : n;
+}
+
+/* name with ins put before its ".hatf" extension (at its end without one),
+ * into out. @return -1 when it does not fit. */
+static int hatf_name_insert(const char *name, const char *ins, char *out, size_t cap)
+{
+    size_t at = hatf_ext_at(name);
+    int k = snprintf(out, cap, "%.*s%s%s", (int)at, name, ins, name + at);
+    return k < 0 || (size_t)k >= cap ? -1 : 0;
+}
+
 int ht_output_open(void)
 {
     char pattern[PATH_MAX];
     const char *pat = ht_opt_output();
     report_line("L\t%d\n", (int)getpid());  /* the library runs in this process */
-    /* a child must not collide with its parent's file */
+    /* a child must not collide with its parent's file: its program and pid
+     * go before the extension (x.hatf -> x.sh.1234.hatf) */
     if (ht_fs.forked && !strstr(pat, "%p")) {
-        if (snprintf(pattern, sizeof pattern, "%s.%%p", pat) >= (int)sizeof pattern) goto toolong;
+        if (hatf_name_insert(pat, strstr(pat, "%e") ? ".%p" : ".%e.%p", pattern, sizeof pattern) < 0) goto toolong;
         pat = pattern;
     }
     char rel[PATH_MAX];
@@ -72,15 +91,24 @@ int ht_output_open(void)
             (int)sizeof ht_fs.out_path)
             goto toolong;
     }
-    /* the same pid can trace again after exec: number the name instead of overwriting */
-    size_t base = strlen(ht_fs.out_path), room = sizeof ht_fs.out_path - base;
+    /* the name is taken (a program exec'd by a traced process of the same pid,
+     * or something else there): never overwrite; the program and pid go before
+     * the extension when the pattern did not name them, then a number */
+    char first[PATH_MAX], ins[96];
+    snprintf(first, sizeof first, "%s", ht_fs.out_path);
+    int named = strstr(pat, "%p") && strstr(pat, "%e");
     for (int k = 0; k < 100; k++) {
-        if (k && snprintf(ht_fs.out_path + base, room, ".%d", k) >= (int)room) goto toolong;
+        if (k) {
+            if (named) snprintf(ins, sizeof ins, ".%d", k);
+            else if (k == 1) snprintf(ins, sizeof ins, ".%.40s.%d", program_invocation_short_name, (int)getpid());
+            else snprintf(ins, sizeof ins, ".%.40s.%d.%d", program_invocation_short_name, (int)getpid(), k - 1);
+            if (hatf_name_insert(first, ins, ht_fs.out_path, sizeof ht_fs.out_path) < 0) goto toolong;
+        }
         ht_fs.out_fd = open(ht_fs.out_path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
         if (ht_fs.out_fd >= 0 || errno != EEXIST) break;
     }
     if (ht_fs.out_fd < 0) {
-        ht_fs.out_path[base] = 0;
+        snprintf(ht_fs.out_path, sizeof ht_fs.out_path, "%s", first);
         ht_say("cannot create trace file %s: %s; the program runs untraced", ht_fs.out_path, strerror(errno));
         report_line("F\t%s\n", ht_fs.out_path);
         ht_fs.out_failed = 1;

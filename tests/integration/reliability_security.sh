@@ -31,9 +31,12 @@ ln -s "$W/victim" "$W/link.hatf"
 run link HATRACE_OUTPUT="$W/link.hatf"
 [ "$(cat "$W/victim")" = precious ] || fail "link: the link's target was written"
 [ -L "$W/link.hatf" ] || fail "link: the link was replaced"
-# the trace goes to a fresh name next to it, never through the link
-[ -f "$W/link.hatf.1" ] && [ ! -L "$W/link.hatf.1" ] || fail "link: no trace under a fresh name"
-validate_all "$W/link.hatf.1"
+# the trace goes to a fresh name next to it, never through the link: the
+# program and pid before the extension, which stays
+fresh=$(ls "$W"/link.*.*.hatf 2>/dev/null | head -1)
+[ -n "$fresh" ] && [ -f "$fresh" ] && [ ! -L "$fresh" ] || fail "link: no trace under a fresh name"
+case "$(basename "$fresh")" in link."$(basename "$prog" | cut -c1-40)".[0-9]*.hatf) ;; *) fail "link: fresh name $fresh";; esac
+validate_all "$fresh"
 # a dangling link: its target must not be created
 ln -s "$W/created-through-link" "$W/dangling.hatf"
 run dangling HATRACE_OUTPUT="$W/dangling.hatf"
