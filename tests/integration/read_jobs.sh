@@ -4,9 +4,10 @@
 # container, byte for byte, to text and to CSV) print the same output, the same
 # stderr and exit with the same status for -j 1, -j 2, -j 4 and the default
 # (one per core), on a one-thread trace, a three-thread trace whose threads
-# hand objects to each other, a copy of it with coarse times (ties across
-# threads, put in causal order), a damaged copy and a cut one. A bad -j value
-# is one line and exit 2.
+# hand objects to each other, a synthetic three-thread trace with coarse times
+# (ties across threads, put in causal order: made, not recorded, so that the
+# ties are there however fast the machine ran), a damaged copy and a cut one.
+# A bad -j value is one line and exit 2.
 . "$(dirname "$0")/record_lib.inc"
 need_tools
 kv=$BUILD/examples/kvstore handoff=$BUILD/workloads/rec_handoff
@@ -16,7 +17,10 @@ kv=$BUILD/examples/kvstore handoff=$BUILD/workloads/rec_handoff
   fail "record kvstore: $(cat "$W/rec.err")"
 "$HATRACE" record --flush-ms 1 -o "$W/threads.hatf" -- "$handoff" 40000 >/dev/null 2>"$W/rec.err" ||
   fail "record rec_handoff: $(cat "$W/rec.err")"
-"$HATRACE" convert -j 1 --time-res 100000 "$W/threads.hatf" -o "$W/coarse.hatf" 2>"$W/conv.err" ||
+gen=$(cd "$(dirname "$0")" && pwd)/../../bench/replay_gen.py
+python3 "$gen" --ops 300000 --threads 3 --cross 0.3 --seed 7 >"$W/syn.txt" || fail "replay_gen.py"
+"$HATRACE" convert -j 1 --from text "$W/syn.txt" -o "$W/syn.hatf" 2>"$W/conv.err" || fail "convert the synthetic trace: $(cat "$W/conv.err")"
+"$HATRACE" convert -j 1 --time-res 1000 "$W/syn.hatf" -o "$W/coarse.hatf" 2>"$W/conv.err" ||
   fail "convert --time-res: $(cat "$W/conv.err")"
 cp "$W/threads.hatf" "$W/damaged.hatf"
 size=$(stat -c %s "$W/damaged.hatf")

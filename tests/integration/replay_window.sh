@@ -7,7 +7,7 @@
 # multi-threaded trace with cross-thread frees and on a damaged trace (exit 3
 # both). On one runner thread the allocator's resident memory at the peak of
 # live bytes is read at the same op in the same process layout, so the
-# fragmentation at the peak (and that reading) must be equal too; with several
+# fragmentation at the peak (and that reading) must agree too, within 1 %; with several
 # runner threads it depends on how they interleave, so only the counts are
 # compared there. A TMPDIR that cannot be written is one clear line, exit 1.
 . "$(dirname "$0")/record_lib.inc"
@@ -22,8 +22,20 @@ figs() {
 import json, sys
 for r in json.load(open(sys.argv[1])):
     keys = ["ops", "calls", "peak_live_bytes", "peak_live_objects", "skipped_calls"]
-    if r["runner_threads"] == 1: keys += ["rss_at_peak_live", "frag_at_peak_live"]
     print(r["allocator"], " ".join("%s=%s" % (k, r[k]) for k in keys), "plan=%s" % json.dumps(r["plan"], sort_keys=True))
+PY
+}
+# On one runner thread, the resident reading at the peak of live bytes and its
+# fragmentation agree within 1 % (a sanitizer's allocator, or the kernel, may
+# move a few pages: an exact count would test the machine, not the plan)
+rss_close() { # NAME_A NAME_B
+  python3 - "$W/$1.json" "$W/$2.json" <<'PY' || fail "$2: resident memory at the peak differs from $1's by over 1 %"
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+for x, y in zip(a, b):
+    if x["runner_threads"] != 1 or x["allocator"] == "null": continue
+    for k in ("rss_at_peak_live", "frag_at_peak_live"):
+        assert abs(x[k] - y[k]) <= 0.01 * max(abs(x[k]), 1), (x["allocator"], k, x[k], y[k])
 PY
 }
 # replay NAME FILE WINDOW [options]: figures into $W/NAME.figs, exit status into $W/NAME.rc
@@ -47,6 +59,7 @@ for threads in trace 1; do
   for win in 4 7; do
     replay "w$win-$threads" "$W/mt.txt" $win --from text --threads $threads --allocator null,glibc
     same "whole-$threads" "w$win-$threads"
+    rss_close "whole-$threads" "w$win-$threads"
     grep -q '"plan_segments": [0-9]\{4,\}' "$W/w$win-$threads.json" || fail "--window-ops $win made few segments"
   done
   [ "$(cat "$W/whole-$threads.rc")" = 0 ] || { cat "$W/whole-$threads.err"; fail "replay --threads $threads"; }
