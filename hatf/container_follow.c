@@ -36,19 +36,7 @@ static int settle(hatf_reader *r)
     r->events = 0;
     for (size_t i = 0; i < r->nth; i++) {
         hatf_rthread *t = &r->th[i];
-        size_t k = 0;
-        t->events = 0;
-        for (size_t j = 0; j < t->ng; j++) {
-            hatf_rgroup *g = &t->g[j];
-            if (!g->aoff && (j + 1 < t->ng || !r->following)) {
-                hatf_reader_add_damage_(r, "offset %llu: records chunk (thread %llu, group %u, %u events) has no intact address chunk; its events are skipped",
-                                        LLU(g->roff), LLU(t->thread), g->rh.seq, g->rh.events);
-                continue;
-            }
-            t->g[k++] = *g;
-            if (g->aoff) t->events += g->rh.events;
-        }
-        t->ng = k;
+        hatf_thread_drop_unpaired_(r, t);
         r->events += t->events;
         ids[i] = t->thread;
     }

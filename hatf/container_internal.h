@@ -161,5 +161,9 @@ int hatf_load_payload_(hatf_reader *r, uint64_t off, const hatf_chunk_hdr *h, ha
 
 /* Append a damage line (printf-style). */
 void hatf_reader_add_damage_(hatf_reader *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Drop thread t's groups that have no address chunk and can no longer get
+ * one (all of them; while following, all but its last), with a damage line
+ * each; t->events: the events of the groups left that can be read. */
+void hatf_thread_drop_unpaired_(hatf_reader *r, hatf_rthread *t);
 
 #endif /* HATF_CONTAINER_INTERNAL_H */

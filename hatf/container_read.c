@@ -500,7 +500,25 @@ static int open_index(hatf_reader *r)
     return 1;
 }
 
-/* Drop groups without an address chunk; count events; list threads. */
+void hatf_thread_drop_unpaired_(hatf_reader *r, hatf_rthread *t)
+{
+    size_t k = 0;
+    t->events = 0;
+    for (size_t j = 0; j < t->ng; j++) {
+        hatf_rgroup *g = &t->g[j];
+        if (!g->aoff && (j + 1 < t->ng || !r->following)) {
+            hatf_reader_add_damage_(r, "offset %llu: records chunk (thread %llu, group %u, %u events) has no intact address chunk; its events are skipped",
+                                    LLU(g->roff), LLU(t->thread), g->rh.seq, g->rh.events);
+            continue;
+        }
+        t->g[k++] = *g;
+        if (g->aoff) t->events += g->rh.events;
+    }
+    t->ng = k;
+}
+
+/* Drop groups without an address chunk; count events; list threads.
+ * pre: not following (its groups are final). */
 static int finish(hatf_reader *r)
 {
     r->events = 0;
@@ -509,20 +527,8 @@ static int finish(hatf_reader *r)
     size_t keep_t = 0;
     for (size_t i = 0; i < r->nth; i++) {
         hatf_rthread *t = &r->th[i];
-        size_t k = 0;
-        t->events = 0;
-        for (size_t j = 0; j < t->ng; j++) {
-            hatf_rgroup *g = &t->g[j];
-            if (!g->aoff) {
-                hatf_reader_add_damage_(r, "offset %llu: records chunk (thread %llu, group %u, %u events) has no intact address chunk; its events are skipped",
-                                        LLU(g->roff), LLU(t->thread), g->rh.seq, g->rh.events);
-                continue;
-            }
-            t->g[k++] = *g;
-            t->events += g->rh.events;
-        }
-        t->ng = k;
-        if (k == 0) { free(t->g); continue; }
+        hatf_thread_drop_unpaired_(r, t);
+        if (t->ng == 0) { free(t->g); continue; }
         r->events += t->events;
         r->th[keep_t++] = *t;
     }
