@@ -267,8 +267,9 @@ void ht_background_cpu_read(void)
 {
     HATF_PRE(ht_wlock_held());
     uint64_t v;
-    if (atomic_load(&ht_fs.flusher_on) == HT_FLUSHER_ON && (v = thread_cpu_ns(ht_fs.flusher)) != 0)
-        ht_fs.flusher_cpu_ns = v;
+    if (on_flusher) v = thread_cpu_ns(pthread_self());
+    else v = atomic_load(&ht_fs.flusher_on) == HT_FLUSHER_ON ? thread_cpu_ns(ht_fs.flusher) : 0;
+    if (v) ht_fs.flusher_cpu_ns = v;
     if (ht_fs.helper_on && (v = thread_cpu_ns(ht_fs.helper)) != 0) ht_fs.helper_cpu_ns = v;
 }
 
@@ -344,6 +345,11 @@ static void *flusher_main(void *arg)
         ht_drain_all();
     }
     ht_effort_stop();
+    /* its CPU to the end: the trace may be closed after its join, on another
+     * thread, where its clock is gone (with a fixed effort nothing read it since) */
+    pthread_mutex_lock(&ht_fs.wlock);
+    ht_background_cpu_read();
+    pthread_mutex_unlock(&ht_fs.wlock);
     return NULL;
 }
 
