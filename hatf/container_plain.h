@@ -49,22 +49,35 @@ static inline uint8_t *hatf_time_add(hatf_tclock *c, uint64_t time, uint8_t *o)
     return o;
 }
 
-/* The record a plain event makes: its op, size and second address. */
-static inline unsigned hatf_plain_op(const hatf_plain_ev *x, uint64_t *size, uint64_t *new_addr)
+/* The plain event at x (a unit of the recorder's stream, hatf_recorder.h):
+ * the op, size, address and second address of its record.
+ * @return the units it takes. */
+static inline size_t hatf_plain_read(const uint64_t *x, unsigned *op, uint64_t *addr, uint64_t *size,
+                                     uint64_t *new_addr)
 {
-    unsigned fn = (unsigned)x->tk & 0xffu;
-    if (fn == HATF_FN_MALLOC) { *size = x->b; *new_addr = 0; return HATF_OP_ALLOC; }
-    if (fn == HATF_FN_FREE) { *size = 0; *new_addr = 0; return HATF_OP_FREE; }
-    *size = x->b;
-    *new_addr = x->c;
-    return !x->a ? HATF_OP_REALLOC_NEW : !x->c ? HATF_OP_REALLOC_FREE
-         : x->c == x->a ? HATF_OP_REALLOC_INPLACE : HATF_OP_REALLOC_MOVE;
+    uint64_t tk = x[0];
+    unsigned fn = (unsigned)tk & 0xffu;
+    if (tk & HATF_RAW_SHORT) {
+        *addr = x[1] & ((1ull << HATF_RAW_ADDR_BITS) - 1);
+        *size = x[1] >> HATF_RAW_ADDR_BITS;
+        *new_addr = 0;
+        *op = fn == HATF_FN_MALLOC ? HATF_OP_ALLOC : HATF_OP_FREE;
+        return 1;
+    }
+    uint64_t a = x[1], c = x[3];
+    *addr = a;
+    *size = fn == HATF_FN_FREE ? 0 : x[2];
+    *new_addr = fn == HATF_FN_REALLOC ? c : 0;
+    *op = fn == HATF_FN_MALLOC ? HATF_OP_ALLOC : fn == HATF_FN_FREE ? HATF_OP_FREE
+        : !a ? HATF_OP_REALLOC_NEW : !c ? HATF_OP_REALLOC_FREE
+        : c == a ? HATF_OP_REALLOC_INPLACE : HATF_OP_REALLOC_MOVE;
+    return HATF_RAW_LONG_UNITS;
 }
 
 /* Where hatf1_encode_plain_ puts the times and addresses, and takes them up
  * again: the thread's clock, the writer's conversion (NULL: times as they
  * are), the time section's end; a fast group's coding 4 end and reference
- * (it NULL), else the items for the model. */
+ * (it NULL), else the items for the model; the units the events took. */
 typedef struct hatf_plain_io {
     hatf_tclock c;
     hatf_tconv *conv;
@@ -72,14 +85,16 @@ typedef struct hatf_plain_io {
     uint8_t *ao;
     uint64_t prev;
     hatf_aitem *it;
+    size_t units;
 } hatf_plain_io;
 
-/* Encode plain events ev[0..n) of thread (pre: every one plain) while the
- * stream is in the state the common records need; stop before an event when
- * e->out->len >= stop_len. Room: two time varints, two address codes (fast)
- * or one item per event at io. @return the number encoded; 0 when the state
- * needs the general path first (a group's first record, an attribute run). */
-size_t hatf1_encode_plain_(hatf1_encoder *e, uint64_t thread, const hatf_plain_ev *ev, size_t n, size_t stop_len,
+/* Encode the first n events of thread in the recorder's units at raw (pre:
+ * every one plain) while the stream is in the state the common records need;
+ * stop before an event when e->out->len >= stop_len. Room: two time varints,
+ * two address codes (fast) or one item per event at io. @return the number
+ * encoded (io->units: the units they took); 0 when the state needs the
+ * general path first (a group's first record, an attribute run). */
+size_t hatf1_encode_plain_(hatf1_encoder *e, uint64_t thread, const uint64_t *raw, size_t n, size_t stop_len,
                            hatf_plain_io *io);
 
 #endif /* HATF_CONTAINER_PLAIN_H */

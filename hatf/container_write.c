@@ -531,25 +531,32 @@ HATF_API int hatf_writer_add(hatf_writer *w, const hatf_event *ev, size_t n)
 
 void hatf_writer_comment_thread_(hatf_writer *w, uint64_t thread) { w->last_thread = thread; }
 
-/* A plain event as the hatf_event hatf_writer_add would take. */
-static void plain_event(const hatf_plain_ev *x, uint64_t thread, hatf_event *e)
+/* The plain event at x (the recorder's units) as the hatf_event
+ * hatf_writer_add would take. */
+static void plain_event(const uint64_t *x, uint64_t thread, hatf_event *e)
 {
+    unsigned op;
     memset(e, 0, sizeof *e);
-    e->op = (uint8_t)hatf_plain_op(x, &e->size, &e->new_addr);
-    e->addr = x->a;
+    hatf_plain_read(x, &op, &e->addr, &e->size, &e->new_addr);
+    e->op = (uint8_t)op;
     e->thread = thread;
-    e->time = x->tk >> 8;
+    e->time = x[0] >> HATF_RAW_TIME_SHIFT;
 }
 
-long hatf_writer_add_plain_(hatf_writer *w, uint64_t thread, const hatf_plain_ev *ev, size_t n)
+long hatf_writer_add_plain_(hatf_writer *w, uint64_t thread, const uint64_t *raw, size_t units, size_t *events)
 {
+    *events = 0;
     if (w->failed) return w->failed;
-    size_t np = 0;
-    while (np < n && hatf_plain_is(&ev[np])) np++;
+    size_t np = 0, nu = 0;  /* the plain events, and their units */
+    while (nu < units && hatf_raw_plain(raw[nu * HATF_RAW_UNIT_WORDS])) {
+        nu += hatf_raw_units(raw[nu * HATF_RAW_UNIT_WORDS]);
+        np++;
+    }
     if (np == 0) return 0;
     w->last_thread = thread;
     wthread *t = thread_get(w, thread);
     if (!t) return fail(w, HATF_E_NOMEM, "out of memory");
+    const uint64_t *x = raw;
     for (size_t i = 0; i < np;) {
         size_t m;
         addr_out ad;
@@ -557,16 +564,17 @@ long hatf_writer_add_plain_(hatf_writer *w, uint64_t thread, const hatf_plain_ev
         if (rc) return rc;
         uint8_t *o0 = hatf_buf_reserve(&t->g.tsec, m * 2 * HATF_VARINT_MAX);
         if (!o0) return fail(w, HATF_E_NOMEM, "out of memory");
-        hatf_plain_io io = { t->tc, w->coarse ? &w->tconv : NULL, o0, ad.ao, ad.prev, ad.it };
-        size_t done = hatf1_encode_plain_(&t->enc, thread, ev + i, m, HATF_CK_WRITER_RAW_CUT, &io);
+        hatf_plain_io io = { t->tc, w->coarse ? &w->tconv : NULL, o0, ad.ao, ad.prev, ad.it, 0 };
+        size_t done = hatf1_encode_plain_(&t->enc, thread, x, m, HATF_CK_WRITER_RAW_CUT, &io);
         if (done == 0) {  /* the stream's state first (a group's first record): this one the general way */
-            hatf_event x;
-            plain_event(&ev[i], thread, &x);
-            done = hatf1_encode_batch_(&t->enc, &x, 1, HATF_CK_WRITER_RAW_CUT, &rc);
+            hatf_event e;
+            plain_event(x, thread, &e);
+            done = hatf1_encode_batch_(&t->enc, &e, 1, HATF_CK_WRITER_RAW_CUT, &rc);
             if (rc) return encode_failed(w, rc);  /* a plain event always encodes: out of memory */
+            io.units = done ? hatf_raw_units(x[0]) : 0;
             uint64_t other = 0;
-            if (w->coarse) io.tso = take_events(&io.c, &w->tconv, &x, done, thread, io.tso, &ad, &other, 1, !ad.it);
-            else io.tso = take_events(&io.c, NULL, &x, done, thread, io.tso, &ad, &other, 0, !ad.it);
+            if (w->coarse) io.tso = take_events(&io.c, &w->tconv, &e, done, thread, io.tso, &ad, &other, 1, !ad.it);
+            else io.tso = take_events(&io.c, NULL, &e, done, thread, io.tso, &ad, &other, 0, !ad.it);
         } else {
             ad.ao = io.ao;
             ad.prev = io.prev;
@@ -578,8 +586,10 @@ long hatf_writer_add_plain_(hatf_writer *w, uint64_t thread, const hatf_plain_ev
         t->events += (uint32_t)done;
         w->pending += done;
         i += done;
+        x += io.units * HATF_RAW_UNIT_WORDS;
     }
-    return (long)np;
+    *events = np;
+    return (long)nu;
 }
 
 int hatf_writer_table_entry_(hatf_writer *w, unsigned type, uint64_t id, const void *bytes, size_t len)

@@ -701,11 +701,12 @@ static size_t encode_run(hatf1_encoder *e, const hatf_event *ev, size_t n, size_
  * going back, addresses as codes when fast, else as items); the attribute
  * stays the default of value 0 that such a record has. */
 static inline __attribute__((always_inline))
-size_t encode_plain(hatf1_encoder *e, uint64_t thread, const hatf_plain_ev *ev, size_t n, size_t stop_len,
+size_t encode_plain(hatf1_encoder *e, uint64_t thread, const uint64_t *raw, size_t n, size_t stop_len,
                     hatf_plain_io *io, int coarse, int fast)
 {
     hatf_buf *out = e->out;
     const unsigned A = HATF_F_ATTR;
+    io->units = 0;
     if (!run_state_ok(e) || e->interp[HATF_F_SIZE] != HATF_I_NONE || e->width[HATF_F_SIZE] > 8 ||
         e->interp[A] != HATF_I_DEFAULT || e->width[A] != 0 || e->arg[A] != 0 ||
         e->arg[HATF_F_THREAD] != thread || e->arg[HATF_F_HEAP] != 0)
@@ -723,12 +724,15 @@ size_t encode_plain(hatf1_encoder *e, uint64_t thread, const hatf_plain_ev *ev, 
     uint8_t *o = io->tso, *ao = io->ao;
     uint64_t prev = io->prev;
     hatf_aitem *it = io->it;
+    const uint64_t *x = raw;
+    uint64_t last_a = 0;
     size_t k = 0;
     for (; k < n; k++) {
-        const hatf_plain_ev *x = &ev[k];
         if (len >= lim && !run_grow(out, len, stop_len, ROOM, &p, &lim)) break;
-        uint64_t size, na;
-        unsigned op = hatf_plain_op(x, &size, &na);
+        uint64_t a, size, na;
+        unsigned op;
+        uint64_t time = x[0] >> HATF_RAW_TIME_SHIFT;
+        x += hatf_plain_read(x, &op, &a, &size, &na) * HATF_RAW_UNIT_WORDS;
         if (op != HATF_OP_FREE) {
             len += ladapt(&ws, HATF_F_SIZE, uwidth(size), p + len, &meta);
             len += put_size(p + len, op, size, ws.w);
@@ -736,7 +740,6 @@ size_t encode_plain(hatf1_encoder *e, uint64_t thread, const hatf_plain_ev *ev, 
         } else {
             p[len++] = (uint8_t)op;
         }
-        uint64_t time = x->tk >> 8;
         if (coarse) {
             time = hatf_tconv_next(&cv, time);
             if (time < c.t_prev) time = c.t_prev;
@@ -744,11 +747,12 @@ size_t encode_plain(hatf1_encoder *e, uint64_t thread, const hatf_plain_ev *ev, 
         }
         o = hatf_time_add(&c, time, o);
         if (fast) {
-            ao = hatf_adelta_put(ao, x->a, &prev);  /* the order of container_addr.h */
+            ao = hatf_adelta_put(ao, a, &prev);  /* the order of container_addr.h */
             if (op >= HATF_OP_REALLOC_INPLACE) ao = hatf_adelta_put(ao, na, &prev);
         } else {
-            *it++ = (hatf_aitem){ size, x->a, na, (uint8_t)op };
+            *it++ = (hatf_aitem){ size, a, na, (uint8_t)op };
         }
+        last_a = op >= HATF_OP_REALLOC_INPLACE ? na : a;
     }
     out->len = len;
     if (coarse) *io->conv = cv;
@@ -757,21 +761,21 @@ size_t encode_plain(hatf1_encoder *e, uint64_t thread, const hatf_plain_ev *ev, 
     io->ao = ao;
     io->prev = prev;
     io->it = it;
+    io->units = (size_t)(x - raw) / HATF_RAW_UNIT_WORDS;
     if (!k) return 0;
-    uint64_t size, na;
-    unsigned last = hatf_plain_op(&ev[k - 1], &size, &na);
-    run_end(e, k, &ws, meta, last >= HATF_OP_REALLOC_INPLACE ? na : ev[k - 1].a, prev_s, thread, 0);
+    run_end(e, k, &ws, meta, last_a, prev_s, thread, 0);
     e->prev[A] = 0;  /* the last record's attribute, as encode_run keeps it */
     e->stable[A] = sat_add(e->stable[A], k);
     return k;
 }
 
-size_t hatf1_encode_plain_(hatf1_encoder *e, uint64_t thread, const hatf_plain_ev *ev, size_t n, size_t stop_len,
+size_t hatf1_encode_plain_(hatf1_encoder *e, uint64_t thread, const uint64_t *raw, size_t n, size_t stop_len,
                            hatf_plain_io *io)
 {
-    if (io->conv) return io->it ? encode_plain(e, thread, ev, n, stop_len, io, 1, 0)
-                                : encode_plain(e, thread, ev, n, stop_len, io, 1, 1);
-    return io->it ? encode_plain(e, thread, ev, n, stop_len, io, 0, 0) : encode_plain(e, thread, ev, n, stop_len, io, 0, 1);
+    if (io->conv) return io->it ? encode_plain(e, thread, raw, n, stop_len, io, 1, 0)
+                                : encode_plain(e, thread, raw, n, stop_len, io, 1, 1);
+    return io->it ? encode_plain(e, thread, raw, n, stop_len, io, 0, 0)
+                  : encode_plain(e, thread, raw, n, stop_len, io, 0, 1);
 }
 
 size_t hatf1_encode_batch_(hatf1_encoder *e, const hatf_event *ev, size_t n, size_t stop_len, int *rc)

@@ -18,24 +18,39 @@
 typedef struct hatf_jobq hatf_jobq;
 struct hatf_writer;
 
-/* A plain event of the recorder, as its ring holds it (preload/ring.h's
- * ht_rawev, checked there): tk = time << 8 | function code (HATF_FN_MALLOC,
- * _REALLOC or _FREE; the bits above it, the recorder's flags, 0); malloc: a
- * result, b size; free: a pointer; realloc: a old, b size, c result. */
-typedef struct hatf_plain_ev { uint64_t tk, a, b, c, d; } hatf_plain_ev;
+/* The recorder's events as its rings hold them: a stream of 16-byte units
+ * (two words). The first word of an event is tk = time << HATF_RAW_TIME_SHIFT
+ * | HATF_RAW_SHORT if short | its low byte: a function code (HATF_FN_MALLOC,
+ * _REALLOC or _FREE in a plain event) and the recorder's flags (0 in a plain
+ * event).
+ *   short, 1 unit: a malloc or a free, the second word addr | size << 48
+ *          (a free's size 0): nearly every event of a program, in 16 bytes
+ *   long, 3 units: the words tk, a, b, c, d and one unused; plain ones are
+ *          malloc: a result, b size; free: a pointer; realloc: a old, b size,
+ *          c result (preload/recorder.h has the others) */
+#define HATF_RAW_TIME_SHIFT 9
+#define HATF_RAW_SHORT 0x100u
+#define HATF_RAW_UNIT_WORDS 2
+#define HATF_RAW_LONG_UNITS 3
+#define HATF_RAW_ADDR_BITS 48
 #define HATF_PLAIN_FNS (1u << HATF_FN_MALLOC | 1u << HATF_FN_REALLOC | 1u << HATF_FN_FREE)
-static inline int hatf_plain_is(const hatf_plain_ev *x)
+static inline size_t hatf_raw_units(uint64_t tk) { return tk & HATF_RAW_SHORT ? 1 : HATF_RAW_LONG_UNITS; }
+static inline int hatf_raw_plain(uint64_t tk)
 {
-    unsigned low = (unsigned)x->tk & 0xffu;
-    return low < 32 && (HATF_PLAIN_FNS >> low & 1);
+    unsigned low = (unsigned)tk & 0x1ffu;
+    return (low & HATF_RAW_SHORT) || (low < 32 && (HATF_PLAIN_FNS >> low & 1));
 }
 
-/* hatf_writer_add for thread's events at ev while they are plain (what
- * hatf_writer_add would write for them as hatf_events of op, size, addr,
- * new_addr, thread, time tk >> 8 and no attribute, coded in one pass,
- * container_plain.h). @return how many it took (the first that is not plain
- * is the caller's), or a negative code (the writer failed). */
-long hatf_writer_add_plain_(struct hatf_writer *w, uint64_t thread, const hatf_plain_ev *ev, size_t n);
+/* hatf_writer_add for thread's events in the units at raw while they are
+ * plain (what hatf_writer_add would write for them as hatf_events of op,
+ * size, addr, new_addr, thread, time tk >> HATF_RAW_TIME_SHIFT and no
+ * attribute, coded in one pass, container_plain.h). pre: every event that
+ * starts in the units units is whole at raw (it may end past them).
+ * @return the units it took, *events the events in them (the first event
+ * that is not plain is the caller's), or a negative code (the writer
+ * failed). */
+long hatf_writer_add_plain_(struct hatf_writer *w, uint64_t thread, const uint64_t *raw, size_t units,
+                            size_t *events);
 /* The thread a batch of comments alone goes with from now on (hatf_writer_add
  * puts them with the thread of the batch before): the recorder's comments
  * come from a thread's ring, and stay with that thread. */

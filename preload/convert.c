@@ -25,7 +25,7 @@ void ht_convert(const ht_rawev *r, uint64_t tid, hatf_event *e, uint8_t *ab, uin
     at.present = 0;  /* hatf_attrs_encode reads only the keys marked present */
     memset(e, 0, sizeof *e);
     e->thread = tid;
-    e->time = r->tk >> 8;
+    e->time = r->tk >> HT_TK_SHIFT;
     if (r->tk & HT_HEAP) e->heap = r->d;  /* mimalloc_heaps.c */
     if (kind <= HT_K_DELETE_ARRAY) {
         at.value[HATF_A_FUNC] = kind;  /* the kinds are the hatf_func codes */

@@ -45,7 +45,7 @@ static void map_comment(const ht_rawev *x, uint64_t tid, hatf_event *e, char *te
     memset(e, 0, sizeof *e);
     e->op = HATF_OP_COMMENT;
     e->thread = tid;
-    e->time = x->tk >> 8;
+    e->time = x->tk >> HT_TK_SHIFT;
     e->data = (const uint8_t *)text;
     e->data_len = (uint16_t)(n > 0 && n < 112 ? n : 0);
 }
@@ -68,26 +68,25 @@ static long drain_orphans(void)
     return (long)n;
 }
 
-/* A raw event as the writer's plain events (hatf_recorder.h): one layout. */
-_Static_assert(sizeof(ht_rawev) == sizeof(hatf_plain_ev) && offsetof(ht_rawev, tk) == offsetof(hatf_plain_ev, tk) &&
-               offsetof(ht_rawev, a) == offsetof(hatf_plain_ev, a) && offsetof(ht_rawev, b) == offsetof(hatf_plain_ev, b) &&
-               offsetof(ht_rawev, c) == offsetof(hatf_plain_ev, c) && HT_PLAIN_KINDS == HATF_PLAIN_FNS,
+/* The recorder's kinds of plain calls are the writer's (hatf_recorder.h). */
+_Static_assert(HT_PLAIN_KINDS == HATF_PLAIN_FNS && HT_TK_SHIFT > 8 && HT_SHORT > 0xffu,
                "the recorder's plain raw events are the writer's plain events");
-static inline const hatf_plain_ev *ht_plain(const ht_rawev *x) { return (const hatf_plain_ev *)(const void *)x; }
 
 /* Texts of a batch's comments to free once written (drain_ring). */
 static void *texts[BATCH];
 static size_t ntexts;
 
-/* pre: wlock held. Convert raw[*i..n) into evs up to the next plain event
- * (the writer takes those itself), moving *i past them; the comments' texts
- * into texts. @return the number of events in evs. */
-static size_t convert_others(ht_ring *r, const ht_rawev *raw, size_t n, size_t *i)
+/* pre: wlock held. Convert the events that start in the units raw[*i..n)
+ * into evs up to the next plain event (the writer takes those itself) or a
+ * batch, moving *i past them; the comments' texts into texts. @return the
+ * number of events in evs. */
+static size_t convert_others(ht_ring *r, const uint64_t *raw, size_t n, size_t *i)
 {
     uint64_t tid = r->tid;
     size_t m = 0;
-    for (; *i < n && !hatf_plain_is(ht_plain(&raw[*i])); ++*i) {
-        const ht_rawev *x = &raw[*i];
+    for (; *i < n && m < BATCH; *i += HT_LONG_UNITS) {
+        const ht_rawev *x = (const ht_rawev *)(const void *)&raw[*i * HT_UNIT_WORDS];
+        if (hatf_raw_plain(x->tk)) break;  /* a long event: not plain, not short */
         unsigned kind = (unsigned)x->tk & HT_KIND_MASK;
         if (HT_UNLIKELY(kind == HT_K_STACK)) {  /* not an event: frames for the tables */
             ht_stacks_take(ht_fs.out_failed ? NULL : ht_fs.writer, r, x);
@@ -122,29 +121,33 @@ static long drain_ring(ht_ring *r)
     ht_fs.waited_ns += waited - r->wait_ns_seen;
     r->wait_ns_seen = waited;
     while (left) {
-        const ht_rawev *raw;
+        const uint64_t *raw;
         size_t n = ht_ring_peek(r, &raw, left < BATCH ? (size_t)left : BATCH);
         if (!n) break;
-        left -= n;
         /* on failure out_failed is set: the events below are still converted,
          * so heap names are freed and only records count as dropped */
         if (!ht_fs.writer) ht_writer_open();
         uint64_t tid = r->tid;
         if (ht_fs.writer) hatf_writer_comment_thread_(ht_fs.writer, tid);  /* a batch of its comments alone */
-        for (size_t i = 0; i < n;) {
+        size_t i = 0;  /* in units: the events that start before n, whole */
+        while (i < n) {
             size_t m = 0;
-            if (hatf_plain_is(ht_plain(&raw[i]))) {
+            if (hatf_raw_plain(raw[i * HT_UNIT_WORDS])) {
                 /* the plain ones, nearly all: coded straight from the ring, in one pass */
                 long took = 0;
                 if (!ht_fs.out_failed && !HT_BENCH_SKIPS(HT_BENCH_ENCODE)) {
-                    took = hatf_writer_add_plain_(ht_fs.writer, tid, ht_plain(&raw[i]), n - i);
+                    took = hatf_writer_add_plain_(ht_fs.writer, tid, raw + i * HT_UNIT_WORDS, n - i, &m);
                     if (took < 0) ht_write_failed();
                 }
-                if (took <= 0)  /* not written: count them as the writer would have taken them */
-                    while (i + m < n && hatf_plain_is(ht_plain(&raw[i + m]))) m++;
-                else
-                    m = (size_t)took;
-                i += m;
+                if (took > 0) {
+                    i += (size_t)took;
+                } else {  /* not written: count them as the writer would have taken them */
+                    m = 0;
+                    while (i < n && hatf_raw_plain(raw[i * HT_UNIT_WORDS])) {
+                        i += hatf_raw_units(raw[i * HT_UNIT_WORDS]);
+                        m++;
+                    }
+                }
             } else {
                 m = convert_others(r, raw, n, &i);
                 if (!ht_fs.out_failed && m && !HT_BENCH_SKIPS(HT_BENCH_ENCODE) &&
@@ -156,7 +159,8 @@ static long drain_ring(ht_ring *r)
             else ht_fs.n_events += m, total += (long)m;
         }
         /* released once written: the plain events were read in place */
-        ht_ring_consume(r, n);
+        left -= i < left ? i : left;
+        ht_ring_consume(r, i);
         if (ht_ring_wake_due(r, 0)) ht_futex_wake(&r->wake, INT_MAX);
     }
     if (ht_ring_wake_due(r, 1)) ht_futex_wake(&r->wake, INT_MAX);

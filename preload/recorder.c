@@ -184,7 +184,7 @@ static void side_push(ht_ring *r, uint32_t kind, uint64_t a, uint64_t b, uint64_
     if (held > atomic_load_explicit(&ht_side_most, memory_order_relaxed))
         atomic_store_explicit(&ht_side_most, held, memory_order_relaxed);  /* a diagnostic: races are harmless */
     ht_rawev *e = &r->side[r->side_w % HT_SIDE_CAP];
-    e->tk = (ht_now() - ht_t0) << 8 | kind;
+    e->tk = (ht_now() - ht_t0) << HT_TK_SHIFT | kind;
     e->a = a, e->b = b, e->c = c, e->d = d;
     atomic_signal_fence(memory_order_seq_cst);
     r->side_w++;
@@ -276,11 +276,11 @@ void ht_side_drain(ht_ring *r)
         atomic_signal_fence(memory_order_seq_cst);
         /* the handler may have taken its time before the interrupted
          * event did; keep the thread's stream in time order */
-        uint64_t h = atomic_load_explicit(&r->head, memory_order_relaxed);
-        uint64_t prev = r->ev[(h - 1) & r->mask].tk;
-        if (h && ev.tk >> 8 < prev >> 8) ev.tk = (prev & ~(uint64_t)0xff) | (ev.tk & 0xff);
-        *e = ev;
-        if (ht_ring_publish(r)) ht_poke();
+        const uint64_t low = (1u << HT_TK_SHIFT) - 1;
+        if (ev.tk >> HT_TK_SHIFT < r->last_tk >> HT_TK_SHIFT) ev.tk = (r->last_tk & ~low) | (ev.tk & low);
+        unsigned units = ht_rawev_put(e, ev.tk, ev.a, ev.b, ev.c, ev.d);
+        r->last_tk = ev.tk;
+        if (ht_ring_publish(r, units)) ht_poke();
         atomic_signal_fence(memory_order_seq_cst);
     }
 }

@@ -46,7 +46,7 @@
 #define HT_LIKELY(x) __builtin_expect(!!(x), 1)
 #define HT_UNLIKELY(x) __builtin_expect(!!(x), 0)
 
-/* Raw event kinds (low 5 bits of ht_rawev.tk). 1..14 equal hatf_func codes.
+/* Raw event kinds (low 5 bits of ht_rawev.tk; the unit layout: ring.h). 1..14 equal hatf_func codes.
  *   kind                 a        b        c         d
  *   MALLOC, VALLOC,      result   size     -         -
  *   PVALLOC
@@ -285,12 +285,9 @@ static inline __attribute__((always_inline)) void ht_leave(ht_tls *t, ht_ring *r
                                                            uint64_t a, uint64_t b, uint64_t c, uint64_t d)
 {
     if (HT_LIKELY(e != NULL)) {
-        e->tk = tk;
-        e->a = a;
-        e->b = b;
-        e->c = c;
-        e->d = d;
-        if (HT_UNLIKELY(ht_ring_publish(r))) ht_poke();
+        unsigned units = ht_rawev_put(e, tk, a, b, c, d);
+        r->last_tk = tk;
+        if (HT_UNLIKELY(ht_ring_publish(r, units))) ht_poke();
     } else if (HT_KIND_OWNS_COPY(tk & HT_KIND_MASK)) {  /* a constant in most hooks */
         ht_event_dropped((uint32_t)tk, d);
     }
@@ -328,7 +325,7 @@ static inline __attribute__((always_inline)) void ht_emit(uint32_t kind, uint64_
 #endif
     if (HT_LIKELY(r != NULL && !t->busy && !t->untraced)) {
         ht_rawev *e = ht_enter(t, r);
-        ht_leave(t, r, e, (ht_now() - ht_t0) << 8 | kind, a, b, c, d);
+        ht_leave(t, r, e, (ht_now() - ht_t0) << HT_TK_SHIFT | kind, a, b, c, d);
     } else {
         ht_record_slow(kind, a, b, c, d);
     }
@@ -362,10 +359,10 @@ static inline void ht_emit_nowait(uint32_t kind, uint64_t a, uint64_t b, uint64_
     atomic_signal_fence(memory_order_seq_cst);
     ht_rawev *e = r && r->side_w == r->side_r ? ht_ring_slot(r) : NULL;  /* side events first: keep the order */
     if (HT_LIKELY(e != NULL)) {
-        ht_leave(t, r, e, (ht_now() - ht_t0) << 8 | kind, a, b, c, d);
+        ht_leave(t, r, e, (ht_now() - ht_t0) << HT_TK_SHIFT | kind, a, b, c, d);
         return;
     }
-    if (!r) ht_orphan_push((ht_now() - ht_t0) << 8 | kind, a, b, c, d);  /* a thread with no ring yet */
+    if (!r) ht_orphan_push((ht_now() - ht_t0) << HT_TK_SHIFT | kind, a, b, c, d);  /* a thread with no ring yet */
     else atomic_fetch_add_explicit(&ht_lost, 1, memory_order_relaxed);
     atomic_signal_fence(memory_order_seq_cst);
     t->busy = 0;
@@ -393,7 +390,7 @@ static inline __attribute__((always_inline)) void ht_emit_free(uint32_t kind, vo
         ht_rawev *e = ht_enter(t, r);  /* a wait for space comes before the time is taken */
         uint64_t ts = ht_now();
         real(p);
-        ht_leave(t, r, e, (ts - ht_t0) << 8 | kind, (uint64_t)(uintptr_t)p, 0, 0, 0);
+        ht_leave(t, r, e, (ts - ht_t0) << HT_TK_SHIFT | kind, (uint64_t)(uintptr_t)p, 0, 0, 0);
     } else {
         ht_record_slow(kind, (uint64_t)(uintptr_t)p, 0, 0, 0);
         real(p);

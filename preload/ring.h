@@ -1,11 +1,18 @@
 /* ring.h — the per-thread event ring of the recorder (single producer, single consumer).
  *
- * One ring per traced thread. The owning thread (producer) appends fixed-size raw
- * events; the flusher thread (consumer) reads them in place and then releases them.
+ * One ring per traced thread. The owning thread (producer) appends raw events
+ * of one or three 16-byte units (libhatf's hatf_recorder.h: a malloc or free
+ * in one, anything else in three); the flusher thread (consumer) reads them in
+ * place and then releases them.
  *
  *   head  written by the producer only (release), read by the consumer (acquire)
  *   tail  written by the consumer only (release), read by the producer (acquire)
- *   head - tail = events waiting; both count up forever, slot = index & mask.
+ *   head - tail = units waiting; both count up forever, unit = index & mask.
+ *
+ * An event never wraps: two spare units past the end take the rest of a long
+ * event that starts in the last two, and the units it covers at the start are
+ * skipped (their indexes are the event's). The consumer reads each event that
+ * starts before the end whole, and the next from the start.
  *
  * The producer keeps a private copy of tail and reads the shared one only when the
  * ring looks full, so an append touches only the producer's own cache line and the
@@ -20,13 +27,22 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* One raw event, 40 bytes, written as-is by the hook and decoded by the flusher.
- * tk = (timestamp - trace start) << 8 | kind (low 5 bits) | HT_FAILED.
- * The meaning of a..d depends on the kind: see ht_kind in recorder.h. */
+#include "../hatf/hatf_recorder.h"  /* the units' layout, shared with the writer */
+
+/* One raw event's words; in a ring a long one (three units, the sixth word
+ * unused), or its first two a short one (tk, then a | b << 48).
+ * tk = (timestamp - trace start) << HT_TK_SHIFT | HT_SHORT if short | kind
+ * (low 5 bits) | flags. The meaning of a..d depends on the kind: see ht_kind
+ * in recorder.h. */
 typedef struct ht_rawev {
     uint64_t tk;
     uint64_t a, b, c, d;
 } ht_rawev;
+
+#define HT_TK_SHIFT HATF_RAW_TIME_SHIFT
+#define HT_SHORT HATF_RAW_SHORT
+enum { HT_UNIT_WORDS = HATF_RAW_UNIT_WORDS, HT_LONG_UNITS = HATF_RAW_LONG_UNITS };
+_Static_assert(sizeof(ht_rawev) <= HT_LONG_UNITS * HT_UNIT_WORDS * sizeof(uint64_t), "a long event fits its units");
 
 enum { HT_SIDE_CAP = 256 };  /* events a signal handler may queue while its thread is in a hook */
 
@@ -36,8 +52,9 @@ typedef struct ht_ring {
     /* producer's cache line */
     alignas(64) _Atomic uint64_t head;
     uint64_t tail_cache;         /* producer's last view of tail */
+    uint64_t last_tk;            /* tk of the last event published (the side drain's order) */
     uint64_t poke_at;            /* head whose publish pokes the consumer */
-    uint32_t mask;               /* capacity - 1 (capacity is a power of two) */
+    uint32_t mask;               /* capacity in units - 1 (capacity is a power of two) */
     uint32_t mark;               /* fill level at which the producer pokes the flusher */
     uint64_t waits;              /* times the producer found the ring full and waited */
     _Atomic uint64_t wait_ns;    /* time it spent waiting, in all (the flusher reads it) */
@@ -57,21 +74,22 @@ typedef struct ht_ring {
     size_t map_bytes;            /* size of the mapping holding this ring */
     struct ht_stk *stk;          /* call-stack dedup table (stacks.c), kept across reuse */
     ht_rawev side[HT_SIDE_CAP];
-    alignas(64) ht_rawev ev[];
+    alignas(64) uint64_t w[];    /* the units, HT_UNIT_WORDS words each, and the spares */
 } ht_ring;
 
-/* Bytes needed for a ring of cap events (cap a power of two). */
+/* Bytes needed for a ring of cap units (cap a power of two). */
 static inline size_t ht_ring_bytes(uint32_t cap)
 {
-    return sizeof(ht_ring) + (size_t)cap * sizeof(ht_rawev);
+    return sizeof(ht_ring) + ((size_t)cap + HT_LONG_UNITS - 1) * HT_UNIT_WORDS * sizeof(uint64_t);
 }
 
-/* Initialise a zeroed ring of cap events (power of two >= 2) in place. */
+/* Initialise a zeroed ring of cap units (power of two >= 64) in place. */
 static inline void ht_ring_init(ht_ring *r, uint32_t cap)
 {
     atomic_store_explicit(&r->head, 0, memory_order_relaxed);
     atomic_store_explicit(&r->tail, 0, memory_order_relaxed);
     r->tail_cache = 0;
+    r->last_tk = 0;
     r->mask = cap - 1;
     r->mark = cap / 2;
     r->poke_at = r->mark;
@@ -82,34 +100,58 @@ static inline void ht_ring_init(ht_ring *r, uint32_t cap)
     r->side_w = r->side_r = 0;
 }
 
-/* Producer: the slot for the next event, or NULL if the ring is full.
- * Fill the slot, then ht_ring_publish(). pre: called by the owner only. */
+/* Producer: room for the next event, long or short, or NULL if the ring has
+ * not room for a long one. Fill it (ht_rawev_put), then ht_ring_publish().
+ * pre: called by the owner only. */
 static inline ht_rawev *ht_ring_slot(ht_ring *r)
 {
     uint64_t h = atomic_load_explicit(&r->head, memory_order_relaxed);
-    if (__builtin_expect(h - r->tail_cache > r->mask, 0)) {
+    if (__builtin_expect(h - r->tail_cache > r->mask + 1 - HT_LONG_UNITS, 0)) {
         r->tail_cache = atomic_load_explicit(&r->tail, memory_order_acquire);
-        if (h - r->tail_cache > r->mask) return NULL;
+        if (h - r->tail_cache > r->mask + 1 - HT_LONG_UNITS) return NULL;
         /* the next poke: at the mark, or now if the consumer is already behind it */
         r->poke_at = h - r->tail_cache >= r->mark ? h + 1 : r->tail_cache + r->mark;
     }
-    return &r->ev[h & r->mask];
+    return (ht_rawev *)(void *)&r->w[(h & r->mask) * HT_UNIT_WORDS];
 }
 
-/* Producer: make the filled slot visible. @return 1 if the fill level just
- * reached the mark as far as the producer knows the tail, or its first event
- * after it learnt the consumer is past the mark behind (the caller wakes the
- * consumer), else 0. */
-static inline int ht_ring_publish(ht_ring *r)
+/* Producer: write an event into its room at e, short if it can be (a malloc
+ * or free with no flags, an address under 2^48 and a size under 2^16).
+ * @return its units. */
+static inline __attribute__((always_inline)) unsigned ht_rawev_put(ht_rawev *e, uint64_t tk, uint64_t a, uint64_t b,
+                                                                 uint64_t c, uint64_t d)
 {
-    uint64_t h = atomic_load_explicit(&r->head, memory_order_relaxed) + 1;
-    atomic_store_explicit(&r->head, h, memory_order_release);
-    return h == r->poke_at;
+    unsigned low = (unsigned)tk & 0xffu;
+    if ((low == HATF_FN_MALLOC || low == HATF_FN_FREE) && !c && !d && !(a >> HATF_RAW_ADDR_BITS) && b < 1u << 16) {
+        e->tk = tk | HT_SHORT;
+        e->a = a | b << HATF_RAW_ADDR_BITS;
+        return 1;
+    }
+    e->tk = tk;
+    e->a = a;
+    e->b = b;
+    e->c = c;
+    e->d = d;
+    return HT_LONG_UNITS;
 }
 
-/* Consumer: events ready to read as one contiguous run starting at *first
- * (at most max). @return the count (0 if empty). */
-static inline size_t ht_ring_peek(ht_ring *r, const ht_rawev **first, size_t max)
+/* Producer: make the event just written visible (units: ht_rawev_put's).
+ * @return 1 if the fill level just reached the mark as far as the producer
+ * knows the tail, or its first event after it learnt the consumer is past
+ * the mark behind (the caller wakes the consumer), else 0. */
+static inline int ht_ring_publish(ht_ring *r, unsigned units)
+{
+    uint64_t h = atomic_load_explicit(&r->head, memory_order_relaxed) + units;
+    atomic_store_explicit(&r->head, h, memory_order_release);
+    return h - r->poke_at < units;  /* this event's units cover poke_at */
+}
+
+/* Consumer: the units ready at the tail, at most max, from *first on: every
+ * event that starts in them is whole there (the last may end past them, by up
+ * to two units, and past the ring's end into the spares); they stop at the
+ * ring's end. Step through them with hatf_raw_units. @return the count (0 if
+ * empty). */
+static inline size_t ht_ring_peek(ht_ring *r, const uint64_t **first, size_t max)
 {
     uint64_t t = atomic_load_explicit(&r->tail, memory_order_relaxed);
     uint64_t h = atomic_load_explicit(&r->head, memory_order_acquire);
@@ -117,11 +159,12 @@ static inline size_t ht_ring_peek(ht_ring *r, const ht_rawev **first, size_t max
     uint64_t to_end = (uint64_t)r->mask + 1 - (t & r->mask);
     if (n > to_end) n = to_end;
     if (n > max) n = max;
-    *first = &r->ev[t & r->mask];
+    *first = &r->w[(t & r->mask) * HT_UNIT_WORDS];
     return (size_t)n;
 }
 
-/* Consumer: release n events read through ht_ring_peek. */
+/* Consumer: release n units read through ht_ring_peek (whole events: it
+ * may be more than the peek gave). */
 static inline void ht_ring_consume(ht_ring *r, size_t n)
 {
     uint64_t t = atomic_load_explicit(&r->tail, memory_order_relaxed);
@@ -144,7 +187,7 @@ static inline int ht_ring_wake_due(ht_ring *r, int final)
     return 1;
 }
 
-/* Either side: events waiting (a snapshot). */
+/* Either side: units waiting (a snapshot; it ends on an event). */
 static inline uint64_t ht_ring_fill(ht_ring *r)
 {
     return atomic_load_explicit(&r->head, memory_order_acquire) -

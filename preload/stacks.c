@@ -156,12 +156,10 @@ static uint64_t lookup(ht_ring *r, struct ht_stk *s, const uint64_t *fr, uint32_
     ht_rawev *ev = ht_ring_slot(r);
     if (HT_UNLIKELY(!ev)) ev = ht_ring_full(r);
     if (ev) {
-        ev->tk = (ht_now() - ht_t0) << 8 | HT_K_STACK;
-        ev->a = i + 1;
-        ev->b = e->off;
-        ev->c = n;
-        ev->d = 0;
-        if (HT_UNLIKELY(ht_ring_publish(r))) ht_poke();
+        uint64_t tk = (ht_now() - ht_t0) << HT_TK_SHIFT | HT_K_STACK;
+        unsigned units = ht_rawev_put(ev, tk, i + 1, e->off, n, 0);
+        r->last_tk = tk;
+        if (HT_UNLIKELY(ht_ring_publish(r, units))) ht_poke();
     }
     return i + 1;
 }

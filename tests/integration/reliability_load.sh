@@ -4,7 +4,7 @@
 # bounded time (no deadlock: a timeout fails the test), lose no event (the
 # trace's per-thread counts equal the program's own counts, nothing dropped)
 # and keep the tracer's memory bounded:
-#   flat:  peak resident size <= 64 rings (64 x 1.25 MiB, the default ring)
+#   flat:  peak resident size <= 64 rings (64 x 512 KiB, the default ring)
 #          + 64 pending chunk groups of the writer (at most 65536 events each,
 #          under 1 MiB encoded; more are pending when the flusher lags on a
 #          loaded machine) + 128 MiB for zstd, glibc's arenas and the program;
@@ -42,7 +42,7 @@ cat "$W/flat.out" "$W/flat.err"
 echo "flat: $((SECONDS - start)) s"
 check_counts flat
 hwm=$(awk '$1 == "hwm_kb" { print $2 }' "$W/flat.out")
-[ "$hwm" -le $((64 * 1280 + 64 * 1024 + 131072)) ] || fail "flat: peak resident size $hwm kB"
+[ "$hwm" -le $((64 * 512 + 64 * 1024 + 131072)) ] || fail "flat: peak resident size $hwm kB"
 
 start=$SECONDS
 timeout 120 "$HATRACE" record -o "$W/storm.hatf" -- "$prog" storm "$storm" 100 \

@@ -2,8 +2,9 @@
  * (hatf_writer_add_plain_, hatf/container_plain.h) write the same file, byte
  * for byte, as the same events given to hatf_writer_add as hatf_events: with
  * and without the time conversion, in full and fast groups, across group
- * cuts, between events that are not plain (an attribute run, a comment), and
- * on several threads. */
+ * cuts, between events that are not plain (an attribute run, a comment), on
+ * several threads, and with each event in the recorder's short form (one
+ * unit) or long form (three) at random where both can hold it. */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,10 +18,13 @@
 
 enum { MAXEV = 60000, THREADS = 3 };
 
-/* One thread's events, in both forms; other[i]: event i is not plain (written
- * with hatf_writer_add in both files: a calloc with attribute bytes, or a comment). */
+/* One thread's events, in both forms: the recorder's units (event i starts
+ * at unit at[i]) and hatf_events; other[i]: event i is not plain (written
+ * with hatf_writer_add in both files: a calloc with attribute bytes, or a
+ * comment; it takes no unit). */
 typedef struct tset {
-    hatf_plain_ev raw[MAXEV];
+    uint64_t raw[MAXEV * HATF_RAW_LONG_UNITS * HATF_RAW_UNIT_WORDS];
+    size_t at[MAXEV + 1];
     hatf_event ev[MAXEV];
     uint8_t other[MAXEV];
     size_t n;
@@ -30,6 +34,20 @@ static tset sets[THREADS];
 static const uint8_t calloc_attr[] = { 0x01, HATF_FN_CALLOC };  /* any bytes: the writer copies them */
 static uint64_t rng = 0x51ab1e5eedull;
 
+/* Event i of s in the recorder's units: short when it can be and shrt. */
+static void put_raw(tset *s, size_t i, uint64_t tk, uint64_t a, uint64_t b, uint64_t c, int shrt)
+{
+    uint64_t *x = &s->raw[s->at[i] * HATF_RAW_UNIT_WORDS];
+    unsigned fn = (unsigned)tk & 0xff;
+    if (shrt && (fn == HATF_FN_MALLOC || fn == HATF_FN_FREE) && a < 1ull << HATF_RAW_ADDR_BITS && b < 1u << 16) {
+        x[0] = tk | HATF_RAW_SHORT;
+        x[1] = a | b << HATF_RAW_ADDR_BITS;
+    } else {
+        x[0] = tk, x[1] = a, x[2] = b, x[3] = c, x[4] = 0, x[5] = 0;
+    }
+    s->at[i + 1] = s->at[i] + hatf_raw_units(x[0]);
+}
+
 /* Fill set t (thread t + 1): mostly malloc and free of live objects, some
  * reallocs of every outcome, sizes that widen and narrow the size field,
  * times in runs of equal ticks; with_other: a few non-plain events. */
@@ -38,12 +56,13 @@ static void make_set(tset *s, uint64_t thread, int with_other)
     uint64_t live[512];
     size_t nlive = 0;
     uint64_t next = 0x7f0000000000ull + thread * 0x10000000ull, tick = 1000 * thread;
+    const unsigned T = HATF_RAW_TIME_SHIFT;
     s->n = 0;
+    s->at[0] = 0;
     while (s->n < MAXEV) {
         uint64_t r = ut_xorshift(&rng);
         size_t i = s->n++;
-        hatf_plain_ev *x = &s->raw[i];
-        memset(x, 0, sizeof *x);
+        int shrt = (r >> 45) % 4 != 0;  /* the recorder's short form where it fits, 3 in 4 */
         if (r % 7 == 0) tick += 1 + (r >> 40) % 5000;  /* else the same tick */
         uint64_t size = (r >> 8) % 100 < 90 ? 16 + (r >> 16) % 200 : 4096 + (r >> 16) % 100000;
         s->other[i] = with_other && r % 997 == 0;
@@ -64,37 +83,47 @@ static void make_set(tset *s, uint64_t thread, int with_other)
                 e->data = calloc_attr;
                 e->data_len = sizeof calloc_attr;
             }
+            s->at[i + 1] = s->at[i];
             continue;
         }
         unsigned pick = (unsigned)(r >> 50) % 10;
+        uint64_t tk, a, b = 0, c = 0;
+        hatf_event *e = &s->ev[i];
+        memset(e, 0, sizeof *e);
         if (nlive && (pick < 4 || nlive == 512)) {  /* free */
             size_t j = (r >> 20) % nlive;
-            x->tk = tick << 8 | HATF_FN_FREE;
-            x->a = live[j];
+            tk = tick << T | HATF_FN_FREE;
+            a = live[j];
             live[j] = live[--nlive];
+            e->op = HATF_OP_FREE;
         } else if (pick == 4) {  /* realloc: of NULL, to 0, in place, moved */
             size_t j = nlive ? (r >> 20) % nlive : 0;
             unsigned how = nlive ? (unsigned)(r >> 30) % 4 : 0;
-            x->tk = tick << 8 | HATF_FN_REALLOC;
-            x->b = how == 1 ? 0 : size;
-            x->a = how == 0 ? 0 : live[j];
-            x->c = how == 1 ? 0 : how == 2 ? live[j] : (next += 64 + size);
-            if (how == 0) live[nlive++] = x->c;
+            static const uint8_t ops[4] = { HATF_OP_REALLOC_NEW, HATF_OP_REALLOC_FREE, HATF_OP_REALLOC_INPLACE,
+                                            HATF_OP_REALLOC_MOVE };
+            tk = tick << T | HATF_FN_REALLOC;
+            b = how == 1 ? 0 : size;
+            a = how == 0 ? 0 : live[j];
+            c = how == 1 ? 0 : how == 2 ? live[j] : (next += 64 + size);
+            if (how == 0) live[nlive++] = c;
             else if (how == 1) live[j] = live[--nlive];
-            else live[j] = x->c;
-        } else {  /* malloc */
-            x->tk = tick << 8 | HATF_FN_MALLOC;
-            x->b = size;
-            x->a = next += 64 + size;
-            live[nlive++] = x->a;
+            else live[j] = c;
+            e->op = ops[how];
+            e->size = b;
+            e->new_addr = c;
+        } else {  /* malloc: over 64 KiB, never short */
+            tk = tick << T | HATF_FN_MALLOC;
+            b = size;
+            a = next += 64 + size;
+            live[nlive++] = a;
+            e->op = HATF_OP_ALLOC;
+            e->size = b;
         }
-        hatf_event *e = &s->ev[i];
-        memset(e, 0, sizeof *e);
-        e->op = (uint8_t)hatf_plain_op(x, &e->size, &e->new_addr);
-        e->addr = x->a;
+        e->addr = a;
         e->thread = thread;
-        e->time = x->tk >> 8;
-        CU_ASSERT_TRUE(hatf_plain_is(x));
+        e->time = tick;
+        put_raw(s, i, tk, a, b, c, shrt);
+        CU_ASSERT_TRUE(hatf_raw_plain(s->raw[s->at[i] * HATF_RAW_UNIT_WORDS]));
     }
 }
 
@@ -137,9 +166,12 @@ static int write_file(const char *path, int plain_way, uint64_t time_res, int fa
                     pos[t] = j;
                     continue;
                 }
-                long took = hatf_writer_add_plain_(w, (uint64_t)t + 1, s->raw + i, end - i);
-                if (took <= 0) return -4;
-                pos[t] += (size_t)took;
+                size_t events, stop = i;
+                while (stop < end && !s->other[stop]) stop++;  /* the recorder's units hold plain events only */
+                long took = hatf_writer_add_plain_(w, (uint64_t)t + 1, s->raw + s->at[i] * HATF_RAW_UNIT_WORDS,
+                                                   s->at[stop] - s->at[i], &events);
+                if (took <= 0 || s->at[i + events] - s->at[i] != (size_t)took) return -4;
+                pos[t] += events;
             }
         }
     }
@@ -193,15 +225,19 @@ static void test_stops_at_other(void)
     hatf_err err = { 0 };
     hatf_writer *w = hatf_writer_create(path, 1, &in, NULL, &err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(w);
-    hatf_plain_ev ev[4] = {
-        { .tk = 10 << 8 | HATF_FN_MALLOC, .a = 0x1000, .b = 16 },
-        { .tk = 11 << 8 | HATF_FN_FREE, .a = 0x1000 },
-        { .tk = 12 << 8 | HATF_FN_CALLOC, .a = 0x2000, .b = 1, .c = 16 },
-        { .tk = 13 << 8 | HATF_FN_MALLOC | 0x80, .a = 0 },  /* a flag bit: not plain */
+    const unsigned T = HATF_RAW_TIME_SHIFT, U = HATF_RAW_UNIT_WORDS;
+    const uint64_t raw[] = {
+        10 << T | HATF_FN_MALLOC | HATF_RAW_SHORT, 0x1000 | 16ull << 48,  /* short: 1 unit */
+        11 << T | HATF_FN_FREE, 0x1000, 0, 0, 0, 0,                        /* long: 3 */
+        12 << T | HATF_FN_CALLOC, 0x2000, 1, 16, 0, 0,
+        13 << T | HATF_FN_MALLOC | 0x80, 0, 8, 0, 0, 0,  /* a flag bit: not plain */
     };
-    CU_ASSERT_EQUAL(hatf_writer_add_plain_(w, 1, ev, 4), 2);
-    CU_ASSERT_EQUAL(hatf_writer_add_plain_(w, 1, ev + 2, 2), 0);
-    CU_ASSERT_EQUAL(hatf_writer_add_plain_(w, 1, ev + 3, 1), 0);
+    size_t events = 99;
+    CU_ASSERT_EQUAL(hatf_writer_add_plain_(w, 1, raw, 10, &events), 4);
+    CU_ASSERT_EQUAL(events, 2);
+    CU_ASSERT_EQUAL(hatf_writer_add_plain_(w, 1, raw + 4 * U, 6, &events), 0);
+    CU_ASSERT_EQUAL(events, 0);
+    CU_ASSERT_EQUAL(hatf_writer_add_plain_(w, 1, raw + 7 * U, 3, &events), 0);
     CU_ASSERT_EQUAL(hatf_writer_close(w, NULL, &err), 0);
 }
 

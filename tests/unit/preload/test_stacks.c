@@ -34,14 +34,32 @@ static __attribute__((noinline)) uint64_t in_ring(ht_ring *r, uint64_t (*f)(void
     return id;
 }
 
+/* The i-th unit of a ring's run as the event starting there. */
+static const ht_rawev *ev_at(const uint64_t *w, size_t i)
+{
+    return (const ht_rawev *)(const void *)&w[i * HT_UNIT_WORDS];
+}
+
 /* STACK events waiting in r: their count, and the last one in *last. */
 static size_t stack_events(ht_ring *r, ht_rawev *last)
 {
-    const ht_rawev *ev;
-    size_t n = ht_ring_peek(r, &ev, 1000), k = 0;
-    for (size_t i = 0; i < n; i++)
-        if ((ev[i].tk & HT_KIND_MASK) == HT_K_STACK) { k++; *last = ev[i]; }
+    const uint64_t *w;
+    size_t n = ht_ring_peek(r, &w, 1000), k = 0;
+    for (size_t i = 0; i < n; i += hatf_raw_units(w[i * HT_UNIT_WORDS]))
+        if ((ev_at(w, i)->tk & HT_KIND_MASK) == HT_K_STACK) { k++; *last = *ev_at(w, i); }
     return k;
+}
+
+/* The flusher's part: take every event waiting in r (the stacks' frames). */
+static void take_all(ht_ring *r)
+{
+    const uint64_t *w;
+    size_t n = ht_ring_peek(r, &w, 1000), i = 0;
+    while (i < n) {
+        ht_stacks_take(NULL, r, ev_at(w, i));
+        i += hatf_raw_units(w[i * HT_UNIT_WORDS]);
+    }
+    ht_ring_consume(r, i);
 }
 
 static void test_dedup_and_global_ids(void)
@@ -67,10 +85,7 @@ static void test_dedup_and_global_ids(void)
     uint64_t a1 = a[0];
 
     /* the flusher gives ids in the order it takes stacks; a thread's ids map */
-    const ht_rawev *ev;
-    size_t n = ht_ring_peek(r1, &ev, 1000);
-    for (size_t i = 0; i < n; i++) ht_stacks_take(NULL, r1, &ev[i]);
-    ht_ring_consume(r1, n);
+    take_all(r1);
     uint64_t ga = ht_stacks_gid(r1, a1), gb = ht_stacks_gid(r1, b1);
     CU_ASSERT(ga != 0 && gb != 0 && ga != gb);
     CU_ASSERT_EQUAL(ht_stacks_gid(r1, 0), 0);
@@ -79,9 +94,7 @@ static void test_dedup_and_global_ids(void)
     /* another thread (ring) with the same stack gets the same global id */
     uint64_t b2 = in_ring(r2, caller_b);
     CU_ASSERT_EQUAL(stack_events(r2, &last), 1);
-    n = ht_ring_peek(r2, &ev, 1000);
-    for (size_t i = 0; i < n; i++) ht_stacks_take(NULL, r2, &ev[i]);
-    ht_ring_consume(r2, n);
+    take_all(r2);
     CU_ASSERT_EQUAL(ht_stacks_gid(r2, b2), gb);
 
     /* inside a hook (busy) or untraced: no stack, nothing written */
