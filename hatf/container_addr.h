@@ -93,14 +93,19 @@ typedef struct hatf_aitem { uint64_t size, addr, new_addr; uint8_t op; } hatf_ai
 void hatf_aenc_run(hatf_amodel *m, const hatf_aitem *a, size_t n, hatf_buf *out);
 /* One address in coding 4 (HATF_ACODE_DELTA), no model: zigzag(a - *prev)
  * as a varint at o, *prev being the previous non-NULL address of the group
- * (0 at its start); a NULL address leaves *prev as it was.
+ * (0 at its start); a NULL address leaves *prev as it was. pre:
+ * HATF_VARINT_MAX bytes of room at o (those past the code are scratch).
  * @return the end of the code (at most HATF_VARINT_MAX bytes). */
 static inline uint8_t *hatf_adelta_put(uint8_t *o, uint64_t a, uint64_t *prev)
 {
     uint64_t v = hatf_zigzag((int64_t)(a - *prev));
     if (a) *prev = a;
-    if (v < 0x80) { *o = (uint8_t)v; return o + 1; }
-    if (v < 0x4000) { o[0] = (uint8_t)(v | 0x80); o[1] = (uint8_t)(v >> 7); return o + 2; }
+    if (v < 0x4000) {  /* one byte or two, without a branch between (o[1] is scratch for one) */
+        unsigned two = v >= 0x80;
+        o[0] = (uint8_t)(v | two << 7);
+        o[1] = (uint8_t)(v >> 7);
+        return o + 1 + two;
+    }
     return o + hatf_varint_put8(o, v);
 }
 /* hatf_aenc_run for one event. */

@@ -37,7 +37,7 @@ static inline uint8_t *hatf_time_put(uint8_t *o, uint64_t v)
  * run, not one per event. */
 static inline uint8_t *hatf_time_add(hatf_tclock *c, uint64_t time, uint8_t *o)
 {
-    if (c->t_run && time == c->t_cur) { c->t_run++; return o; }
+    if (time == c->t_cur && c->t_run) { c->t_run++; return o; }  /* the time first: fine units differ */
     if (c->t_run) {
         o = hatf_time_put(o, c->t_run - 1);
         o = hatf_time_put(o, hatf_zigzag((int64_t)(time - c->t_cur)) - 1);

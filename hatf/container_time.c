@@ -19,5 +19,5 @@ void hatf_tconv_init(hatf_tconv *c, uint64_t num, uint64_t den, uint64_t res_ns)
     unsigned __int128 r = k + 1 ? ~(unsigned __int128)0 / (k + 1) : 0;
     c->ri = (uint64_t)(r >> 64);
     c->rf = (uint64_t)r;
-    c->lo = c->hi = c->u = 0;  /* no unit known */
+    c->lo = c->span = c->u = 0;  /* no unit known */
 }

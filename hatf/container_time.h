@@ -20,9 +20,10 @@
  * num and d = den * R check it; ri, rf: an inverse (ticks per coarse unit)
  * rounded down from above the factor, so it never reaches past a unit's first
  * tick. A clock of many ticks per unit gives several events in a row the same
- * unit, so hatf_tconv_next remembers the ticks [lo, hi) known to give unit u. */
+ * unit, so hatf_tconv_next remembers the ticks [lo, lo + span) known to give
+ * unit u (a span, not the end: the check is one subtraction). */
 typedef struct hatf_tconv {
-    uint64_t fi, ff, ri, rf, lo, hi, u, num;
+    uint64_t fi, ff, ri, rf, lo, span, u, num;
     unsigned __int128 d;
 } hatf_tconv;
 
@@ -37,7 +38,8 @@ static inline uint64_t hatf_tconv_apply(const hatf_tconv *c, uint64_t t)
     if (q >= UINT64_MAX) return UINT64_MAX;
     if (__builtin_expect(c->d >> 64 != 0, 0))  /* a factor under 2^-64 units per tick: exact */
         return (uint64_t)((unsigned __int128)t * c->num / c->d);
-    if ((q + 1) * c->d <= (unsigned __int128)t * c->num) q++;  /* (q + 1) * d < 2^128 */
+    /* q + 1 and d < 2^64 here: one 64 x 64 product */
+    if ((unsigned __int128)((uint64_t)q + 1) * (uint64_t)c->d <= (unsigned __int128)t * c->num) q++;
     return (uint64_t)q;
 }
 
@@ -47,18 +49,24 @@ static inline uint64_t hatf_tconv_apply(const hatf_tconv *c, uint64_t t)
  * one, is at most that, and every tick in [t, est) gives u: at least u as t
  * does, under u + 1 as it is below the start. A tick in [est, the start) just
  * comes here again. [t, t + 1) is a range too:
- * with units of a tick or less, a repeated tick costs a compare. Inline, so
- * that a copy of c in locals stays in registers. */
+ * with units of a tick or less, a repeated tick costs a compare; with such
+ * units (fi >= 1: a tick moves at least a unit) the next unit starts at
+ * t + 1 at the latest, so est is not needed. Inline, so that a copy of c in
+ * locals stays in registers. */
 static inline uint64_t hatf_tconv_miss_(hatf_tconv *c, uint64_t t)
 {
     uint64_t u = hatf_tconv_apply(c, t), hi = UINT64_MAX;
     if (u < UINT64_MAX) {
-        unsigned __int128 x = (unsigned __int128)(u + 1) * c->rf;
-        unsigned __int128 est = (unsigned __int128)(u + 1) * c->ri + (uint64_t)(x >> 64);
-        if (est < UINT64_MAX) hi = (uint64_t)est > t ? (uint64_t)est : t + 1;  /* t itself at least */
+        if (c->fi) {
+            hi = t + 1;  /* u >= t, so t < UINT64_MAX */
+        } else {
+            unsigned __int128 x = (unsigned __int128)(u + 1) * c->rf;
+            unsigned __int128 est = (unsigned __int128)(u + 1) * c->ri + (uint64_t)(x >> 64);
+            if (est < UINT64_MAX) hi = (uint64_t)est > t ? (uint64_t)est : t + 1;  /* t itself at least */
+        }
     }
     c->lo = t;
-    c->hi = hi;
+    c->span = hi - t;
     c->u = u;
     return u;
 }
@@ -67,7 +75,7 @@ static inline uint64_t hatf_tconv_miss_(hatf_tconv *c, uint64_t t)
  * of the last one converted. */
 static inline uint64_t hatf_tconv_next(hatf_tconv *c, uint64_t t)
 {
-    if (t - c->lo < c->hi - c->lo) return c->u;
+    if (t - c->lo < c->span) return c->u;
     return hatf_tconv_miss_(c, t);
 }
 

@@ -364,25 +364,66 @@ static void test_address_coding_bytes(void)
     hatf_buf_free(&out);
 }
 
+/* 0 when hatf_varint_put8 writes at p what hatf_varint_put writes for v (the
+ * same length, the same bytes) and nothing past HATF_VARINT_MAX bytes. */
+static int put8_differs(uint64_t v)
+{
+    uint8_t a[HATF_VARINT_MAX], c[HATF_VARINT_MAX + 8];
+    memset(c, 0xa5, sizeof c);
+    size_t la = hatf_varint_put(a, v), lc = hatf_varint_put8(c, v);
+    for (size_t i = HATF_VARINT_MAX; i < sizeof c; i++)
+        if (c[i] != 0xa5) return 1;
+    return la != lc || memcmp(a, c, la) != 0;
+}
+
 /* hatf_varint_put8 writes the bytes hatf_varint_put writes, for every
- * length: each power of two and its neighbours, and random values of every
- * bit length. */
+ * length: 0, 127, 128, each power of two, its neighbours and 2^k - 1 up to
+ * 2^64 - 1, random values of every bit length and every value below 2^16. */
 static void test_varint_put8(void)
 {
     size_t bad = 0, n = 0;
+    static const uint64_t edges[] = { 0, 1, 127, 128, 129, 0x3fff, 0x4000, (1ull << 56) - 1, 1ull << 56, UINT64_MAX };
+    for (size_t k = 0; k < sizeof edges / sizeof edges[0]; k++, n++) bad += put8_differs(edges[k]);
+    for (int b = 0; b <= 64; b++, n++) bad += put8_differs(b < 64 ? (1ull << b) - 1 : UINT64_MAX);
     for (int b = 0; b < 64; b++) {
         uint64_t base = 1ull << b, r = rnd();
-        uint64_t vals[] = { base - 1, base, base + 1, base | (r & (base - 1)), base | (r & (base - 1) & 0x5555555555555555ull) };
-        for (size_t k = 0; k < sizeof vals / sizeof vals[0]; k++, n++) {
-            uint8_t a[HATF_VARINT_MAX], c[HATF_VARINT_MAX];
-            size_t la = hatf_varint_put(a, vals[k]), lc = hatf_varint_put8(c, vals[k]);
-            if (la != lc || memcmp(a, c, la)) bad++;
-        }
+        uint64_t vals[] = { base, base + 1, base | (r & (base - 1)), base | (r & (base - 1) & 0x5555555555555555ull),
+                            base | (~r & (base - 1)) };
+        for (size_t k = 0; k < sizeof vals / sizeof vals[0]; k++, n++) bad += put8_differs(vals[k]);
     }
-    uint8_t a[HATF_VARINT_MAX], c[HATF_VARINT_MAX];
-    CU_ASSERT_EQUAL(hatf_varint_put8(c, UINT64_MAX), hatf_varint_put(a, UINT64_MAX));
-    CU_ASSERT(memcmp(a, c, HATF_VARINT_MAX) == 0);
-    CU_ASSERT_EQUAL(n, 320);
+    for (int i = 0; i < 100000; i++, n++) {
+        uint64_t r = rnd();
+        bad += put8_differs(r >> (r & 63));
+    }
+    for (uint64_t v = 0; v < 0x10000; v++, n++) bad += put8_differs(v);
+    CU_ASSERT_EQUAL(n, 10 + 65 + 320 + 100000 + 0x10000);
+    CU_ASSERT_EQUAL(bad, 0);
+}
+
+/* hatf_adelta_put writes zigzag(a - prev) as hatf_varint_put does (the one-
+ * and two-byte codes are its own), within HATF_VARINT_MAX bytes, and keeps
+ * the last non-NULL address. */
+static void test_adelta_put(void)
+{
+    size_t bad = 0;
+    uint64_t prev = 0, ref = 0;
+    for (int i = 0; i < 200000; i++) {
+        uint64_t r = rnd(), a;
+        switch (i % 5) {
+        case 0: a = 0; break;                                                /* NULL */
+        case 1: a = ref + (r % 0x4000) - 0x2000; break;                      /* one or two bytes */
+        case 2: a = ref + ((r >> 8) % 0x200) - 0x100; break;                 /* around 0x80 and 0x4000 */
+        case 3: a = ref + (r >> (r & 63)); break;                            /* any length */
+        default: a = r; break;
+        }
+        uint8_t want[HATF_VARINT_MAX], got[HATF_VARINT_MAX + 8];
+        memset(got, 0xa5, sizeof got);
+        size_t lw = hatf_varint_put(want, hatf_zigzag((int64_t)(a - ref)));
+        size_t lg = (size_t)(hatf_adelta_put(got, a, &prev) - got);
+        if (a) ref = a;
+        bad += lw != lg || memcmp(want, got, lw) != 0 || prev != ref;
+        for (size_t k = HATF_VARINT_MAX; k < sizeof got; k++) bad += got[k] != 0xa5;
+    }
     CU_ASSERT_EQUAL(bad, 0);
 }
 
@@ -1154,6 +1195,7 @@ static CU_TestInfo tests[] = {
     { "address coding 2 still decodes", test_address_coding2_bytes },
     { "address coding 4 (fast groups) bytes", test_address_coding_delta_bytes },
     { "varint writer of the hot loops", test_varint_put8 },
+    { "address coding 4: one address, every length", test_adelta_put },
     { "address model freed, then reset: an encoder still", test_amodel_free_then_reset },
     { "time section: the worked example, and damage", test_time_section },
     { "address ranks, many objects", test_address_ranks_large },
