@@ -88,13 +88,14 @@ typedef struct hatf_plain_io {
     size_t units;
 } hatf_plain_io;
 
-/* Encode the first n events of thread in the recorder's units at raw (pre:
- * every one plain) while the stream is in the state the common records need;
- * stop before an event when e->out->len >= stop_len. Room: two time varints,
- * two address codes (fast) or one item per event at io. @return the number
+/* Encode thread's plain events that start in the first units units of the
+ * recorder's stream at raw, at most n, up to the first that is not plain,
+ * while the stream is in the state the common records need; stop before an
+ * event when e->out->len >= stop_len. Room: two time varints, two address
+ * codes (fast) or one item per event at io, for n events. @return the number
  * encoded (io->units: the units they took); 0 when the state needs the
  * general path first (a group's first record, an attribute run). */
-size_t hatf1_encode_plain_(hatf1_encoder *e, uint64_t thread, const uint64_t *raw, size_t n, size_t stop_len,
-                           hatf_plain_io *io);
+size_t hatf1_encode_plain_(hatf1_encoder *e, uint64_t thread, const uint64_t *raw, size_t units, size_t n,
+                           size_t stop_len, hatf_plain_io *io);
 
 #endif /* HATF_CONTAINER_PLAIN_H */

@@ -547,25 +547,23 @@ long hatf_writer_add_plain_(hatf_writer *w, uint64_t thread, const uint64_t *raw
 {
     *events = 0;
     if (w->failed) return w->failed;
-    size_t np = 0, nu = 0;  /* the plain events, and their units */
-    while (nu < units && hatf_raw_plain(raw[nu * HATF_RAW_UNIT_WORDS])) {
-        nu += hatf_raw_units(raw[nu * HATF_RAW_UNIT_WORDS]);
-        np++;
-    }
-    if (np == 0) return 0;
+    if (!units || !hatf_raw_plain(raw[0])) return 0;
     w->last_thread = thread;
     wthread *t = thread_get(w, thread);
     if (!t) return fail(w, HATF_E_NOMEM, "out of memory");
-    const uint64_t *x = raw;
-    for (size_t i = 0; i < np;) {
+    /* no count of the plain events first: one pass over the units; the room
+     * is reserved for as many events as units, at most a chunk's */
+    size_t nu = 0, np = 0;
+    while (nu < units && hatf_raw_plain(raw[nu * HATF_RAW_UNIT_WORDS])) {
+        const uint64_t *x = raw + nu * HATF_RAW_UNIT_WORDS;
         size_t m;
         addr_out ad;
-        int rc = chunk_begin(w, t, np - i, &m, &ad);
+        int rc = chunk_begin(w, t, units - nu, &m, &ad);
         if (rc) return rc;
         uint8_t *o0 = hatf_buf_reserve(&t->g.tsec, m * 2 * HATF_VARINT_MAX);
         if (!o0) return fail(w, HATF_E_NOMEM, "out of memory");
         hatf_plain_io io = { t->tc, w->coarse ? &w->tconv : NULL, o0, ad.ao, ad.prev, ad.it, 0 };
-        size_t done = hatf1_encode_plain_(&t->enc, thread, x, m, HATF_CK_WRITER_RAW_CUT, &io);
+        size_t done = hatf1_encode_plain_(&t->enc, thread, x, units - nu, m, HATF_CK_WRITER_RAW_CUT, &io);
         if (done == 0) {  /* the stream's state first (a group's first record): this one the general way */
             hatf_event e;
             plain_event(x, thread, &e);
@@ -585,8 +583,8 @@ long hatf_writer_add_plain_(hatf_writer *w, uint64_t thread, const uint64_t *raw
         t->g.tsec.len += (size_t)(io.tso - o0);
         t->events += (uint32_t)done;
         w->pending += done;
-        i += done;
-        x += io.units * HATF_RAW_UNIT_WORDS;
+        np += done;
+        nu += io.units;
     }
     *events = np;
     return (long)nu;

@@ -701,8 +701,8 @@ static size_t encode_run(hatf1_encoder *e, const hatf_event *ev, size_t n, size_
  * going back, addresses as codes when fast, else as items); the attribute
  * stays the default of value 0 that such a record has. */
 static inline __attribute__((always_inline))
-size_t encode_plain(hatf1_encoder *e, uint64_t thread, const uint64_t *raw, size_t n, size_t stop_len,
-                    hatf_plain_io *io, int coarse, int fast)
+size_t encode_plain(hatf1_encoder *e, uint64_t thread, const uint64_t *raw, size_t units, size_t n,
+                    size_t stop_len, hatf_plain_io *io, int coarse, int fast)
 {
     hatf_buf *out = e->out;
     const unsigned A = HATF_F_ATTR;
@@ -724,10 +724,10 @@ size_t encode_plain(hatf1_encoder *e, uint64_t thread, const uint64_t *raw, size
     uint8_t *o = io->tso, *ao = io->ao;
     uint64_t prev = io->prev;
     hatf_aitem *it = io->it;
-    const uint64_t *x = raw;
+    const uint64_t *x = raw, *xend = raw + units * HATF_RAW_UNIT_WORDS;
     uint64_t last_a = 0;
     size_t k = 0;
-    for (; k < n; k++) {
+    for (; k < n && x < xend && hatf_raw_plain(x[0]); k++) {
         if (len >= lim && !run_grow(out, len, stop_len, ROOM, &p, &lim)) break;
         uint64_t a, size, na;
         unsigned op;
@@ -769,13 +769,13 @@ size_t encode_plain(hatf1_encoder *e, uint64_t thread, const uint64_t *raw, size
     return k;
 }
 
-size_t hatf1_encode_plain_(hatf1_encoder *e, uint64_t thread, const uint64_t *raw, size_t n, size_t stop_len,
-                           hatf_plain_io *io)
+size_t hatf1_encode_plain_(hatf1_encoder *e, uint64_t thread, const uint64_t *raw, size_t units, size_t n,
+                           size_t stop_len, hatf_plain_io *io)
 {
-    if (io->conv) return io->it ? encode_plain(e, thread, raw, n, stop_len, io, 1, 0)
-                                : encode_plain(e, thread, raw, n, stop_len, io, 1, 1);
-    return io->it ? encode_plain(e, thread, raw, n, stop_len, io, 0, 0)
-                  : encode_plain(e, thread, raw, n, stop_len, io, 0, 1);
+    if (io->conv) return io->it ? encode_plain(e, thread, raw, units, n, stop_len, io, 1, 0)
+                                : encode_plain(e, thread, raw, units, n, stop_len, io, 1, 1);
+    return io->it ? encode_plain(e, thread, raw, units, n, stop_len, io, 0, 0)
+                  : encode_plain(e, thread, raw, units, n, stop_len, io, 0, 1);
 }
 
 size_t hatf1_encode_batch_(hatf1_encoder *e, const hatf_event *ev, size_t n, size_t stop_len, int *rc)
