@@ -49,6 +49,7 @@
 #include "source_thread.h"
 
 #define NONE UINT32_MAX
+#define TCACHE_N 64        /* rp_compiler.tcache: entries, a power of two */
 
 typedef struct obj {
     uint64_t addr, size;
@@ -60,12 +61,20 @@ typedef struct obj {
     uint32_t hprev, hnext; /* live objects of the same heap */
     uint8_t displaced;     /* another object was made at its address while it lived */
     uint8_t native;        /* made by a heap-kind op of its heap's live instance */
+    uint8_t pad_[14];      /* a cache line: a free's prefetch (prefetch_item) fetches all of it */
 } obj;
+_Static_assert(sizeof(obj) == 64, "obj is one cache line");
 
-/* Open addressing, linear probing, backward-shift deletion; key 0 = empty. */
+/* Open addressing, linear probing, backward-shift deletion; key 0 = empty.
+ * A key and its value share an entry: a probe of the address map, a cache
+ * miss on a big trace, loads one line, not one of keys and one of values. */
+typedef struct u64ent {
+    uint64_t key;
+    uint32_t val;
+} u64ent;
+
 typedef struct u64map {
-    uint64_t *keys;
-    uint32_t *vals;
+    u64ent *e;
     size_t cap, n;         /* cap: power of two */
 } u64map;
 
@@ -103,6 +112,11 @@ struct rp_compiler {
     u64map addrs;          /* address -> current object */
     u64map thread_ids;     /* trace thread + 1 -> plan thread */
     u64map heap_ids;       /* heap + 1 -> heaps[] index */
+    /* the last answers of thread_ids and heap_ids (neither loses a key): most
+       events name the thread and heap of one a few events before */
+    struct { uint64_t key; uint32_t val; } tcache[TCACHE_N];
+    uint64_t hkey;         /* 0: none yet */
+    uint32_t hval;
     heap_rec *heaps;
     size_t nheaps, capheaps;
     thread_rec *threads;
@@ -136,59 +150,65 @@ static inline size_t hash64(uint64_t k, size_t mask)
     return (size_t)k & mask;
 }
 
-static void map_free(u64map *m)
-{
-    addrmap_big_free(m->keys, m->cap * sizeof *m->keys);
-    addrmap_big_free(m->vals, m->cap * sizeof *m->vals);
-}
+static void map_free(u64map *m) { addrmap_big_free(m->e, m->cap * sizeof *m->e); }
 
 static int map_grow(u64map *m)
 {
     size_t cap = m->cap ? 2 * m->cap : 1024;
     /* the address map is megabytes, probed at random: huge pages (addrmap.h) */
-    uint64_t *keys = addrmap_big_alloc(cap * sizeof *keys);
-    uint32_t *vals = addrmap_big_alloc(cap * sizeof *vals);
-    if (!keys || !vals) {
-        addrmap_big_free(keys, cap * sizeof *keys);
-        addrmap_big_free(vals, cap * sizeof *vals);
-        return -1;
-    }
+    u64ent *e = addrmap_big_alloc(cap * sizeof *e);
+    if (!e) return -1;
     for (size_t i = 0; i < m->cap; i++) {
-        if (!m->keys[i]) continue;
-        size_t j = hash64(m->keys[i], cap - 1);
-        while (keys[j]) j = (j + 1) & (cap - 1);
-        keys[j] = m->keys[i];
-        vals[j] = m->vals[i];
+        if (!m->e[i].key) continue;
+        size_t j = hash64(m->e[i].key, cap - 1);
+        while (e[j].key) j = (j + 1) & (cap - 1);
+        e[j] = m->e[i];
     }
     map_free(m);
-    m->keys = keys;
-    m->vals = vals;
+    m->e = e;
     m->cap = cap;
     return 0;
 }
 
 /* @return the slot index holding k, or SIZE_MAX. */
-static size_t map_find(const u64map *m, uint64_t k)
+static inline size_t map_find(const u64map *m, uint64_t k)
 {
     if (!m->cap) return SIZE_MAX;
     for (size_t i = hash64(k, m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
-        if (m->keys[i] == k) return i;
-        if (!m->keys[i]) return SIZE_MAX;
+        if (m->e[i].key == k) return i;
+        if (!m->e[i].key) return SIZE_MAX;
     }
+}
+
+/* The slot holding k, or the empty one where k would go (found = 0); one
+ * probe for a lookup followed by an insert. @return SIZE_MAX when the map
+ * must grow first (call map_grow, then again). */
+static inline size_t map_seek(const u64map *m, uint64_t k, int *found)
+{
+    if (4 * (m->n + 1) > 3 * m->cap) return SIZE_MAX;
+    for (size_t i = hash64(k, m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
+        if (m->e[i].key == k) return *found = 1, i;
+        if (!m->e[i].key) return *found = 0, i;
+    }
+}
+
+/* Put k at the empty slot i that map_seek returned. */
+static inline void map_put_at(u64map *m, size_t i, uint64_t k, uint32_t v)
+{
+    m->e[i] = (u64ent){ k, v };
+    m->n++;
 }
 
 static int map_put(u64map *m, uint64_t k, uint32_t v)
 {
     size_t i = map_find(m, k);
     if (i != SIZE_MAX) {
-        m->vals[i] = v;
+        m->e[i].val = v;
         return 0;
     }
     if (4 * (m->n + 1) > 3 * m->cap && map_grow(m)) return -1;
-    for (i = hash64(k, m->cap - 1); m->keys[i]; i = (i + 1) & (m->cap - 1)) {}
-    m->keys[i] = k;
-    m->vals[i] = v;
-    m->n++;
+    for (i = hash64(k, m->cap - 1); m->e[i].key; i = (i + 1) & (m->cap - 1)) {}
+    map_put_at(m, i, k, v);
     return 0;
 }
 
@@ -196,24 +216,21 @@ static int map_put(u64map *m, uint64_t k, uint32_t v)
 static inline __attribute__((always_inline)) void map_prefetch(const u64map *m, uint64_t k)
 {
     if (!m->cap) return;
-    size_t i = hash64(k, m->cap - 1);
-    __builtin_prefetch(&m->keys[i]);
-    __builtin_prefetch(&m->vals[i]);
+    __builtin_prefetch(&m->e[hash64(k, m->cap - 1)]);
 }
 
 static void map_del_at(u64map *m, size_t i)
 {
     size_t mask = m->cap - 1;
-    for (size_t j = (i + 1) & mask; m->keys[j]; j = (j + 1) & mask) {
-        size_t home = hash64(m->keys[j], mask);
+    for (size_t j = (i + 1) & mask; m->e[j].key; j = (j + 1) & mask) {
+        size_t home = hash64(m->e[j].key, mask);
         /* move j back into the hole at i unless its home lies in (i, j] */
         if (((j - home) & mask) >= ((j - i) & mask)) {
-            m->keys[i] = m->keys[j];
-            m->vals[i] = m->vals[j];
+            m->e[i] = m->e[j];
             i = j;
         }
     }
-    m->keys[i] = 0;
+    m->e[i].key = 0;
     m->n--;
 }
 
@@ -227,6 +244,28 @@ static int grow_array(void **a, size_t *cap, size_t elem)
     if (!p) return -1;
     *a = p;
     *cap = c;
+    return 0;
+}
+
+/* The object records: one per live object (megabytes on a big trace), each
+ * on a line of its own and touched at random: cache-line aligned, on huge
+ * pages from 2 MiB on (addrmap.h). */
+static void objs_free(obj *o, size_t cap)
+{
+    size_t bytes = cap * sizeof *o;
+    if (bytes >= ((size_t)2 << 20)) addrmap_big_free(o, bytes);
+    else free(o);
+}
+
+static int objs_grow(rp_compiler *c)
+{
+    size_t cap = c->capobjs ? 2 * c->capobjs : 1024, bytes = cap * sizeof(obj);
+    obj *o = bytes >= ((size_t)2 << 20) ? addrmap_big_alloc(bytes) : aligned_alloc(64, bytes);
+    if (!o) return -1;
+    if (c->nobjs) memcpy(o, c->objs, c->nobjs * sizeof *o);
+    objs_free(c->objs, c->capobjs);
+    c->objs = o;
+    c->capobjs = cap;
     return 0;
 }
 
@@ -262,7 +301,7 @@ void rp_compiler_free(rp_compiler *c)
     if (!c) return;
     rp_plan_free(&c->plan);
     rp_planw_free(c->w);
-    free(c->objs);
+    objs_free(c->objs, c->capobjs);
     map_free(&c->addrs);
     map_free(&c->thread_ids);
     map_free(&c->heap_ids);
@@ -299,8 +338,14 @@ static int64_t plan_thread(rp_compiler *c, uint64_t trace_thread)
 {
     uint64_t key = c->single ? 1 : trace_thread + 1;
     if (!key) key = 1;  /* thread UINT64_MAX shares with thread 0; harmless */
+    unsigned ci = (unsigned)(key ^ key >> 16) & (TCACHE_N - 1);
+    if (c->tcache[ci].key == key) return c->tcache[ci].val;
     size_t i = map_find(&c->thread_ids, key);
-    if (i != SIZE_MAX) return c->thread_ids.vals[i];
+    if (i != SIZE_MAX) {
+        c->tcache[ci].key = key;
+        c->tcache[ci].val = c->thread_ids.e[i].val;
+        return c->thread_ids.e[i].val;
+    }
     int64_t t = rp_plan_add_thread(&c->plan, c->single ? 0 : trace_thread);
     if (t < 0 || rp_planw_thread(c->w, (uint32_t)t)) return -1;
     thread_rec *tr = realloc(c->threads, c->plan.nthreads * sizeof *tr);
@@ -315,8 +360,13 @@ static int64_t plan_thread(rp_compiler *c, uint64_t trace_thread)
 static int64_t heap_index(rp_compiler *c, uint64_t heap)
 {
     uint64_t key = heap + 1 ? heap + 1 : 1;
+    if (key == c->hkey) return c->hval;
     size_t i = map_find(&c->heap_ids, key);
-    if (i != SIZE_MAX) return c->heap_ids.vals[i];
+    if (i != SIZE_MAX) {
+        c->hkey = key;
+        c->hval = c->heap_ids.e[i].val;
+        return c->hval;
+    }
     if (GROW(c->heaps, c->nheaps, c->capheaps)) return -1;
     c->heaps[c->nheaps] = (heap_rec){ .id = heap, .head = NONE, .hslot = NONE };
     if (map_put(&c->heap_ids, key, (uint32_t)c->nheaps)) return -1;
@@ -442,7 +492,7 @@ static uint32_t consume_obj(rp_compiler *c, uint64_t addr, uint32_t t)
 {
     size_t i = map_find(&c->addrs, addr);
     if (i == SIZE_MAX) return NONE;
-    uint32_t cur = c->addrs.vals[i];
+    uint32_t cur = c->addrs.e[i].val;
     uint32_t o;
     if (c->objs[cur].older != NONE && c->objs[cur].thread != t) {
         /* late consumer of the oldest displaced object */
@@ -453,7 +503,7 @@ static uint32_t consume_obj(rp_compiler *c, uint64_t addr, uint32_t t)
         c->plan.st.late_consumed++;
     } else {
         o = cur;
-        if (c->objs[cur].older != NONE) c->addrs.vals[i] = c->objs[cur].older;
+        if (c->objs[cur].older != NONE) c->addrs.e[i].val = c->objs[cur].older;
         else map_del_at(&c->addrs, i);
     }
     heap_unlink(c, o);
@@ -485,7 +535,7 @@ static int64_t obj_new(rp_compiler *c, uint64_t addr, uint64_t size, uint64_t he
         o = c->free_obj;
         c->free_obj = c->objs[o].older;
     } else {
-        if (c->nobjs == NONE - 1 || GROW(c->objs, c->nobjs, c->capobjs)) return -1;
+        if (c->nobjs == NONE - 1 || (c->nobjs == c->capobjs && objs_grow(c))) return -1;
         o = (uint32_t)c->nobjs++;
     }
     int64_t h = heap_index(c, heap);
@@ -493,14 +543,19 @@ static int64_t obj_new(rp_compiler *c, uint64_t addr, uint64_t size, uint64_t he
     if (h < 0 || s < 0) return -1;
     c->objs[o] = (obj){ .addr = addr, .size = size, .slot = (uint32_t)s, .thread = t,
                         .older = NONE, .heap = (uint32_t)h };
-    size_t i = map_find(&c->addrs, addr);
-    if (i != SIZE_MAX) {
-        c->objs[c->addrs.vals[i]].displaced = 1;
-        c->objs[o].older = c->addrs.vals[i];
-        c->addrs.vals[i] = o;
+    int found = 0;
+    size_t i = map_seek(&c->addrs, addr, &found);
+    if (i == SIZE_MAX) {
+        if (map_grow(&c->addrs)) return -1;
+        i = map_seek(&c->addrs, addr, &found);
+    }
+    if (found) {
+        c->objs[c->addrs.e[i].val].displaced = 1;
+        c->objs[o].older = c->addrs.e[i].val;
+        c->addrs.e[i].val = o;
         c->plan.st.reused_live++;
-    } else if (map_put(&c->addrs, addr, o)) {
-        return -1;
+    } else {
+        map_put_at(&c->addrs, i, addr, o);
     }
     heap_link(c, o);
     c->live_bytes += size;
@@ -726,16 +781,16 @@ static int destroy_heap(rp_compiler *c, uint32_t t, uint64_t heap)
 {
     size_t i = map_find(&c->heap_ids, heap + 1 ? heap + 1 : 1);
     if (i == SIZE_MAX) return 0;
-    uint32_t hi = c->heap_ids.vals[i];
+    uint32_t hi = c->heap_ids.e[i].val;
     heap_rec *h = &c->heaps[hi];
     heap_native_use(c, hi, t);
     while (h->head != NONE) {
         uint32_t o = h->head;
         /* unlink from the address map wherever it sits in its chain */
         size_t a = map_find(&c->addrs, c->objs[o].addr);
-        uint32_t cur = c->addrs.vals[a];
+        uint32_t cur = c->addrs.e[a].val;
         if (cur == o) {
-            if (c->objs[o].older != NONE) c->addrs.vals[a] = c->objs[o].older;
+            if (c->objs[o].older != NONE) c->addrs.e[a].val = c->objs[o].older;
             else map_del_at(&c->addrs, a);
         } else {
             while (c->objs[cur].older != o) cur = c->objs[cur].older;
@@ -878,8 +933,8 @@ int rp_compiler_finish(rp_compiler *c, rp_plan *out, hatf_err *err)
         if (heap_instance_end(c, (uint32_t)h, 0)) return nomem(c, err);
     /* displaced objects never consumed stay live to the end */
     for (size_t i = 0; i < c->addrs.cap; i++)
-        if (c->addrs.keys[i])
-            for (uint32_t o = c->addrs.vals[i]; o != NONE; o = c->objs[o].older)
+        if (c->addrs.e[i].key)
+            for (uint32_t o = c->addrs.e[i].val; o != NONE; o = c->objs[o].older)
                 st->left_displaced += c->objs[o].displaced;
     if (c->have_peak && rp_planw_flag(c->w, c->peak_thread, c->peak_op, RP_F_PEAK)) return nomem(c, err);
     if (c->want_phases < 0 || (c->want_phases > 0 && phases_finish(c, &c->plan))) return nomem(NULL, err);
@@ -890,15 +945,14 @@ int rp_compiler_finish(rp_compiler *c, rp_plan *out, hatf_err *err)
     return 0;
 }
 
-/* lookahead_run's callbacks: the compiler and where its errors go, and the
- * freed addresses of the items in the lookahead, for prefetching in stages */
+/* rp_source_run's callbacks: the compiler and where its errors go, and the
+ * objects stage 2 found, for stage 3 */
+#define AHEAD_RING 32  /* a power of two above the events between stages 2 and 3 */
+_Static_assert(AHEAD_RING > RP_AHEAD_2 - RP_AHEAD_3 + 1, "stage 3 finds what stage 2 left");
 typedef struct compile_run {
     rp_compiler *c;
-    hatf_reader *container;       /* the source's, or NULL: its damage list */
     hatf_err *err;
-    uint64_t freed[LOOKAHEAD_N];  /* by item number modulo LOOKAHEAD_N; 0: none */
-    uint32_t obj[LOOKAHEAD_N];    /* the object stage 2 found for it, or NONE */
-    uint64_t n;                   /* items prefetched so far */
+    uint32_t obj[AHEAD_RING];     /* by event number modulo AHEAD_RING: what stage 2 found, or NONE */
 } compile_run;
 
 static int compile_item(void *ctx, const lookahead_item *x, int damaged)
@@ -912,34 +966,30 @@ static int compile_item(void *ctx, const lookahead_item *x, int damaged)
 /* A free reaches three places one after another, each a cache miss on a big
  * trace: the address map's slot, the object it names, and the object's
  * creating op in another thread's plan (cross_thread) with its heap-list
- * neighbours (heap_unlink). Each item entering the lookahead starts the
- * first; half way through, its slot has arrived and names the object to
- * fetch; two items before its turn, the object names the rest. Only fetches:
- * what an item in between changes just makes one useless. Multi-threaded plans
- * only: on python3's trace (one thread) the second probe of the map cost what
- * the fetches saved. */
-enum { STAGE_OBJ = LOOKAHEAD_N / 2, STAGE_OP = LOOKAHEAD_N - 2 };
-
-static void prefetch_item(void *ctx, const hatf_event *ev)
+ * neighbours (heap_unlink). Stage 1 starts the first for an event's
+ * addresses; stage 2, once the slot has arrived, finds the object of the
+ * address the event frees and fetches it; stage 3, once that has arrived,
+ * fetches the rest. Only fetches: what an event in between changes just
+ * makes one useless. Stages 2 and 3 for multi-threaded plans only: on
+ * python3's trace (one thread) the second probe of the map cost what the
+ * fetches saved. */
+static void prefetch_item(void *ctx, const hatf_event *const ev[3], const uint64_t g[3])
 {
     compile_run *cr = ctx;
     rp_compiler *c = cr->c;
-    map_prefetch(&c->addrs, ev->addr);
-    if (ev->new_addr != ev->addr) map_prefetch(&c->addrs, ev->new_addr);
-    if (c->plan.nthreads < 2) return;  /* so far one thread (or a single-thread plan) */
-    uint64_t k = cr->n++;
-    cr->freed[k % LOOKAHEAD_N] = hatf_event_ends(ev);
-    cr->obj[k % LOOKAHEAD_N] = NONE;
-    if (k >= STAGE_OBJ) {
-        uint64_t j = (k - STAGE_OBJ) % LOOKAHEAD_N;
-        size_t i = cr->freed[j] ? map_find(&c->addrs, cr->freed[j]) : SIZE_MAX;
-        if (i != SIZE_MAX) {
-            cr->obj[j] = c->addrs.vals[i];
-            __builtin_prefetch(&c->objs[cr->obj[j]]);
-        }
+    if (ev[0]) {
+        map_prefetch(&c->addrs, ev[0]->addr);
+        if (ev[0]->new_addr != ev[0]->addr) map_prefetch(&c->addrs, ev[0]->new_addr);
     }
-    if (k >= STAGE_OP) {
-        uint32_t o = cr->obj[(k - STAGE_OP) % LOOKAHEAD_N];
+    if (ev[1]) {
+        uint32_t *o = &cr->obj[g[1] % AHEAD_RING];
+        uint64_t freed = hatf_event_ends(ev[1]);
+        size_t i = c->plan.nthreads < 2 || !freed ? SIZE_MAX : map_find(&c->addrs, freed);
+        *o = i != SIZE_MAX ? c->addrs.e[i].val : NONE;
+        if (*o != NONE) __builtin_prefetch(&c->objs[*o]);
+    }
+    if (ev[2]) {
+        uint32_t o = cr->obj[g[2] % AHEAD_RING];
         if (o < c->nobjs) {
             const obj *b = &c->objs[o];
             const rp_op *op = b->thread < c->plan.nthreads ? rp_planw_peek(c->w, b->thread, b->create_op) : NULL;
@@ -956,10 +1006,10 @@ int rp_compile_source(hatf_source *src, const rp_compile_opts *o, rp_plan *out, 
     if (!c) return nomem(c, err);
     if (o->plan_fd >= 0) rp_compiler_to_file(c, o->plan_fd, o->window_ops);
     if (o->phases) rp_compiler_phases(c);
-    compile_run cr = { .c = c, .container = hatf_source_container(src), .err = err };
+    compile_run cr = { .c = c, .err = err };
     double cpu[2] = { 0, 0 };
     int count_rc, r = rp_source_run(src, compile_item, prefetch_item, &cr, &count_rc, cpu);
-    if (r == LOOKAHEAD_STOPPED) {  /* rp_compiler_add said why, unless memory for the lookahead ran out */
+    if (r == LOOKAHEAD_STOPPED) {  /* rp_compiler_add said why */
         r = count_rc;
         if (err && !err->code) nomem(c, err);
     }

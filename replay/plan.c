@@ -24,6 +24,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "addrmap.h"
 #include "replay.h"
 
 #define RP_FILE_MAGIC 0x3257414c50595248ull  /* "HRYPLAW2" */
@@ -152,6 +153,32 @@ static int read_at(int fd, void *buf, size_t n, uint64_t off)
 
 /* ---- the writer ------------------------------------------------------------- */
 
+/* A file plan's windows are megabytes that cross_thread flags at random (the
+ * op that made an object another thread frees): on huge pages (addrmap.h),
+ * where 4 KiB pages had each such flag and its prefetch wait for a page walk.
+ * A plan in memory hands its windows to rp_plan (freed with free): malloc. */
+static void win_free(rp_planw *w, wthread *th)
+{
+    if (w->fd < 0) free(th->ops);
+    else addrmap_big_free(th->ops, th->cap * sizeof *th->ops);
+}
+
+/* Resize th's window to cap ops, its ops kept. @return 0 or -1. */
+static int win_resize(rp_planw *w, wthread *th, uint64_t cap)
+{
+    rp_op *o;
+    if (w->fd < 0) {
+        o = realloc(th->ops, cap * sizeof *o);
+    } else if ((o = addrmap_big_alloc(cap * sizeof *o))) {
+        if (th->n) memcpy(o, th->ops, th->n * sizeof *o);
+        win_free(w, th);
+    }
+    if (!o) return w->err = 0, -1;
+    th->ops = o;
+    th->cap = cap;
+    return 0;
+}
+
 rp_planw *rp_planw_new(int fd, uint64_t window_ops)
 {
     rp_planw *w = calloc(1, sizeof *w);
@@ -166,7 +193,7 @@ void rp_planw_free(rp_planw *w)
 {
     if (!w) return;
     for (uint32_t t = 0; t < w->nth; t++) {
-        free(w->th[t].ops);
+        win_free(w, &w->th[t]);
         free(w->th[t].segs);
     }
     free(w->th);
@@ -237,11 +264,7 @@ static int make_room(rp_planw *w, wthread *th)
     if (th->cap < full) {
         uint64_t cap = th->cap ? 2 * th->cap : 1024;
         if (cap > full) cap = full;
-        rp_op *o = realloc(th->ops, cap * sizeof *o);
-        if (!o) return w->err = 0, -1;
-        th->ops = o;
-        th->cap = cap;
-        return 0;
+        return win_resize(w, th, cap);
     }
     uint64_t cap = window_cap(w);
     if (th->n) {
@@ -250,13 +273,7 @@ static int make_room(rp_planw *w, wthread *th)
         if (rp_op_kind(&th->ops[k - 1]) == RP_HEAP_REALLOC) k++;  /* keep it with its RP_ARG */
         if (write_out(w, th, k)) return -1;
     }
-    if (cap != th->cap) {
-        rp_op *o = realloc(th->ops, cap * sizeof *o);
-        if (!o) return w->err = 0, -1;
-        th->ops = o;
-        th->cap = cap;
-    }
-    return 0;
+    return cap != th->cap ? win_resize(w, th, cap) : 0;
 }
 
 int64_t rp_planw_push(rp_planw *w, uint32_t t, rp_op op)
