@@ -1,4 +1,4 @@
-/* convert.c — a raw event (40 bytes, recorder.h) into the hatf_event the
+/* convert.c — a long raw event (three units, ring.h) into the hatf_event the
  * writer takes: its HATF op, size and addresses by kind and outcome, and the
  * hatrace attributes (func, nmemb, align, failed, stack ...) it carries beyond
  * its record's plain call. Every event but the plain ones, which convert.h
