@@ -87,6 +87,8 @@ struct hatf_causal {
     hatf_err qerr;
     qev *qtmp;                    /* scratch for moving a thread's events */
     size_t qtmpcap;
+    /* the release repair() reads ahead for: address and thread (addr 0: none) */
+    uint64_t pend_addr, pend_thread;
 };
 
 static int need_history(hatf_causal *c);
@@ -390,6 +392,41 @@ static int search(hatf_causal *c, uint32_t n, uint32_t nth, const int32_t *head)
     return found;
 }
 
+/* A group with no consistent order may need the release the early-release
+ * stage reads ahead for (repair): stamped a unit before the group, its thread
+ * then allocated the address again in the group, and another thread's
+ * allocation of it here is the object it freed (a free that tcache hands back
+ * at once). Search again with that release as its thread's first event in
+ * the group, then leave it out of the order (it has gone out already; repair
+ * moves it after that allocation). live[0..slots) is reset from start.
+ * @return 1 with out[0..n) filled. */
+static int with_pending(hatf_causal *c, uint32_t n, uint32_t nth, size_t nu, const uint8_t *start, uint32_t slots)
+{
+    if (!c->pend_addr) return 0;
+    uint32_t t = 0;
+    while (t < nth && c->tid[t] != c->pend_thread) t++;
+    int32_t slot = -1;
+    for (size_t i = 0; i < nu && slot < 0; i++) {
+        const guse *u = &c->use[i];
+        if (u->addr == c->pend_addr) slot = u->is_new ? c->sn[u->ev] : c->so[u->ev];
+    }
+    if (t == nth || slot < 0) return 0;  /* not its thread's group, or the address is not shared in it */
+    memcpy(c->live, start, slots);
+    c->so[n] = slot;  /* the release, event n: it ends the address */
+    c->sn[n] = -1;
+    c->nxt[n] = c->head[t];
+    c->th[n] = t;
+    int32_t h = c->head[t];
+    c->head[t] = (int32_t)n;
+    int found = search(c, n + 1, nth, c->head);
+    c->head[t] = h;
+    if (!found) return 0;
+    uint32_t k = 0;
+    for (uint32_t d = 0; d <= n; d++)
+        if (c->out[d] != n) c->out[k++] = c->out[d];
+    return 1;
+}
+
 /* Choose the group's order into out[0..ng): the iterator's unless a shared
  * address needs another. */
 static void resolve(hatf_causal *c)
@@ -401,7 +438,7 @@ static void resolve(hatf_causal *c)
     if (!c->g_multi) return;
     /* group threads, numbered in order of appearance (usually a few, and a
      * thread's events mostly follow each other: the last one is tried first) */
-    if (scratch(c, n)) goto unresolved_nomem;
+    if (scratch(c, n + 1)) goto unresolved_nomem;  /* room for a pending release (with_pending) */
     uint32_t nth = 0, t = 0;
     for (uint32_t i = 0; i < n; i++) {
         uint64_t id = c->g[i].ev.thread;
@@ -466,7 +503,7 @@ static void resolve(hatf_causal *c)
     while (ok < n && step(c, ok)) ok++;
     if (ok == n) return;
     memcpy(c->live, start, (size_t)slots);
-    if (search(c, n, nth, c->head)) {
+    if (search(c, n, nth, c->head) || with_pending(c, n, nth, nu, start, (uint32_t)slots)) {
         c->ordered = 1;
         c->st.reordered++;
         return;
@@ -628,16 +665,19 @@ static int repair(hatf_causal *c)
     const hatf_event *s = &c->q[i].ev;
     uint64_t th = s->thread, a = hatf_event_ends(s);
     uint64_t limit = s->time + c->window < s->time ? UINT64_MAX : s->time + c->window;
+    c->pend_addr = a;  /* the groups read ahead may need it (with_pending) */
+    c->pend_thread = th;
     while (!c->qrc && c->q[c->qn - 1].ev.time <= limit && c->qn - i < EARLY_QUEUE_MAX) {
         hatf_event e;
         int rc = next_slow(c, &e);
-        if (rc == 0 && hatf_reader_following(c->r)) return 1;  /* the window goes on in the file's next part */
+        if (rc == 0 && hatf_reader_following(c->r)) { c->pend_addr = 0; return 1; }  /* the window goes on in the file's next part */
         if (rc <= 0) {
             if (rc < 0) { c->qrc = rc; c->qerr = c->err; }
             break;
         }
-        if (qpush(c, &e)) return -1;
+        if (qpush(c, &e)) { c->pend_addr = 0; return -1; }
     }
+    c->pend_addr = 0;
     s = &c->q[i].ev;
     size_t x = 0;
     for (size_t j = i + 1; j < c->qn && c->q[j].ev.time <= limit; j++) {

@@ -36,7 +36,10 @@
  * live starts a read-ahead over that window: if another thread allocates the
  * address in it, the release and its thread's events up to that allocation go
  * after it, their times raised to its time (counted: early_releases), unless
- * one of them uses an address another event they pass uses. Memory: at most
+ * one of them uses an address another event they pass uses. A tie group read
+ * ahead that has no order alone is searched again with that release as its
+ * thread's first event (the thread allocated the address again at once, in
+ * the unit of the other thread's allocation). Memory: at most
  * EARLY_QUEUE_MAX events read ahead. Cost: the table on every event (about
  * 25 ns each on a trace whose threads never share an address, which would not
  * need it otherwise; nothing more where they do).
