@@ -56,7 +56,8 @@ typedef struct wseg {
 typedef struct wthread {
     rp_op *ops;            /* the window: ops base .. base + n - 1 */
     uint64_t base, n, cap;
-    uint64_t calls, bump;
+    uint64_t calls, bump;  /* bump: the null allocator's need, all allocations (bump_reserve) */
+    uint64_t bump_one;     /* its need for the largest one */
     wseg *segs;
     size_t nsegs, capsegs;
     uint64_t max_seg;
@@ -284,9 +285,11 @@ int64_t rp_planw_push(rp_planw *w, uint32_t t, rp_op op)
     unsigned k = rp_op_kind(&op);
     if (rp_kind_is_call(k)) th->calls++;
     if (k < RP_FREE) {  /* the null allocator's reserve: every size rounded up, plus alignment */
-        th->bump += (rp_op_size(&op) + 15) & ~(uint64_t)15;
-        if (k == RP_MEMALIGN || k == RP_POSIX_MEMALIGN || k == RP_ALIGNED_ALLOC) th->bump += (uint64_t)1 << op.arg;
-        if (k == RP_VALLOC || k == RP_PVALLOC) th->bump += 2 * 4096;
+        uint64_t b = (rp_op_size(&op) + 15) & ~(uint64_t)15;
+        if (k == RP_MEMALIGN || k == RP_POSIX_MEMALIGN || k == RP_ALIGNED_ALLOC) b += (uint64_t)1 << op.arg;
+        if (k == RP_VALLOC || k == RP_PVALLOC) b += 2 * 4096;
+        th->bump += b;
+        if (b > th->bump_one) th->bump_one = b;
     }
     return (int64_t)(th->base + th->n - 1);
 }
@@ -297,11 +300,20 @@ const rp_op *rp_planw_peek(const rp_planw *w, uint32_t t, uint64_t idx)
     return idx >= th->base && idx - th->base < th->n ? &th->ops[idx - th->base] : NULL;
 }
 
+/* The null allocator's region for a thread: all its allocations when they
+ * fit in RP_NULL_REGION, else that much and at least two of its largest (the
+ * runner's bump pointer starts again at the base: run.c, bump_alloc). */
+static uint64_t bump_reserve(const wthread *th)
+{
+    if (th->bump <= RP_NULL_REGION) return th->bump;
+    return 2 * th->bump_one > RP_NULL_REGION ? 2 * th->bump_one : RP_NULL_REGION;
+}
+
 void rp_planw_counts(const rp_planw *w, uint32_t t, uint64_t *nops, uint64_t *calls, uint64_t *bump)
 {
     *nops = w->th[t].base + w->th[t].n;
     *calls = w->th[t].calls;
-    *bump = w->th[t].bump;
+    *bump = bump_reserve(&w->th[t]);
 }
 
 static int patch_cmp(const void *a, const void *b)
@@ -364,7 +376,7 @@ int rp_planw_finish(rp_planw *w, rp_plan *p, hatf_err *err)
             rp_thread_plan *tp = &p->threads[t];
             tp->nops = w->th[t].n;
             tp->calls = w->th[t].calls;
-            tp->bump_bytes = w->th[t].bump;
+            tp->bump_bytes = bump_reserve(&w->th[t]);
             tp->ops = w->th[t].ops;
             w->th[t].ops = NULL;
         }
@@ -390,7 +402,7 @@ int rp_planw_finish(rp_planw *w, rp_plan *p, hatf_err *err)
         rp_thread_plan *tp = &p->threads[t];
         tp->nops = th->base;
         tp->calls = th->calls;
-        tp->bump_bytes = th->bump;
+        tp->bump_bytes = bump_reserve(th);
         tp->first_seg = k;
         tp->nsegs = th->nsegs;
         tp->max_seg = th->max_seg;

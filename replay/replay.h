@@ -74,6 +74,7 @@ static inline int rp_kind_is_call(unsigned k) { return k != RP_WAIT && k != RP_A
 
 #define RP_SIZE_BITS 48
 #define RP_NO_SLOT UINT32_MAX
+#define RP_NULL_REGION ((uint64_t)64 << 20)  /* the null allocator's region per thread, unless its objects need more */
 
 /* One operation, 16 bytes: the runner streams through arrays of these. */
 typedef struct rp_op {
@@ -100,7 +101,7 @@ typedef struct rp_thread_plan {
     uint64_t trace_thread;  /* thread id in the trace (0 in single-thread plans) */
     uint64_t nops;          /* entries in ops, waits included */
     uint64_t calls;         /* entries that call the allocator */
-    uint64_t bump_bytes;    /* what the null allocator needs for this thread */
+    uint64_t bump_bytes;    /* the null allocator's region for this thread (at most about RP_NULL_REGION) */
     rp_op *ops;             /* a plan in memory: all of them; a plan in a file: NULL */
     uint64_t first_seg;     /* a plan in a file: its segments are segs[first_seg .. +nsegs) */
     uint64_t nsegs;

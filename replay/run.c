@@ -192,17 +192,6 @@ static void wait_ready(_Atomic uint32_t *r, uint32_t gen)
     }
 }
 
-static inline char *bump_alloc(char **bump, char *bump_end, uint64_t size, uint64_t align)
-{
-    /* the bump pointer stays 16-aligned: only larger alignments round it */
-    uintptr_t p = align <= 16 ? (uintptr_t)*bump : ((uintptr_t)*bump + align - 1) & ~(uintptr_t)(align - 1);
-    char *end = (char *)p + ((size + 15) & ~(uint64_t)15);
-    if (end > bump_end) return NULL;
-    *bump = end;
-    if (!p) __builtin_unreachable();  /* so the caller's failure test folds into the one above */
-    return (char *)p;
-}
-
 /* The runner's per-op state, kept in registers: do_op is inlined into two
  * loops per allocator flavour, and *r is written only when they end. */
 typedef struct run_state {
@@ -222,6 +211,25 @@ typedef struct run_env {
     uint64_t page;
     int how;
 } run_env;
+
+/* The null allocator: a bump pointer that starts again at the region's base
+ * when it reaches its end (rp_thread_plan.bump_bytes: the region holds every
+ * allocation of a short thread, and at least two of its largest of a long
+ * one), so its memory stays bounded whatever the trace's length. Objects
+ * overwritten that way are never read: null measures the runner alone. */
+static inline char *bump_alloc(run_state *s, const run_env *e, uint64_t size, uint64_t align)
+{
+    /* the bump pointer stays 16-aligned: only larger alignments round it */
+    uint64_t need = (size + 15) & ~(uint64_t)15;
+    uintptr_t p = align <= 16 ? (uintptr_t)s->bump : ((uintptr_t)s->bump + align - 1) & ~(uintptr_t)(align - 1);
+    if (__builtin_expect((char *)p + need > e->bump_end, 0)) {
+        p = ((uintptr_t)e->r->bump_base + align - 1) & ~(uintptr_t)(align - 1);
+        if ((char *)p + need > e->bump_end) return NULL;
+    }
+    s->bump = (char *)p + need;
+    if (!p) __builtin_unreachable();  /* so the caller's failure test folds into the one above */
+    return (char *)p;
+}
 
 /* An allocating op's result: the slot and the live bytes (its consumers are
  * told at the end of do_op). */
@@ -273,41 +281,41 @@ static inline __attribute__((always_inline)) const rp_op *do_op(const run_env *e
         else __asm__ volatile("" ::"r"(o->p));  /* the pointer is loaded as for free() */
         s->live -= (int64_t)o->size;
     } else if (kind == RP_MALLOC) {
-        p = null_alloc ? bump_alloc(&s->bump, e->bump_end, size, 16) : malloc(size);
+        p = null_alloc ? bump_alloc(s, e, size, 16) : malloc(size);
         made(e, s, op->slot, p, size);
     } else switch (kind) {
     case RP_CALLOC: {
         uint64_t n = op->arg ? op->arg : 1;
         if (size % n) n = 1;
-        p = null_alloc ? bump_alloc(&s->bump, e->bump_end, size, 16) : calloc(n, size / n);
+        p = null_alloc ? bump_alloc(s, e, size, 16) : calloc(n, size / n);
         made(e, s, op->slot, p, size);
         break;
     }
     case RP_MEMALIGN:
-        p = null_alloc ? bump_alloc(&s->bump, e->bump_end, size, (uint64_t)1 << op->arg)
+        p = null_alloc ? bump_alloc(s, e, size, (uint64_t)1 << op->arg)
                        : memalign((size_t)1 << op->arg, size);
         made(e, s, op->slot, p, size);
         break;
     case RP_POSIX_MEMALIGN: {
         uint64_t a = (uint64_t)1 << op->arg;
         if (a < sizeof(void *)) a = sizeof(void *);
-        if (null_alloc) p = bump_alloc(&s->bump, e->bump_end, size, a);
+        if (null_alloc) p = bump_alloc(s, e, size, a);
         else if (posix_memalign((void **)&p, a, size)) p = NULL;
         made(e, s, op->slot, p, size);
         break;
     }
     case RP_ALIGNED_ALLOC:
-        p = null_alloc ? bump_alloc(&s->bump, e->bump_end, size, (uint64_t)1 << op->arg)
+        p = null_alloc ? bump_alloc(s, e, size, (uint64_t)1 << op->arg)
                        : aligned_alloc((size_t)1 << op->arg, size);
         made(e, s, op->slot, p, size);
         break;
     case RP_VALLOC:
-        p = null_alloc ? bump_alloc(&s->bump, e->bump_end, size, e->page) : valloc(size);
+        p = null_alloc ? bump_alloc(s, e, size, e->page) : valloc(size);
         made(e, s, op->slot, p, size);
         break;
     case RP_PVALLOC: {  /* not every allocator exports pvalloc */
         uint64_t rounded = (size + e->page - 1) & ~(e->page - 1);
-        p = null_alloc ? bump_alloc(&s->bump, e->bump_end, rounded, e->page)
+        p = null_alloc ? bump_alloc(s, e, rounded, e->page)
                        : memalign(e->page, rounded ? rounded : e->page);
         made(e, s, op->slot, p, size);
         break;
@@ -315,12 +323,12 @@ static inline __attribute__((always_inline)) const rp_op *do_op(const run_env *e
     case RP_REALLOC: {
         rp_slot *o = &slots[op->slot];
         s->live -= (int64_t)o->size;
-        p = null_alloc ? bump_alloc(&s->bump, e->bump_end, size, 16) : realloc(o->p, size);
+        p = null_alloc ? bump_alloc(s, e, size, 16) : realloc(o->p, size);
         made(e, s, op->arg, p, size);
         break;
     }
     case RP_REALLOC_NULL:
-        p = null_alloc ? bump_alloc(&s->bump, e->bump_end, size, 16) : realloc(NULL, size);
+        p = null_alloc ? bump_alloc(s, e, size, 16) : realloc(NULL, size);
         made(e, s, op->slot, p, size);
         break;
     case RP_FREE_NULL:
@@ -328,7 +336,7 @@ static inline __attribute__((always_inline)) const rp_op *do_op(const run_env *e
         break;
     case RP_HEAP_ALLOC: {
         void *h = slots[op->arg].p;
-        if (null_alloc) p = bump_alloc(&s->bump, e->bump_end, size, 16);
+        if (null_alloc) p = bump_alloc(s, e, size, 16);
         else if (h) p = rp_heap_alloc(e->api, h, size, fl & RP_F_ZERO);
         else p = fl & RP_F_ZERO ? calloc(1, size) : malloc(size);
         made(e, s, op->slot, p, size);
@@ -338,7 +346,7 @@ static inline __attribute__((always_inline)) const rp_op *do_op(const run_env *e
         rp_slot *o = &slots[op->slot];
         void *h = slots[op[1].slot].p;  /* the RP_ARG op after this one */
         s->live -= (int64_t)o->size;
-        if (null_alloc) p = bump_alloc(&s->bump, e->bump_end, size, 16);
+        if (null_alloc) p = bump_alloc(s, e, size, 16);
         else p = h ? rp_heap_realloc(e->api, h, o->p, size) : realloc(o->p, size);
         made(e, s, op->arg, p, size);
         op++;

@@ -59,6 +59,20 @@ printf '#hatrace-text 1\n1 1 0 alloc 8 0x10 func=malloc\n2 1 0 free 0x20\n' >"$w
 [ "$(wc -l <"$work/err")" = 1 ] && grep -q 'record 1: free of 0x20 on thread 1, which is not live' "$work/err" \
     || { cat "$work/err"; fail "bad trace message"; }
 
+# null's region starts again at its base: a thread allocating 168 MiB in all
+# (one live at a time, the largest 8 MiB) replays in a bounded region
+{
+  echo '#hatrace-text 1'
+  for i in $(seq 40); do echo "$((2 * i)) 1 0 alloc 4194304 0x$((1000 + i))000"; echo "$((2 * i + 1)) 1 0 free 0x$((1000 + i))000"; done
+  echo "100 1 0 alloc 8388608 0x9000000"; echo "101 1 0 free 0x9000000"
+} >"$work/big.txt"
+"$HATRACE" replay --from text --allocator null --touch all --json "$work/big.txt" >"$work/big.json" 2>"$work/err" \
+    || { cat "$work/err"; fail "null replay of 168 MiB"; }
+grep -q '"ops": 82' "$work/big.json" || fail "null: ops != 82"
+grep -q 'returned NULL' "$work/big.json" "$work/err" && fail "null: allocations failed"
+rss=$(num peak_rss_bytes <"$work/big.json")
+[ "$rss" -lt $((120 << 20)) ] || fail "null's resident memory grew with the trace: $rss bytes"
+
 # a chart, when gnuplot is there
 if command -v gnuplot >/dev/null; then
   "$HATRACE" replay --from text --allocator null,glibc --plot "$work/m.svg" "$trace" >/dev/null || fail "plot"
