@@ -4,7 +4,14 @@
  * of one thread, a flush every --flush-events events), to /dev/null.
  *
  *   write_cost [-r RUNS] [-n MAX_EVENTS] [--level N] [--time-res NS] [--chunk N] [--flush-events N]
- *              [--defer] [--fast] [--out OUT] FILE
+ *              [--defer] [--fast] [--raw] [--out OUT] FILE
+ *
+ * --raw feeds the recorder's own path instead of hatf_writer_add: each
+ * thread's malloc and free records as the rings hold them (16-byte units,
+ * hatf_recorder.h), coded straight from the units by hatf_writer_add_plain_,
+ * any other record through hatf_writer_add as the flusher converts it. Their
+ * times become clock ticks of 1/3 ns (the trace's time, spread inside its
+ * unit), so --time-res converts them as the recorder's writer does.
  *
  * Prints the median ns per event over RUNS runs (CPU time of this thread) and
  * the bytes per event the writer produced. -n reads only the first MAX_EVENTS
@@ -27,16 +34,83 @@
 #include "hatf.h"
 #include "hatf_container.h"
 #include "container_jobs.h"
+#include "hatf_recorder.h"
 
 #define BATCH 256
 #define MAX_RUNS 51
-
-typedef struct tstream { hatf_event *ev; size_t n, cap; } tstream;
 
 static void die(const char *what, const char *detail)
 {
     fprintf(stderr, "write_cost: %s: %s\n", what, detail);
     exit(1);
+}
+
+typedef struct tstream {
+    hatf_event *ev;
+    size_t n, cap;
+    uint64_t *raw;   /* --raw: the units of the plain events, ev's others as 0 units */
+    size_t *at;      /* --raw: event i's first unit */
+} tstream;
+
+/* A malloc or free as the recorder writes it, or 0 if ev is not one. */
+static int raw_plain(const hatf_event *ev, unsigned *fn)
+{
+    if (ev->attr_is_bytes || ev->attr || ev->data_len || ev->heap) return 0;
+    if (ev->op == HATF_OP_ALLOC) *fn = HATF_FN_MALLOC;
+    else if (ev->op == HATF_OP_FREE) *fn = HATF_FN_FREE;
+    else return 0;
+    return 1;
+}
+
+/* ts->raw and ts->at from ts->ev: ticks of 1/3 ns, a unit's 3000 ticks spread
+ * over the events that share it (a thread's ticks never go back). */
+static void make_raw(tstream *ts, uint64_t unit_ns)
+{
+    ts->raw = malloc((ts->n * HATF_RAW_LONG_UNITS + HATF_RAW_LONG_UNITS) * HATF_RAW_UNIT_WORDS * sizeof *ts->raw);
+    ts->at = malloc((ts->n + 1) * sizeof *ts->at);
+    if (!ts->raw || !ts->at) die("memory", "out of memory");
+    uint64_t per_unit = 3 * unit_ns, last = 0, spread = 0;
+    size_t u = 0;
+    for (size_t i = 0; i < ts->n; i++) {
+        const hatf_event *e = &ts->ev[i];
+        ts->at[i] = u;
+        unsigned fn;
+        if (!raw_plain(e, &fn)) continue;
+        spread = i && e->time == ts->ev[i - 1].time ? spread + 100 : 0;
+        uint64_t tick = e->time * per_unit + (spread < per_unit ? spread : per_unit - 1);
+        if (tick < last) tick = last;
+        last = tick;
+        uint64_t *x = &ts->raw[u * HATF_RAW_UNIT_WORDS], tk = tick << HATF_RAW_TIME_SHIFT | fn;
+        uint64_t size = fn == HATF_FN_FREE ? 0 : e->size;
+        if (e->addr < 1ull << HATF_RAW_ADDR_BITS && size < 1u << 16) {
+            x[0] = tk | HATF_RAW_SHORT;
+            x[1] = e->addr | size << HATF_RAW_ADDR_BITS;
+        } else {
+            x[0] = tk, x[1] = e->addr, x[2] = size, x[3] = x[4] = x[5] = 0;
+        }
+        u += hatf_raw_units(x[0]);
+    }
+    ts->at[ts->n] = u;
+}
+
+/* --raw: thread i's events [from, from + n) the flusher's way. */
+static void add_raw(hatf_writer *w, const tstream *ts, uint64_t thread, size_t from, size_t n)
+{
+    size_t i = from, end = from + n;
+    while (i < end) {
+        unsigned fn;
+        if (!raw_plain(&ts->ev[i], &fn)) {
+            if (hatf_writer_add(w, &ts->ev[i], 1) != 0) die("write", "hatf_writer_add failed");
+            i++;
+            continue;
+        }
+        size_t events = 0;
+        long took = hatf_writer_add_plain_(w, thread, ts->raw + ts->at[i] * HATF_RAW_UNIT_WORDS,
+                                           ts->at[end] - ts->at[i], &events);
+        if (took < 0) die("write", "hatf_writer_add_plain_ failed");
+        i += events;
+        if (!events) die("write", "hatf_writer_add_plain_ took no event");
+    }
 }
 
 static double cpu_s(void)
@@ -68,7 +142,7 @@ static void *helper(void *q)
 
 int main(int argc, char **argv)
 {
-    int defer = 0, fast = 0;
+    int defer = 0, fast = 0, raw = 0;
     int runs = 5, read_only = 0;
     size_t max_events = SIZE_MAX;
     hatf_writer_opts o = { 0 };
@@ -85,10 +159,11 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--read-only")) read_only = 1;
         else if (!strcmp(a, "--defer")) defer = 1;
         else if (!strcmp(a, "--fast")) fast = 1;
+        else if (!strcmp(a, "--raw")) raw = 1;
         else if (!strcmp(a, "--out") && i + 1 < argc) out = argv[++i];
         else if (a[0] != '-' && !path) path = a;
         else die("usage", "write_cost [-r RUNS] [-n MAX] [--level N] [--time-res NS] [--chunk N] "
-                          "[--flush-events N] [--read-only] [--defer] [--fast] [--out OUT] FILE");
+                          "[--flush-events N] [--read-only] [--defer] [--fast] [--raw] [--out OUT] FILE");
     }
     if (!path) die("usage", "a container FILE is needed");
     if (runs < 1 || runs > MAX_RUNS) die("-r", "1..51");
@@ -101,6 +176,9 @@ int main(int argc, char **argv)
     const uint64_t *threads;
     size_t nth = hatf_reader_threads(r, &threads);
     tstream *ts = calloc(nth, sizeof *ts);
+    uint64_t *threads_copy = malloc((nth ? nth : 1) * sizeof *threads_copy);
+    if (!ts || !threads_copy) die("memory", "out of memory");
+    memcpy(threads_copy, threads, nth * sizeof *threads);
     size_t total = 0;
     for (size_t i = 0; i < nth; i++) {
         hatf_iter *it = hatf_iter_thread(r, threads[i]);
@@ -129,6 +207,12 @@ int main(int argc, char **argv)
     }
     hatf_reader_close(r);
     if (!total) die(path, "no events");
+    if (raw) {  /* the recorder's clock: ticks of 1/3 ns */
+        uint64_t unit_ns = info.time_unit_ns_den ? info.time_unit_ns_num / info.time_unit_ns_den : 1;
+        for (size_t i = 0; i < nth; i++) make_raw(&ts[i], unit_ns ? unit_ns : 1);
+        info.time_unit_ns_num = 1;
+        info.time_unit_ns_den = 3;
+    }
 
     double ns[MAX_RUNS];
     uint64_t bytes = 0;
@@ -156,7 +240,8 @@ int main(int argc, char **argv)
                 size_t n = ts[i].n - pos[i];
                 if (n > BATCH) n = BATCH;
                 if (!n) continue;
-                if (w && hatf_writer_add(w, ts[i].ev + pos[i], n) != 0) die("write", "hatf_writer_add failed");
+                if (w && raw) add_raw(w, &ts[i], threads_copy[i], pos[i], n);
+                else if (w && hatf_writer_add(w, ts[i].ev + pos[i], n) != 0) die("write", "hatf_writer_add failed");
                 pos[i] += n;
                 done += n;
                 since_flush += n;
