@@ -8,8 +8,8 @@
  * speed at the price of a larger file, which `hatrace convert` recovers
  * offline. The choice is made per chunk group, as groups begin.
  *
- * Every window (EFFORT_WINDOW_NS, 100 ms; the first one EFFORT_FIRST_WINDOW_NS,
- * 30 ms) the flusher looks back and codes fast while either
+ * Every window (EFFORT_WINDOW_NS, 100 ms) the flusher looks back and codes
+ * fast while either
  *   - the machine had no idle CPU: all CPUs together were idle for less than
  *     EFFORT_IDLE_PCT % of one CPU's time (/proc/stat, whose first line sums
  *     every CPU), our own threads' work included: what the full coding takes
@@ -34,11 +34,6 @@
 
 enum { EFFORT_IDLE_PCT = 15, EFFORT_WAIT_PCT = 5 };
 #define EFFORT_WINDOW_NS 100000000ull  /* 100 ms: /proc/stat counts in 10 ms ticks */
-/* The first window is shorter: a program that keeps every core busy from its
- * start would otherwise have its first 100 ms coded in full (2-4 % of the
- * events of a 2 s server_sim window); 30 ms of two CPUs is six ticks, and
- * none of them idle is still told apart from a core idle for most of it. */
-#define EFFORT_FIRST_WINDOW_NS 30000000ull
 #define EFFORT_CALM_NS 300000000ull    /* 300 ms */
 
 /* The idle time of all CPUs together, in ns: the first line of /proc/stat,
@@ -82,7 +77,7 @@ int ht_effort_choose(uint64_t now, uint64_t waited_ns)
     ht_effort *e = &ht_fs.effort;
     if (ht_opt(HT_OPT_EFFORT) != HT_EFFORT_AUTO) return e->fast;
     uint64_t span = now - e->window_start;
-    if (span < (e->window_start == e->started ? EFFORT_FIRST_WINDOW_NS : EFFORT_WINDOW_NS)) return e->fast;
+    if (span < EFFORT_WINDOW_NS) return e->fast;
     uint64_t idle;
     int busy = 0;
     if (e->stat_fd >= 0 && idle_read(e->stat_fd, &idle) == 0) {
