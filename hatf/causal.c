@@ -249,7 +249,7 @@ static int grow(hatf_causal *c, size_t need)
     gev *g = realloc(c->g, cap * sizeof *g);
     if (!g) return -1;
     c->g = g;
-    uint32_t *o = realloc(c->out, cap * sizeof *o);
+    uint32_t *o = realloc(c->out, (cap + 1) * sizeof *o);  /* + 1: with_pending's release */
     if (!o) return -1;
     c->out = o;
     c->capg = cap;

@@ -244,6 +244,19 @@ static void test_early_release_reused(void)
     CHECK(low, "2:a:a0 1:f:a0 1:a:a0 1:a:b0 2:f:b0", 1, 1, 0);
     CU_ASSERT_STRING_EQUAL(times, "10 10 10 10 10");
     CU_ASSERT_EQUAL(stats.early_releases, 1);
+    /* a group of exactly the gathered capacity (256 events): the order has room
+     * for the release too (ASan) */
+    hatf_event big[257];
+    size_t nb = 0;
+    big[nb++] = (hatf_event)F(2, 9, 0xa0);
+    big[nb++] = (hatf_event)A(2, 10, 0xa0);
+    big[nb++] = (hatf_event)A(1, 10, 0xa0);
+    while (nb < 257) big[nb] = (hatf_event)A(1, 10, 0x1000 + 0x10 * nb), nb++;
+    roundtrip(big, nb, 0);
+    CU_ASSERT_EQUAL(stats.tie_groups, 1);
+    CU_ASSERT_EQUAL(stats.unresolved, 0);
+    CU_ASSERT_EQUAL(stats.early_releases, 1);
+    CU_ASSERT_EQUAL(strncmp(got, "1:a:a0 ", 7), 0);
     /* without the flag the group stays unresolved: nothing is invented */
     info_flags = 0;
     CHECK(ev, "2:f:a0 1:a:a0 2:a:a0", 1, 0, 1);
