@@ -117,6 +117,7 @@ struct rp_compiler {
     struct { uint64_t key; uint32_t val; } tcache[TCACHE_N];
     uint64_t hkey;         /* 0: none yet */
     uint32_t hval;
+    size_t hint;           /* where the lookahead found the address the event frees in addrs, or SIZE_MAX */
     heap_rec *heaps;
     size_t nheaps, capheaps;
     thread_rec *threads;
@@ -278,6 +279,7 @@ rp_compiler *rp_compiler_new(int single)
     c->single = single;
     c->plan.single = single;
     c->free_obj = NONE;
+    c->hint = SIZE_MAX;
     if (!(c->w = rp_planw_new(-1, RP_WINDOW_OPS))) {
         free(c);
         return NULL;
@@ -490,7 +492,9 @@ static void after_call(rp_compiler *c, uint32_t t, int64_t idx)
  * address map and its heap. @return its index, or NONE if addr is not live. */
 static uint32_t consume_obj(rp_compiler *c, uint64_t addr, uint32_t t)
 {
-    size_t i = map_find(&c->addrs, addr);
+    /* the lookahead's answer holds while the entry there is still addr's (keys are unique) */
+    size_t i = c->hint;
+    if (i >= c->addrs.cap || c->addrs.e[i].key != addr) i = map_find(&c->addrs, addr);
     if (i == SIZE_MAX) return NONE;
     uint32_t cur = c->addrs.e[i].val;
     uint32_t o;
@@ -952,7 +956,9 @@ _Static_assert(AHEAD_RING > RP_AHEAD_2 - RP_AHEAD_3 + 1, "stage 3 finds what sta
 typedef struct compile_run {
     rp_compiler *c;
     hatf_err *err;
+    uint64_t counted;             /* events counted so far: the number of the next one */
     uint32_t obj[AHEAD_RING];     /* by event number modulo AHEAD_RING: what stage 2 found, or NONE */
+    size_t at[AHEAD_RING];        /* ... and where in the address map, or SIZE_MAX */
 } compile_run;
 
 static int compile_item(void *ctx, const lookahead_item *x, int damaged)
@@ -960,6 +966,7 @@ static int compile_item(void *ctx, const lookahead_item *x, int damaged)
     compile_run *cr = ctx;
     /* a damaged group passed over, or lost before a copy: its objects are unknown */
     if (!cr->c->lost_ok && damaged) rp_compiler_lost_ok(cr->c);
+    cr->c->hint = cr->at[cr->counted++ % AHEAD_RING];
     return rp_compiler_add(cr->c, &x->ev, x->rec, x->off, cr->err);
 }
 
@@ -970,7 +977,8 @@ static int compile_item(void *ctx, const lookahead_item *x, int damaged)
  * addresses; stage 2, once the slot has arrived, finds the object of the
  * address the event frees and fetches it; stage 3, once that has arrived,
  * fetches the rest. Only fetches: what an event in between changes just
- * makes one useless. Stages 2 and 3 for multi-threaded plans only: on
+ * makes one useless, but where stage 2 found the address is rp_compiler_add's
+ * first guess (consume_obj). Stages 2 and 3 for multi-threaded plans only: on
  * python3's trace (one thread) the second probe of the map cost what the
  * fetches saved. */
 static void prefetch_item(void *ctx, const hatf_event *const ev[3], const uint64_t g[3])
@@ -986,6 +994,7 @@ static void prefetch_item(void *ctx, const hatf_event *const ev[3], const uint64
         uint64_t freed = hatf_event_ends(ev[1]);
         size_t i = c->plan.nthreads < 2 || !freed ? SIZE_MAX : map_find(&c->addrs, freed);
         *o = i != SIZE_MAX ? c->addrs.e[i].val : NONE;
+        cr->at[g[1] % AHEAD_RING] = i;
         if (*o != NONE) __builtin_prefetch(&c->objs[*o]);
     }
     if (ev[2]) {
