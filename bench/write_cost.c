@@ -62,8 +62,8 @@ static int raw_plain(const hatf_event *ev, unsigned *fn)
     return 1;
 }
 
-/* ts->raw and ts->at from ts->ev: ticks of 1/3 ns, a unit's 3000 ticks spread
- * over the events that share it (a thread's ticks never go back). */
+/* ts->raw and ts->at from ts->ev: ticks of 1/3 ns, events that share a time
+ * unit 100 ticks apart inside it (a thread's ticks never go back). */
 static void make_raw(tstream *ts, uint64_t unit_ns)
 {
     ts->raw = malloc((ts->n * HATF_RAW_LONG_UNITS + HATF_RAW_LONG_UNITS) * HATF_RAW_UNIT_WORDS * sizeof *ts->raw);

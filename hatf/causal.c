@@ -653,6 +653,24 @@ static int touches(const hatf_event *m, const hatf_event *o)
     return (me && (me == oe || me == om)) || (mm && (mm == oe || mm == om));
 }
 
+/* Queue the events up to limit (at most EARLY_QUEUE_MAX from q[i]).
+ * @return 0, 1 when a following reader has not the whole window yet, or -1
+ * out of memory. */
+static int read_window(hatf_causal *c, size_t i, uint64_t limit)
+{
+    while (!c->qrc && c->q[c->qn - 1].ev.time <= limit && c->qn - i < EARLY_QUEUE_MAX) {
+        hatf_event e;
+        int rc = next_slow(c, &e);
+        if (rc == 0 && hatf_reader_following(c->r)) return 1;  /* the window goes on in the file's next part */
+        if (rc <= 0) {
+            if (rc < 0) { c->qrc = rc; c->qerr = c->err; }
+            break;
+        }
+        if (qpush(c, &e)) return -1;
+    }
+    return 0;
+}
+
 /* The queue's first event ends an address A that was not live when it was
  * ordered. Read ahead to the end of its window; if another thread allocates A
  * in it, move the release and its thread's events up to that allocation after
@@ -667,17 +685,9 @@ static int repair(hatf_causal *c)
     uint64_t limit = s->time + c->window < s->time ? UINT64_MAX : s->time + c->window;
     c->pend_addr = a;  /* the groups read ahead may need it (with_pending) */
     c->pend_thread = th;
-    while (!c->qrc && c->q[c->qn - 1].ev.time <= limit && c->qn - i < EARLY_QUEUE_MAX) {
-        hatf_event e;
-        int rc = next_slow(c, &e);
-        if (rc == 0 && hatf_reader_following(c->r)) { c->pend_addr = 0; return 1; }  /* the window goes on in the file's next part */
-        if (rc <= 0) {
-            if (rc < 0) { c->qrc = rc; c->qerr = c->err; }
-            break;
-        }
-        if (qpush(c, &e)) { c->pend_addr = 0; return -1; }
-    }
+    int w = read_window(c, i, limit);
     c->pend_addr = 0;
+    if (w) return w;
     s = &c->q[i].ev;
     size_t x = 0;
     for (size_t j = i + 1; j < c->qn && c->q[j].ev.time <= limit; j++) {
