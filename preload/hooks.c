@@ -1,7 +1,7 @@
 /* hooks.c — the interposed symbols of libhatrace.so.
  *
  * Each allocation hook calls the real function, then records one raw event
- * (ht_emit: a timestamp and five words into the thread's ring). A free is
+ * (ht_emit_ret: a timestamp and five words into the thread's ring). A free is
  * stamped before the real free runs, so its time precedes any reuse of the
  * address by another thread (ht_emit_free). The real functions are the next definitions after
  * this library (dlsym RTLD_NEXT): a program linked with jemalloc is traced on
@@ -163,12 +163,12 @@ static inline __attribute__((always_inline)) uint64_t stack_id(void)
 #define FLAGS(failed, sid) (((failed) ? HT_FAILED : 0) | ((sid) ? HT_STACKED : 0))
 
 /* Record the call that just returned (a failed one too), with the caller's stack
- * in d. Inlined like stack_id. */
-static inline __attribute__((always_inline)) void emit(uint32_t kind, int failed, uint64_t a, uint64_t b,
-                                                       uint64_t c)
+ * sid (stack_id, taken before the real call: then no call follows the real one
+ * outside ht_emit_ret's tail calls) in d. @return ret, the hook's result. */
+static inline __attribute__((always_inline)) void *emit(uint32_t kind, int failed, uint64_t a, uint64_t b,
+                                                        uint64_t c, uint64_t sid, void *ret)
 {
-    uint64_t sid = stack_id();
-    ht_emit(kind | FLAGS(failed, sid), a, b, c, sid);
+    return ht_emit_ret(kind | FLAGS(failed, sid), a, b, c, sid, ret);
 }
 
 /* ---- the malloc family ------------------------------------------------------ */
@@ -176,9 +176,9 @@ static inline __attribute__((always_inline)) void emit(uint32_t kind, int failed
 HT_EXPORT void *malloc(size_t n)
 {
     if (BOOTING()) return arena_alloc(n, 16);
+    uint64_t sid = stack_id();
     void *p = real_malloc(n);
-    emit(HT_K_MALLOC, !p, U(p), n, 0);
-    return p;
+    return emit(HT_K_MALLOC, !p, U(p), n, 0, sid, p);
 }
 
 HT_EXPORT void *calloc(size_t nmemb, size_t size)
@@ -187,9 +187,9 @@ HT_EXPORT void *calloc(size_t nmemb, size_t size)
         size_t total;
         return __builtin_mul_overflow(nmemb, size, &total) ? NULL : arena_alloc(total, 16);
     }
+    uint64_t sid = stack_id();
     void *p = real_calloc(nmemb, size);
-    emit(HT_K_CALLOC, !p, U(p), nmemb, size);
-    return p;
+    return emit(HT_K_CALLOC, !p, U(p), nmemb, size, sid, p);
 }
 
 HT_EXPORT void free(void *p)
@@ -228,9 +228,9 @@ HT_EXPORT void *realloc(void *p, size_t n)
     if (HT_UNLIKELY(in_arena(p))) return arena_realloc(p, n);
     if (BOOTING()) return p ? NULL : arena_alloc(n, 16);
     if (HT_UNLIKELY(ht_t.untraced) && ht_in_own_code(&ht_t)) return own_realloc(p, n);
+    uint64_t sid = stack_id();
     void *q = real_realloc(p, n);
-    emit(HT_K_REALLOC, !q && (n || !p), U(p), n, U(q));  /* realloc(p, 0) may free and return NULL */
-    return q;
+    return emit(HT_K_REALLOC, !q && (n || !p), U(p), n, U(q), sid, q);  /* realloc(p, 0) may free and return NULL */
 }
 
 HT_EXPORT void *reallocarray(void *p, size_t nmemb, size_t size)
@@ -244,6 +244,7 @@ HT_EXPORT void *reallocarray(void *p, size_t nmemb, size_t size)
     /* glibc's reallocarray calls realloc through the PLT, which would record the
      * call twice: check the product here and call the real realloc directly */
     void *q;
+    uint64_t sid = size <= UINT32_MAX ? stack_id() : 0;  /* d holds both: see HT_STACKED */
     if (__builtin_mul_overflow(nmemb, size, &total)) {
         errno = ENOMEM;
         q = NULL;
@@ -253,9 +254,7 @@ HT_EXPORT void *reallocarray(void *p, size_t nmemb, size_t size)
         q = real_realloc(p, total);
     }
     int failed = !q && ((nmemb && size) || !p);
-    uint64_t sid = size <= UINT32_MAX ? stack_id() : 0;  /* d holds both: see HT_STACKED */
-    ht_emit(HT_K_REALLOCARRAY | FLAGS(failed, sid), U(p), nmemb, U(q), size | sid << 32);
-    return q;
+    return ht_emit_ret(HT_K_REALLOCARRAY | FLAGS(failed, sid), U(p), nmemb, U(q), size | sid << 32, q);
 }
 
 HT_EXPORT int posix_memalign(void **out, size_t align, size_t n)
@@ -266,41 +265,42 @@ HT_EXPORT int posix_memalign(void **out, size_t align, size_t n)
         *out = p;
         return 0;
     }
+    uint64_t sid = stack_id();
     int rc = real_posix_memalign(out, align, n);
-    emit(HT_K_POSIX_MEMALIGN, rc, rc ? 0 : U(*out), n, align);
+    emit(HT_K_POSIX_MEMALIGN, rc, rc ? 0 : U(*out), n, align, sid, NULL);
     return rc;
 }
 
 HT_EXPORT void *aligned_alloc(size_t align, size_t n)
 {
     if (BOOTING()) return arena_alloc(n, align);
+    uint64_t sid = stack_id();
     void *p = real_aligned_alloc(align, n);
-    emit(HT_K_ALIGNED_ALLOC, !p, U(p), n, align);
-    return p;
+    return emit(HT_K_ALIGNED_ALLOC, !p, U(p), n, align, sid, p);
 }
 
 HT_EXPORT void *memalign(size_t align, size_t n)
 {
     if (BOOTING()) return arena_alloc(n, align);
+    uint64_t sid = stack_id();
     void *p = real_memalign(align, n);
-    emit(HT_K_MEMALIGN, !p, U(p), n, align);
-    return p;
+    return emit(HT_K_MEMALIGN, !p, U(p), n, align, sid, p);
 }
 
 HT_EXPORT void *valloc(size_t n)
 {
     if (BOOTING()) return arena_alloc(n, 4096);
+    uint64_t sid = stack_id();
     void *p = real_valloc(n);
-    emit(HT_K_VALLOC, !p, U(p), n, 0);
-    return p;
+    return emit(HT_K_VALLOC, !p, U(p), n, 0, sid, p);
 }
 
 HT_EXPORT void *pvalloc(size_t n)
 {
     if (BOOTING()) return arena_alloc(n, 4096);
+    uint64_t sid = stack_id();
     void *p = real_pvalloc(n);
-    emit(HT_K_PVALLOC, !p, U(p), n, 0);
-    return p;
+    return emit(HT_K_PVALLOC, !p, U(p), n, 0, sid, p);
 }
 
 HT_EXPORT size_t malloc_usable_size(void *p)
@@ -407,6 +407,7 @@ static inline __attribute__((always_inline)) void *cxx_new(uint32_t kind, size_t
                                                            const char *name, int nothrow)
 {
     void *p = NULL;
+    uint64_t sid = stack_id();
     if (BOOTING()) {
         p = arena_alloc(n, align ? align : 16);
     } else if (align) {
@@ -414,8 +415,9 @@ static inline __attribute__((always_inline)) void *cxx_new(uint32_t kind, size_t
     } else {
         p = real_malloc(n ? n : 1);  /* new of 0 bytes returns a unique pointer */
     }
-    emit(kind, !p, U(p), n, align);
-    return HT_LIKELY(p != NULL) ? p : cxx_new_failed(name, n, align, nothrow);
+    if (HT_LIKELY(p != NULL)) return emit(kind, 0, U(p), n, align, sid, p);
+    emit(kind, 1, 0, n, align, sid, NULL);
+    return cxx_new_failed(name, n, align, nothrow);
 }
 
 /* The operators, declared first (they have no C header), then defined. */

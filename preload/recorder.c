@@ -222,6 +222,52 @@ void ht_record_slow(uint32_t kind, uint64_t a, uint64_t b, uint64_t c, uint64_t 
     ht_emit(kind, a, b, c, d);
 }
 
+/* ---- the fast path's ways off (recorder.h, ht_emit_ret and ht_emit_free) ---- */
+
+void *ht_emit_slow(uint32_t kind, uint64_t a, uint64_t b, uint64_t c, uint64_t d, void *ret)
+{
+    ht_record_slow(kind, a, b, c, d);
+    return ret;
+}
+
+void *ht_emit_held(uint32_t kind, uint64_t a, uint64_t b, uint64_t c, uint64_t d, void *ret)
+{
+    ht_tls *t = &ht_t;
+    ht_ring *r = t->ring;
+    HATF_PRE(t->busy == 1);
+    if (r->side_w != r->side_r) ht_side_drain(r);
+    ht_rawev *e = ht_ring_slot(r);
+    if (!e) e = ht_ring_full(r);
+    ht_leave(t, r, e, (ht_now() - ht_t0) << HT_TK_SHIFT | kind, a, b, c, d);
+    return ret;
+}
+
+void *ht_emit_after(int poke, void *ret)
+{
+    ht_tls *t = &ht_t;
+    if (poke) ht_poke();
+    if (t->ring->side_w != t->ring->side_r) ht_side_flush(t, t->ring);
+    return ret;
+}
+
+void ht_free_slow(uint32_t kind, void *p, void (*real)(void *))
+{
+    ht_record_slow(kind, (uint64_t)(uintptr_t)p, 0, 0, 0);
+    real(p);
+}
+
+void ht_free_held(uint32_t kind, void *p, void (*real)(void *))
+{
+    ht_emit_held(kind, (uint64_t)(uintptr_t)p, 0, 0, 0, NULL);
+    real(p);
+}
+
+void ht_free_after(int poke, void *p, void (*real)(void *))
+{
+    ht_emit_after(poke, NULL);
+    real(p);
+}
+
 /* ---- the orphan queue: events of threads with no ring yet (ht_emit_nowait) ---- */
 
 enum { ORPHAN_CAP = 4096 };

@@ -5,7 +5,7 @@
  *   hooks.c           the interposed symbols, the bootstrap arena, the constructor and destructor; the only
  *                     file that knows the real functions
  *   ring.h            the per-thread SPSC ring (inline producer and consumer operations)
- *   recorder.h        internal interface: raw event kinds, thread-local state, the inline hot path ht_emit
+ *   recorder.h        internal interface: raw event kinds, thread-local state, the inline hot path (ht_emit, ht_emit_ret, ht_emit_free)
  *   recorder.c        process state: init, thread attach/exit, slow paths, signal side buffer, fork, exec, exit
  *   registry.c        the ring registry: a ring for each new thread, reused or mapped, sized by thread count
  *   flusher.c         the flusher and encoding helper threads: rings drained into the writer, timed flushes
@@ -367,14 +367,81 @@ static inline void ht_emit_nowait(uint32_t kind, uint64_t a, uint64_t b, uint64_
     atomic_signal_fence(memory_order_seq_cst);
     t->busy = 0;
 }
-/* Record a free and run it: the slot is taken and the time read before the real
- * free (causality: a reuse of the address by another thread sorts after it), the
- * event written after it, so the clock's latency overlaps the free. rdtsc may
- * run ahead of the load that gave the thread p, so the stamp may come before
- * another thread's allocation of it: not fenced, the header says so and readers
- * repair it (HATF_INFO_EARLY_RELEASE, docs/recorder.md "Order"). The busy
- * window spans the real free: a handler that allocates meanwhile queues behind
- * this event. */
+/* The hooks' fast path (ht_emit_ret, ht_emit_free): every way off it is a
+ * tail call, so it holds nothing across a call and the hook keeps no
+ * callee-saved registers beyond what its real call needs (no prologue of
+ * pushes and pops on every event). The ways off, each ending in the real
+ * work of ht_emit (recorder.c): */
+/* Not the fast path's thread state (no ring, inside a hook, untraced):
+ * ht_record_slow. @return ret */
+void *ht_emit_slow(uint32_t kind, uint64_t a, uint64_t b, uint64_t c, uint64_t d, void *ret) HT_HIDDEN;
+/* Inside the busy window with no slot taken (side events queued, a full ring,
+ * no counter clock): the rest of ht_enter and ht_leave. @return ret */
+void *ht_emit_held(uint32_t kind, uint64_t a, uint64_t b, uint64_t c, uint64_t d, void *ret) HT_HIDDEN;
+/* After the window: wake the flusher if poke, move queued side events. @return ret */
+void *ht_emit_after(int poke, void *ret) HT_HIDDEN;
+/* The same three for a free, each ending in real(p). */
+void ht_free_slow(uint32_t kind, void *p, void (*real)(void *)) HT_HIDDEN;
+void ht_free_held(uint32_t kind, void *p, void (*real)(void *)) HT_HIDDEN;
+void ht_free_after(int poke, void *p, void (*real)(void *)) HT_HIDDEN;
+
+#if HT_HAVE_COUNTER
+#define HT_FAST_CLOCK() HT_LIKELY(ht_use_tsc)
+#else
+#define HT_FAST_CLOCK() 0  /* ht_mono_ns is a call: ht_emit_held */
+#endif
+
+/* The fast path's window: a slot taken inside it, or NULL (then the caller
+ * goes to its _held way, busy still set). */
+static inline __attribute__((always_inline)) ht_rawev *ht_fast_enter(ht_tls *t, ht_ring *r)
+{
+    t->busy = 1;
+    atomic_signal_fence(memory_order_seq_cst);
+    ht_rawev *e = ht_ring_slot(r);
+    return HT_LIKELY(e && r->side_w == r->side_r && HT_FAST_CLOCK()) ? e : NULL;
+}
+/* Write and publish the event at e, leave the window. @return nonzero if the
+ * caller must go its _after way: bit 0 a poke due, bit 1 side events queued
+ * meanwhile. */
+static inline __attribute__((always_inline)) int ht_fast_leave(ht_tls *t, ht_ring *r, ht_rawev *e, uint64_t tk,
+                                                               uint64_t a, uint64_t b, uint64_t c, uint64_t d)
+{
+    unsigned units = ht_rawev_put(e, tk, a, b, c, d);
+    r->last_tk = tk;
+    int poke = ht_ring_publish(r, units);
+    atomic_signal_fence(memory_order_seq_cst);
+    t->busy = 0;
+    return poke | (r->side_w != r->side_r) << 1;
+}
+
+/* ht_emit for a hook that returns ret once the event is recorded (the malloc
+ * family): the same event, the same order, by the tail-call fast path. */
+static inline __attribute__((always_inline)) void *ht_emit_ret(uint32_t kind, uint64_t a, uint64_t b, uint64_t c,
+                                                               uint64_t d, void *ret)
+{
+    ht_tls *t = &ht_t;
+    ht_ring *r = t->ring;
+#ifdef HT_BENCH_KNOBS
+    if (HT_BENCH_SKIPS(HT_BENCH_RING)) {
+        ht_bench_sink = ht_now();
+        return ret;
+    }
+#endif
+    if (HT_UNLIKELY(r == NULL || t->busy || t->untraced)) return ht_emit_slow(kind, a, b, c, d, ret);
+    ht_rawev *e = ht_fast_enter(t, r);
+    if (HT_UNLIKELY(!e)) return ht_emit_held(kind, a, b, c, d, ret);
+    int after = ht_fast_leave(t, r, e, (ht_counter() - ht_t0) << HT_TK_SHIFT | kind, a, b, c, d);
+    if (HT_UNLIKELY(after)) return ht_emit_after(after & 1, ret);
+    return ret;
+}
+
+/* Record a free, then run it (a tail call). The time is taken before the real
+ * free (causality: a reuse of the address by another thread sorts after it)
+ * and the event published before it too, so a signal handler that allocates
+ * during the free writes behind this event. rdtsc may run ahead of the load
+ * that gave the thread p, so the stamp may come before another thread's
+ * allocation of it: not fenced, the header says so and readers repair it
+ * (HATF_INFO_EARLY_RELEASE, docs/recorder.md "Order"). */
 static inline __attribute__((always_inline)) void ht_emit_free(uint32_t kind, void *p, void (*real)(void *))
 {
     ht_tls *t = &ht_t;
@@ -386,15 +453,21 @@ static inline __attribute__((always_inline)) void ht_emit_free(uint32_t kind, vo
         return;
     }
 #endif
-    if (HT_LIKELY(r != NULL && !t->busy && !t->untraced)) {
-        ht_rawev *e = ht_enter(t, r);  /* a wait for space comes before the time is taken */
-        uint64_t ts = ht_now();
-        real(p);
-        ht_leave(t, r, e, (ts - ht_t0) << HT_TK_SHIFT | kind, (uint64_t)(uintptr_t)p, 0, 0, 0);
-    } else {
-        ht_record_slow(kind, (uint64_t)(uintptr_t)p, 0, 0, 0);
-        real(p);
+    if (HT_UNLIKELY(r == NULL || t->busy || t->untraced)) {
+        ht_free_slow(kind, p, real);
+        return;
     }
+    ht_rawev *e = ht_fast_enter(t, r);
+    if (HT_UNLIKELY(!e)) {
+        ht_free_held(kind, p, real);
+        return;
+    }
+    int after = ht_fast_leave(t, r, e, (ht_counter() - ht_t0) << HT_TK_SHIFT | kind, (uint64_t)(uintptr_t)p, 0, 0, 0);
+    if (HT_UNLIKELY(after)) {
+        ht_free_after(after & 1, p, real);
+        return;
+    }
+    real(p);
 }
 /* Record a comment of len bytes of text (copied) on the calling thread
  * (annotate.c). pre: not inside a hook. */

@@ -122,7 +122,7 @@ static inline __attribute__((always_inline)) unsigned ht_rawev_put(ht_rawev *e, 
                                                                  uint64_t c, uint64_t d)
 {
     unsigned low = (unsigned)tk & 0xffu;
-    if ((low == HATF_FN_MALLOC || low == HATF_FN_FREE) && !c && !d && !(a >> HATF_RAW_ADDR_BITS) && b < 1u << 16) {
+    if (__builtin_expect((low == HATF_FN_MALLOC || low == HATF_FN_FREE) && !c && !d && !(a >> HATF_RAW_ADDR_BITS) && b < 1u << 16, 1)) {
         e->tk = tk | HT_SHORT;
         e->a = a | b << HATF_RAW_ADDR_BITS;
         return 1;
