@@ -168,6 +168,7 @@ static inline __attribute__((always_inline)) uint64_t stack_id(void)
 static inline __attribute__((always_inline)) void *emit(uint32_t kind, int failed, uint64_t a, uint64_t b,
                                                         uint64_t c, uint64_t sid, void *ret)
 {
+    __asm__("" : "+r"(sid));  /* its flag made here, not kept in one more register across the real call */
     return ht_emit_ret(kind | FLAGS(failed, sid), a, b, c, sid, ret);
 }
 

@@ -375,8 +375,9 @@ static inline void ht_emit_nowait(uint32_t kind, uint64_t a, uint64_t b, uint64_
 /* Not the fast path's thread state (no ring, inside a hook, untraced):
  * ht_record_slow. @return ret */
 void *ht_emit_slow(uint32_t kind, uint64_t a, uint64_t b, uint64_t c, uint64_t d, void *ret) HT_HIDDEN;
-/* Inside the busy window with no slot taken (side events queued, a full ring,
- * no counter clock): the rest of ht_enter and ht_leave. @return ret */
+/* Inside the busy window with no slot taken (side events queued, a ring full
+ * by the cached tail, no counter clock): the rest of ht_enter and ht_leave.
+ * @return ret */
 void *ht_emit_held(uint32_t kind, uint64_t a, uint64_t b, uint64_t c, uint64_t d, void *ret) HT_HIDDEN;
 /* After the window: wake the flusher if poke, move queued side events. @return ret */
 void *ht_emit_after(int poke, void *ret) HT_HIDDEN;
@@ -397,7 +398,7 @@ static inline __attribute__((always_inline)) ht_rawev *ht_fast_enter(ht_tls *t, 
 {
     t->busy = 1;
     atomic_signal_fence(memory_order_seq_cst);
-    ht_rawev *e = ht_ring_slot(r);
+    ht_rawev *e = ht_ring_slot_cached(r);
     return HT_LIKELY(e && r->side_w == r->side_r && HT_FAST_CLOCK()) ? e : NULL;
 }
 /* Write and publish the event at e, leave the window. @return nonzero if the

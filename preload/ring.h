@@ -115,6 +115,16 @@ static inline ht_rawev *ht_ring_slot(ht_ring *r)
     return (ht_rawev *)(void *)&r->w[(h & r->mask) * HT_UNIT_WORDS];
 }
 
+/* Producer: ht_ring_slot without the refresh: NULL as soon as the ring looks
+ * full by the cached tail (the caller then takes ht_ring_slot out of line;
+ * the refresh's registers stay out of the hooks' fast path). */
+static inline ht_rawev *ht_ring_slot_cached(ht_ring *r)
+{
+    uint64_t h = atomic_load_explicit(&r->head, memory_order_relaxed);
+    if (__builtin_expect(h - r->tail_cache > r->mask + 1 - HT_LONG_UNITS, 0)) return NULL;
+    return (ht_rawev *)(void *)&r->w[(h & r->mask) * HT_UNIT_WORDS];
+}
+
 /* Producer: write an event into its room at e, short if it can be (a malloc
  * or free with no flags, an address under 2^48 and a size under 2^16).
  * @return its units. */
