@@ -34,8 +34,16 @@ typedef struct qev {
 typedef struct guse {
     uint64_t addr;
     uint32_t ev, th;
+    uint32_t ent;                 /* its address's entry in gaddrs */
     uint8_t is_new;
 } guse;
+
+/* One address of a group (resolve's table, open addressing; addr 0: empty). */
+typedef struct gaddr {
+    uint64_t addr;
+    uint32_t th;                  /* the first thread that used it */
+    int32_t slot;                 /* -1: one thread so far; -2: shared, no slot yet; else its slot */
+} gaddr;
 
 struct hatf_causal {
     hatf_reader *r;
@@ -65,6 +73,7 @@ struct hatf_causal {
     uint32_t *chosen;
     int32_t *tried;
     uint8_t *live;                /* per shared slot */
+    gaddr *addrs;                 /* the group's addresses: 4 x cap_scratch entries, all empty between groups */
     size_t cap_scratch;
     /* liveness of every address, from the first group that needs it */
     int tracking, no_history;
@@ -125,6 +134,7 @@ void hatf_causal_free(hatf_causal *c)
     free(c->out);
     free(c->use); free(c->nxt); free(c->so); free(c->sn); free(c->th);
     free(c->tid); free(c->head); free(c->last); free(c->cur); free(c->chosen); free(c->tried); free(c->live);
+    free(c->addrs);
     if (c->tracking) { addrmap_free(&c->objs); addrmap_free(&c->heapgen); }
     free(c);
 }
@@ -287,15 +297,23 @@ static int scratch(hatf_causal *c, size_t n)
     RE(use, 2); RE(nxt, 1); RE(so, 1); RE(sn, 1); RE(th, 1);
     RE(tid, 1); RE(head, 1); RE(last, 1); RE(cur, 1); RE(chosen, 1); RE(tried, 1); RE(live, 2);
 #undef RE
+    free(c->addrs);  /* its entries are all empty between groups: no copy */
+    if (!(c->addrs = calloc(4 * cap, sizeof *c->addrs))) {
+        c->cap_scratch = 0;
+        return -1;
+    }
     c->cap_scratch = cap;
     return 0;
 }
 
-static inline int use_cmp(const void *pa, const void *pb)
+/* The entry of addr in the group's table (4 x cap_scratch entries, at most
+ * 2 x cap_scratch used: half empty at worst), found or made empty-keyed. */
+static inline uint32_t gaddr_slot(const hatf_causal *c, uint64_t addr)
 {
-    const guse *a = pa, *b = pb;
-    if (a->addr != b->addr) return a->addr < b->addr ? -1 : 1;
-    return a->ev < b->ev ? -1 : a->ev > b->ev;
+    size_t mask = 4 * c->cap_scratch - 1;
+    size_t i = (size_t)(((addr >> 4) * 0x9e3779b97f4a7c15ull) >> 32) & mask;
+    while (c->addrs[i].addr && c->addrs[i].addr != addr) i = (i + 1) & mask;
+    return (uint32_t)i;
 }
 
 /* Can event i go next (its shared addresses: the old one live, the new one
@@ -460,34 +478,28 @@ static void resolve(hatf_causal *c)
     for (uint32_t i = 0; i < n; i++) {
         const hatf_event *e = &c->g[i].ev;
         uint64_t a = hatf_event_ends(e), b = hatf_event_makes(e);
-        if (a) c->use[nu++] = (guse){ a, i, c->th[i], 0 };
-        if (b) c->use[nu++] = (guse){ b, i, c->th[i], 1 };
+        if (a) c->use[nu++] = (guse){ a, i, c->th[i], 0, 0 };
+        if (b) c->use[nu++] = (guse){ b, i, c->th[i], 0, 1 };
         c->so[i] = c->sn[i] = -1;
     }
-    if (nu > 32) {
-        qsort(c->use, nu, sizeof *c->use, use_cmp);
-    } else {  /* most groups are small: insertion sort, without qsort's calls */
-        for (size_t i = 1; i < nu; i++) {
-            guse x = c->use[i];
-            size_t j = i;
-            for (; j > 0 && use_cmp(&c->use[j - 1], &x) > 0; j--) c->use[j] = c->use[j - 1];
-            c->use[j] = x;
-        }
+    /* which addresses two or more threads use: each address once in a table
+     * (no sort), then a slot for each shared one, in order of first use */
+    for (size_t i = 0; i < nu; i++) {
+        guse *u = &c->use[i];
+        gaddr *a = &c->addrs[u->ent = gaddr_slot(c, u->addr)];
+        if (!a->addr) *a = (gaddr){ u->addr, u->th, -1 };
+        else if (a->slot == -1 && a->th != u->th) a->slot = -2;
     }
     int32_t slots = 0;
-    for (size_t i = 0; i < nu;) {
-        size_t j = i + 1;
-        int shared = 0;
-        for (; j < nu && c->use[j].addr == c->use[i].addr; j++) shared |= c->use[j].th != c->use[i].th;
-        if (shared) {
-            for (size_t k = i; k < j; k++) {
-                if (c->use[k].is_new) c->sn[c->use[k].ev] = slots;
-                else c->so[c->use[k].ev] = slots;
-            }
-            slots++;
-        }
-        i = j;
+    for (size_t i = 0; i < nu; i++) {
+        const guse *u = &c->use[i];
+        gaddr *a = &c->addrs[u->ent];
+        if (a->slot == -1) continue;
+        if (a->slot == -2) a->slot = slots++;
+        if (u->is_new) c->sn[u->ev] = a->slot;
+        else c->so[u->ev] = a->slot;
     }
+    for (size_t i = 0; i < nu; i++) c->addrs[c->use[i].ent].addr = 0;  /* empty again for the next group */
     if (!slots) return;
     c->st.tie_groups++;
     if (!need_history(c)) goto unresolved;
