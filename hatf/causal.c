@@ -73,6 +73,9 @@ struct hatf_causal {
     uint32_t *chosen;
     int32_t *tried;
     uint8_t *live;                /* per shared slot */
+    int32_t *left;                /* per shared slot, in a search for an early release: its allocations not placed */
+    uint8_t *relaxed;             /* per event: it went out as an early release (its address not live) */
+    int relax;                    /* the search may place early releases (late_release) */
     gaddr *addrs;                 /* the group's addresses: 4 x cap_scratch entries, all empty between groups */
     size_t cap_scratch;
     /* liveness of every address, from the first group that needs it */
@@ -134,7 +137,7 @@ void hatf_causal_free(hatf_causal *c)
     free(c->out);
     free(c->use); free(c->nxt); free(c->so); free(c->sn); free(c->th);
     free(c->tid); free(c->head); free(c->last); free(c->cur); free(c->chosen); free(c->tried); free(c->live);
-    free(c->addrs);
+    free(c->addrs); free(c->left); free(c->relaxed);
     if (c->tracking) { addrmap_free(&c->objs); addrmap_free(&c->heapgen); }
     free(c);
 }
@@ -296,6 +299,7 @@ static int scratch(hatf_causal *c, size_t n)
 #define RE(f, k) if (!(p = realloc(c->f, (k) * cap * sizeof *c->f))) return -1; c->f = p
     RE(use, 2); RE(nxt, 1); RE(so, 1); RE(sn, 1); RE(th, 1);
     RE(tid, 1); RE(head, 1); RE(last, 1); RE(cur, 1); RE(chosen, 1); RE(tried, 1); RE(live, 2);
+    RE(left, 1); RE(relaxed, 1);
 #undef RE
     free(c->addrs);  /* its entries are all empty between groups: no copy */
     if (!(c->addrs = calloc(4 * cap, sizeof *c->addrs))) {
@@ -317,24 +321,38 @@ static inline uint32_t gaddr_slot(const hatf_causal *c, uint64_t addr)
 }
 
 /* Can event i go next (its shared addresses: the old one live, the new one
- * not)? If so, apply it. */
+ * not)? If so, apply it. In a search for an early release (relax), a release
+ * of an address not live may go too once no allocation of it is left in the
+ * group: its allocation comes after the group, where repair finds it. */
 static inline int step(hatf_causal *c, uint32_t i)
 {
     int32_t a = c->so[i], b = c->sn[i];
-    if (a >= 0 && !c->live[a]) return 0;
+    int early = 0;
+    if (a >= 0 && !c->live[a]) {
+        if (!c->relax || c->left[a]) return 0;
+        early = 1;
+    }
     if (a >= 0) c->live[a] = 0;
     if (b >= 0 && c->live[b]) {
-        if (a >= 0) c->live[a] = 1;
+        if (a >= 0 && !early) c->live[a] = 1;
         return 0;
     }
     if (b >= 0) c->live[b] = 1;
+    if (c->relax) {
+        if (b >= 0) c->left[b]--;
+        c->relaxed[i] = (uint8_t)early;
+    }
     return 1;
 }
 
 static inline void unstep(hatf_causal *c, uint32_t i)
 {
-    if (c->sn[i] >= 0) c->live[c->sn[i]] = 0;
-    if (c->so[i] >= 0) c->live[c->so[i]] = 1;
+    int early = c->relax && c->relaxed[i];
+    if (c->sn[i] >= 0) {
+        c->live[c->sn[i]] = 0;
+        if (c->relax) c->left[c->sn[i]]++;
+    }
+    if (c->so[i] >= 0 && !early) c->live[c->so[i]] = 1;
 }
 
 static inline uint64_t mix(uint64_t x)
@@ -447,6 +465,27 @@ static int with_pending(hatf_causal *c, uint32_t n, uint32_t nth, size_t nu, con
 
 /* Choose the group's order into out[0..ng): the iterator's unless a shared
  * address needs another. */
+/* A group with no consistent order in a trace whose releases may be stamped
+ * early can hold such a release itself: its thread freed an object that
+ * another thread allocates just after the group, in the next time unit (its
+ * stamp read before the allocation's). Search again letting a release of an
+ * address not live go once no allocation of that address is left in the
+ * group; it goes out not live, and repair moves it after the allocation that
+ * follows (or validate reports it). live[0..slots) is reset from start.
+ * @return 1 with out[0..n) filled. */
+static int late_release(hatf_causal *c, uint32_t n, uint32_t nth, const uint8_t *start, uint32_t slots)
+{
+    if (!c->early) return 0;
+    memcpy(c->live, start, slots);
+    memset(c->left, 0, slots * sizeof *c->left);
+    for (uint32_t i = 0; i < n; i++)
+        if (c->sn[i] >= 0) c->left[c->sn[i]]++;
+    c->relax = 1;
+    int found = search(c, n, nth, c->head);
+    c->relax = 0;
+    return found;
+}
+
 static void resolve(hatf_causal *c)
 {
     uint32_t n = (uint32_t)c->ng;
@@ -508,14 +547,27 @@ static void resolve(hatf_causal *c)
         int32_t s = u->is_new ? c->sn[u->ev] : c->so[u->ev];
         if (s >= 0) c->live[s] = (uint8_t)is_live(c, u->addr);
     }
-    /* the iterator's order, if it is consistent */
     uint8_t *start = c->live + slots;
     memcpy(start, c->live, (size_t)slots);
+    /* a release under repair whose address this group allocates: the order
+     * repair will leave (with_pending), else one with it left out may pair
+     * that allocation with a later release of the same address */
+    if (c->pend_addr && with_pending(c, n, nth, nu, start, (uint32_t)slots)) {
+        uint32_t same = 0;
+        while (same < n && c->out[same] == same) same++;
+        if (same < n) {
+            c->ordered = 1;
+            c->st.reordered++;
+        }
+        return;
+    }
+    /* the iterator's order, if it is consistent */
+    memcpy(c->live, start, (size_t)slots);
     uint32_t ok = 0;
     while (ok < n && step(c, ok)) ok++;
     if (ok == n) return;
     memcpy(c->live, start, (size_t)slots);
-    if (search(c, n, nth, c->head) || with_pending(c, n, nth, nu, start, (uint32_t)slots)) {
+    if (search(c, n, nth, c->head) || late_release(c, n, nth, start, (uint32_t)slots)) {
         c->ordered = 1;
         c->st.reordered++;
         return;
@@ -679,6 +731,9 @@ static int read_window(hatf_causal *c, size_t i, uint64_t limit)
             break;
         }
         if (qpush(c, &e)) return -1;
+        /* repair stops at the window's first use of the address: later groups do not need the release */
+        if (c->pend_addr && (hatf_event_makes(&e) == c->pend_addr || hatf_event_ends(&e) == c->pend_addr))
+            c->pend_addr = 0;
     }
     return 0;
 }

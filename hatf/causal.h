@@ -37,9 +37,12 @@
  * address in it, the release and its thread's events up to that allocation go
  * after it, their times raised to its time (counted: early_releases), unless
  * one of them uses an address another event they pass uses. A tie group read
- * ahead that has no order alone is searched again with that release as its
- * thread's first event (the thread allocated the address again at once, in
- * the unit of the other thread's allocation). Memory: at most
+ * ahead for it, in which another thread allocates the address before any
+ * other event uses it, is ordered with that release as its thread's first
+ * event: the order the move leaves. Otherwise the group could pair the
+ * allocation with a later release of the address. A tie group with no order
+ * that holds such a release itself is searched again letting a release of an
+ * address not live go once no allocation of it is left in the group. Memory: at most
  * EARLY_QUEUE_MAX events read ahead. Cost: the table on every event (about
  * 25 ns each on a trace whose threads never share an address, which would not
  * need it otherwise; nothing more where they do).
