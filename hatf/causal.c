@@ -750,7 +750,9 @@ static int repair(hatf_causal *c)
     const hatf_event *s = &c->q[i].ev;
     uint64_t th = s->thread, a = hatf_event_ends(s);
     uint64_t limit = s->time + c->window < s->time ? UINT64_MAX : s->time + c->window;
-    c->pend_addr = a;  /* the groups read ahead may need it (with_pending) */
+    c->pend_addr = a;  /* the groups read ahead may need it (with_pending) ... */
+    for (size_t j = i + 1; j < c->qn && c->pend_addr; j++)  /* ... unless the queue already uses it (read_window) */
+        if (hatf_event_makes(&c->q[j].ev) == a || hatf_event_ends(&c->q[j].ev) == a) c->pend_addr = 0;
     c->pend_thread = th;
     int w = read_window(c, i, limit);
     c->pend_addr = 0;
