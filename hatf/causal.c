@@ -34,7 +34,7 @@ typedef struct qev {
 typedef struct guse {
     uint64_t addr;
     uint32_t ev, th;
-    uint32_t ent;                 /* its address's entry in gaddrs */
+    uint32_t ent;                 /* its address's entry in addrs */
     uint8_t is_new;
 } guse;
 
@@ -428,13 +428,13 @@ static int search(hatf_causal *c, uint32_t n, uint32_t nth, const int32_t *head)
     return found;
 }
 
-/* A group with no consistent order may need the release the early-release
- * stage reads ahead for (repair): stamped a unit before the group, its thread
- * then allocated the address again in the group, and another thread's
- * allocation of it here is the object it freed (a free that tcache hands back
- * at once). Search again with that release as its thread's first event in
- * the group, then leave it out of the order (it has gone out already; repair
- * moves it after that allocation). live[0..slots) is reset from start.
+/* A group read ahead for the release repair() moves (pend_addr, stamped
+ * before the group), in which another thread allocates its address: repair
+ * will put the release after that allocation, so order the group with the
+ * release as its thread's first event, then leave it out of the order (it has
+ * gone out already). Without it the group may have no order (its thread
+ * allocated the address again at once: tcache), or pair that allocation with
+ * a later release of the address. live[0..slots) is reset from start.
  * @return 1 with out[0..n) filled. */
 static int with_pending(hatf_causal *c, uint32_t n, uint32_t nth, size_t nu, const uint8_t *start, uint32_t slots)
 {
@@ -463,8 +463,6 @@ static int with_pending(hatf_causal *c, uint32_t n, uint32_t nth, size_t nu, con
     return 1;
 }
 
-/* Choose the group's order into out[0..ng): the iterator's unless a shared
- * address needs another. */
 /* A group with no consistent order in a trace whose releases may be stamped
  * early can hold such a release itself: its thread freed an object that
  * another thread allocates just after the group, in the next time unit (its
@@ -486,6 +484,8 @@ static int late_release(hatf_causal *c, uint32_t n, uint32_t nth, const uint8_t 
     return found;
 }
 
+/* Choose the group's order into out[0..ng): the iterator's unless a shared
+ * address needs another. */
 static void resolve(hatf_causal *c)
 {
     uint32_t n = (uint32_t)c->ng;
@@ -709,6 +709,12 @@ static int qcompact(hatf_causal *c)
     return 0;
 }
 
+/* Does event e end or make address a? */
+static inline int uses(const hatf_event *e, uint64_t a)
+{
+    return hatf_event_ends(e) == a || hatf_event_makes(e) == a;
+}
+
 /* Does event m (of the thread that moves) touch an address event o uses? */
 static int touches(const hatf_event *m, const hatf_event *o)
 {
@@ -732,8 +738,7 @@ static int read_window(hatf_causal *c, size_t i, uint64_t limit)
         }
         if (qpush(c, &e)) return -1;
         /* repair stops at the window's first use of the address: later groups do not need the release */
-        if (c->pend_addr && (hatf_event_makes(&e) == c->pend_addr || hatf_event_ends(&e) == c->pend_addr))
-            c->pend_addr = 0;
+        if (c->pend_addr && uses(&e, c->pend_addr)) c->pend_addr = 0;
     }
     return 0;
 }
@@ -752,7 +757,7 @@ static int repair(hatf_causal *c)
     uint64_t limit = s->time + c->window < s->time ? UINT64_MAX : s->time + c->window;
     c->pend_addr = a;  /* the groups read ahead may need it (with_pending) ... */
     for (size_t j = i + 1; j < c->qn && c->pend_addr; j++)  /* ... unless the queue already uses it (read_window) */
-        if (hatf_event_makes(&c->q[j].ev) == a || hatf_event_ends(&c->q[j].ev) == a) c->pend_addr = 0;
+        if (uses(&c->q[j].ev, a)) c->pend_addr = 0;
     c->pend_thread = th;
     int w = read_window(c, i, limit);
     c->pend_addr = 0;
@@ -792,7 +797,7 @@ static int repair(hatf_causal *c)
     /* the table followed the order read, where A was allocated last */
     int later = 0;
     for (size_t j = x + 1; j < c->qn && !later; j++)
-        later = hatf_event_ends(&c->q[j].ev) == a || hatf_event_makes(&c->q[j].ev) == a;
+        later = uses(&c->q[j].ev, a);
     if (!later && c->tracking) {
         addrmap_entry *e = addrmap_find(&c->objs, a);
         if (e) addrmap_remove(&c->objs, e);

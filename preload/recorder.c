@@ -234,7 +234,7 @@ void *ht_emit_held(uint32_t kind, uint64_t a, uint64_t b, uint64_t c, uint64_t d
 {
     ht_tls *t = &ht_t;
     ht_ring *r = t->ring;
-    HATF_PRE(t->busy == 1);
+    HATF_PRE(t->busy == 1 && r == t->ring);
     if (r->side_w != r->side_r) ht_side_drain(r);
     ht_rawev *e = ht_ring_slot(r);
     if (!e) e = ht_ring_full(r);

@@ -266,21 +266,10 @@ void ht_finish(void) HT_HIDDEN;
 /* The calling thread's dense id (attaching its ring first if needed), 0 if untraced. */
 uint64_t ht_current_tid(void) HT_HIDDEN;
 
-/* The fast path's two halves, shared by ht_emit and ht_emit_free: enter the
- * busy window and take a slot (waiting for space if the ring is full; NULL if
- * the event cannot be stored), then fill and publish it and leave the window.
- * A signal handler that runs inside the window queues its event behind this
- * one (see ht_side_flush). pre: r is the thread's ring, not busy, traced. */
-static inline __attribute__((always_inline)) ht_rawev *ht_enter(ht_tls *t, ht_ring *r)
-{
-    HATF_PRE(r == t->ring && !t->busy);
-    t->busy = 1;
-    atomic_signal_fence(memory_order_seq_cst);
-    if (HT_UNLIKELY(r->side_w != r->side_r)) ht_side_drain(r);
-    ht_rawev *e = ht_ring_slot(r);
-    if (HT_UNLIKELY(!e)) e = ht_ring_full(r);
-    return e;
-}
+/* Fill and publish the slot e taken inside the busy window (NULL: the event
+ * cannot be stored) and leave the window, draining what a signal handler
+ * queued meanwhile (see ht_side_flush): the slow ways' end (ht_emit_held,
+ * ht_emit_nowait). */
 static inline __attribute__((always_inline)) void ht_leave(ht_tls *t, ht_ring *r, ht_rawev *e, uint64_t tk,
                                                            uint64_t a, uint64_t b, uint64_t c, uint64_t d)
 {
@@ -310,25 +299,80 @@ extern volatile uint64_t ht_bench_sink HT_HIDDEN;
 #define HT_BENCH_SKIPS(what) 0
 #endif
 
-/* Record one event on the fast path: the calling thread has a ring and is not
- * already inside a hook. Everything else goes to ht_record_slow. The time is
- * taken inside the busy window (after a wait for space). */
-static inline __attribute__((always_inline)) void ht_emit(uint32_t kind, uint64_t a, uint64_t b, uint64_t c, uint64_t d)
+/* The hooks' fast path (ht_emit_ret, ht_emit_free): every way off it is a
+ * tail call, so it holds nothing across a call and the hook keeps no
+ * callee-saved registers beyond what its real call needs (no prologue of
+ * pushes and pops on every event). The ways off, each ending in the real
+ * work of ht_emit (recorder.c): */
+/* Not the fast path's thread state (no ring, inside a hook, untraced):
+ * ht_record_slow. @return ret */
+void *ht_emit_slow(uint32_t kind, uint64_t a, uint64_t b, uint64_t c, uint64_t d, void *ret) HT_HIDDEN;
+/* Inside the busy window with no slot taken (side events queued, a ring full
+ * by the cached tail, no counter clock): drain the side events, take a slot,
+ * waiting for room if the ring is full, then ht_leave. @return ret */
+void *ht_emit_held(uint32_t kind, uint64_t a, uint64_t b, uint64_t c, uint64_t d, void *ret) HT_HIDDEN;
+/* After the window: wake the flusher if poke, move queued side events. @return ret */
+void *ht_emit_after(int poke, void *ret) HT_HIDDEN;
+/* The same three for a free, each ending in real(p). */
+void ht_free_slow(uint32_t kind, void *p, void (*real)(void *)) HT_HIDDEN;
+void ht_free_held(uint32_t kind, void *p, void (*real)(void *)) HT_HIDDEN;
+void ht_free_after(int poke, void *p, void (*real)(void *)) HT_HIDDEN;
+
+#if HT_HAVE_COUNTER
+#define HT_FAST_CLOCK() HT_LIKELY(ht_use_tsc)
+#else
+#define HT_FAST_CLOCK() 0  /* ht_mono_ns is a call: ht_emit_held */
+#endif
+
+/* The fast path's window: a slot taken inside it, or NULL (then the caller
+ * goes to its _held way, busy still set). */
+static inline __attribute__((always_inline)) ht_rawev *ht_fast_enter(ht_tls *t, ht_ring *r)
+{
+    t->busy = 1;
+    atomic_signal_fence(memory_order_seq_cst);
+    ht_rawev *e = ht_ring_slot_cached(r);
+    return HT_LIKELY(e && r->side_w == r->side_r && HT_FAST_CLOCK()) ? e : NULL;
+}
+/* Write and publish the event at e, leave the window. @return nonzero if the
+ * caller must go its _after way: bit 0 a poke due, bit 1 side events queued
+ * meanwhile. */
+static inline __attribute__((always_inline)) int ht_fast_leave(ht_tls *t, ht_ring *r, ht_rawev *e, uint64_t tk,
+                                                               uint64_t a, uint64_t b, uint64_t c, uint64_t d)
+{
+    unsigned units = ht_rawev_put(e, tk, a, b, c, d);
+    r->last_tk = tk;
+    int poke = ht_ring_publish(r, units);
+    atomic_signal_fence(memory_order_seq_cst);
+    t->busy = 0;
+    return poke | (r->side_w != r->side_r) << 1;
+}
+
+/* Record one event and return ret (a hook's result). The fast path: the
+ * calling thread has a ring, is not inside a hook nor untraced, and the ring
+ * has room by its cached tail; the time is taken inside the busy window. */
+static inline __attribute__((always_inline)) void *ht_emit_ret(uint32_t kind, uint64_t a, uint64_t b, uint64_t c,
+                                                               uint64_t d, void *ret)
 {
     ht_tls *t = &ht_t;
     ht_ring *r = t->ring;
 #ifdef HT_BENCH_KNOBS
     if (HT_BENCH_SKIPS(HT_BENCH_RING) && (kind & HT_KIND_MASK) < HT_K_THREAD_CREATE) {
         ht_bench_sink = ht_now();
-        return;
+        return ret;
     }
 #endif
-    if (HT_LIKELY(r != NULL && !t->busy && !t->untraced)) {
-        ht_rawev *e = ht_enter(t, r);
-        ht_leave(t, r, e, (ht_now() - ht_t0) << HT_TK_SHIFT | kind, a, b, c, d);
-    } else {
-        ht_record_slow(kind, a, b, c, d);
-    }
+    if (HT_UNLIKELY(r == NULL || t->busy || t->untraced)) return ht_emit_slow(kind, a, b, c, d, ret);
+    ht_rawev *e = ht_fast_enter(t, r);
+    if (HT_UNLIKELY(!e)) return ht_emit_held(kind, a, b, c, d, ret);
+    int after = ht_fast_leave(t, r, e, (ht_counter() - ht_t0) << HT_TK_SHIFT | kind, a, b, c, d);
+    if (HT_UNLIKELY(after)) return ht_emit_after(after & 1, ret);
+    return ret;
+}
+
+/* Record one event (ht_emit_ret, for callers with nothing to return). */
+static inline __attribute__((always_inline)) void ht_emit(uint32_t kind, uint64_t a, uint64_t b, uint64_t c, uint64_t d)
+{
+    (void)ht_emit_ret(kind, a, b, c, d, NULL);
 }
 /* An event of a thread that has no ring yet, kept in a small process-wide
  * queue the flusher drains (recorder.c; no allocation, no wait): counted lost
@@ -367,75 +411,6 @@ static inline void ht_emit_nowait(uint32_t kind, uint64_t a, uint64_t b, uint64_
     atomic_signal_fence(memory_order_seq_cst);
     t->busy = 0;
 }
-/* The hooks' fast path (ht_emit_ret, ht_emit_free): every way off it is a
- * tail call, so it holds nothing across a call and the hook keeps no
- * callee-saved registers beyond what its real call needs (no prologue of
- * pushes and pops on every event). The ways off, each ending in the real
- * work of ht_emit (recorder.c): */
-/* Not the fast path's thread state (no ring, inside a hook, untraced):
- * ht_record_slow. @return ret */
-void *ht_emit_slow(uint32_t kind, uint64_t a, uint64_t b, uint64_t c, uint64_t d, void *ret) HT_HIDDEN;
-/* Inside the busy window with no slot taken (side events queued, a ring full
- * by the cached tail, no counter clock): the rest of ht_enter and ht_leave.
- * @return ret */
-void *ht_emit_held(uint32_t kind, uint64_t a, uint64_t b, uint64_t c, uint64_t d, void *ret) HT_HIDDEN;
-/* After the window: wake the flusher if poke, move queued side events. @return ret */
-void *ht_emit_after(int poke, void *ret) HT_HIDDEN;
-/* The same three for a free, each ending in real(p). */
-void ht_free_slow(uint32_t kind, void *p, void (*real)(void *)) HT_HIDDEN;
-void ht_free_held(uint32_t kind, void *p, void (*real)(void *)) HT_HIDDEN;
-void ht_free_after(int poke, void *p, void (*real)(void *)) HT_HIDDEN;
-
-#if HT_HAVE_COUNTER
-#define HT_FAST_CLOCK() HT_LIKELY(ht_use_tsc)
-#else
-#define HT_FAST_CLOCK() 0  /* ht_mono_ns is a call: ht_emit_held */
-#endif
-
-/* The fast path's window: a slot taken inside it, or NULL (then the caller
- * goes to its _held way, busy still set). */
-static inline __attribute__((always_inline)) ht_rawev *ht_fast_enter(ht_tls *t, ht_ring *r)
-{
-    t->busy = 1;
-    atomic_signal_fence(memory_order_seq_cst);
-    ht_rawev *e = ht_ring_slot_cached(r);
-    return HT_LIKELY(e && r->side_w == r->side_r && HT_FAST_CLOCK()) ? e : NULL;
-}
-/* Write and publish the event at e, leave the window. @return nonzero if the
- * caller must go its _after way: bit 0 a poke due, bit 1 side events queued
- * meanwhile. */
-static inline __attribute__((always_inline)) int ht_fast_leave(ht_tls *t, ht_ring *r, ht_rawev *e, uint64_t tk,
-                                                               uint64_t a, uint64_t b, uint64_t c, uint64_t d)
-{
-    unsigned units = ht_rawev_put(e, tk, a, b, c, d);
-    r->last_tk = tk;
-    int poke = ht_ring_publish(r, units);
-    atomic_signal_fence(memory_order_seq_cst);
-    t->busy = 0;
-    return poke | (r->side_w != r->side_r) << 1;
-}
-
-/* ht_emit for a hook that returns ret once the event is recorded (the malloc
- * family): the same event, the same order, by the tail-call fast path. */
-static inline __attribute__((always_inline)) void *ht_emit_ret(uint32_t kind, uint64_t a, uint64_t b, uint64_t c,
-                                                               uint64_t d, void *ret)
-{
-    ht_tls *t = &ht_t;
-    ht_ring *r = t->ring;
-#ifdef HT_BENCH_KNOBS
-    if (HT_BENCH_SKIPS(HT_BENCH_RING)) {
-        ht_bench_sink = ht_now();
-        return ret;
-    }
-#endif
-    if (HT_UNLIKELY(r == NULL || t->busy || t->untraced)) return ht_emit_slow(kind, a, b, c, d, ret);
-    ht_rawev *e = ht_fast_enter(t, r);
-    if (HT_UNLIKELY(!e)) return ht_emit_held(kind, a, b, c, d, ret);
-    int after = ht_fast_leave(t, r, e, (ht_counter() - ht_t0) << HT_TK_SHIFT | kind, a, b, c, d);
-    if (HT_UNLIKELY(after)) return ht_emit_after(after & 1, ret);
-    return ret;
-}
-
 /* Record a free, then run it (a tail call). The time is taken before the real
  * free (causality: a reuse of the address by another thread sorts after it)
  * and the event published before it too, so a signal handler that allocates

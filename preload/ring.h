@@ -100,28 +100,28 @@ static inline void ht_ring_init(ht_ring *r, uint32_t cap)
     r->side_w = r->side_r = 0;
 }
 
+/* Producer: room for the next event, long or short, by the cached tail only:
+ * NULL as soon as the ring looks full by it (the hooks' fast path then takes
+ * ht_ring_slot out of line, keeping the refresh's registers out of it). */
+static inline ht_rawev *ht_ring_slot_cached(ht_ring *r)
+{
+    uint64_t h = atomic_load_explicit(&r->head, memory_order_relaxed);
+    if (__builtin_expect(h - r->tail_cache > r->mask + 1 - HT_LONG_UNITS, 0)) return NULL;
+    return (ht_rawev *)(void *)&r->w[(h & r->mask) * HT_UNIT_WORDS];
+}
+
 /* Producer: room for the next event, long or short, or NULL if the ring has
  * not room for a long one. Fill it (ht_rawev_put), then ht_ring_publish().
  * pre: called by the owner only. */
 static inline ht_rawev *ht_ring_slot(ht_ring *r)
 {
+    ht_rawev *e = ht_ring_slot_cached(r);
+    if (__builtin_expect(e != NULL, 1)) return e;
     uint64_t h = atomic_load_explicit(&r->head, memory_order_relaxed);
-    if (__builtin_expect(h - r->tail_cache > r->mask + 1 - HT_LONG_UNITS, 0)) {
-        r->tail_cache = atomic_load_explicit(&r->tail, memory_order_acquire);
-        if (h - r->tail_cache > r->mask + 1 - HT_LONG_UNITS) return NULL;
-        /* the next poke: at the mark, or now if the consumer is already behind it */
-        r->poke_at = h - r->tail_cache >= r->mark ? h + 1 : r->tail_cache + r->mark;
-    }
-    return (ht_rawev *)(void *)&r->w[(h & r->mask) * HT_UNIT_WORDS];
-}
-
-/* Producer: ht_ring_slot without the refresh: NULL as soon as the ring looks
- * full by the cached tail (the caller then takes ht_ring_slot out of line;
- * the refresh's registers stay out of the hooks' fast path). */
-static inline ht_rawev *ht_ring_slot_cached(ht_ring *r)
-{
-    uint64_t h = atomic_load_explicit(&r->head, memory_order_relaxed);
-    if (__builtin_expect(h - r->tail_cache > r->mask + 1 - HT_LONG_UNITS, 0)) return NULL;
+    r->tail_cache = atomic_load_explicit(&r->tail, memory_order_acquire);
+    if (h - r->tail_cache > r->mask + 1 - HT_LONG_UNITS) return NULL;
+    /* the next poke: at the mark, or now if the consumer is already behind it */
+    r->poke_at = h - r->tail_cache >= r->mark ? h + 1 : r->tail_cache + r->mark;
     return (ht_rawev *)(void *)&r->w[(h & r->mask) * HT_UNIT_WORDS];
 }
 
