@@ -46,7 +46,7 @@ grep -q " 0% of events coded fast" "$W/k.err" || fail "full: events coded fast: 
 validate_all "$W/k.hatf"
 
 # auto, every CPU kept busy by the program itself (600 ms: room for the first
-# 100 ms window and groups begun after it, on a slow machine too): it codes fast, loses nothing
+# windows and groups begun after them, on a slow machine too): it codes fast, loses nothing
 threads=$(( $(nproc) * 2 ))
 "$HATRACE" record -o "$W/l.hatf" -- "$load" flat "$threads" 600 >"$W/l.out" 2>"$W/l.err" || fail "record auto: $(cat "$W/l.err")"
 cat "$W/l.err"
