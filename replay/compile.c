@@ -520,15 +520,25 @@ static void obj_release(rp_compiler *c, uint32_t o)
     c->free_obj = o;
 }
 
-/* Cross-thread consumption: publish at the maker, wait at the consumer. */
-static int cross_thread(rp_compiler *c, uint32_t o, uint32_t t)
+/* Cross-thread consumption: publish at the maker; the consumer on t waits for
+ * the generation *gen (0: same thread, no wait), in the consuming op itself
+ * (RP_F_WAIT) or in a WAIT op before it (cross_thread). @return 0 or -1. */
+static int cross_gen(rp_compiler *c, uint32_t o, uint32_t t, uint32_t *gen)
 {
     obj *b = &c->objs[o];
+    *gen = 0;
     if (c->single || b->thread == t) return 0;
     if (rp_planw_flag(c->w, b->thread, b->create_op, RP_F_PUBLISH)) return -1;
-    uint32_t gen = ++c->pub[b->slot];
+    *gen = ++c->pub[b->slot];
     c->plan.st.waits++;
-    return push(c, t, (rp_op){ rp_op_pack(RP_WAIT, 0, 0), b->slot, gen }) < 0 ? -1 : 0;
+    return 0;
+}
+
+static int cross_thread(rp_compiler *c, uint32_t o, uint32_t t)
+{
+    uint32_t gen;
+    if (cross_gen(c, o, t, &gen)) return -1;
+    return gen && push(c, t, (rp_op){ rp_op_pack(RP_WAIT, 0, 0), c->objs[o].slot, gen }) < 0 ? -1 : 0;
 }
 
 /* New live object at addr made on thread t by op idx (filled in later). */
@@ -615,15 +625,17 @@ static int heap_native_use(rp_compiler *c, uint32_t h, uint32_t t)
  * come from another thread: it publishes on the heap slot). */
 static int emit_free(rp_compiler *c, uint32_t t, uint32_t o, unsigned heap_kind)
 {
-    if (cross_thread(c, o, t)) return -1;
+    uint32_t gen;
+    if (cross_gen(c, o, t, &gen)) return -1;
     obj *b = &c->objs[o];
-    unsigned kind = RP_FREE, flags = 0;
-    uint32_t arg = 0;
+    unsigned kind = RP_FREE, flags = gen ? RP_F_WAIT : 0;
+    uint32_t arg = gen;
     heap_rec *h = &c->heaps[b->heap];
     if (b->native && h->hslot != NONE && h->confined) {
         if (t == h->owner || heap_kind == RP_HEAP_FREE) {
             kind = heap_kind;
             arg = h->hslot;
+            flags = 0;
         }
         if (t != h->owner && heap_kind == RP_HEAP_FREE) {
             flags = RP_F_PUBLISH;
@@ -632,6 +644,8 @@ static int emit_free(rp_compiler *c, uint32_t t, uint32_t o, unsigned heap_kind)
             h->confined = 0;
         }
     }
+    /* a heap's kinds hold the heap slot in arg: their wait is an op of its own */
+    if (gen && kind != RP_FREE && push(c, t, (rp_op){ rp_op_pack(RP_WAIT, 0, 0), b->slot, gen }) < 0) return -1;
     int64_t idx = push(c, t, (rp_op){ rp_op_pack(kind, flags, 0), b->slot, arg });
     if (idx < 0 || slot_give(c, t, b->slot, (uint64_t)idx)) return -1;
     c->live_bytes -= b->size;

@@ -66,7 +66,10 @@ enum {
     RP_F_PEAK = 2,    /* live bytes reach their peak right after this op: sample RSS */
     RP_F_ZERO = 4,    /* RP_HEAP_ALLOC: zeroed memory (calloc in a heap) */
     RP_F_NATIVE = 8,  /* RP_HEAP_CREATE: create, use and destroy all on this thread */
-    RP_F_VACATE = 16  /* the op's slot (op->slot) is reused by another thread: bump ready[slot] after it */
+    RP_F_VACATE = 16, /* the op's slot (op->slot) is reused by another thread: bump ready[slot] after it */
+    RP_F_WAIT = 32    /* RP_FREE of another thread's object: wait until ready[slot] == arg first (the
+                         RP_WAIT folded into the free, which has no arg of its own: a third fewer ops
+                         in a plan whose objects cross threads) */
 };
 
 /* Does an op of this kind call the allocator (or may, for the heap kinds)? */

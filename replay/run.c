@@ -19,7 +19,9 @@
  * take the stuck WAIT with the smallest position p. It waits for op q < p of
  * some thread U; U has not done q, so U's current op is at a position <= q < p,
  * and since U is stuck too, it is a WAIT at a position below p — contradicting
- * the choice of p. So some thread can always move, and every wait ends.
+ * the choice of p. So some thread can always move, and every wait ends. A
+ * free's folded wait (RP_F_WAIT) is a WAIT at the free's own position: the
+ * same argument holds.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -260,11 +262,23 @@ static __attribute__((noinline)) void op_flags(const run_env *e, const rp_op *op
         atomic_store_explicit(&e->c->rss_at_peak_live, statm_resident(e->c->statm), memory_order_relaxed);
 }
 
+/* A free's folded wait (RP_F_WAIT): the object's maker on another thread has
+ * published it. Outside the timing of a timed call (run_ops). */
+static inline __attribute__((always_inline)) void free_wait(const run_env *e, const rp_op *op)
+{
+    if (op->w & (uint64_t)RP_F_WAIT << 8) {
+        _Atomic uint32_t *r = &e->c->ready[op->slot];
+        if (atomic_load_explicit(r, memory_order_acquire) != op->arg) wait_ready(r, op->arg);
+    }
+}
+
 /* One op (a WAIT included). @return the op it ended on (a heap realloc takes
  * its RP_ARG op too). The null allocator's path is the real one's with the
- * call replaced by a bump or nothing: same loads, stores and branches. */
+ * call replaced by a bump or nothing: same loads, stores and branches.
+ * waited: a free's wait is done (a timed call's, before its clock starts). */
 static inline __attribute__((always_inline)) const rp_op *do_op(const run_env *e, run_state *s,
-                                                                 const rp_op *op, const int null_alloc)
+                                                                 const rp_op *op, const int null_alloc,
+                                                                 const int waited)
 {
     rp_slot *const slots = e->slots;
     const rp_op *const first = op;
@@ -276,6 +290,7 @@ static inline __attribute__((always_inline)) const rp_op *do_op(const run_env *e
      * on the op word resolves sooner than the switch's indirect jump through
      * its table, so the mispredict on a random mix costs less. */
     if (kind == RP_FREE) {
+        if (!waited) free_wait(e, op);
         rp_slot *o = &slots[op->slot];
         if (!null_alloc) free(o->p);
         else __asm__ volatile("" ::"r"(o->p));  /* the pointer is loaded as for free() */
@@ -505,10 +520,10 @@ static inline __attribute__((always_inline)) void run_ops(runner *r, const int n
                 if (span <= pf_end)
                     for (; op < span; op++) {
                         __builtin_prefetch(&e.slots[op[RP_PREFETCH].slot], 1);
-                        op = do_op(&e, &s, op, null_alloc);
+                        op = do_op(&e, &s, op, null_alloc, 0);
                     }
                 else
-                    for (; op < span; op++) op = do_op(&e, &s, op, null_alloc);
+                    for (; op < span; op++) op = do_op(&e, &s, op, null_alloc, 0);
                 publish(r, &s);
             }
             const uint64_t ran = (uint64_t)(op - from);
@@ -518,8 +533,9 @@ static inline __attribute__((always_inline)) void run_ops(runner *r, const int n
             /* the timed call; a WAIT or a heap op that made no call is not timed */
             const unsigned kind = rp_op_kind(op);
             const uint64_t skipped = s.skipped;
+            if (kind == RP_FREE) free_wait(&e, op);
             const uint64_t t0 = cpu_ticks();
-            op = do_op(&e, &s, op, null_alloc);
+            op = do_op(&e, &s, op, null_alloc, 1);
             const uint64_t dt = cpu_ticks() - t0;
             if (kind != RP_WAIT && s.skipped == skipped) r->hist[lat_class[kind]].n[rp_hist_bucket(dt)]++;
             publish(r, &s);
