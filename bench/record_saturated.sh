@@ -17,17 +17,17 @@
 #   whole       hook + background
 # The native figure a recording is set against is the mean of the native runs
 # that bracket it: its own round's and the next one's (one more native run
-# follows the last round). This machine changes speed for seconds or minutes
-# at a time (natively 2-3x slower per event, as if a neighbour took the core),
-# and a round whose native and hatrace runs fall on either side of a change
-# gives a difference that is not the recorder's. So a round counts as steady
-# when both natives that bracket its recording ran at full speed (within 20 %
-# of the run's best native), and the CPU bar is taken over the steady rounds
-# (the median over all rounds is printed beside it; with fewer than 3 steady
-# rounds there is no verdict). The rule reads native runs only, never hatrace's.
-# Every trace is removed once its figures are read. hatrace record runs with
-# --no-figures (alloc_chain's time is taken outside: the figures' reading back
-# of the trace after the program is not the recorder's cost on it). Ends with one line per bar.
+# follows the last round). The machine's state is probed before every run and
+# after the last (bench/core_latency: the round trip of a cache line between
+# CPUs 0 and 1). This 2-core VM moves its two CPUs between nearby and distant
+# cores for seconds or minutes at a time: the round trip goes from about 80 to
+# about 380 ns, and server_sim's own CPU per event with it (about 40 against
+# 120 ns natively). A run is steady when the probes just before and just after
+# it are both within 1.5x the lowest probe of the benchmark; a round when its
+# native, its recording and the next native are all steady. The CPU bar is
+# taken over the steady rounds (the median over all rounds is printed beside it;
+# with fewer than 3 steady rounds there is no verdict). The probe reads nothing
+# of the recorder. Without core_latency, or on one CPU, every round counts.
 #
 #   bench/record_saturated.sh [BUILD_DIR [ROUNDS]]     (default: build 5)
 # SIM_THREADS (8) and SIM_SECONDS (2) set server_sim's threads and window;
@@ -42,6 +42,8 @@ CHAIN_STEPS=${CHAIN_STEPS:-20000000}
 HATRACE=$PWD/$B/hatrace
 SIM=$PWD/$B/bench/server_sim
 CHAIN=$PWD/$B/bench/alloc_chain
+PROBE=$PWD/$B/bench/core_latency
+{ [ -x "$PROBE" ] && [ "$(nproc)" -ge 2 ]; } || PROBE=
 [ -x "$HATRACE" ] && [ -f "$B/libhatrace.so" ] && [ -x "$SIM" ] && [ -x "$CHAIN" ] ||
   { echo "build first: make -j2 B=$B bench"; exit 1; }
 W=$(mktemp -d)
@@ -94,6 +96,8 @@ declare -A OPS SECS CPU BG WALL BPE DROP WAITS
 one_round() { # prog-name round mode args...
   local name=$1 r=$2 mode=$3 d w l; shift 3
   d="$W/$name.$mode.$r"
+  RTT[$name.$mode.$r]=$(probe)
+  eval "ORDER_$name+=(\"$name.$mode.$r\")"
   w=$(run "$mode" "$d" "$@")
   l=$(line_of "$d/out")
   OPS[$name.$mode.$r]=$(field "$l" ops) SECS[$name.$mode.$r]=$(field "$l" secs)
@@ -118,18 +122,26 @@ cpu_split() { # name r
     printf "%.1f %.1f %.1f %.1f\n", h, b, h + b, nat }'
 }
 
-# a native run's speed: higher is faster (server_sim: ops/s; alloc_chain: 1/wall)
-speed() { # name r
-  if [ "$1" = sim ]; then awk -v o="${OPS[$1.native.$2]}" -v s="${SECS[$1.native.$2]}" 'BEGIN { printf "%.6g", o / s }'
-  else awk -v w="${WALL[$1.native.$2]}" 'BEGIN { printf "%.6g", 1e9 / w }'; fi
+# the machine's state before a run: core_latency's round trip (ns), or 0
+probe() { if [ -n "$PROBE" ]; then field "$("$PROBE" 20000)" rtt_ns; else echo 0; fi; }
+declare -A RTT RTT_END
+declare -a ORDER_sim ORDER_chain
+# "1" if the run KEY (name.mode.r) is steady: the probes before and after it low
+run_steady() { # name key
+  local n=$1 key=$2 i after lo
+  local -n seq="ORDER_$1"
+  [ -z "$PROBE" ] && { echo 1; return; }
+  for i in "${!seq[@]}"; do [ "${seq[$i]}" = "$key" ] && break; done
+  if [ $((i + 1)) -lt ${#seq[@]} ]; then after=${RTT[${seq[$((i + 1))]}]}; else after=${RTT_END[$n]}; fi
+  lo=$(for k in "${seq[@]}"; do echo "${RTT[$k]}"; done; echo "${RTT_END[$n]}")
+  lo=$(echo $lo | tr ' ' '\n' | sort -n | head -1)
+  awk -v a="${RTT[$key]}" -v b="$after" -v m="$lo" 'BEGIN { print (a <= 1.5 * m && b <= 1.5 * m) ? 1 : 0 }'
 }
-# "1" if round r is steady: the natives of rounds r and r + 1 both within 20 % of the best native
+# "1" if round r is steady: its native, its recording and the next native
 steady() { # name r
-  local n=$1 r=$2 best=0 k v
-  for k in $(seq $((ROUNDS + 1))); do
-    v=$(speed "$n" "$k"); best=$(awk -v a="$best" -v b="$v" 'BEGIN { print (b > a) ? b : a }')
-  done
-  awk -v a="$(speed "$n" "$r")" -v b="$(speed "$n" $((r + 1)))" -v m="$best" 'BEGIN { print (a >= 0.8 * m && b >= 0.8 * m) ? 1 : 0 }'
+  local n=$1 r=$2
+  [ "$(run_steady "$n" "$n.native.$r")" = 1 ] && [ "$(run_steady "$n" "$n.hatrace.$r")" = 1 ] &&
+    [ "$(run_steady "$n" "$n.native.$((r + 1))")" = 1 ] && echo 1 || echo 0
 }
 
 # the hatrace lines both programs share: CPU split, ring waits, dropped, bytes/event
@@ -154,11 +166,16 @@ report_recorder() { # name
       "CPU/event" "$(f1 "$(echo $shs | median)")" "$(f1 "$(echo $sbs | median)")" "$(f1 "${WHOLE[$n]}")" \
       "$(f1 "$(echo $sns | median)")" "$k" "$ROUNDS"
   else
-    printf '  %-12s %s steady rounds of %s: too few for a figure (the machine changed speed)\n' "CPU/event" "$k" "$ROUNDS"
+    printf '  %-12s %s steady rounds of %s: too few for a figure (the machine changed state)\n' "CPU/event" "$k" "$ROUNDS"
   fi
   printf '  %-12s hook %s + background %s = whole %s ns (the program natively: %s ns/event)\n' "  all rounds" \
     "$(f1 "$(echo $hs | median)")" "$(f1 "$(echo $bs | median)")" "$(f1 "${WHOLE_ALL[$n]}")" "$(f1 "$(echo $ns | median)")"
   printf '  %-12s hook %s | background %s | whole %s | steady %s\n' "  per round" "${hs% }" "${bs% }" "${ws% }" "${sts% }"
+  if [ -n "$PROBE" ]; then
+    local k2 rtts=""
+    for k2 in $(eval echo "\${ORDER_$n[@]}"); do rtts+="${RTT[$k2]} "; done
+    printf '  %-12s core round trip before each run, ns: %s(end %s)\n' "  machine" "$rtts" "${RTT_END[$n]}"
+  fi
   printf '  %-12s ring waits %s (median) | dropped %s (sum over %s recording%s) | %s bytes/event (median)\n' "hatrace" \
     "$(echo $wts | median)" "${DROPPED[$n]}" "$ROUNDS" "$([ "$ROUNDS" = 1 ] || echo s)" "$(echo $bps | median)"
   printf '  %-12s ring waits %s | dropped %s | bytes/event %s\n' "  per round" "${wts% }" "${ds% }" "${bps% }"
@@ -173,6 +190,7 @@ for r in $(seq "$ROUNDS"); do
   for m in $MODES; do one_round sim "$r" "$m" "$SIM" "$SIM_THREADS" "$SIM_SECONDS"; done
 done
 one_round sim $((ROUNDS + 1)) native "$SIM" "$SIM_THREADS" "$SIM_SECONDS"  # brackets the last recording
+RTT_END[sim]=$(probe)
 mops() { awk -v o="${OPS[$1]}" -v s="${SECS[$1]}" 'BEGIN { printf "%.3f", o / s / 1e6 }'; }
 declare -A TP TPR
 rr_nat="" rr_ht=""
@@ -203,6 +221,7 @@ for r in $(seq "$ROUNDS"); do
   for m in $MODES; do one_round chain "$r" "$m" "$CHAIN" "$CHAIN_STEPS"; done
 done
 one_round chain $((ROUNDS + 1)) native "$CHAIN" "$CHAIN_STEPS"
+RTT_END[chain]=$(probe)
 declare -A WM WR
 for m in $MODES; do
   v=""; for r in $(seq "$ROUNDS"); do v+="${WALL[chain.$m.$r]} "; done
