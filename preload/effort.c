@@ -27,7 +27,9 @@
  * is no cost to the program.
  */
 #include <fcntl.h>
+#include <sched.h>
 #include <stdlib.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "flusher_state.h"
@@ -35,12 +37,15 @@
 enum { EFFORT_IDLE_PCT = 15, EFFORT_WAIT_PCT = 5 };
 #define EFFORT_WINDOW_NS 100000000ull  /* 100 ms: /proc/stat counts in 10 ms ticks */
 #define EFFORT_CALM_NS 300000000ull    /* 300 ms */
-/* The first window is shorter: a program that fills every core from its start
- * would otherwise have its first 100 ms coded in full, at several times the
- * fast coding's CPU (bench/results/recorder.md, "The first window"). 30 ms is
- * three of /proc/stat's ticks per CPU: a CPU idle through it shows, while a
- * tick counted from a busy machine's stray idle moments only keeps the full
- * coding for the next window, as before. */
+/* The first window is shorter, and judged by the program's own CPU time: a
+ * program that fills every core from its start would otherwise have its first
+ * 100 ms coded in full, at several times the fast coding's CPU
+ * (bench/results/recorder.md, "The first window"). 30 ms is too short for
+ * /proc/stat's 10 ms ticks (a CPU that our own full coding keeps 85 % busy
+ * would read as not idle at all half the time), so the first verdict is "busy"
+ * when the program's threads alone, not ours, took all the CPUs but half of
+ * one (CLOCK_PROCESS_CPUTIME_ID less the flusher's and the helper's time, to
+ * the ns). Load from other processes is seen from the next window on. */
 #define EFFORT_FIRST_NS 30000000ull    /* 30 ms */
 
 /* The idle time of all CPUs together, in ns: the first line of /proc/stat,
@@ -64,6 +69,21 @@ static int idle_read(int fd, uint64_t *idle_ns)
     return 0;
 }
 
+static uint64_t clock_ns(clockid_t id)
+{
+    struct timespec ts;
+    clock_gettime(id, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* The program's CPU time: the process's, less the background threads'
+ * (own: the flusher's, on which this runs; helper: the helper's, 0 if none). */
+static uint64_t program_cpu_ns(uint64_t own, uint64_t helper)
+{
+    uint64_t all = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
+    return all > own + helper ? all - own - helper : 0;
+}
+
 void ht_effort_start(void)
 {
     ht_effort *e = &ht_fs.effort;
@@ -76,6 +96,10 @@ void ht_effort_start(void)
         close(e->stat_fd);
         e->stat_fd = -1;  /* then only "behind" decides */
     }
+    cpu_set_t set;
+    int n = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : (int)sysconf(_SC_NPROCESSORS_ONLN);
+    e->ncpu = n > 0 ? (unsigned)n : 1;
+    e->prog_cpu_ns = program_cpu_ns(clock_ns(CLOCK_THREAD_CPUTIME_ID), 0);  /* no helper yet */
     e->started = e->window_start = ht_mono_ns();
 }
 
@@ -84,12 +108,19 @@ int ht_effort_choose(uint64_t now, uint64_t waited_ns)
     ht_effort *e = &ht_fs.effort;
     if (ht_opt(HT_OPT_EFFORT) != HT_EFFORT_AUTO) return e->fast;
     uint64_t span = now - e->window_start;
-    if (span < (e->window_start == e->started ? EFFORT_FIRST_NS : EFFORT_WINDOW_NS)) return e->fast;
+    int first = e->window_start == e->started;
+    if (span < (first ? EFFORT_FIRST_NS : EFFORT_WINDOW_NS)) return e->fast;
     uint64_t idle;
     int busy = 0;
     if (e->stat_fd >= 0 && idle_read(e->stat_fd, &idle) == 0) {
-        busy = (idle - e->idle_ns) * 100 < span * EFFORT_IDLE_PCT;
+        busy = !first && (idle - e->idle_ns) * 100 < span * EFFORT_IDLE_PCT;
         e->idle_ns = idle;
+    }
+    if (first) {
+        ht_background_cpu_read();
+        uint64_t prog = program_cpu_ns(ht_fs.flusher_cpu_ns, ht_fs.helper_on ? ht_fs.helper_cpu_ns : 0);
+        uint64_t used = prog > e->prog_cpu_ns ? prog - e->prog_cpu_ns : 0;
+        busy = used * 2 >= span * (2 * (uint64_t)e->ncpu - 1);
     }
     int behind = e->window_start != e->started && (waited_ns - e->waited_ns) * 100 >= span * EFFORT_WAIT_PCT;
     e->waited_ns = waited_ns;

@@ -27,6 +27,8 @@ typedef struct ht_effort {
     uint64_t idle_ns;           /* all CPUs' idle time at the window's start */
     uint64_t waited_ns;         /* producers' waits for room at the window's start */
     uint64_t started, window_start, calm_since;
+    uint64_t prog_cpu_ns;       /* the program's own CPU time (the process's less ours) at the start */
+    unsigned ncpu;              /* CPUs the process may run on */
     uint64_t switches;          /* changes of coding */
 } ht_effort;
 
