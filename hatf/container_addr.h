@@ -106,6 +106,13 @@ static inline uint8_t *hatf_adelta_put(uint8_t *o, uint64_t a, uint64_t *prev)
      * bench/write_cost --raw --fast; equal on alloc_chain's) */
     return o + hatf_varint_put8(o, v);
 }
+/* hatf_adelta_put, the varint spread by pdep (hatf_varint_put8_pdep's pre). */
+static inline uint8_t *hatf_adelta_put_pdep(uint8_t *o, uint64_t a, uint64_t *prev)
+{
+    uint64_t v = hatf_zigzag((int64_t)(a - *prev));
+    if (a) *prev = a;
+    return o + hatf_varint_put8_pdep(o, v);
+}
 /* hatf_aenc_run for one event. */
 void hatf_aenc_event(hatf_amodel *m, unsigned op, uint64_t size, uint64_t addr,
                      uint64_t new_addr, hatf_buf *out);

@@ -77,7 +77,8 @@ static inline size_t hatf_plain_read(const uint64_t *x, unsigned *op, uint64_t *
 /* Where hatf1_encode_plain_ puts the times and addresses, and takes them up
  * again: the thread's clock, the writer's conversion (NULL: times as they
  * are), the time section's end; a fast group's coding 4 end and reference
- * (it NULL), else the items for the model; the units the events took. */
+ * (it NULL), else the items for the model; the units the events took; pdep:
+ * the CPU has a fast pdep for coding 4's varints (hatf_adec_isa). */
 typedef struct hatf_plain_io {
     hatf_tclock c;
     hatf_tconv *conv;
@@ -86,6 +87,7 @@ typedef struct hatf_plain_io {
     uint64_t prev;
     hatf_aitem *it;
     size_t units;
+    int pdep;
 } hatf_plain_io;
 
 /* Encode thread's plain events that start in the first units units of the

@@ -40,6 +40,7 @@ struct hatf_writer {
     size_t pending, pending_max;  /* events in open groups, all threads; the bound on them */
     int level, best;
     int coarse;               /* time_res_ns given: times go through tconv */
+    int pdep;                 /* the CPU's pdep is fast: coding 4's varints spread by it */
     hatf_tconv tconv;
     wthread **th;             /* in order of first appearance */
     size_t nth, cap_th;
@@ -346,6 +347,7 @@ HATF_API hatf_writer *hatf_writer_open_fd(int fd, const hatf_info *info,
     if (!info) info = &none;
     uint64_t unum = info->time_unit_ns_num ? info->time_unit_ns_num : 1;
     uint64_t uden = info->time_unit_ns_den ? info->time_unit_ns_den : 1;
+    w->pdep = hatf_adec_isa() == HATF_ADEC_BMI2;
     if (o.time_res_ns) {
         w->coarse = 1;
         hatf_tconv_init(&w->tconv, unum, uden, o.time_res_ns);
@@ -562,7 +564,7 @@ long hatf_writer_add_plain_(hatf_writer *w, uint64_t thread, const uint64_t *raw
         if (rc) return rc;
         uint8_t *o0 = hatf_buf_reserve(&t->g.tsec, m * 2 * HATF_VARINT_MAX);
         if (!o0) return fail(w, HATF_E_NOMEM, "out of memory");
-        hatf_plain_io io = { t->tc, w->coarse ? &w->tconv : NULL, o0, ad.ao, ad.prev, ad.it, 0 };
+        hatf_plain_io io = { t->tc, w->coarse ? &w->tconv : NULL, o0, ad.ao, ad.prev, ad.it, 0, w->pdep };
         size_t done = hatf1_encode_plain_(&t->enc, thread, x, units - nu, m, HATF_CK_WRITER_RAW_CUT, &io);
         if (done == 0) {  /* the stream's state first (a group's first record): this one the general way */
             hatf_event e;

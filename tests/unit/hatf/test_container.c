@@ -365,18 +365,26 @@ static void test_address_coding_bytes(void)
 }
 
 /* 0 when hatf_varint_put8 writes at p what hatf_varint_put writes for v (the
- * same length, the same bytes) and nothing past HATF_VARINT_MAX bytes. */
+ * same length, the same bytes) and nothing past HATF_VARINT_MAX bytes; so
+ * does hatf_varint_put8_pdep where this CPU has a fast pdep. */
 static int put8_differs(uint64_t v)
 {
-    uint8_t a[HATF_VARINT_MAX], c[HATF_VARINT_MAX + 8];
-    memset(c, 0xa5, sizeof c);
-    size_t la = hatf_varint_put(a, v), lc = hatf_varint_put8(c, v);
-    for (size_t i = HATF_VARINT_MAX; i < sizeof c; i++)
-        if (c[i] != 0xa5) return 1;
-    return la != lc || memcmp(a, c, la) != 0;
+    static int pdep = -1;
+    if (pdep < 0) pdep = hatf_adec_isa() == HATF_ADEC_BMI2;
+    uint8_t a[HATF_VARINT_MAX];
+    size_t la = hatf_varint_put(a, v);
+    for (int k = 0; k <= pdep; k++) {
+        uint8_t c[HATF_VARINT_MAX + 8];
+        memset(c, 0xa5, sizeof c);
+        size_t lc = k ? hatf_varint_put8_pdep(c, v) : hatf_varint_put8(c, v);
+        for (size_t i = HATF_VARINT_MAX; i < sizeof c; i++)
+            if (c[i] != 0xa5) return 1;
+        if (la != lc || memcmp(a, c, la) != 0) return 1;
+    }
+    return 0;
 }
 
-/* hatf_varint_put8 writes the bytes hatf_varint_put writes, for every
+/* hatf_varint_put8 (and its pdep form) writes the bytes hatf_varint_put writes, for every
  * length: 0, 127, 128, each power of two, its neighbours and 2^k - 1 up to
  * 2^64 - 1, random values of every bit length and every value below 2^16. */
 static void test_varint_put8(void)
