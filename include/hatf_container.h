@@ -69,7 +69,10 @@ typedef struct hatf_writer_opts {
 } hatf_writer_opts;
 
 /* Take ownership of fd (already open for writing, positioned at 0) and write the
- * header. @return the writer, or NULL with *err set. */
+ * header. A regular file's blocks are then allocated ahead of the writes, 4 MiB
+ * at a time past its first MiB (fallocate, the size kept: cheaper writes), and
+ * what was not used is given back by hatf_writer_close.
+ * @return the writer, or NULL with *err set. */
 hatf_writer *hatf_writer_open_fd(int fd, const hatf_info *info,
                                  const hatf_writer_opts *opts, hatf_err *err);
 /* Create path (O_CREAT|O_EXCL|O_NOFOLLOW, mode 0600 unless overwrite) and open a writer. */

@@ -1191,6 +1191,47 @@ static void test_write_error(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "write failed"));
 }
 
+/* A long file's blocks are allocated ahead of the writes (fallocate): what
+ * the writer did not use is given back at close, so the file holds no more
+ * blocks than its bytes need (with the reserve kept, up to 4 MiB more), and
+ * the events read back whole. */
+static void test_reserve_returned(void)
+{
+    enum { N = 240, LEN = 60000 };
+    static uint8_t text[LEN];
+    hatf_err err = {0};
+    unlink(path2);
+    hatf_writer *w = hatf_writer_create(path2, 0, NULL, NULL, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(w);
+    hatf_event a = { .op = HATF_OP_ALLOC, .thread = 1, .time = 1, .size = 8, .addr = 0x1000 };
+    CU_ASSERT_EQUAL(hatf_writer_add(w, &a, 1), 0);
+    for (int i = 0; i < N; i++) {  /* comments of letters that zstd cannot shrink much */
+        for (size_t k = 0; k < LEN; k++) text[k] = (uint8_t)('a' + rnd() % 26);
+        hatf_event e = { .op = HATF_OP_COMMENT, .data = text, .data_len = LEN };
+        CU_ASSERT_EQUAL(hatf_writer_add(w, &e, 1), 0);
+        CU_ASSERT_EQUAL(hatf_writer_flush(w), 0);  /* a write each, as a recorder's flushes */
+    }
+    CU_ASSERT_EQUAL(hatf_writer_close(w, NULL, &err), 0);
+    struct stat st;
+    CU_ASSERT_EQUAL_FATAL(stat(path2, &st), 0);
+    CU_ASSERT(st.st_size > 6 << 20);
+    CU_ASSERT((uint64_t)st.st_blocks * 512 <= (uint64_t)st.st_size + (64 << 10));
+    hatf_reader *r = hatf_reader_open(path2, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+    hatf_iter *it = hatf_iter_global(r);
+    hatf_event e;
+    size_t comments = 0, allocs = 0;
+    while (hatf_iter_next(it, &e) == 1) {
+        comments += e.op == HATF_OP_COMMENT && e.data_len == LEN;
+        allocs += e.op == HATF_OP_ALLOC;
+    }
+    CU_ASSERT_EQUAL(comments, N);
+    CU_ASSERT_EQUAL(allocs, 1);
+    hatf_iter_free(it);
+    hatf_reader_close(r);
+    unlink(path2);
+}
+
 static int setup(void)
 {
     ut_path(path1, sizeof path1, "a.hatf");
@@ -1217,6 +1258,7 @@ static CU_TestInfo tests[] = {
     { "garbage", test_garbage },
     { "create refusals", test_create_refusals },
     { "write error", test_write_error },
+    { "blocks allocated ahead given back", test_reserve_returned },
     { "time resolution", test_time_resolution },
     { "time conversion by unit", test_tconv_next },
     { "time conversion exact on a unit's first tick", test_tconv_exact },
