@@ -20,6 +20,7 @@
 #include "hatf_container.h"
 #include "container_format.h"
 #include "container_plain.h"
+#include "file_reserve.h"
 #include "hatf1_internal.h"
 
 typedef struct wthread {
@@ -42,8 +43,8 @@ struct hatf_writer {
     int level, best;
     int coarse;               /* time_res_ns given: times go through tconv */
     int pdep;                 /* the CPU's pdep is fast: coding 4's varints spread by it */
-    uint64_t base;            /* the file's offset at open; UINT64_MAX: not a regular file */
-    uint64_t reserved;        /* the file's blocks are allocated ahead up to this offset */
+    uint64_t base;            /* the file's offset at open */
+    uint64_t reserved;        /* the file's blocks are allocated ahead up to this offset (UINT64_MAX: not) */
     hatf_tconv tconv;
     wthread **th;             /* in order of first appearance */
     size_t nth, cap_th;
@@ -80,38 +81,15 @@ static int fail(hatf_writer *w, int code, const char *fmt, ...)
     return code;
 }
 
-/* A long trace's blocks are allocated ahead, WRITER_RESERVE at a time
- * (fallocate, the size kept): a write into blocks the file has costs the
- * filesystem less than one that must reserve them (ext4's delayed
- * allocation, per 4 KiB block: 0.18 against 0.12 ns of CPU a byte written in
- * 400 KB writes here, build/bench/write_blocks). Only past the
+/* A long trace's blocks are allocated ahead (file_reserve.h), only past its
  * first WRITER_RESERVE_FROM bytes, so that short traces are written as
- * before; hatf_writer_close gives back what was not used. Where fallocate
- * fails (not supported, the disk full) the writer stops asking and the
- * writes themselves say what is wrong. */
-#if defined(__linux__) && defined(FALLOC_FL_KEEP_SIZE)
+ * before; hatf_writer_close gives back what was not used. */
 enum { WRITER_RESERVE = 4 << 20, WRITER_RESERVE_FROM = 1 << 20 };
 static void reserve_ahead(hatf_writer *w, size_t n)
 {
-    uint64_t at = w->base + w->off, end = at + n;
-    if (!n || w->base == UINT64_MAX || w->off < WRITER_RESERVE_FROM || end <= w->reserved) return;
-    uint64_t from = w->reserved > at ? w->reserved : at;
-    uint64_t len = (end - from + WRITER_RESERVE - 1) / WRITER_RESERVE * WRITER_RESERVE;
-    if (fallocate(w->fd, FALLOC_FL_KEEP_SIZE, (off_t)from, (off_t)len) != 0) w->base = UINT64_MAX;
-    else w->reserved = from + len;
+    if (w->off >= WRITER_RESERVE_FROM)
+        hatf_reserve_ahead(w->fd, w->base + w->off, w->base + w->off + n, WRITER_RESERVE, &w->reserved);
 }
-/* A truncation to the file's own size frees the blocks past its end (a hole
- * punched there is a no-op on ext4). */
-static void reserve_return(hatf_writer *w)
-{
-    struct stat st;
-    if (w->base == UINT64_MAX || !w->reserved || fstat(w->fd, &st) != 0 || (uint64_t)st.st_size >= w->reserved) return;
-    (void)ftruncate(w->fd, st.st_size);
-}
-#else
-static void reserve_ahead(hatf_writer *w, size_t n) { (void)w, (void)n; }
-static void reserve_return(hatf_writer *w) { (void)w; }
-#endif
 
 static int write_all(hatf_writer *w, const void *p, size_t n)
 {
@@ -376,7 +354,8 @@ HATF_API hatf_writer *hatf_writer_open_fd(int fd, const hatf_info *info,
     w->fd = fd;
     struct stat st;
     off_t at = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? lseek(fd, 0, SEEK_CUR) : -1;
-    w->base = at >= 0 ? (uint64_t)at : UINT64_MAX;
+    w->base = at >= 0 ? (uint64_t)at : 0;
+    w->reserved = at >= 0 ? 0 : UINT64_MAX;  /* a regular file only */
     hatf_writer_opts o = opts ? *opts : (hatf_writer_opts){0};
     w->best = o.best;
     w->level = o.zstd_level ? o.zstd_level : (o.best ? 19 : 3);
@@ -738,7 +717,7 @@ HATF_API int hatf_writer_close(hatf_writer *w, const hatf_counters *counters, ha
     if (!w) return 0;
     int rc = hatf_writer_flush(w);
     if (!rc) rc = write_index(w, counters);
-    if (w->fd >= 0) reserve_return(w);
+    if (w->fd >= 0) hatf_reserve_return(w->fd, w->reserved);
     if (w->fd >= 0 && close(w->fd) != 0 && !rc) {
         w->err.sys_errno = errno;
         rc = fail(w, HATF_E_IO, "close failed: %s", strerror(errno));
