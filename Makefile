@@ -127,7 +127,10 @@ TOOLS_OBJ := $(call obj,$(TOOLS_SRC))
 REPLAY_OBJ := $(call obj,$(REPLAY_SRC))
 PRELOAD_OBJ := $(call obj,$(PRELOAD_SRC))
 PRELOAD_CORE_OBJ := $(call obj,$(PRELOAD_CORE_SRC))
-CLI_OBJ := $(call obj,$(CLI_SRC)) $(B)/obj/$(B)/gen/report_page.o
+# the generated page's object at a path without $(B) in it: the same file however B is
+# spelled (the install tests give B as an absolute path)
+REPORT_PAGE_OBJ := $(B)/obj/gen/report_page.o
+CLI_OBJ := $(call obj,$(CLI_SRC)) $(REPORT_PAGE_OBJ)
 UNIT_BIN := $(patsubst %.c,$(B)/tests/%,$(notdir $(UNIT_SRC)))
 WORK_BIN := $(patsubst tests/workloads/%.c,$(B)/workloads/%,$(WORK_C)) \
             $(patsubst tests/workloads/%.cc,$(B)/workloads/%,$(WORK_CC))
@@ -270,7 +273,10 @@ $(B)/gen/report_page.c: FORCE
 	@printf '#include <stddef.h>\n#include "report_page.h"\nconst int report_page_made = 0;\nconst char report_page_before[] = "", report_page_after[] = "";\nconst size_t report_page_before_len = 0, report_page_after_len = 0;\n' > $@.tmp
 	@cmp -s $@.tmp $@ && rm $@.tmp || mv $@.tmp $@
 endif
-$(B)/obj/$(B)/gen/report_page.o: INC = -Iinclude -Icli
+$(REPORT_PAGE_OBJ): $(B)/gen/report_page.c $(B)/.flags
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo '  CC      $<')
+	$(Q)$(CC) $(REQ_CFLAGS) $(CHECK_CFLAGS) -Iinclude -Icli $(CFLAGS) -c $< -o $@
 
 # Each test file declares its tests; tests/unit/cunit_main.c is their main().
 TEST_LIBS := $(B)/libhatpreload.a $(B)/libhatreplay.a $(B)/libhattools.a $(B)/libhatf.a
