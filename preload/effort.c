@@ -40,7 +40,7 @@ enum { EFFORT_IDLE_PCT = 15, EFFORT_WAIT_PCT = 5 };
 /* The first window is shorter, and judged by the program's own CPU time: a
  * program that fills every core from its start would otherwise have its first
  * 100 ms coded in full, at several times the fast coding's CPU
- * (bench/results/recorder.md, "The first window"). 30 ms is too short for
+ * (bench/results/recorder.md, "The background at 7-8 ns": "The first window"). 30 ms is too short for
  * /proc/stat's 10 ms ticks (a CPU that our own full coding keeps 85 % busy
  * would read as not idle at all half the time), so the first verdict is "busy"
  * when the program's threads alone, not ours, took all the CPUs but half of
