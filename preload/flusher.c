@@ -267,6 +267,12 @@ static uint64_t thread_cpu_ns(pthread_t th)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+void ht_helper_gone(void)
+{
+    HATF_PRE(ht_wlock_held());
+    ht_fs.helper_on = 0;
+}
+
 void ht_background_cpu_read(void)
 {
     HATF_PRE(ht_wlock_held());

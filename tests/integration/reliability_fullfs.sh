@@ -38,4 +38,22 @@ run_limited() { # name limit_kb pairs [effort]
 run_limited running 64 1000000 fast
 # 1 KiB: nothing is written before exit; the exiting thread hits the limit
 run_limited atexit 1 2000
+
+# eight threads allocating when the limit is hit, full coding (the encoding
+# helper runs): the failed writer's close ends the helper, whose stack glibc
+# may then unmap (more thread stacks than its cache keeps); the recorder must
+# not read the ended helper's clock after that (it did, at the flusher's end:
+# the program died of SIGSEGV)
+load=$BUILD/workloads/rel_load
+if [ -x "$load" ]; then
+  (ulimit -f 64; HATRACE_EFFORT=full HATRACE_OUTPUT="$W/load.hatf" LD_PRELOAD=$HATRACE_LIB exec "$load" flat 8 600) \
+    >"$W/load.out" 2>"$W/load.err"
+  s=$?
+  echo "load: exit $s"; cat "$W/load.err"
+  [ $s -eq 0 ] || fail "load: the program died (exit $s)"
+  grep -q '^mallocs [0-9]' "$W/load.out" || fail "load: the program did not finish"
+  [ "$(grep -c '^hatrace\[' "$W/load.err")" = 1 ] || fail "load: not exactly one message"
+  grep -q "^hatrace\[[0-9]*\]: writing the trace $W/load.hatf failed.*File too large" "$W/load.err" ||
+    fail "load: the message does not say why"
+fi
 echo "reliability_fullfs: ok"
