@@ -93,10 +93,11 @@ typedef struct hatf_aitem { uint64_t size, addr, new_addr; uint8_t op; } hatf_ai
 void hatf_aenc_run(hatf_amodel *m, const hatf_aitem *a, size_t n, hatf_buf *out);
 /* One address in coding 4 (HATF_ACODE_DELTA), no model: zigzag(a - *prev)
  * as a varint at o, *prev being the previous non-NULL address of the group
- * (0 at its start); a NULL address leaves *prev as it was. pre:
+ * (0 at its start); a NULL address leaves *prev as it was; pdep: the varint
+ * spread by pdep (hatf_varint_put8_pdep's pre; the same bytes). pre:
  * HATF_VARINT_MAX bytes of room at o (those past the code are scratch).
  * @return the end of the code (at most HATF_VARINT_MAX bytes). */
-static inline uint8_t *hatf_adelta_put(uint8_t *o, uint64_t a, uint64_t *prev)
+static inline uint8_t *hatf_adelta_put_by(uint8_t *o, uint64_t a, uint64_t *prev, int pdep)
 {
     uint64_t v = hatf_zigzag((int64_t)(a - *prev));
     if (a) *prev = a;
@@ -104,14 +105,11 @@ static inline uint8_t *hatf_adelta_put(uint8_t *o, uint64_t a, uint64_t *prev)
      * objects come from other threads (a branch on the length mispredicted
      * there: 6.7-7.3 ns an event against 7.5-7.7 coding server_sim's units,
      * bench/write_cost --raw --fast; equal on alloc_chain's) */
-    return o + hatf_varint_put8(o, v);
+    return o + (pdep ? hatf_varint_put8_pdep(o, v) : hatf_varint_put8(o, v));
 }
-/* hatf_adelta_put, the varint spread by pdep (hatf_varint_put8_pdep's pre). */
-static inline uint8_t *hatf_adelta_put_pdep(uint8_t *o, uint64_t a, uint64_t *prev)
+static inline uint8_t *hatf_adelta_put(uint8_t *o, uint64_t a, uint64_t *prev)
 {
-    uint64_t v = hatf_zigzag((int64_t)(a - *prev));
-    if (a) *prev = a;
-    return o + hatf_varint_put8_pdep(o, v);
+    return hatf_adelta_put_by(o, a, prev, 0);
 }
 /* hatf_aenc_run for one event. */
 void hatf_aenc_event(hatf_amodel *m, unsigned op, uint64_t size, uint64_t addr,

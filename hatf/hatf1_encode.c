@@ -753,12 +753,9 @@ size_t encode_plain(hatf1_encoder *e, uint64_t thread, const uint64_t *raw, size
             }
             o = hatf_time_add(&c, time, o);
         }
-        if (fast && pdep) {
-            ao = hatf_adelta_put_pdep(ao, a, &prev);
-            if (op >= HATF_OP_REALLOC_INPLACE) ao = hatf_adelta_put_pdep(ao, na, &prev);
-        } else if (fast) {
-            ao = hatf_adelta_put(ao, a, &prev);  /* the order of container_addr.h */
-            if (op >= HATF_OP_REALLOC_INPLACE) ao = hatf_adelta_put(ao, na, &prev);
+        if (fast) {
+            ao = hatf_adelta_put_by(ao, a, &prev, pdep);  /* the order of container_addr.h */
+            if (op >= HATF_OP_REALLOC_INPLACE) ao = hatf_adelta_put_by(ao, na, &prev, pdep);
         } else {
             *it++ = (hatf_aitem){ size, a, na, (uint8_t)op };
         }

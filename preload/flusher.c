@@ -267,12 +267,6 @@ static uint64_t thread_cpu_ns(pthread_t th)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-void ht_helper_gone(void)
-{
-    HATF_PRE(ht_wlock_held());
-    ht_fs.helper_on = 0;
-}
-
 void ht_background_cpu_read(void)
 {
     HATF_PRE(ht_wlock_held());
@@ -280,7 +274,10 @@ void ht_background_cpu_read(void)
     if (on_flusher) v = thread_cpu_ns(pthread_self());
     else v = atomic_load(&ht_fs.flusher_on) == HT_FLUSHER_ON ? thread_cpu_ns(ht_fs.flusher) : 0;
     if (v) ht_fs.flusher_cpu_ns = v;
-    if (ht_fs.helper_on && (v = thread_cpu_ns(ht_fs.helper)) != 0) ht_fs.helper_cpu_ns = v;
+    /* the helper ends when the writer closes (detached: its handle may then
+     * point at freed memory; read after a failed write's close, it crashed
+     * the program in pthread_getcpuclockid), so only while there is one */
+    if (ht_fs.helper_on && ht_fs.writer && (v = thread_cpu_ns(ht_fs.helper)) != 0) ht_fs.helper_cpu_ns = v;
 }
 
 /* ---- the drains ------------------------------------------------------------- */

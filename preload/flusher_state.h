@@ -119,13 +119,9 @@ void ht_effort_stop(void) HT_HIDDEN;
 
 /* ---- flusher.c ---- */
 /* pre: wlock held. Read the CPU time of the flusher and the helper into
- * ht_fs (from the flusher thread or the exiting one, while both still run). */
+ * ht_fs (from the flusher thread or the exiting one; the helper's while the
+ * writer is open: it ends with it). */
 void ht_background_cpu_read(void) HT_HIDDEN;
-/* pre: wlock held, just after hatf_writer_close. The helper ends with the
- * writer (detached: its handle may then point at freed memory): it is no
- * longer read (a trace that failed to write, then the flusher's last read of
- * its CPU, crashed in pthread_getcpuclockid). */
-void ht_helper_gone(void) HT_HIDDEN;
 
 /* ---- convert.c: see convert.h ---- */
 

@@ -196,7 +196,6 @@ void ht_write_failed(void)
     memset(&err, 0, sizeof err);
     ht_background_cpu_read();  /* the helper's CPU to the end: the close ends it */
     hatf_writer_close(ht_fs.writer, NULL, &err);  /* writes nothing more: the writer is failed */
-    ht_helper_gone();
     ht_fs.writer = NULL;
     ht_fs.out_fd = -1;
     ht_fs.out_failed = 1;
