@@ -417,9 +417,13 @@ static inline void ht_emit_nowait(uint32_t kind, uint64_t a, uint64_t b, uint64_
  * during the free writes behind this event. rdtsc may run ahead of the load
  * that gave the thread p, so the stamp may come before another thread's
  * allocation of it: not fenced, the header says so and readers repair it
- * (HATF_INFO_EARLY_RELEASE, docs/recorder.md "Order"). */
+ * (HATF_INFO_EARLY_RELEASE, docs/recorder.md "Order"). The word before p
+ * (the chunk header of glibc and most allocators, often in another core's
+ * cache when another thread made the object) is fetched first, so that miss
+ * overlaps the stamp and the ring write instead of following them. */
 static inline __attribute__((always_inline)) void ht_emit_free(uint32_t kind, void *p, void (*real)(void *))
 {
+    __builtin_prefetch((const char *)p - sizeof(size_t));
     ht_tls *t = &ht_t;
     ht_ring *r = t->ring;
 #ifdef HT_BENCH_KNOBS
