@@ -25,11 +25,15 @@
 # 120 ns natively). A run is steady when the probes just before and just after
 # it are both within 2x the lowest probe of the program's runs (the moves are
 # 3-5x; nearby cores differ by less); a round when its
-# native, its recording and the next native are all steady. The CPU bar is
+# native, its recording and the next native are all steady, and the two
+# natives' CPU per event agree within NATIVE_AGREE (0.10: 10 %; the probes
+# alone let through rounds whose state changed between two probes, with the
+# two natives 10-30 % apart: the reference then moves by more than the bar's
+# margin). The CPU bar is
 # taken over the steady rounds, and so is alloc_chain's wall-time bar (the
 # figures over all rounds are printed beside them; with fewer than 3 steady
 # rounds there is no verdict). The probe reads nothing
-# of the recorder. Without core_latency, or on one CPU, every round counts.
+# of the recorder. Without core_latency, or on one CPU, only the natives must agree.
 #
 #   bench/record_saturated.sh [BUILD_DIR [ROUNDS]]     (default: build 5)
 # SIM_THREADS (8) and SIM_SECONDS (2) set server_sim's threads and window;
@@ -139,11 +143,20 @@ run_steady() { # name key
   lo=$(echo $lo | tr ' ' '\n' | sort -n | head -1)
   awk -v a="${RTT[$key]}" -v b="$after" -v m="$lo" 'BEGIN { print (a <= 2 * m && b <= 2 * m) ? 1 : 0 }'
 }
-# "1" if round r is steady: its native, its recording and the next native
+# "1" if the two native runs that bracket round r's recording (its reference)
+# agree: their CPU per event within NATIVE_AGREE (10 %) of each other
+natives_agree() { # name r
+  local n=$1 q=$(($2 + 1))
+  awk -v a="${CPU[$n.native.$2]}" -v ao="${OPS[$n.native.$2]}" -v b="${CPU[$n.native.$q]}" -v bo="${OPS[$n.native.$q]}" \
+      -v t="${NATIVE_AGREE:-0.10}" 'BEGIN { x = a / ao; y = b / bo; lo = x < y ? x : y
+      print (x - y <= t * lo && y - x <= t * lo) ? 1 : 0 }'
+}
+# "1" if round r is steady: its native, its recording and the next native,
+# and the two natives agree
 steady() { # name r
   local n=$1 r=$2
   [ "$(run_steady "$n" "$n.native.$r")" = 1 ] && [ "$(run_steady "$n" "$n.hatrace.$r")" = 1 ] &&
-    [ "$(run_steady "$n" "$n.native.$((r + 1))")" = 1 ] && echo 1 || echo 0
+    [ "$(run_steady "$n" "$n.native.$((r + 1))")" = 1 ] && [ "$(natives_agree "$n" "$r")" = 1 ] && echo 1 || echo 0
 }
 
 # the hatrace lines both programs share: CPU split, ring waits, dropped, bytes/event
