@@ -10,7 +10,8 @@
 #   bench/replay_window.sh [AFTER_BUILD [BEFORE_BUILD [TRACE [ROUNDS]]]]
 #                          (default: build, none, a new server_sim trace, 1)
 # Without TRACE, AFTER_BUILD/bench/server_sim is recorded (SIM_THREADS 8 threads,
-# SIM_SECONDS 5 s: about 60 M events; BEST=1 then runs convert --best on it, as
+# SIM_SECONDS 5 s: its length follows how much of server_sim's speed the recorder
+# keeps, 64 M events once, 182 M on 2026-11-27; BEST=1 then runs convert --best on it, as
 # the trace of issue 25 was). ALLOCATORS (glibc,jemalloc) are replayed.
 # Compile time: the `compile:` figure replay prints (after), and for both
 # builds the replay's wall time minus its runs' wall times ("all but runs":
