@@ -71,13 +71,17 @@ int cli_replay_compile(const char *cmd, const char *path, hatf_format fmt, int s
 {
     *partial = CLI_OK;
     hatf_err err = { 0 };
-    x->plan_fd = rp_plan_tmpfile(NULL, &err);
+    hatf_source *src = cli_open_source(path, fmt);
+    if (!src) return CLI_FAIL;
+    /* a container says its length up front: the plan in memory when it fits */
+    hatf_reader *known = hatf_source_container(src);
+    uint64_t events = known ? hatf_reader_event_count(known) : 0;
+    x->plan_fd = rp_plan_tmpfile(NULL, events * RP_PLAN_BYTES_PER_EVENT, &x->plan_where, &err);
     if (x->plan_fd < 0) {
+        hatf_source_close(src);
         cli_error("%s: %s", cmd, err.msg);
         return CLI_FAIL;
     }
-    hatf_source *src = cli_open_source(path, fmt);
-    if (!src) return CLI_FAIL;
     struct timespec t0, t1;
     struct rusage u0, u1;
     getrusage(RUSAGE_SELF, &u0);
@@ -157,7 +161,7 @@ rp_report_ctx cli_replay_ctx(const cli_replay *x, const char *path, int touch, u
                             .compile_s = x->compile_s, .compile_cpu_s = x->compile_cpu_s,
                             .cpu_read_s = x->plan.cpu_read_s, .cpu_compile_s = x->plan.cpu_compile_s,
                             .window_ops = x->plan.window_ops,
-                            .plan_bytes = ops * sizeof(rp_op), .plan_segments = x->plan.nsegs,
+                            .plan_bytes = ops * sizeof(rp_op), .plan_segments = x->plan.nsegs, .plan_where = x->plan_where,
                             .own_peak_rss = own, .nphases = x->plan.nphases, .phases = x->plan.phases };
 }
 

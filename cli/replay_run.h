@@ -19,6 +19,7 @@ typedef struct cli_replay {
 
     /* the plan's file and how it was compiled */
     int plan_fd;              /* the plan's file (unlinked), or -1; 0 before the compile */
+    const char *plan_where;   /* "memory" or its directory (rp_plan_tmpfile) */
     uint64_t window_ops;      /* compiler window per thread (0: RP_WINDOW_OPS) */
     int phases;               /* split the plan at the program's comments (replay --phases) */
     double compile_s;         /* the compile's wall time */

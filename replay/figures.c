@@ -157,9 +157,10 @@ static void print_notes(FILE *f, const rp_report_ctx *c)
     if (c->compile_s > 0) {
         char a[32], b[32];
         fprintf(f, "compile: %.2f s (CPU %.2f s: reading the trace %.2f s and compiling %.2f s, on two threads) "
-                   "into a plan file of %s (%llu segments, windows of %llu ops per thread); hatrace's own peak "
+                   "into a plan file of %s%s%s (%llu segments, windows of %llu ops per thread); hatrace's own peak "
                    "resident %s; slots taken over: %llu\n",
-                c->compile_s, c->compile_cpu_s, c->cpu_read_s, c->cpu_compile_s, human(c->plan_bytes, a, sizeof a), (unsigned long long)c->plan_segments,
+                c->compile_s, c->compile_cpu_s, c->cpu_read_s, c->cpu_compile_s, human(c->plan_bytes, a, sizeof a),
+                c->plan_where ? " in " : "", c->plan_where ? c->plan_where : "", (unsigned long long)c->plan_segments,
                 (unsigned long long)c->window_ops, human(c->own_peak_rss, b, sizeof b),
                 (unsigned long long)s->slot_waits);
     }
@@ -282,6 +283,11 @@ void rp_print_json(FILE *f, const rp_report_ctx *c, const rp_report *rep, unsign
                 c->compile_s, c->compile_cpu_s, c->cpu_read_s, c->cpu_compile_s,
                 (unsigned long long)c->window_ops, (unsigned long long)c->plan_bytes,
                 (unsigned long long)c->plan_segments, (unsigned long long)c->own_peak_rss);
+        if (c->plan_where) {
+            fputs("  \"plan_where\": ", f);
+            json_str(f, c->plan_where);
+            fputs(",\n", f);
+        }
         fprintf(f, "  \"plan\": {\"heaps_created\": %llu, \"heaps_destroyed\": %llu, \"heaps_confined\": %llu,"
                    " \"heaps_shared\": %llu, \"heap_frees\": %llu, \"waits\": %llu, \"free_null_replayed\": %llu,"
                    " \"failed_skipped\": %llu, \"realloc_free_as_free\": %llu, \"pvalloc_as_memalign\": %llu,"

@@ -105,22 +105,6 @@ int64_t rp_plan_add_thread(rp_plan *p, uint64_t trace_thread)
     return n;
 }
 
-int rp_plan_tmpfile(const char *dir, hatf_err *err)
-{
-    if (!dir) dir = getenv("TMPDIR");
-    if (!dir || !*dir) dir = "/tmp";
-    int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-    if (fd < 0 && (errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL)) {  /* no O_TMPFILE there */
-        char path[4096];
-        int n = snprintf(path, sizeof path, "%s/hatrace-plan-XXXXXX", dir);
-        if (n > 0 && (size_t)n < sizeof path && (fd = mkostemp(path, O_CLOEXEC)) >= 0) unlink(path);
-    }
-    if (fd < 0)
-        hatf_err_set(err, HATF_E_IO, 0, "cannot create the replay plan file in %s: %s (set TMPDIR to a writable directory)",
-                     dir, strerror(errno));
-    return fd;
-}
-
 static int write_at(int fd, const void *buf, size_t n, uint64_t off)
 {
     const char *c = buf;

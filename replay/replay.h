@@ -181,9 +181,21 @@ int64_t rp_plan_add_thread(rp_plan *p, uint64_t trace_thread);
  * the compiler's windows filled, the segment index at the end. Native byte
  * order, never kept: an unlinked temporary file shared with the children. */
 
-/* An unlinked file for a plan in dir (NULL: $TMPDIR, else /tmp).
- * @return its descriptor (close-on-exec), or -1 with err naming the directory. */
-int rp_plan_tmpfile(const char *dir, hatf_err *err);
+/* Where a plan lives (plan_place.c). An unlinked file for a plan in dir;
+ * dir NULL: $TMPDIR, else in memory (a memfd) when the plan's estimated
+ * plan_bytes (0: unknown) fit (rp_plan_in_memory), else /tmp. *where (may be
+ * NULL) gets "memory" or the directory. @return its descriptor
+ * (close-on-exec), or -1 with err naming the directory. */
+int rp_plan_tmpfile(const char *dir, uint64_t plan_bytes, const char **where, hatf_err *err);
+/* Whether a plan of plan_bytes goes in memory with available bytes free: a
+ * quarter of them at most (0 either way: no). */
+int rp_plan_in_memory(uint64_t plan_bytes, uint64_t available);
+/* Memory available now: MemAvailable (/proc/meminfo), or less when the
+ * process's cgroup v2 limits leave less room; 0 when unknown. */
+uint64_t rp_mem_available(void);
+/* The plan's bytes an event is reckoned at, for the estimate: its op (16
+ * bytes) and room for the waits not folded into a free. */
+#define RP_PLAN_BYTES_PER_EVENT 24
 
 /* The writer the compiler fills (plan.c). Ops are pushed per thread into a
  * window in memory; when a window is full its older half is written as a
@@ -442,6 +454,7 @@ typedef struct rp_report_ctx {
     uint64_t window_ops;      /* the compiler's window per thread */
     uint64_t plan_bytes;      /* ops in the plan file */
     uint64_t plan_segments;
+    const char *plan_where;   /* "memory" or the plan file's directory (NULL: not said) */
     uint64_t own_peak_rss;    /* hatrace's own process (the runs are children): peak resident bytes */
     uint32_t nphases;         /* 0, or the plan's phases: a table (a "phases" array) per allocator */
     const rp_phase *phases;

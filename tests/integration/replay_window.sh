@@ -69,6 +69,17 @@ done
 prog=$BUILD/examples/kvstore
 if [ -x "$prog" ]; then
   "$HATRACE" record -o "$W/k.hatf" -- "$prog" 60000 >/dev/null 2>"$W/rec.err" || fail "record: $(cat "$W/rec.err")"
+  # a container's plan goes in memory (its size is known and small), with TMPDIR
+  # set in that directory: the same figures
+  saved_tmpdir=${TMPDIR-}
+  unset TMPDIR
+  replay kmem "$W/k.hatf" 7 --allocator null
+  export TMPDIR=$W
+  replay kdir "$W/k.hatf" 7 --allocator null
+  if [ -n "$saved_tmpdir" ]; then export TMPDIR=$saved_tmpdir; else unset TMPDIR; fi
+  grep -q '"plan_where": "memory"' "$W/kmem.json" || fail "a small container's plan not in memory"
+  grep -q "\"plan_where\": \"$W\"" "$W/kdir.json" || fail "TMPDIR's plan not in TMPDIR"
+  same kmem kdir
   # one byte flipped in the middle of the records chunk of the largest group (a
   # worker's: the main thread or a group a flush sealed with a few events may
   # free only, leaving no object whose release comes later; the file's middle

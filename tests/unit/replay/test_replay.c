@@ -1,6 +1,8 @@
 /* test_replay.c — the replay compiler on hand-made event arrays, the flat plan,
  * the runner with the null allocator and with this process's malloc, and the
  * latency histogram. */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -650,6 +652,45 @@ static void test_allocators(void)
     }
 }
 
+/* Where the plan goes: memory only for a known size, a quarter of what is
+ * free at most; TMPDIR, when set, is where the plan goes whatever its size. */
+static void test_plan_place(void)
+{
+    CU_ASSERT_TRUE(rp_plan_in_memory(1000, 4000));
+    CU_ASSERT_FALSE(rp_plan_in_memory(1001, 4000));
+    CU_ASSERT_FALSE(rp_plan_in_memory(0, 4000));  /* size unknown */
+    CU_ASSERT_FALSE(rp_plan_in_memory(10, 0));    /* memory unknown */
+    CU_ASSERT(rp_mem_available() > 0);            /* /proc/meminfo is there */
+    char *old = getenv("TMPDIR") ? strdup(getenv("TMPDIR")) : NULL;
+    unsetenv("TMPDIR");
+    hatf_err err = { 0 };
+    char link[64], target[256];
+    const char *where = NULL;
+    int fd = rp_plan_tmpfile(NULL, 4096, &where, &err);  /* small: in memory */
+    CU_ASSERT_FATAL(fd >= 0);
+    CU_ASSERT_STRING_EQUAL(where, "memory");
+    snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+    ssize_t n = readlink(link, target, sizeof target - 1);
+    CU_ASSERT_FATAL(n > 0);
+    target[n] = 0;
+    CU_ASSERT(strncmp(target, "/memfd:hatrace-plan", 19) == 0);
+    close(fd);
+    fd = rp_plan_tmpfile(NULL, 0, &where, &err);  /* unknown: /tmp */
+    CU_ASSERT_FATAL(fd >= 0);
+    CU_ASSERT_STRING_EQUAL(where, "/tmp");
+    n = readlink(link, target, sizeof target - 1);
+    CU_ASSERT_FATAL(n > 0);
+    target[n] = 0;
+    CU_ASSERT(strncmp(target, "/tmp/", 5) == 0);
+    close(fd);
+    setenv("TMPDIR", "/nonexistent-dir", 1);  /* TMPDIR named: there, not memory */
+    CU_ASSERT_EQUAL(rp_plan_tmpfile(NULL, 4096, NULL, &err), -1);
+    CU_ASSERT(strstr(err.msg, "/nonexistent-dir") != NULL);
+    if (old) setenv("TMPDIR", old, 1);
+    else unsetenv("TMPDIR");
+    free(old);
+}
+
 static CU_TestInfo tests[] = {
     { "basic", test_basic },
     { "cross-thread", test_cross_thread },
@@ -667,6 +708,7 @@ static CU_TestInfo tests[] = {
     { "histogram", test_hist },
     { "fragmentation", test_frag },
     { "allocators", test_allocators },
+    { "plan place", test_plan_place },
     CU_TEST_INFO_NULL,
 };
 CU_SuiteInfo ut_suites[] = {
