@@ -9,7 +9,7 @@
  * sorted and written into the file through a mapping of at most
  * PATCH_CHUNK bytes at a time when it is full and at the end.
  *
- * File (native byte order, an unlinked temporary file, never kept):
+ * File (native byte order, an unlinked temporary file or a memfd, plan_place.c; never kept):
  *   rp_file_header (at 0, written last) | segments ... |
  *   index: nthreads x rp_file_thread, nsegs x rp_seg (each thread's segments
  *   contiguous and in order), and with phases nphases x rp_phase and
@@ -17,7 +17,6 @@
  * A heap realloc and its RP_ARG op never straddle two segments.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>

@@ -4,6 +4,7 @@
  *                the trace read on a thread of its own
  *   plan.c       the plan's memory, and its file: per-thread segments written as
  *                the compiler's windows fill, shared with child processes
+ *   plan_place.c where the plan file lives: in memory when it fits, else a directory
  *   feed.c       the runner's read-ahead: each thread's next segments mapped,
  *                on a thread of its own, off the measured path
  *   run.c        the runner: streams through a plan and calls the allocator
