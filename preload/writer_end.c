@@ -56,7 +56,7 @@ void ht_writer_finish(void)
         hatf_err err;
         memset(&err, 0, sizeof err);
         int rc = hatf_writer_close(ht_fs.writer, &c, &err);
-            ht_fs.writer = NULL;
+        ht_fs.writer = NULL;
         ht_fs.out_fd = -1;
         if (rc < 0) ht_say("writing the trace %s failed: %s; the trace is incomplete", ht_fs.out_path, err.msg);
         struct stat sb;
