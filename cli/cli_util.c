@@ -1,6 +1,7 @@
 /* cli_util.c — shared option parsing, opening traces and error printing. */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -278,4 +279,32 @@ void cli_put(hatf_buf *o, const char *fmt, ...)
     int n = vsnprintf(line, sizeof line, fmt, ap);
     va_end(ap);
     if (n > 0) hatf_buf_append(o, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
+}
+
+/* What a fault's si_code says, for the codes the kernel gives most */
+static const char *fault_words(int sig, int code)
+{
+    switch (sig) {
+    case SIGSEGV: return code == SEGV_MAPERR ? "address not mapped" : code == SEGV_ACCERR ? "no access" : NULL;
+    case SIGBUS: return code == BUS_ADRALN ? "misaligned address" : code == BUS_ADRERR ? "no such address"
+                        : code == BUS_OBJERR ? "hardware error" : NULL;
+    case SIGILL: return code == ILL_ILLOPC ? "illegal opcode" : code == ILL_PRVOPC ? "privileged opcode" : NULL;
+    case SIGFPE: return code == FPE_INTDIV ? "integer divide by zero" : code == FPE_INTOVF ? "integer overflow" : NULL;
+    case SIGTRAP: return code == TRAP_BRKPT ? "breakpoint" : code == TRAP_TRACE ? "trace trap" : NULL;
+    default: return NULL;
+    }
+}
+
+void cli_signal_text(const hatf_signal *s, char *out, size_t cap)
+{
+    const char *words = s->code > 0 ? fault_words(s->sig, s->code) : NULL;
+    char why[64];
+    if (words) snprintf(why, sizeof why, ", %s", words);
+    else snprintf(why, sizeof why, ", code %d", s->code);
+    if (s->code > 0)
+        snprintf(out, cap, "signal %d (%s%s) on thread %llu at address 0x%llx", s->sig, s->name, why,
+                 (unsigned long long)s->thread, (unsigned long long)s->addr);
+    else
+        snprintf(out, cap, "signal %d (%s) on thread %llu, sent by process %llu", s->sig, s->name,
+                 (unsigned long long)s->thread, (unsigned long long)s->addr);
 }

@@ -18,8 +18,10 @@
 #include "hatf_source.h"
 
 enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2 };
-/* hatrace record: a traced process could not create its trace file and ran
- * untraced (the command's own status is printed instead). */
+/* hatrace record: a trace of the run is missing or incomplete for a reason
+ * other than the program's death (a process could not create its trace file
+ * and ran untraced, or writing a trace stopped early); the command's own
+ * status is printed instead. */
 enum { CLI_RECORD_UNTRACED = 125 };
 /* A reading command's output covers only what could be read: the trace is
  * damaged or cut (its damaged chunk groups were passed over). */
@@ -110,5 +112,9 @@ void cli_put(hatf_buf *o, const char *fmt, ...) __attribute__((format(printf, 2,
 
 /* Append s to out as a JSON string (quotes and escapes included). */
 void cli_json_string(hatf_buf *out, const char *s);
+
+/* A signal the recorder noted, in words: "signal 11 (SIGSEGV, address not
+ * mapped) on thread 3 at address 0x0", or "... sent by process 1234". */
+void cli_signal_text(const hatf_signal *s, char *out, size_t cap);
 
 #endif

@@ -43,7 +43,7 @@ void phases_free(phases *p)
 
 int phases_comment(phases *p, const uint8_t *text, size_t len, const phase_counts *now)
 {
-    static const char *const not_phases[] = { HATF1_HATRACE_MARK, HATF_MAP_PREFIX };
+    static const char *const not_phases[] = { HATF1_HATRACE_MARK, HATF_MAP_PREFIX, HATF_SIGNAL_PREFIX };
     for (size_t i = 0; i < sizeof not_phases / sizeof *not_phases; i++) {
         size_t mark = strlen(not_phases[i]);
         if (len >= mark && memcmp(text, not_phases[i], mark) == 0) return 0;

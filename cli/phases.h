@@ -7,7 +7,8 @@
  * of the phases adds up to the whole trace's; its peak is the most live
  * bytes after any of its events (the phases' peaks do not add up: the
  * trace's peak is the largest of them). hatrace's own comments (the HATF 1.0
- * mark, the program's mappings, HATF_MAP_PREFIX) start no phase.
+ * mark, the program's mappings, HATF_MAP_PREFIX, signals, HATF_SIGNAL_PREFIX)
+ * start no phase.
  */
 #ifndef HATRACE_CLI_PHASES_H
 #define HATRACE_CLI_PHASES_H

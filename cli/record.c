@@ -67,8 +67,10 @@ static const char help[] =
     "HATRACE_CLOCK=auto|tsc|monotonic).\n"
     "\n"
     "Exit status: CMD's (128 + the signal that killed it); 1 when the output folder\n"
-    "cannot take traces (CMD is not run); 125 when a process of CMD could not create\n"
-    "its trace file and ran untraced.\n";
+    "cannot take traces (CMD is not run); 125 when a trace of the run is missing or\n"
+    "incomplete for a reason other than the program's death: a process of CMD could\n"
+    "not create its trace file and ran untraced, or recording into a trace stopped\n"
+    "early (a full disk, a file size limit, a write error).\n";
 
 /* libhatrace.so next to this binary (the build folder) or in ../lib. */
 static int find_library(char *out, size_t cap)
@@ -159,8 +161,16 @@ static void figures(const char *path, int *stacks)
             U(sum.reallocs));
     fprintf(stderr, "hatrace:   peak: %s live (%llu bytes in %llu objects)\n", peak, U(sum.max_live_bytes),
             U(sum.max_live_objects));
-    fprintf(stderr, "hatrace:   leaked at exit: %s (%llu bytes in %llu objects)\n", leaked, U(sum.live_bytes),
-            U(sum.live_objects));
+    if (sum.died) {
+        char how[160];
+        cli_signal_text(&sum.death, how, sizeof how);
+        fprintf(stderr, "hatrace:   died of %s\n", how);
+        fprintf(stderr, "hatrace:   live when it died: %s (%llu bytes in %llu objects; not leaks)\n", leaked,
+                U(sum.live_bytes), U(sum.live_objects));
+    } else {
+        fprintf(stderr, "hatrace:   leaked at exit: %s (%llu bytes in %llu objects)\n", leaked, U(sum.live_bytes),
+                U(sum.live_objects));
+    }
     fprintf(stderr, "hatrace:   temporary allocations: %llu (%.1f%% of allocation calls)\n", U(sum.temporary),
             made ? 100.0 * (double)sum.temporary / (double)made : 0.0);
     fprintf(stderr, "hatrace:   size: %s, %.2f bytes per event\n", size,
@@ -187,7 +197,7 @@ static void figures(const char *path, int *stacks)
  * ran untraced because their trace could not be created. */
 static int no_figures;  /* --no-figures: the traces are not read back */
 
-static int report(const char *path, int ran)
+static int report(const char *path, int ran, int *incomplete)
 {
     FILE *f = fopen(path, "r");
     if (!f) {
@@ -225,6 +235,7 @@ static int report(const char *path, int ran)
             n++;
         }
         if (kind == 'X') snprintf(tr[i].why, sizeof tr[i].why, "%.*s", (int)strcspn(rest, "\n"), rest);
+        *incomplete += kind == 'X';
         cpu = fa = 0;
         if (kind == 'E' && sscanf(rest, "%llu %llu %llu %llu %llu %llu", &ev, &by, &dr, &wa, &cpu, &fa) >= 4) {
             tr[i].closed = 1;
@@ -448,15 +459,23 @@ int cmd_record(int argc, char **argv)
     int status = 0;
     while (waitpid(pid, &status, 0) < 0)
         if (errno != EINTR) { status = 127 << 8; break; }
-    int untraced = report(report_path, !(WIFEXITED(status) && WEXITSTATUS(status) == 127));
+    int incomplete = 0;
+    int untraced = report(report_path, !(WIFEXITED(status) && WEXITSTATUS(status) == 127), &incomplete);
     unlink(report_path);
-    if (untraced) {
-        /* a script must not take a run without its trace for a recording */
-        fprintf(stderr, "hatrace: %d process%s ran untraced: the trace file could not be created (the command %s %d); "
-                        "exit status %d\n", untraced, untraced == 1 ? "" : "es",
-                WIFSIGNALED(status) ? "was killed by signal" : "exited with", WIFSIGNALED(status) ? WTERMSIG(status)
-                                                                                             : WEXITSTATUS(status),
-                CLI_RECORD_UNTRACED);
+    if (untraced || incomplete) {
+        /* a script must not take a run without its whole trace for a
+         * recording: a trace file not created, or a full disk, a file size
+         * limit, a write error (not the program's doing) */
+        char why[96];
+        if (untraced)
+            snprintf(why, sizeof why, "%d process%s ran untraced: the trace file could not be created", untraced,
+                     untraced == 1 ? "" : "es");
+        else
+            snprintf(why, sizeof why, "%d trace%s incomplete: recording stopped early (see above)", incomplete,
+                     incomplete == 1 ? " is" : "s are");
+        fprintf(stderr, "hatrace: %s (the command %s %d); exit status %d\n", why,
+                WIFSIGNALED(status) ? "was killed by signal" : "exited with",
+                WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status), CLI_RECORD_UNTRACED);
         return CLI_RECORD_UNTRACED;
     }
     if (WIFSIGNALED(status)) {

@@ -165,6 +165,10 @@ typedef struct stats {
     /* the program's own mappings, from the recorder's "hatrace-map" comments */
     uint64_t mmaps, mmap_bytes, munmaps, munmap_bytes, mremaps, brks;
     int64_t brk_bytes;
+    /* the recorder's "hatrace-signal" notes: the signal the process died of, those its handlers took */
+    int died;
+    hatf_signal death;
+    uint64_t signals_handled;
 } stats;
 
 static counts *table_get(table *t, uint64_t id)
@@ -356,7 +360,10 @@ static int add_event(stats *st, const hatf_event *ev)
     st->records++;
     st->kinds[ev->op]++;
     if (ev->op == HATF_OP_COMMENT) {
-        count_mapping(st, ev);
+        hatf_signal sig;
+        if (!hatf_signal_parse(ev, &sig)) count_mapping(st, ev);
+        else if (!sig.fatal) st->signals_handled++;
+        else if (!st->died) st->died = 1, st->death = sig;
         return 0;
     }
     if (!st->timed || ev->time < st->first_time) st->first_time = ev->time;
@@ -546,6 +553,13 @@ static void print_table(hatf_buf *o, stats *st, const char *path, hatf_source *s
     cli_put(o, "%-18s %llu\n", "max_live_objects", U(st->max_live_objects));
     cli_put(o, "%-18s %llu\n", "max_live_bytes", U(st->max_live_bytes));
     cli_put(o, "%-18s %llu objects, %llu bytes\n", "live_at_end", U(st->live_objects), U(st->live_bytes));
+    if (st->died) {
+        char how[160];
+        cli_signal_text(&st->death, how, sizeof how);
+        cli_put(o, "%-18s %s (live_at_end: live then, not leaks)\n", "died", how);
+    }
+    if (st->signals_handled)
+        cli_put(o, "%-18s %llu (taken by the program's handlers)\n", "signals", U(st->signals_handled));
     cli_put(o, "%-18s %llu\n", "unknown_frees", U(st->unknown_frees));
     cli_put(o, "%-18s %llu create, %llu destroy\n", "heap events", U(st->kinds[HATF_OP_HEAP_CREATE]),
         U(st->kinds[HATF_OP_HEAP_DESTROY]));
@@ -696,6 +710,12 @@ void stats_json(hatf_buf *o, stats *st, const char *path, hatf_source *s)
         first = 0;
     }
     cli_put(o, "}");
+    if (st->died) {
+        hatf_signal *g = &st->death;
+        cli_put(o, ",\n  \"died\": {\"signal\": %d, \"name\": \"%s\", \"code\": %d, \"thread\": %llu, \"%s\": %llu}",
+                g->sig, g->name, g->code, U(g->thread), g->code > 0 ? "addr" : "pid", U(g->addr));
+    }
+    if (st->signals_handled) cli_put(o, ",\n  \"signals_handled\": %llu", U(st->signals_handled));
     if (d.r) {
         const hatf_counters *c = hatf_reader_counters(d.r);
         const hatf_info *in = hatf_reader_info(d.r);
@@ -765,7 +785,8 @@ void stats_figures(const stats *st, stats_summary *out)
                             .max_live_bytes = st->max_live_bytes, .live_objects = st->live_objects,
                             .live_bytes = st->live_bytes, .temporary = st->tmp.count,
                             .total_bytes = st->total_bytes, .first_time = st->first_time,
-                            .last_time = st->last_time };
+                            .last_time = st->last_time, .died = st->died, .death = st->death,
+                            .signals_handled = st->signals_handled };
 }
 
 void stats_table(hatf_buf *o, stats *st, const char *path, hatf_source *s) { print_table(o, st, path, s); }

@@ -17,10 +17,13 @@ typedef struct stats_summary {
     uint64_t records;                     /* events read, comments included */
     uint64_t allocs, frees, reallocs;     /* records of each (a failed call included) */
     uint64_t max_live_objects, max_live_bytes;
-    uint64_t live_objects, live_bytes;    /* still live at the end: leaked */
+    uint64_t live_objects, live_bytes;    /* still live at the end: leaked (unless the process died) */
     uint64_t temporary;                   /* temporary allocations (temporary.h) */
     uint64_t total_bytes;                 /* bytes asked for by allocations that made an object */
     uint64_t first_time, last_time;       /* of the timed events (0, 0 when none) */
+    int died;                             /* the process died of a signal: death (live_* were live then) */
+    hatf_signal death;
+    uint64_t signals_handled;             /* signals a handler of the program took (their notes) */
 } stats_summary;
 
 /* Read every event of s and count *out by stats' rules (stats --json's

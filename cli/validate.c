@@ -60,6 +60,9 @@ static const char help[] =
     "the child never allocated is an object inherited from the parent: counted\n"
     "in a note, not a problem (a second release of it still is).\n"
     "\n"
+    "A process that died of a signal (the recorder's note, hatrace-signal ...\n"
+    "fatal) is named in a note; its thread's events after the note are problems.\n"
+    "\n"
     "  --from FORMAT     hatrace (default), hatf1.0, text or metatf\n"
     "  --max-errors N    print at most N problems (default 100; 0: no limit)\n"
     "  -j, --jobs N      read on N threads (default: one per core;\n"
@@ -78,7 +81,7 @@ enum { FAM_C = 0, FAM_NEW = 1, FAM_NEW_ARRAY = 2 };
 #define FAM_SHIFT 30
 #define THREAD_MASK ((1u << FAM_SHIFT) - 1)
 static const char *const fam_made[] = { "a C allocation function", "new", "new[]" };
-enum { TH_SEEN = 0, TH_CREATED = 1, TH_DESTROYED = 2 };
+enum { TH_SEEN = 0, TH_CREATED = 1, TH_DESTROYED = 2, TH_DIED = 3 };
 enum { HEAP_UNKNOWN = 0, HEAP_LIVE = 1, HEAP_DESTROYED = 2 };
 
 typedef struct pending {
@@ -110,6 +113,9 @@ typedef struct vstate {
     int oom;
     int forked;        /* a fork child's trace: objects may come from the parent */
     uint64_t inherited; /* releases of objects the parent allocated before the fork */
+    int died;          /* the recorder noted the signal the process died of */
+    hatf_signal death;
+    uint64_t death_rec;
 } vstate;
 
 #define U(x) ((unsigned long long)(x))
@@ -331,17 +337,43 @@ static unsigned call_family(const hatf_event *ev)
     }
 }
 
+/* The recorder's note of the signal the process died of: its thread makes
+ * no event after it. */
+static void note_signal(vstate *v, const hatf_event *ev)
+{
+    hatf_signal s;
+    if (!hatf_signal_parse(ev, &s) || !s.fatal) return;
+    if (v->died) {
+        problem(v, "a second signal the process died of (the first at record %llu)", U(v->death_rec));
+        return;
+    }
+    v->died = 1;
+    v->death = s;
+    v->death_rec = v->rec;
+    int added;
+    addrmap_entry *t = put(v, &v->threads, s.thread, &added);
+    if (!t) return;
+    if (added) t->size = ev->time;
+    t->a = TH_DIED;
+}
+
 static void check(vstate *v, const hatf_event *ev)
 {
     int added;
     v->time = ev->time;
-    if (ev->op == HATF_OP_COMMENT) return;
+    if (ev->op == HATF_OP_COMMENT) {
+        note_signal(v, ev);
+        return;
+    }
 
     addrmap_entry *t = put(v, &v->threads, ev->thread, &added);
     if (!t) return;
     if (added) { t->a = TH_SEEN; t->size = ev->time; }
     if (t->a == TH_DESTROYED)
         problem(v, "event on thread %llu after its thread-destroy at record %llu", U(ev->thread), U(t->rec));
+    if (t->a == TH_DIED)
+        problem(v, "event on thread %llu after the signal the process died of (record %llu)", U(ev->thread),
+                U(v->death_rec));
     if (ev->time < t->size)
         problem(v, "time goes backwards on thread %llu (%llu after %llu)", U(ev->thread), U(ev->time), U(t->size));
     else
@@ -550,6 +582,11 @@ int cmd_validate(int argc, char **argv)
     } else {
         if (v.shown < v.problems)
             printf("%s: %llu more problems not shown (--max-errors)\n", path, U(v.problems - v.shown));
+        if (v.died) {
+            char how[160];
+            cli_signal_text(&v.death, how, sizeof how);
+            printf("%s: note: the process died of %s: objects live then are not leaks\n", path, how);
+        }
         if (v.inherited)
             printf("%s: note: %llu release%s of objects inherited from the parent (a fork child's trace)\n",
                    path, U(v.inherited), v.inherited == 1 ? "" : "s");

@@ -103,6 +103,28 @@ typedef struct hatf_event {
     const uint8_t *data;
 } hatf_event;
 
+/* The recorder notes the signals a process dies of with a core (SIGSEGV,
+ * SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP) as a comment in the thread they
+ * were delivered to, after its last event before them (docs/FORMAT.md,
+ * "Signals"): "hatrace-signal 11 SIGSEGV code=1 addr=0x0 thread=3 fatal", or
+ * "... code=-6 pid=1234 thread=1 handled" for one a process sent that a
+ * handler of the program took. A fatal one is its thread's last event. */
+#define HATF_SIGNAL_PREFIX "hatrace-signal "
+typedef struct hatf_signal {
+    int sig;          /* the signal's number */
+    int code;         /* its si_code: > 0 made by the kernel (a fault), <= 0 sent by a process */
+    uint64_t addr;    /* the faulting address (code > 0), or the sender's pid (code <= 0) */
+    uint64_t thread;  /* the thread it was delivered to (the trace's id) */
+    int fatal;        /* 1: the process died of it (the default action); 0: a handler of the program took it */
+    char name[16];    /* "SIGSEGV", or "SIG11" for a number the C library does not name */
+} hatf_signal;
+/* The comment's text for s into buf (cap bytes, NUL-terminated; s->name is
+ * not read). @return its length, or -1 when it does not fit. */
+int hatf_signal_format(const hatf_signal *s, char *buf, size_t cap);
+/* Read ev as a signal note. @return 1 and *out filled if it is one, else 0. */
+int hatf_signal_parse(const hatf_event *ev, hatf_signal *out);
+
+
 /* Does this op carry a size / an address / a second address? */
 static inline int hatf_op_has_size(unsigned op) { return op == HATF_OP_ALLOC || (op >= 2 && op <= 5); }
 static inline int hatf_op_has_addr(unsigned op) { return op <= 5; }

@@ -21,6 +21,9 @@
 #include "convert.h"
 
 static __thread int on_flusher __attribute__((tls_model("initial-exec")));
+static __thread int on_helper __attribute__((tls_model("initial-exec")));
+
+int ht_on_background_thread(void) { return on_flusher || on_helper; }
 
 /* Scratch of drain_ring, not state (wlock): one batch for hatf_writer_add. */
 enum { BATCH = 256 };
@@ -50,6 +53,27 @@ static void map_comment(const ht_rawev *x, uint64_t tid, hatf_event *e, char *te
     e->data_len = (uint16_t)(n > 0 && n < 112 ? n : 0);
 }
 
+/* A SIGNAL event (crash.c) as its comment "hatrace-signal ..." (include/hatf.h). */
+static void signal_comment(const ht_rawev *x, uint64_t tid, hatf_event *e, char *text)
+{
+    hatf_signal s = { .sig = (int)(x->b & 0xff), .code = (int)(int32_t)(uint32_t)x->c, .addr = x->a,
+                      .thread = tid, .fatal = (int)(x->b >> 8) == HT_SIG_FATAL };
+    int n = hatf_signal_format(&s, text, 112);
+    memset(e, 0, sizeof *e);
+    e->op = HATF_OP_COMMENT;
+    e->thread = tid;
+    e->time = x->tk >> HT_TK_SHIFT;
+    e->data = (const uint8_t *)text;
+    e->data_len = (uint16_t)(n > 0 ? n : 0);
+}
+
+/* The comment of a MAP or SIGNAL event: the flusher writes their text. */
+static void note_comment(const ht_rawev *x, uint64_t tid, hatf_event *e, char *text)
+{
+    if ((x->tk & HT_KIND_MASK) == HT_K_SIGNAL) signal_comment(x, tid, e, text);
+    else map_comment(x, tid, e, text);
+}
+
 /* pre: wlock held. The program's mappings by threads that had no ring yet
  * (ht_emit_nowait): comments, with the writer's last thread. */
 static long drain_orphans(void)
@@ -60,7 +84,7 @@ static long drain_orphans(void)
     if (n > BATCH) n = BATCH;
     if (!n) return 0;
     if (!ht_fs.writer) ht_writer_open();
-    for (size_t i = 0; i < n; i++) map_comment(&raw[i], 0, &evs[i], map_text[i]);
+    for (size_t i = 0; i < n; i++) note_comment(&raw[i], 0, &evs[i], map_text[i]);
     ht_orphan_consume(n);
     if (!ht_fs.out_failed && hatf_writer_add(ht_fs.writer, evs, n) < 0) ht_write_failed();
     if (ht_fs.out_failed) ht_fs.n_drops += n;
@@ -92,8 +116,8 @@ static size_t convert_others(ht_ring *r, const uint64_t *raw, size_t n, size_t *
             ht_stacks_take(ht_fs.out_failed ? NULL : ht_fs.writer, r, x);
             continue;
         }
-        if (HT_UNLIKELY(kind == HT_K_MAP)) {  /* the program's mapping: a comment, written here */
-            map_comment(x, tid, &evs[m], map_text[m]);
+        if (HT_UNLIKELY(kind == HT_K_MAP || kind == HT_K_SIGNAL)) {  /* a mapping or a signal: a comment, written here */
+            note_comment(x, tid, &evs[m], map_text[m]);
             m++;
             continue;
         }
@@ -232,6 +256,7 @@ static void helper_pause(void) { sched_yield(); }
 static void *helper_main(void *q)
 {
     ht_t.untraced = 1;  /* for good, as the flusher */
+    on_helper = 1;
     prctl(PR_SET_NAME, "hatrace-encode");
     hatf_jobq_run_(q, helper_pause);
     return NULL;
@@ -313,6 +338,46 @@ long ht_drain_all(void)
     return off ? -1 : total;
 }
 
+void ht_write_death(const ht_signal_note *n)
+{
+    ht_untraced_enter(&ht_t);
+    ht_xfsz_guard g;
+    ht_xfsz_hold(&g);
+    pthread_mutex_lock(&ht_fs.wlock);
+    ht_rawev x = { .tk = n->tk << HT_TK_SHIFT | HT_K_SIGNAL, .a = n->addr,
+                   .b = (uint64_t)n->sig | (uint64_t)n->fate << 8, .c = (uint32_t)n->code };
+    if (!ht_fs.writer && !ht_fs.out_failed) ht_writer_open();
+    if (ht_fs.writer && !ht_fs.out_failed) {
+        signal_comment(&x, n->tid, &evs[0], map_text[0]);
+        hatf_writer_comment_thread_(ht_fs.writer, n->tid);
+        if (hatf_writer_add(ht_fs.writer, evs, 1) < 0) ht_write_failed();
+        else ht_fs.n_events++, ht_fs.death_sig = n->sig;
+    }
+    pthread_mutex_unlock(&ht_fs.wlock);
+    ht_xfsz_release(&g);
+    ht_untraced_leave(&ht_t);
+}
+
+/* On the flusher, asked by ht_flusher_sync: every ring drained, every group
+ * written (those the helper holds taken back). */
+static void sync_on_flusher(void)
+{
+    ht_drain_all();
+    ht_untraced_enter(&ht_t);
+    ht_xfsz_guard g;
+    ht_xfsz_hold(&g);
+    pthread_mutex_lock(&ht_fs.wlock);
+    if (ht_fs.writer && !ht_fs.out_failed) {
+        ht_fs.last_flush_ns = ht_mono_ns();
+        ht_resident_sample();
+        if (hatf_writer_flush(ht_fs.writer) < 0) ht_write_failed();
+        ht_fs.due_left = 0;
+    }
+    pthread_mutex_unlock(&ht_fs.wlock);
+    ht_xfsz_release(&g);
+    ht_untraced_leave(&ht_t);
+}
+
 long ht_drain_one(ht_ring *r)
 {
     ht_untraced_enter(&ht_t);
@@ -350,6 +415,12 @@ static void *flusher_main(void *arg)
             break;
         }
         ht_drain_all();
+        uint32_t asked = atomic_load(&ht_fs.sync_req);
+        if (asked != atomic_load(&ht_fs.sync_done)) {
+            sync_on_flusher();
+            atomic_store(&ht_fs.sync_done, asked);
+            ht_futex_wake(&ht_fs.sync_done, INT_MAX);
+        }
     }
     ht_effort_stop();
     /* its CPU to the end: the trace may be closed after its join, on another
@@ -381,6 +452,22 @@ int ht_flusher_finish(uint64_t timeout_ns)
         uint64_t now = ht_mono_ns();
         if (now >= end) return -1;
         ht_futex_wait(&ht_fs.finish_done, 0, end - now);
+    }
+    return 0;
+}
+
+int ht_flusher_sync(uint64_t timeout_ns)
+{
+    if (flusher_state_settled() != HT_FLUSHER_ON || ht_on_background_thread()) return -1;
+    uint32_t want = atomic_fetch_add(&ht_fs.sync_req, 1) + 1;
+    atomic_store(&ht_poke_word, 1);
+    ht_futex_wake(&ht_poke_word, 1);
+    uint64_t end = ht_mono_ns() + timeout_ns;
+    uint32_t done;
+    while ((int32_t)((done = atomic_load(&ht_fs.sync_done)) - want) < 0) {
+        uint64_t now = ht_mono_ns();
+        if (now >= end) return -1;
+        ht_futex_wait(&ht_fs.sync_done, done, end - now);
     }
     return 0;
 }

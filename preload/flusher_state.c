@@ -60,6 +60,9 @@ void ht_flusher_atfork_child(void)
     atomic_store(&ht_fs.flusher_stop, 0);
     atomic_store(&ht_fs.finish_req, 0);
     atomic_store(&ht_fs.finish_done, 0);
+    atomic_store(&ht_fs.sync_req, 0);
+    atomic_store(&ht_fs.sync_done, 0);
+    ht_fs.death_sig = 0;
     ht_fs.n_events = ht_fs.n_drops = ht_fs.n_waits = ht_fs.n_wait_ns = 0;
     ht_rings_atfork_child();
     ht_stacks_atfork_child();

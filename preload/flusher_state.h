@@ -57,6 +57,8 @@ typedef struct ht_flush_state {
     _Atomic int flusher_on;     /* HT_FLUSHER_OFF, _STARTING (its handle not yet written), _ON */
     _Atomic int flusher_stop;
     _Atomic uint32_t finish_req, finish_done;  /* ht_flusher_finish: asked, done (futex) */
+    _Atomic uint32_t sync_req, sync_done;      /* ht_flusher_sync: asked, done (counts; futex) */
+    int death_sig;              /* the signal the process died of (its note written), else 0 */
     uint64_t last_flush_ns;
     uint64_t waited_ns;         /* time producers waited for room, as the drains found it (wlock) */
     ht_effort effort;           /* on the flusher thread only */
@@ -99,7 +101,7 @@ void ht_resident_sample(void) HT_HIDDEN;
 int ht_out_fd_intact(void) HT_HIDDEN;
 /* hatrace record's "E" line for this trace, at close: its events, bytes,
  * events dropped, ring waits, the background threads' CPU ns, and the events
- * in chunk groups coded fast. */
+ * in chunk groups coded fast (and ht_fs.death_sig). */
 void ht_report_end(uint64_t bytes, uint64_t dropped, uint64_t waits, uint64_t bg_ns,
                    uint64_t fast_events) HT_HIDDEN;
 /* Around a write of the trace from a program thread: SIGXFSZ held, and the

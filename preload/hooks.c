@@ -30,7 +30,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "recorder.h"
+#include "crash.h"
 
 #define HT_EXPORT __attribute__((visibility("default")))
 
@@ -49,6 +49,9 @@ static int (*real_execv)(const char *, char *const[]);
 static int (*real_execvp)(const char *, char *const[]);
 static int (*real_execvpe)(const char *, char *const[], char *const[]);
 static void (*real__exit)(int);
+static sighandler_t (*real_signal)(int, sighandler_t);
+static sighandler_t (*real_bsd_signal)(int, sighandler_t);
+static sighandler_t (*real_sysv_signal)(int, sighandler_t);
 static void *(*real_mmap)(void *, size_t, int, int, int, off_t);
 static int (*real_munmap)(void *, size_t);
 static void *(*real_mremap)(void *, size_t, size_t, int, ...);
@@ -119,6 +122,9 @@ static void resolve_real(void)
     RESOLVE(execvp);
     RESOLVE(execvpe);
     RESOLVE(_exit);
+    RESOLVE(signal);
+    RESOLVE(bsd_signal);
+    RESOLVE(sysv_signal);
     RESOLVE(mmap);
     RESOLVE(munmap);
     RESOLVE(mremap);
@@ -133,6 +139,8 @@ static void resolve_real(void)
     ht_real_usable_size = malloc_usable_size_;
     real_execve = execve_, real_execv = execv_, real_execvp = execvp_, real_execvpe = execvpe_;
     real__exit = _exit_;
+    real_signal = signal_, real_bsd_signal = bsd_signal_, real_sysv_signal = sysv_signal_;
+    ht_real_sigaction = (__typeof__(ht_real_sigaction))dlsym(RTLD_NEXT, "sigaction");
     real_mmap = mmap_, real_munmap = munmap_, real_mremap = mremap_, real_brk = brk_, real_sbrk = sbrk_;
     ht_real_pthread_create = pc;
     atomic_signal_fence(memory_order_seq_cst);
@@ -506,7 +514,10 @@ HT_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
     if (!real_execve) ht_init(resolve_real);
     if (!real_execve) return missing();
     ht_before_exec();
-    return real_execve(path, argv, envp);
+    ht_crash_exec(0);
+    int rc = real_execve(path, argv, envp);
+    ht_crash_exec(1);
+    return rc;
 }
 
 HT_EXPORT int execv(const char *path, char *const argv[])
@@ -514,7 +525,10 @@ HT_EXPORT int execv(const char *path, char *const argv[])
     if (!real_execv) ht_init(resolve_real);
     if (!real_execv) return missing();
     ht_before_exec();
-    return real_execv(path, argv);
+    ht_crash_exec(0);
+    int rc = real_execv(path, argv);
+    ht_crash_exec(1);
+    return rc;
 }
 
 HT_EXPORT int execvp(const char *file, char *const argv[])
@@ -522,7 +536,10 @@ HT_EXPORT int execvp(const char *file, char *const argv[])
     if (!real_execvp) ht_init(resolve_real);
     if (!real_execvp) return missing();
     ht_before_exec();
-    return real_execvp(file, argv);
+    ht_crash_exec(0);
+    int rc = real_execvp(file, argv);
+    ht_crash_exec(1);
+    return rc;
 }
 
 HT_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
@@ -530,7 +547,10 @@ HT_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
     if (!real_execvpe) ht_init(resolve_real);
     if (!real_execvpe) return missing();
     ht_before_exec();
-    return real_execvpe(file, argv, envp);
+    ht_crash_exec(0);
+    int rc = real_execvpe(file, argv, envp);
+    ht_crash_exec(1);
+    return rc;
 }
 
 /* _exit and _Exit (one function in glibc): no destructor runs, so the trace is
@@ -548,6 +568,42 @@ static __attribute__((noreturn)) void exit_now(int status)
 
 HT_EXPORT void _exit(int status) { exit_now(status); }
 HT_EXPORT void _Exit(int status) { exit_now(status); }
+
+/* ---- the program's signal actions: crash.c keeps those of the signals a
+ * process dies of, so the trace is closed before it dies of one ---------------- */
+
+HT_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+{
+    if (HT_UNLIKELY(!ht_real_sigaction)) ht_init(resolve_real);
+    if (!ht_real_sigaction) return missing();
+    return ht_crash_sigaction(sig, act, old);
+}
+
+/* signal and bsd_signal: BSD's (SA_RESTART); sysv_signal, which strict C
+ * programs get as signal: one-shot and not deferred. Others' signals go to
+ * the real ones as they are. */
+static sighandler_t signal_like(sighandler_t (*real)(int, sighandler_t), int sig, sighandler_t h, int flags)
+{
+    if (HT_UNLIKELY(!ht_real_sigaction)) ht_init(resolve_real);
+    if (!ht_crash_signal(sig) || !ht_real_sigaction) {
+        if (real) return real(sig, h);
+        errno = ENOSYS;
+        return SIG_ERR;
+    }
+    return ht_crash_signal_fn(sig, h, flags);
+}
+
+HT_EXPORT sighandler_t signal(int sig, sighandler_t h) { return signal_like(real_signal, sig, h, SA_RESTART); }
+HT_EXPORT sighandler_t bsd_signal(int sig, sighandler_t h);
+HT_EXPORT sighandler_t bsd_signal(int sig, sighandler_t h) { return signal_like(real_bsd_signal, sig, h, SA_RESTART); }
+HT_EXPORT sighandler_t sysv_signal(int sig, sighandler_t h)
+{
+    return signal_like(real_sysv_signal, sig, h, SA_RESETHAND | SA_NODEFER);
+}
+HT_EXPORT sighandler_t __sysv_signal(int sig, sighandler_t h)
+{
+    return signal_like(real_sysv_signal, sig, h, SA_RESETHAND | SA_NODEFER);
+}
 
 /* The execl family: collect the arguments on the stack, then as above. */
 #define COLLECT_ARGS(first, ap, argv, extra)                                   \

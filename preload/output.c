@@ -15,8 +15,9 @@
 #include "flusher_state.h"
 
 /* One line per event of a trace's life for hatrace record: "S path" when the
- * file is created, "E path events bytes dropped waits cpu_ns fast" when it is
- * closed (cpu_ns: the background threads' CPU; fast: events coded fast), "F
+ * file is created, "E path events bytes dropped waits cpu_ns fast signal" when it is
+ * closed (cpu_ns: the background threads' CPU; fast: events coded fast;
+ * signal: the one the process died of, 0 when it did not), "F
  * path" when it could not be created (the process runs untraced), "X path
  * why" when recording into it stopped early (it gets no "E" line). One
  * write(2) with O_APPEND each, so lines of concurrent processes do not mix. */
@@ -41,9 +42,9 @@ static void report_line(const char *fmt, ...)
 
 void ht_report_end(uint64_t bytes, uint64_t dropped, uint64_t waits, uint64_t bg_ns, uint64_t fast_events)
 {
-    report_line("E\t%s\t%llu\t%llu\t%llu\t%llu\t%llu\t%llu\n", ht_fs.out_path, (unsigned long long)ht_fs.n_events,
+    report_line("E\t%s\t%llu\t%llu\t%llu\t%llu\t%llu\t%llu\t%d\n", ht_fs.out_path, (unsigned long long)ht_fs.n_events,
                 (unsigned long long)bytes, (unsigned long long)dropped, (unsigned long long)waits,
-                (unsigned long long)bg_ns, (unsigned long long)fast_events);
+                (unsigned long long)bg_ns, (unsigned long long)fast_events, ht_fs.death_sig);
 }
 
 /* Where a trace name's ".hatf" extension starts in name (its end when it has none). */

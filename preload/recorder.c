@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "recorder.h"
@@ -78,6 +79,7 @@ void ht_init(void (*resolve_real)(void))
     int st = HT_ST_READY;
     if (ht_output_open() < 0) st = HT_ST_OFF;
     if (!ht_opt(HT_OPT_FOLLOW_CHILDREN)) stop_following();
+    if (st == HT_ST_READY) ht_crash_install();
     ht_untraced_leave(&ht_t);
     atomic_store_explicit(&ht_state, st, memory_order_release);
 }
@@ -102,6 +104,7 @@ static ht_ring *thread_attach(ht_tls *t)
     if (have_exit_key) pthread_setspecific(exit_key, r);
     if (!ht_flusher_running() && ht_flusher_start() < 0)
         ht_warn("cannot start the flusher thread: rings are drained when full");
+    if (!t->altstack) t->altstack = ht_crash_thread_attach();
     ht_untraced_leave(t);
     t->ring = r;
     ht_emit(HT_K_THREAD_CREATE, t->parent, ostid, 0, 0);
@@ -138,6 +141,10 @@ static void thread_exit(void *ring)
     r->name[sizeof r->name - 1] = 0;
     t->ring = NULL;
     t->exited = 1;
+    ht_untraced_enter(t);
+    ht_crash_thread_exit(t->altstack);
+    ht_untraced_leave(t);
+    t->altstack = NULL;
     atomic_store_explicit(&r->state, HT_RING_DEAD, memory_order_release);
     /* bounded memory under a thread storm: reclaim before rings pile up */
     if (atomic_fetch_add(&ht_dead_rings, 1) + 1 >= 16) ht_poke();
@@ -432,10 +439,15 @@ void ht_finish(void)
     atomic_store_explicit(&finished, 1, memory_order_release);
 }
 
+/* The signal the process dies of (ht_before_death), for the flusher to note. */
+static ht_signal_note death;
+static int have_death;
+
 /* The flusher's end of ht_before_exit: the same as ht_finish after its join. */
 void ht_finish_on_flusher(void)
 {
     ht_drain_all();
+    if (have_death) ht_write_death(&death);
     atomic_store_explicit(&ht_state, HT_ST_OFF, memory_order_release);
     ht_writer_finish();
     atomic_store_explicit(&finished, 1, memory_order_release);
@@ -463,6 +475,63 @@ void ht_before_exit(void)
      * the trace, and if it cannot within the time (it waits on that lock), the
      * trace stays unclosed, as after a kill */
     if (ht_flusher_finish(2000000000u) < 0) ht_say("the trace could not be closed before _exit");
+}
+
+void ht_note_signal(ht_signal_note *n)
+{
+    ht_tls *t = &ht_t;
+    ht_ring *r = t->ring;
+    if (atomic_load_explicit(&ht_state, memory_order_acquire) != HT_ST_READY || ht_on_background_thread()) return;
+    if (!r || t->busy || t->untraced || t->exited) {  /* no ring, or inside a hook or the recorder */
+        atomic_fetch_add_explicit(&ht_lost, 1, memory_order_relaxed);
+        return;
+    }
+    ht_emit_nowait(HT_K_SIGNAL, n->addr, (uint64_t)n->sig | (uint64_t)n->fate << 8, (uint32_t)n->code, 0);
+}
+
+/* Wait at most timeout_ns for another thread's end of the trace. */
+static void wait_finished(uint64_t timeout_ns)
+{
+    uint64_t end = ht_mono_ns() + timeout_ns;
+    while (!atomic_load_explicit(&finished, memory_order_acquire) && ht_mono_ns() < end) {
+        struct timespec ts = { 0, 1000000 };
+        nanosleep(&ts, NULL);
+    }
+}
+
+/* The handler of a signal the process dies of (crash.c). Like _exit's end:
+ * this thread may hold the allocator's lock, or be anywhere in the program,
+ * so it neither allocates nor takes a lock; the flusher drains every ring
+ * (this thread's up to its last call: the fault interrupted it between
+ * hooks, or inside one, whose event is then not written, as its call never
+ * returns), writes the note in this thread and closes the trace. It cannot
+ * when the fault is its own or the helper's (their trace is left as a kill
+ * leaves it), nor when the fault interrupted the recorder's own code holding
+ * the writer's lock (it waits for it until the time runs out). */
+void ht_before_death(ht_signal_note *n)
+{
+    ht_tls *t = &ht_t;
+    if (getpid() != owner_pid || ht_on_background_thread()) return;
+    if (atomic_load_explicit(&ht_state, memory_order_acquire) != HT_ST_READY || !ht_flusher_running()) return;
+    if (atomic_exchange(&finishing, 1)) {  /* exit, exec or another thread's signal is ending it */
+        wait_finished(HT_DEATH_WAIT_NS);
+        return;
+    }
+    n->tk = ht_now() - ht_t0;
+    n->tid = t->ring ? t->ring->tid : 1;  /* a thread that made no call: noted in the main thread */
+    death = *n;
+    have_death = 1;
+    t->exited = 1;
+    if (ht_flusher_finish(HT_DEATH_WAIT_NS) < 0)
+        ht_say("the trace could not be closed before the process died of signal %d", n->sig);
+}
+
+void ht_before_abort(void)
+{
+    ht_tls *t = &ht_t;
+    if (getpid() != owner_pid || t->untraced || ht_on_background_thread()) return;
+    if (atomic_load_explicit(&ht_state, memory_order_acquire) != HT_ST_READY) return;
+    if (!atomic_load(&finishing)) ht_flusher_sync(HT_DEATH_WAIT_NS);
 }
 
 void ht_before_exec(void)

@@ -4,6 +4,8 @@
  * The files (the same list as docs/recorder.md, "Files"):
  *   hooks.c           the interposed symbols, the bootstrap arena, the constructor and destructor; the only
  *                     file that knows the real functions
+ *   crash.c, crash.h  the signals a process dies of: the program's signal actions kept as the kernel would,
+ *                     the recorder's handler, alternate signal stacks (crash.h: the hooks' side)
  *   ring.h            the per-thread SPSC ring (inline producer and consumer operations)
  *   recorder.h        internal interface: raw event kinds, thread-local state, the inline hot path (ht_emit, ht_emit_ret, ht_emit_free)
  *   recorder.c        process state: init, thread attach/exit, slow paths, signal side buffer, fork, exec, exit
@@ -68,6 +70,8 @@
  *   STACK                local id frames    count     -        (frames: offset in the ring's stack pool)
  *   COMMENT              length   -        -         text (malloc'd copy, not NUL-terminated; the flusher frees it)
  *   MAP                  addr     length   call | new length << 8 (mremap)   new addr (mremap) or break change (brk)
+ *   SIGNAL               address  signal | fate << 8   si_code  -   (crash.c; the flusher writes the comment)
+ *                        (address: si_addr, or the sender's pid when a process sent it)
  * (the HEAP_ kinds come from the annotation API, include/hatrace.h)
  * HT_FAILED: the call returned NULL or an error (result is then 0).
  * HT_HEAP: a malloc-family kind (not REALLOCARRAY) made in heap d, e.g. by
@@ -82,7 +86,7 @@ enum ht_kind {
     HT_K_NEW, HT_K_DELETE, HT_K_NEW_ARRAY, HT_K_DELETE_ARRAY,  /* C++ operators */
     HT_K_THREAD_CREATE, HT_K_THREAD_DESTROY,
     HT_K_HEAP_CREATE, HT_K_HEAP_DESTROY, HT_K_HEAP_ALLOC, HT_K_HEAP_FREE, HT_K_HEAP_REALLOC,
-    HT_K_STACK, HT_K_COMMENT, HT_K_MAP
+    HT_K_STACK, HT_K_COMMENT, HT_K_MAP, HT_K_SIGNAL
 };
 /* HT_K_MAP's call, in the low byte of c (hooks.c; the flusher writes the comment) */
 enum { HT_MAP_MMAP_ANON = 1, HT_MAP_MMAP_FILE, HT_MAP_MUNMAP, HT_MAP_MREMAP, HT_MAP_BRK };
@@ -95,7 +99,7 @@ _Static_assert(HT_SAME_CODE(MALLOC) && HT_SAME_CODE(CALLOC) && HT_SAME_CODE(REAL
                (int)HT_K_DELETE_ARRAY + 1 == (int)HATF_FN_COUNT_,
                "recorder kinds of calls must equal hatf_func codes");
 #undef HT_SAME_CODE
-_Static_assert(HT_K_MAP <= 0x1f, "kinds fit HT_KIND_MASK");
+_Static_assert(HT_K_SIGNAL <= 0x1f, "kinds fit HT_KIND_MASK");
 /* Kinds whose d is a malloc'd copy (a heap's name, a comment's text) that the
  * flusher frees, or ht_event_dropped when the event is not stored. */
 #define HT_KIND_OWNS_COPY(k) ((k) == HT_K_HEAP_CREATE || (k) == HT_K_COMMENT)
@@ -113,6 +117,7 @@ typedef struct ht_tls {
     uint32_t exited;      /* thread-destroy written; later calls are not recorded */
     uint32_t dtor_rounds; /* pthread key destructor rounds seen */
     uint64_t parent;      /* dense id of the creating thread (set by our pthread_create) */
+    void *altstack;       /* the alternate signal stack crash.c gave it, or NULL */
 } ht_tls;
 
 extern __thread ht_tls ht_t __attribute__((tls_model("initial-exec"))) HT_HIDDEN;
@@ -464,6 +469,35 @@ void ht_before_exit(void) HT_HIDDEN;
 /* On the flusher thread, asked by ht_flusher_finish: drain, close, mark finished. */
 void ht_finish_on_flusher(void) HT_HIDDEN;
 
+/* ---- crash.c: the signals a process dies of (SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP);
+ * the hooks' side of it: crash.h ---- */
+/* A signal as the trace notes it (a comment "hatrace-signal ...", docs/FORMAT.md). */
+enum { HT_SIG_FATAL = 0, HT_SIG_HANDLED = 1 };
+typedef struct ht_signal_note {
+    int sig, code, fate;  /* fate: HT_SIG_FATAL (the process dies of it) or HT_SIG_HANDLED */
+    uint64_t addr;        /* si_addr, or the sender's pid when a process sent it (code <= 0) */
+    uint64_t tk;          /* when (the ring's time, unshifted) */
+    uint64_t tid;         /* the thread it was delivered to (dense id, 0 if it had no ring) */
+} ht_signal_note;
+/* Put the recorder's handler in place for them, keeping the actions found as
+ * the program's (ht_init, when the trace is open). */
+void ht_crash_install(void) HT_HIDDEN;
+/* A new thread's alternate signal stack, if it has none. pre: untraced.
+ * @return its mapping for ht_crash_thread_exit, or NULL. */
+void *ht_crash_thread_attach(void) HT_HIDDEN;
+void ht_crash_thread_exit(void *stack) HT_HIDDEN;
+/* recorder.c, from the handler. A signal a handler of the program takes:
+ * into the thread's ring if it has room now (else counted lost). */
+void ht_note_signal(ht_signal_note *n) HT_HIDDEN;
+/* The process is about to die of n: the flusher drains every ring, writes the
+ * note and closes the trace; this thread waits at most HT_DEATH_WAIT_NS. */
+void ht_before_death(ht_signal_note *n) HT_HIDDEN;
+/* A handler of SIGABRT returned (or it is ignored): abort() puts SIG_DFL back
+ * without a hook and raises it again, so every event goes to the file now
+ * (the trace stays open: the program may go on). */
+void ht_before_abort(void) HT_HIDDEN;
+#define HT_DEATH_WAIT_NS 5000000000u
+
 
 /* ---- stacks.c ---- */
 /* Frames per stack (HATRACE_STACKS), 0 when stacks are off. Set at init. */
@@ -555,6 +589,14 @@ int ht_flusher_running(void) HT_HIDDEN;
 /* Ask the flusher thread to end the trace (ht_finish_on_flusher) and wait for it
  * at most timeout_ns. No allocation, no lock. @return 0 when done, -1 if not. */
 int ht_flusher_finish(uint64_t timeout_ns) HT_HIDDEN;
+/* Ask the flusher to drain every ring and write every pending chunk now, and
+ * wait for it at most timeout_ns (the same rules). @return 0 when done, -1 if not. */
+int ht_flusher_sync(uint64_t timeout_ns) HT_HIDDEN;
+/* 1 on the flusher or the encoding helper thread. */
+int ht_on_background_thread(void) HT_HIDDEN;
+/* Write the note of the signal the process dies of, after its thread's last
+ * event (takes wlock; ht_finish_on_flusher). */
+void ht_write_death(const ht_signal_note *n) HT_HIDDEN;
 /* Drain every ring into the writer (opening it on first use). Takes the writer
  * lock. @return events written, or -1 if the trace is off. */
 long ht_drain_all(void) HT_HIDDEN;

@@ -74,17 +74,25 @@
     ['bytes allocated', 'total_bytes', bytes(S.total_bytes), S.total_bytes],
     ['peak live bytes', 'max_live_bytes', `${bytes(S.max_live_bytes)} at ${at(tl.peak_at)}`, S.max_live_bytes],
     ['peak live objects', 'max_live_objects', fmt(S.max_live_objects), S.max_live_objects],
-    ['leaked at the end', 'live_bytes_at_end', `${bytes(S.live_bytes_at_end)} in ${fmt(S.live_objects_at_end)} objects`, S.live_bytes_at_end],
+    // a process that died of a signal did not exit: what was live then is no leak
+    S.died ? ['live when it died', 'live_bytes_at_end', `${bytes(S.live_bytes_at_end)} in ${fmt(S.live_objects_at_end)} objects (not leaks)`, S.live_bytes_at_end]
+           : ['leaked at the end', 'live_bytes_at_end', `${bytes(S.live_bytes_at_end)} in ${fmt(S.live_objects_at_end)} objects`, S.live_bytes_at_end],
     ['temporary allocations', 'temporary', fmt(D.sites.stack.temporary), D.sites.stack.temporary],
     ['complete', 'complete', C ? (C.complete && !C.damage.length && !C.dropped ? 'yes' : 'NO') : 'unknown (no container)'],
   ];
   if (C) facts.push(['dropped events', 'dropped', fmt(C.dropped), C.dropped]);
+  if (S.died) {
+    const d = S.died;
+    const where = d.code > 0 ? `at address 0x${d.addr.toString(16)}` : `sent by process ${d.pid}`;
+    facts.push(['died of', 'died', `signal ${d.signal} (${d.name}, code ${d.code}) on thread ${d.thread} ${where}`, d.signal]);
+  }
+  if (S.signals_handled) facts.push(['signals handled', 'signals_handled', fmt(S.signals_handled), S.signals_handled]);
   const dl = $('summary-list');
   for (const [label, key, text, value] of facts) {
     dl.appendChild(el('dt', {}, label));
     const dd = el('dd', { id: 'sum-' + key }, text);
     if (value !== undefined) dd.dataset.value = value;
-    if (key === 'complete' && text !== 'yes') dd.className = 'bad';
+    if ((key === 'complete' && text !== 'yes') || key === 'died') dd.className = 'bad';
     dl.appendChild(dd);
   }
   const ftb = $('functions-table').tBodies[0];

@@ -5,7 +5,8 @@
 #     crashed", its readable events counted (more than 0 after a second
 #     of 50 ms flushes) and added to the total;
 #   * a full disk (RLIMIT_FSIZE): "not closed, writing failed: ... File too
-#     large", not a kill; the program runs to its end and record exits 0.
+#     large", not a kill; the program runs to its end (its status 0) and
+#     record exits 125, with one line saying the trace is incomplete.
 . "$(dirname "$0")/record_lib.inc"
 need_tools
 prog=$BUILD/workloads/rel_progress fsize=$BUILD/workloads/rel_fsize
@@ -37,7 +38,9 @@ grep -q "^hatrace:   the trace was not closed: these figures cover its readable 
 # full disk: the recorder says why, and it is no kill
 (ulimit -f 64; "$HATRACE" record --effort fast -o "$W/f.hatf" -- "$fsize" 1000000) >"$W/f.out" 2>"$W/f.err"; s=$?
 cat "$W/f.err"
-[ $s -eq 0 ] || fail "full disk: record exited $s"
+[ $s -eq 125 ] || fail "full disk: record exited $s, not 125"
+grep -q "^hatrace: 1 trace is incomplete: recording stopped early (see above) (the command exited with 0); exit status 125$" \
+  "$W/f.err" || fail "full disk: no line saying the trace is incomplete"
 [ "$(cat "$W/f.out")" = "done 1000000" ] || fail "full disk: the program did not finish"
 grep -q "^hatrace: trace $W/f.hatf (not closed, writing failed: .*File too large; no index: [0-9]* events readable)$" "$W/f.err" ||
   fail "full disk: the summary does not say the write failed"
