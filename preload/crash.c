@@ -204,15 +204,18 @@ void ht_crash_thread_exit(void *stack)
 
 /* ---- the handler ---------------------------------------------------------------- */
 
-/* Put the kernel's default action back for sig (and the program's view of it). */
+/* Put the kernel's default action back for sig (and the program's view of
+ * it, which a vfork child shares with its parent: not there). */
 static void default_again(int sig)
 {
     struct sigaction dfl;
     memset(&dfl, 0, sizeof dfl);
     dfl.sa_handler = SIG_DFL;
-    atomic_fetch_add_explicit(&prog_seq[sig], 1, memory_order_acq_rel);
-    prog[sig] = dfl;
-    atomic_fetch_add_explicit(&prog_seq[sig], 1, memory_order_release);
+    if (ht_owns_trace()) {
+        atomic_fetch_add_explicit(&prog_seq[sig], 1, memory_order_acq_rel);
+        prog[sig] = dfl;
+        atomic_fetch_add_explicit(&prog_seq[sig], 1, memory_order_release);
+    }
     ht_real_sigaction(sig, &dfl, NULL);
 }
 

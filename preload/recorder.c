@@ -534,6 +534,8 @@ void ht_before_abort(void)
     if (!atomic_load(&finishing)) ht_flusher_sync(HT_DEATH_WAIT_NS);
 }
 
+int ht_owns_trace(void) { return getpid() == owner_pid; }
+
 void ht_before_exec(void)
 {
     /* a vfork child shares our memory: it must not touch the parent's trace */

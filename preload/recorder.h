@@ -462,6 +462,9 @@ void ht_emit_comment(const char *text, size_t len) HT_HIDDEN;
 
 /* Thread start (our pthread_create trampoline): attach a ring and record thread-create. */
 void ht_thread_begin(void) HT_HIDDEN;
+/* 1 in the process whose trace the recorder writes (0 in a vfork child, which
+ * shares its parent's memory). */
+int ht_owns_trace(void) HT_HIDDEN;
 /* Before exec: finish the trace if this process owns it (not in a vfork child). */
 void ht_before_exec(void) HT_HIDDEN;
 /* Before _exit: have the flusher end the trace, waiting a bounded time (see recorder.c). */
