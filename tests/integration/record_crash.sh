@@ -113,4 +113,14 @@ grep -q "died of signal 11 (SIGSEGV, address not mapped)" "$W/record.err" || fai
 "$HATRACE" stats --json "$W/r.hatf" >"$W/stats.json" || fail "stats --json"
 grep -q '"complete": true' "$W/stats.json" || fail "record: trace not closed"
 grep -q '"died": {"signal": 11, "name": "SIGSEGV", "code": 1, "thread": ' "$W/stats.json" || fail "stats --json: no death"
+
+# the report's summary names the death, as the browser draws it
+chromium=${CHROMIUM:-$(command -v chromium || command -v chromium-browser || true)}
+if [ -n "$chromium" ]; then
+  "$HATRACE" report "$W/r.hatf" -o "$W/r.html" 2>/dev/null || fail "report"
+  timeout 120 "$chromium" --headless --no-sandbox --disable-gpu --dump-dom "file://$W/r.html" 2>/dev/null >"$W/dom.html"
+  grep -q 'id="sum-died" data-value="11" class="bad">signal 11 (SIGSEGV, code 1) on thread ' "$W/dom.html" ||
+    fail "report: the summary does not name the death"
+  grep -q '<dt>live when it died</dt>' "$W/dom.html" || fail "report: what was live at the death called leaked"
+fi
 echo "record_crash: ok"
