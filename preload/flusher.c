@@ -202,15 +202,18 @@ static long drain_ring(ht_ring *r)
 }
 
 /* The process's resident bytes now (/proc/self/statm), 0 when unknown. */
+/* The process's anonymous resident bytes (/proc/self/statm: resident less
+ * shared, i.e. less the pages of files such as the libraries', the program's
+ * and the recorder's own), as replay measures an allocator's. */
 static uint64_t resident_bytes(void)
 {
     char buf[128];
     long n = ht_read_file("/proc/self/statm", buf, sizeof buf - 1);
     if (n <= 0) return 0;
     buf[n] = 0;
-    char *p = strchr(buf, ' ');  /* size, then resident, in pages */
-    if (!p) return 0;
-    return strtoull(p + 1, NULL, 10) * (uint64_t)sysconf(_SC_PAGESIZE);
+    unsigned long long size, resident, shared;
+    if (sscanf(buf, "%llu %llu %llu", &size, &resident, &shared) != 3 || shared > resident) return 0;
+    return (uint64_t)(resident - shared) * (uint64_t)sysconf(_SC_PAGESIZE);
 }
 
 /* Each flush interval: seal what is pending, and sample the resident memory
@@ -229,9 +232,13 @@ void ht_resident_sample(void)
 {
     HATF_PRE(ht_wlock_held());
     uint64_t now = ht_mono_ns(), rb = resident_bytes(), own = 0;
-    for (ht_ring *r = atomic_load(&ht_rings); r; r = r->next) own += ht_ring_bytes(r->mask + 1);
-    int64_t heap = atomic_load_explicit(&ht_own_heap, memory_order_relaxed);
-    if (heap > 0) own += (uint64_t)heap;  /* its blocks (a block of the program's freed here can take it below 0) */
+    /* a ring's pages are touched as it fills: a quiet thread's are mostly not */
+    for (ht_ring *r = atomic_load(&ht_rings); r; r = r->next) own += ht_resident_of(r, r->map_bytes);
+    own += ht_own_heap_resident();
+    if (atomic_load(&ht_fs.flusher_stack))
+        own += ht_resident_of((void *)atomic_load(&ht_fs.flusher_stack), atomic_load(&ht_fs.flusher_stack_size));
+    if (ht_fs.helper_on && atomic_load(&ht_fs.helper_stack))  /* the helper ends with the writer */
+        own += ht_resident_of((void *)atomic_load(&ht_fs.helper_stack), atomic_load(&ht_fs.helper_stack_size));
     if (rb && ht_fs.writer && !ht_fs.out_failed &&
         hatf_writer_resident(ht_fs.writer, now > ht_fs.mono0 ? now - ht_fs.mono0 : 0, rb, own < rb ? own : rb) < 0)
         ht_write_failed();
@@ -253,10 +260,26 @@ void ht_resident_sample(void)
 
 static void helper_pause(void) { sched_yield(); }
 
+/* The calling thread's stack into *lo, *size (ht_resident_sample counts its
+ * touched pages as the recorder's). */
+static void own_stack(_Atomic uintptr_t *lo, _Atomic size_t *size)
+{
+    pthread_attr_t a;
+    void *addr;
+    size_t n;
+    if (pthread_getattr_np(pthread_self(), &a)) return;
+    if (!pthread_attr_getstack(&a, &addr, &n)) {
+        atomic_store(size, n);
+        atomic_store(lo, (uintptr_t)addr);
+    }
+    pthread_attr_destroy(&a);
+}
+
 static void *helper_main(void *q)
 {
     ht_t.untraced = 1;  /* for good, as the flusher */
     on_helper = 1;
+    own_stack(&ht_fs.helper_stack, &ht_fs.helper_stack_size);
     prctl(PR_SET_NAME, "hatrace-encode");
     hatf_jobq_run_(q, helper_pause);
     return NULL;
@@ -400,6 +423,7 @@ static void *flusher_main(void *arg)
     (void)arg;
     ht_t.untraced = 1;  /* for good: its allocations are the recorder's */
     on_flusher = 1;
+    own_stack(&ht_fs.flusher_stack, &ht_fs.flusher_stack_size);
     prctl(PR_SET_NAME, "hatrace-flush");  /* tells it apart in top, perf and /proc */
     ht_effort_start();
     uint64_t interval = (uint64_t)ht_opt(HT_OPT_FLUSH_MS) * 1000000u;

@@ -66,6 +66,10 @@ typedef struct ht_flush_state {
     int helper_on;
     /* CPU ns of the flusher and of the helper, as last read (wlock) */
     uint64_t flusher_cpu_ns, helper_cpu_ns;
+    /* the stacks of the flusher and the helper: their touched pages are the
+     * recorder's memory in a resident sample (0, 0 while unknown) */
+    _Atomic uintptr_t flusher_stack, helper_stack;
+    _Atomic size_t flusher_stack_size, helper_stack_size;
 
     /* Counters: events written, and drops/waits of rings already reclaimed. */
     uint64_t n_events, n_drops, n_waits, n_wait_ns;

@@ -227,7 +227,7 @@ static __attribute__((noinline)) void *own_realloc(void *p, size_t n)
     void *q = real_realloc(p, n);
     if (q || !n) {  /* moved, resized or freed; a failure leaves p as it was */
         int64_t now = q && ht_real_usable_size ? (int64_t)ht_real_usable_size(q) : 0;
-        atomic_fetch_add_explicit(&ht_own_heap, now - old, memory_order_relaxed);
+        ht_own_heap_realloc(U(p), old, U(q), now);
     }
     return q;
 }

@@ -9,6 +9,7 @@
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
 #endif
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -119,4 +120,20 @@ void ht_warn(const char *fmt, ...)
     va_start(ap, fmt);
     vsay(fmt, ap);
     va_end(ap);
+}
+
+uint64_t ht_resident_of(const void *start, size_t bytes)
+{
+    enum { CHUNK = 512 };
+    unsigned char vec[CHUNK];
+    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+    uintptr_t lo = ((uintptr_t)start + page - 1) & ~(page - 1), hi = ((uintptr_t)start + bytes) & ~(page - 1);
+    uint64_t res = 0;
+    for (uintptr_t at = lo; at < hi;) {
+        size_t k = (hi - at) / page < CHUNK ? (size_t)((hi - at) / page) : CHUNK;
+        if (mincore((void *)at, k * page, vec) < 0) return hi > lo ? hi - lo : 0;
+        for (size_t i = 0; i < k; i++) res += vec[i] & 1;
+        at += k * page;
+    }
+    return res * page;
 }

@@ -152,6 +152,12 @@ extern int (*ht_real_pthread_create)(pthread_t *, const pthread_attr_t *, void *
  * ht_own_heap when the thread runs the recorder's own code. pre: untraced;
  * a free's block not freed yet. A realloc counts itself (hooks.c). */
 void ht_own_heap_note(uint32_t kind, uint64_t a) HT_HIDDEN;
+/* A realloc in the recorder's own code: block old of old_size usable bytes
+ * became now of now_size (either address 0: none). */
+void ht_own_heap_realloc(uint64_t old, int64_t old_size, uint64_t now, int64_t now_size) HT_HIDDEN;
+/* The recorder's heap as a resident sample counts it: its blocks' usable
+ * bytes, the large ones' resident pages only. */
+uint64_t ht_own_heap_resident(void) HT_HIDDEN;
 static inline int ht_in_own_code(const ht_tls *t) { return t->untraced > t->ignoring; }
 
 /* ---- prim.c ---- */
@@ -173,6 +179,9 @@ void ht_warn(const char *fmt, ...) HT_HIDDEN __attribute__((format(printf, 1, 2)
 void ht_say(const char *fmt, ...) HT_HIDDEN __attribute__((format(printf, 1, 2)));
 /* Read a small file (e.g. /proc/self/cmdline) into buf. @return bytes, or -1. */
 long ht_read_file(const char *path, char *buf, size_t cap) HT_HIDDEN;
+/* The resident bytes of the whole pages inside [start, start + bytes)
+ * (mincore; all of them when it cannot tell). No allocation. */
+uint64_t ht_resident_of(const void *start, size_t bytes) HT_HIDDEN;
 #define HT_MAX_WARNINGS 8
 
 /* ht_counter: the CPU's own constant-rate counter, read without a system call
