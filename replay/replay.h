@@ -110,6 +110,8 @@ typedef struct rp_thread_plan {
     uint64_t first_seg;     /* a plan in a file: its segments are segs[first_seg .. +nsegs) */
     uint64_t nsegs;
     uint64_t max_seg;       /* ops in its longest segment */
+    uint64_t peak_pos;      /* its ops done when live bytes first peak in the global order (the
+                               runners meet there, run.c); 0 in a plan with no call */
 } rp_thread_plan;
 
 /* How the compiler met the trace; printed with the results. */
