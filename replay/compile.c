@@ -134,6 +134,7 @@ struct rp_compiler {
     uint64_t peak_op;
     int have_peak;
     uint64_t peak_epoch;   /* new peaks so far: each thread's ops then are noted lazily (push) */
+    rp_touch *touch;       /* the trace's resident samples (rp_compile_source), or NULL */
     /* phases (rp_compiler_phases): each one's start on the threads known
        when it began (starts[p][0 .. nstarts[p])); the last call's place */
     int want_phases;
@@ -305,6 +306,7 @@ void rp_compiler_to_file(rp_compiler *c, int fd, uint64_t window_ops)
 void rp_compiler_free(rp_compiler *c)
 {
     if (!c) return;
+    free(c->touch);
     rp_plan_free(&c->plan);
     rp_planw_free(c->w);
     objs_free(c->objs, c->capobjs);
@@ -844,6 +846,7 @@ int rp_compiler_add(rp_compiler *c, const hatf_event *ev, uint64_t record, uint6
 {
     rp_plan_stats *st = &c->plan.st;
     st->events++;
+    if (c->touch) rp_touch_note(c->touch, ev->time, c->live_bytes);
     unsigned op = ev->op;
     if (op == HATF_OP_COMMENT && c->want_phases > 0) return phase_begin(c, ev->data, ev->data_len) ? nomem(c, err) : 0;
     if (op == HATF_OP_COMMENT || op == HATF_OP_THREAD_CREATE || op == HATF_OP_THREAD_DESTROY) return 0;
@@ -965,6 +968,7 @@ int rp_compiler_finish(rp_compiler *c, rp_plan *out, hatf_err *err)
 {
     rp_plan_stats *st = &c->plan.st;
     st->end_live_bytes = c->live_bytes;
+    st->touch_share = c->touch ? rp_touch_share(c->touch, st->peak_live_bytes) : RP_TOUCH_FULL;
     for (size_t h = 0; h < c->nheaps; h++)  /* heaps never destroyed */
         if (heap_instance_end(c, (uint32_t)h, 0)) return nomem(c, err);
     /* displaced objects never consumed stay live to the end */
@@ -1052,6 +1056,13 @@ int rp_compile_source(hatf_source *src, const rp_compile_opts *o, rp_plan *out, 
     if (!c) return nomem(c, err);
     if (o->plan_fd >= 0) rp_compiler_to_file(c, o->plan_fd, o->window_ops);
     if (o->phases) rp_compiler_phases(c);
+    /* the program's resident samples, for the share of each block to touch */
+    const hatf_resident *res;
+    hatf_reader *rd = hatf_source_container(src);
+    size_t nres = rd ? hatf_reader_resident(rd, &res) : 0;
+    const hatf_info *in = hatf_source_info(src);
+    if (nres && in && (c->touch = malloc(sizeof *c->touch)))
+        rp_touch_begin(c->touch, res, nres, in->time_unit_ns_num, in->time_unit_ns_den);
     compile_run cr = { .c = c, .err = err };
     double cpu[2] = { 0, 0 };
     int count_rc, r = rp_source_run(src, compile_item, prefetch_item, &cr, &count_rc, cpu);

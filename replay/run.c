@@ -190,12 +190,16 @@ static inline uint32_t next_gap(runner *r, uint32_t every)
     return 1 + (uint32_t)(((r->rng >> 32) * (2 * (uint64_t)every - 1)) >> 32);  /* no division */
 }
 
-static inline void touch(char *p, uint64_t size, int how)
+/* page: the first byte, then a byte on each page boundary within the first
+ * share / RP_TOUCH_FULL of the block (touch.c: all of it unless the trace
+ * shows the program touched less) */
+static inline void touch(char *p, uint64_t size, int how, uint32_t share)
 {
     if (how == RP_TOUCH_PAGE) {
         if (!size) return;
         p[0] = 1;
-        for (char *q = (char *)(((uintptr_t)p | 4095) + 1); q < p + size; q += 4096) *q = 1;
+        const char *end = p + (share == RP_TOUCH_FULL ? size : size * share / RP_TOUCH_FULL);
+        for (char *q = (char *)(((uintptr_t)p | 4095) + 1); q < end; q += 4096) *q = 1;
     } else if (how == RP_TOUCH_ALL) {
         memset(p, 0xa5, size);
     }
@@ -227,6 +231,7 @@ typedef struct run_env {
     char *bump_end;
     uint64_t page;
     int how;
+    uint32_t share;      /* of each block that page touching writes */
 } run_env;
 
 /* The null allocator: a bump pointer that starts again at the region's base
@@ -254,7 +259,7 @@ static inline __attribute__((always_inline)) void made(const run_env *e, run_sta
                                                          char *p, uint64_t size)
 {
     if (__builtin_expect(!p, 0)) s->failures += size != 0;
-    else if (e->how) touch(p, size, e->how);
+    else if (e->how) touch(p, size, e->how, e->share);
     e->slots[dst].p = p;
     e->slots[dst].size = size;
     s->live += (int64_t)size;
@@ -526,7 +531,8 @@ static inline __attribute__((always_inline)) void run_ops(runner *r, const int n
 {
     run_ctx *c = r->ctx;
     const run_env e = { .r = r, .c = c, .slots = c->slots, .api = &c->heaps, .bump_end = r->bump_end,
-                        .page = (uint64_t)c->page, .how = touches ? c->o->touch : RP_TOUCH_NONE };
+                        .page = (uint64_t)c->page, .how = touches ? c->o->touch : RP_TOUCH_NONE,
+                        .share = c->plan->st.touch_share ? c->plan->st.touch_share : RP_TOUCH_FULL };
     run_state s = { .bump = r->bump };
     /* ops before a segment's pf_end may prefetch RP_PREFETCH ahead without
        reading past it; none do when the slot table fits in L2, where
