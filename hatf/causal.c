@@ -386,7 +386,10 @@ static int search(hatf_causal *c, uint32_t n, uint32_t nth, const int32_t *head)
     uint32_t d = 0;
     c->tried[0] = -1;
     int found = 0;
-    for (long steps = 0; steps < CAUSAL_SEARCH_STEPS; steps++) {
+    /* steps in proportion to the group, so that groups with no order cost
+       time linear in the events read (many small ones as much as a large one) */
+    long budget = 1024 + 16 * (long)n < CAUSAL_SEARCH_STEPS ? 1024 + 16 * (long)n : CAUSAL_SEARCH_STEPS;
+    for (long steps = 0; steps < budget; steps++) {
         if (d == n) { found = 1; break; }
         /* the candidate after tried[d] in the iterator's order that can go */
         int32_t best = -1;
@@ -770,8 +773,14 @@ static int repair(hatf_causal *c)
         if (hatf_event_ends(e) == a) break;
     }
     if (!x) return 0;
-    /* the thread's events from the release on, and the others' they would pass */
+    /* the thread's events from the release on, and the others' they would pass:
+       a release stamped at most HATF_EARLY_RELEASE_NS early has few events of
+       its thread after it (a unit coarser than that can put thousands in the
+       window, and the check below is quadratic: such a move is left alone) */
     size_t nm = 0;
+    for (size_t j = i; j < x; j++) nm += c->q[j].ev.thread == th;
+    if (nm > EARLY_MOVE_MAX) return 0;
+    nm = 0;
     for (size_t j = i; j < x; j++) {
         if (c->q[j].ev.thread != th) continue;
         for (size_t k = j + 1; k <= x; k++)

@@ -97,6 +97,9 @@ typedef struct free_slot {
 #define RP_NO_OP UINT64_MAX
 
 typedef struct thread_rec {
+    /* its ops when live bytes peak (at_peak), as of the peak numbered
+       peak_epoch: noted at its first push after a new peak (or at the end) */
+    uint64_t at_peak, peak_epoch;
     free_slot *free_slots;
     size_t nfree, capfree;
 } thread_rec;
@@ -130,6 +133,8 @@ struct rp_compiler {
     uint32_t peak_thread;
     uint64_t peak_op;
     int have_peak;
+    uint64_t peak_epoch;   /* new peaks so far: each thread's ops then are noted lazily (push) */
+    rp_touch *touch;       /* the trace's resident samples (rp_compile_source), or NULL */
     /* phases (rp_compiler_phases): each one's start on the threads known
        when it began (starts[p][0 .. nstarts[p])); the last call's place */
     int want_phases;
@@ -301,6 +306,7 @@ void rp_compiler_to_file(rp_compiler *c, int fd, uint64_t window_ops)
 void rp_compiler_free(rp_compiler *c)
 {
     if (!c) return;
+    free(c->touch);
     rp_plan_free(&c->plan);
     rp_planw_free(c->w);
     objs_free(c->objs, c->capobjs);
@@ -326,13 +332,24 @@ static int nomem(const rp_compiler *c, hatf_err *err)
     return hatf_err_set(err, HATF_E_NOMEM, 0, "replay compiler: out of memory");
 }
 
-static inline int64_t push(rp_compiler *c, uint32_t t, rp_op op) { return rp_planw_push(c->w, t, op); }
-
 static inline uint64_t next_op(const rp_compiler *c, uint32_t t)
 {
     uint64_t n, calls, bump;
     rp_planw_counts(c->w, t, &n, &calls, &bump);
     return n;
+}
+
+/* Every op goes through here: a thread's first op after a new peak of live
+ * bytes notes how many ops it had at that peak (the runners' barrier there,
+ * rp_thread_plan.peak_pos), so a peak costs nothing per thread. */
+static inline int64_t push(rp_compiler *c, uint32_t t, rp_op op)
+{
+    thread_rec *tr = &c->threads[t];
+    if (__builtin_expect(tr->peak_epoch != c->peak_epoch, 0)) {
+        tr->at_peak = next_op(c, t);
+        tr->peak_epoch = c->peak_epoch;
+    }
+    return rp_planw_push(c->w, t, op);
 }
 
 /* Plan thread for an event. @return its index, or -1 on allocation failure. */
@@ -483,6 +500,9 @@ static void after_call(rp_compiler *c, uint32_t t, int64_t idx)
         c->peak_thread = t;
         c->peak_op = (uint64_t)idx;
         c->have_peak = 1;
+        c->peak_epoch++;
+        c->threads[t].at_peak = next_op(c, t);  /* its call (and a heap realloc's RP_ARG) done */
+        c->threads[t].peak_epoch = c->peak_epoch;
         st->peak_live_bytes = c->live_bytes;
         st->peak_live_index = c->calls;
     }
@@ -826,6 +846,7 @@ int rp_compiler_add(rp_compiler *c, const hatf_event *ev, uint64_t record, uint6
 {
     rp_plan_stats *st = &c->plan.st;
     st->events++;
+    if (c->touch) rp_touch_note(c->touch, ev->time, c->live_bytes);
     unsigned op = ev->op;
     if (op == HATF_OP_COMMENT && c->want_phases > 0) return phase_begin(c, ev->data, ev->data_len) ? nomem(c, err) : 0;
     if (op == HATF_OP_COMMENT || op == HATF_OP_THREAD_CREATE || op == HATF_OP_THREAD_DESTROY) return 0;
@@ -947,6 +968,7 @@ int rp_compiler_finish(rp_compiler *c, rp_plan *out, hatf_err *err)
 {
     rp_plan_stats *st = &c->plan.st;
     st->end_live_bytes = c->live_bytes;
+    st->touch_share = c->touch ? rp_touch_share(c->touch, st->peak_live_bytes) : RP_TOUCH_FULL;
     for (size_t h = 0; h < c->nheaps; h++)  /* heaps never destroyed */
         if (heap_instance_end(c, (uint32_t)h, 0)) return nomem(c, err);
     /* displaced objects never consumed stay live to the end */
@@ -955,6 +977,11 @@ int rp_compiler_finish(rp_compiler *c, rp_plan *out, hatf_err *err)
             for (uint32_t o = c->addrs.e[i].val; o != NONE; o = c->objs[o].older)
                 st->left_displaced += c->objs[o].displaced;
     if (c->have_peak && rp_planw_flag(c->w, c->peak_thread, c->peak_op, RP_F_PEAK)) return nomem(c, err);
+    /* where each runner thread is when live bytes peak: there if it pushed
+       nothing after the peak, else where its first op after it was noted */
+    for (uint32_t t = 0; c->have_peak && t < c->nthr; t++)
+        c->plan.threads[t].peak_pos = c->threads[t].peak_epoch == c->peak_epoch ? c->threads[t].at_peak
+                                                                                  : next_op(c, t);
     if (c->want_phases < 0 || (c->want_phases > 0 && phases_finish(c, &c->plan))) return nomem(NULL, err);
     int rc = rp_planw_finish(c->w, &c->plan, err);
     if (rc) return rc;
@@ -1029,6 +1056,13 @@ int rp_compile_source(hatf_source *src, const rp_compile_opts *o, rp_plan *out, 
     if (!c) return nomem(c, err);
     if (o->plan_fd >= 0) rp_compiler_to_file(c, o->plan_fd, o->window_ops);
     if (o->phases) rp_compiler_phases(c);
+    /* the program's resident samples, for the share of each block to touch */
+    const hatf_resident *res;
+    hatf_reader *rd = hatf_source_container(src);
+    size_t nres = rd ? hatf_reader_resident(rd, &res) : 0;
+    const hatf_info *in = hatf_source_info(src);
+    if (nres && in && (c->touch = malloc(sizeof *c->touch)))
+        rp_touch_begin(c->touch, res, nres, in->time_unit_ns_num, in->time_unit_ns_den);
     compile_run cr = { .c = c, .err = err };
     double cpu[2] = { 0, 0 };
     int count_rc, r = rp_source_run(src, compile_item, prefetch_item, &cr, &count_rc, cpu);

@@ -122,6 +122,12 @@ static const char *human(uint64_t b, char *buf, size_t cap)
     return buf;
 }
 
+/* The share of each block --touch page writes (touch.c), 0..1. */
+static double touch_share(const rp_plan_stats *s)
+{
+    return s->touch_share ? (double)s->touch_share / RP_TOUCH_FULL : 1;
+}
+
 static void print_notes(FILE *f, const rp_report_ctx *c)
 {
     const rp_plan_stats *s = c->st;
@@ -129,6 +135,9 @@ static void print_notes(FILE *f, const rp_report_ctx *c)
                "   latency: 1 call in %u timed\n",
             c->trace, c->threads, c->nthreads, c->nthreads == 1 ? "" : "s", c->touch, c->repeat,
             c->latency_every);
+    if (strcmp(c->touch, "page") == 0 && touch_share(s) < 1)
+        fprintf(f, "touch: the first %.1f%% of each block's pages: the recorded program kept that share of its "
+                   "live bytes resident (docs/replay.md, \"Touching\")\n", 100 * touch_share(s));
     fprintf(f, "plan: %llu ops (+%llu frees at destroyHeap), %llu cross-thread waits; "
                "free(NULL) replayed: %llu; failed allocations skipped: %llu; "
                "realloc(p,0) replayed as free: %llu\n",
@@ -247,10 +256,12 @@ void rp_print_json(FILE *f, const rp_report_ctx *c, const rp_report *rep, unsign
         json_str(f, rep[i].allocator);
         fputs(", \"trace\": ", f);
         json_str(f, c->trace);
-        fprintf(f, ", \"threads\": \"%s\", \"runner_threads\": %u, \"touch\": \"%s\", \"repeat\": %u,"
-                   " \"latency_every\": %u,\n  \"ops\": %llu, \"calls\": %llu, \"wall_s\": %.6f,"
+        fprintf(f, ", \"threads\": \"%s\", \"runner_threads\": %u, \"touch\": \"%s\", \"touch_share\": %.4f,"
+                   " \"repeat\": %u, \"latency_every\": %u,\n  \"ops\": %llu, \"calls\": %llu, \"wall_s\": %.6f,"
                    " \"ops_per_s\": %.1f, \"ns_per_op\": %.2f,\n  \"latency_ns\": {",
-                c->threads, c->nthreads, c->touch, c->repeat, c->latency_every,
+                c->threads, c->nthreads, c->touch,
+                strcmp(c->touch, "page") == 0 ? touch_share(c->st) : strcmp(c->touch, "none") == 0 ? 0 : 1,
+                c->repeat, c->latency_every,
                 (unsigned long long)r->ops, (unsigned long long)r->calls, r->wall_s, r->ops_per_s,
                 r->ns_per_op);
         int first = 1;

@@ -8,6 +8,8 @@
  *   feed.c       the runner's read-ahead: each thread's next segments mapped,
  *                on a thread of its own, off the measured path
  *   run.c        the runner: streams through a plan and calls the allocator
+ *   touch.c      the share of each block the runner writes (--touch page), from
+ *                the trace's resident samples
  *   allocator.c  allocator names -> shared objects; the built-in null allocator
  *   heaps.c      the allocator's own heaps (mimalloc heaps, jemalloc arenas), found
  *                with dlsym in the child
@@ -24,6 +26,7 @@
 #include <stdio.h>
 
 #include "hatf.h"
+#include "hatf_container.h"
 #include "hatf_source.h"
 
 /* ---- the plan ------------------------------------------------------------ */
@@ -110,6 +113,8 @@ typedef struct rp_thread_plan {
     uint64_t first_seg;     /* a plan in a file: its segments are segs[first_seg .. +nsegs) */
     uint64_t nsegs;
     uint64_t max_seg;       /* ops in its longest segment */
+    uint64_t peak_pos;      /* its ops done when live bytes first peak in the global order (the
+                               runners meet there, run.c); 0 in a plan with no call */
 } rp_thread_plan;
 
 /* How the compiler met the trace; printed with the results. */
@@ -137,6 +142,7 @@ typedef struct rp_plan_stats {
     uint64_t peak_live_index;   /* calls done when peak_live_bytes was first reached */
     uint64_t end_live_bytes;
     uint64_t total_bytes;       /* bytes requested by allocating calls */
+    uint32_t touch_share;       /* of RP_TOUCH_FULL: the share of each block --touch page writes (touch.c) */
 } rp_plan_stats;
 
 /* A phase of the trace (replay --phases): the events from a comment of the
@@ -233,6 +239,28 @@ int rp_plan_load(int fd, rp_plan *p, hatf_err *err);
 int rp_plan_save(const rp_plan *p, int fd, uint64_t seg_ops);
 /* Read segment k of p's file into ops (room for segs[k].nops). @return 0 or -1. */
 int rp_plan_read_seg(const rp_plan *p, uint64_t k, rp_op *ops);
+
+/* ---- touching (touch.c) ---------------------------------------------------- */
+#define RP_TOUCH_FULL 65536u   /* touch_share of every page */
+#define RP_TOUCH_SAMPLES 4096  /* resident samples looked at, at most */
+
+/* The trace's resident samples beside the live bytes at their moments. */
+typedef struct rp_touch {
+    size_t n, i;                      /* samples; those whose moment the compiler has passed */
+    uint64_t at[RP_TOUCH_SAMPLES];    /* in trace time units */
+    uint64_t resident[RP_TOUCH_SAMPLES], live[RP_TOUCH_SAMPLES];
+} rp_touch;
+
+/* Take the samples res[0..n) (in time order), times in ns of the time unit
+ * unit_num/unit_den ns (0: no samples kept). */
+void rp_touch_begin(rp_touch *t, const hatf_resident *res, size_t n, uint64_t unit_num, uint64_t unit_den);
+/* The events in global order have reached time, live bytes live before it. */
+static inline void rp_touch_note(rp_touch *t, uint64_t time, uint64_t live)
+{
+    while (t->i < t->n && t->at[t->i] <= time) t->live[t->i++] = live;
+}
+/* @return the share of each block to touch, 1 .. RP_TOUCH_FULL. */
+uint32_t rp_touch_share(const rp_touch *t, uint64_t peak_live);
 
 /* ---- the compiler --------------------------------------------------------- */
 typedef struct rp_compiler rp_compiler;

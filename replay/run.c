@@ -22,6 +22,17 @@
  * the choice of p. So some thread can always move, and every wait ends. A
  * free's folded wait (RP_F_WAIT) is a WAIT at the free's own position: the
  * same argument holds.
+ *
+ * The runners meet where live bytes peak. Each thread runs at its own pace,
+ * so without a meeting the peak of the trace is never live at once: one
+ * thread may have freed its part before another made its own (rocksdb under
+ * glibc replayed at 0.19 of its peak live). The compiler notes each thread's
+ * ops before the peak in the global order (rp_thread_plan.peak_pos); each
+ * runner stops there until all have come, and the last one reads the
+ * resident memory: the trace's peak, all of it live. This cannot deadlock
+ * either: the ops before the meeting are the global order's prefix up to the
+ * peak, every wait among them waits for an op of that prefix, and the
+ * argument above applied to the prefix brings every thread to it.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -86,12 +97,14 @@ typedef struct rp_slot {
 
 typedef struct run_ctx run_ctx;
 
-/* A place in a runner thread's ops where a phase begins (before op pos), or
- * where live bytes reach a phase's peak (after pos ops: sample RSS). */
+/* A place in a runner thread's ops: where a phase begins (before op pos),
+ * where live bytes reach a phase's peak (after pos ops: sample RSS), or where
+ * the runners meet at the trace's peak (after pos ops). */
+enum { MARK_ENTER = 0, MARK_PEAK = 1, MARK_MEET = 2 };
 typedef struct phase_mark {
     uint64_t pos;
     uint32_t phase;
-    uint32_t peak;
+    uint32_t kind;
 } phase_mark;
 
 typedef struct runner {
@@ -135,6 +148,8 @@ struct run_ctx {
     _Atomic uint32_t waiting;
     _Atomic uint32_t finished;
     _Atomic uint64_t rss_at_peak_live;  /* pages */
+    _Atomic uint32_t met;               /* runners come to the meeting at the peak */
+    _Atomic int all_met;
     rp_feed *feed;                      /* a plan in a file: its read-ahead */
     _Atomic uint64_t *phase_rss;        /* with phases: resident pages at each one's peak live */
     int statm;
@@ -175,12 +190,16 @@ static inline uint32_t next_gap(runner *r, uint32_t every)
     return 1 + (uint32_t)(((r->rng >> 32) * (2 * (uint64_t)every - 1)) >> 32);  /* no division */
 }
 
-static inline void touch(char *p, uint64_t size, int how)
+/* page: the first byte, then a byte on each page boundary within the first
+ * share / RP_TOUCH_FULL of the block (touch.c: all of it unless the trace
+ * shows the program touched less) */
+static inline void touch(char *p, uint64_t size, int how, uint32_t share)
 {
     if (how == RP_TOUCH_PAGE) {
         if (!size) return;
         p[0] = 1;
-        for (char *q = (char *)(((uintptr_t)p | 4095) + 1); q < p + size; q += 4096) *q = 1;
+        const char *end = p + (share == RP_TOUCH_FULL ? size : size * share / RP_TOUCH_FULL);
+        for (char *q = (char *)(((uintptr_t)p | 4095) + 1); q < end; q += 4096) *q = 1;
     } else if (how == RP_TOUCH_ALL) {
         memset(p, 0xa5, size);
     }
@@ -212,6 +231,7 @@ typedef struct run_env {
     char *bump_end;
     uint64_t page;
     int how;
+    uint32_t share;      /* of each block that page touching writes */
 } run_env;
 
 /* The null allocator: a bump pointer that starts again at the region's base
@@ -239,7 +259,7 @@ static inline __attribute__((always_inline)) void made(const run_env *e, run_sta
                                                          char *p, uint64_t size)
 {
     if (__builtin_expect(!p, 0)) s->failures += size != 0;
-    else if (e->how) touch(p, size, e->how);
+    else if (e->how) touch(p, size, e->how, e->share);
     e->slots[dst].p = p;
     e->slots[dst].size = size;
     s->live += (int64_t)size;
@@ -456,14 +476,34 @@ static inline const rp_op *mark_in(const runner *r, uint64_t first, uint64_t n, 
     return r->mark_pos - first < n ? seg + (r->mark_pos - first) : NULL;
 }
 
+/* The meeting at the trace's peak (see the top): the last runner to come
+ * reads the resident memory with all of the peak live, then lets all go. */
+static void meet_at_peak(run_ctx *c)
+{
+    uint32_t n = atomic_fetch_add_explicit(&c->met, 1, memory_order_acq_rel) + 1;
+    if (n == c->plan->nthreads) {
+        atomic_store_explicit(&c->rss_at_peak_live, statm_resident(c->statm), memory_order_relaxed);
+        atomic_store_explicit(&c->all_met, 1, memory_order_release);
+        return;
+    }
+    for (unsigned spins = 0; !atomic_load_explicit(&c->all_met, memory_order_acquire); spins++) {
+        if (spins < 256) cpu_relax();
+        else sched_yield();
+    }
+}
+
 /* r has done pos ops: the marks up to there. Entering a phase notes the
- * time and the calls made so far; a phase's peak samples RSS. */
+ * time and the calls made so far; a phase's peak samples RSS; the trace's
+ * peak is where the runners meet. */
 static __attribute__((noinline)) void phase_marks(runner *r, const run_state *s, uint64_t pos)
 {
     run_ctx *c = r->ctx;
     for (; r->mark < r->nmarks && r->marks[r->mark].pos <= pos; r->mark++) {
         const phase_mark *m = &r->marks[r->mark];
-        if (m->peak) {
+        if (m->kind == MARK_MEET) {
+            publish(r, s);  /* the samples taken meanwhile see the peak's live bytes */
+            meet_at_peak(c);
+        } else if (m->kind == MARK_PEAK) {
             atomic_store_explicit(&c->phase_rss[m->phase], statm_resident(c->statm), memory_order_relaxed);
         } else {
             struct timespec ts;
@@ -474,7 +514,7 @@ static __attribute__((noinline)) void phase_marks(runner *r, const run_state *s,
         }
     }
     r->mark_pos = r->mark < r->nmarks ? r->marks[r->mark].pos : UINT64_MAX;
-    if (pos == UINT64_MAX) {  /* the end */
+    if (pos == UINT64_MAX && c->plan->nphases) {  /* the end */
         struct timespec ts;
         clock_gettime(CLOCK_MONOTONIC, &ts);
         r->enter_ns[c->plan->nphases] = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
@@ -491,7 +531,8 @@ static inline __attribute__((always_inline)) void run_ops(runner *r, const int n
 {
     run_ctx *c = r->ctx;
     const run_env e = { .r = r, .c = c, .slots = c->slots, .api = &c->heaps, .bump_end = r->bump_end,
-                        .page = (uint64_t)c->page, .how = touches ? c->o->touch : RP_TOUCH_NONE };
+                        .page = (uint64_t)c->page, .how = touches ? c->o->touch : RP_TOUCH_NONE,
+                        .share = c->plan->st.touch_share ? c->plan->st.touch_share : RP_TOUCH_FULL };
     run_state s = { .bump = r->bump };
     /* ops before a segment's pf_end may prefetch RP_PREFETCH ahead without
        reading past it; none do when the slot table fits in L2, where
@@ -586,18 +627,21 @@ static int mark_cmp(const void *a, const void *b)
 {
     const phase_mark *x = a, *y = b;
     if (x->pos != y->pos) return x->pos < y->pos ? -1 : 1;
-    return (int)y->peak - (int)x->peak;  /* a peak reached before the next phase begins */
+    return (int)y->kind - (int)x->kind;  /* a peak reached before the next phase begins */
 }
 
-/* Each runner's phase marks, and the memory phase_marks fills, in one
- * mapping at *mem (len *mem_len). @return 0 or -1. */
+/* Does the plan have the runners meet at its peak? Several threads and a call. */
+static int meets(const rp_plan *p) { return p->nthreads > 1 && p->st.peak_live_bytes; }
+
+/* Each runner's marks (phases, the meeting at the peak), and the memory
+ * phase_marks fills, in one mapping at *mem (len *mem_len). @return 0 or -1. */
 static int phases_setup(run_ctx *c, void **mem, size_t *mem_len)
 {
     const rp_plan *p = c->plan;
-    size_t nt = p->nthreads, np = p->nphases;
+    size_t nt = p->nthreads, np = p->nphases, nm = meets(p) ? nt : 0;
     for (size_t t = 0; t < nt; t++) c->th[t].mark_pos = UINT64_MAX;
-    if (!np) return 0;
-    size_t marks = nt * np + np, times = nt * (np + 1) * 2;
+    if (!np && !nm) return 0;
+    size_t marks = nt * np + np + nm, times = np ? nt * (np + 1) * 2 : 0;
     *mem_len = marks * sizeof(phase_mark) + times * sizeof(uint64_t) + np * sizeof(uint64_t);
     char *m = map_zero(*mem_len, 1);
     if (!(*mem = m)) return -1;
@@ -608,16 +652,20 @@ static int phases_setup(run_ctx *c, void **mem, size_t *mem_len)
         runner *r = &c->th[t];
         phase_mark *v = mk;
         for (size_t k = 0; k < np; k++) {
-            *mk++ = (phase_mark){ p->phase_start[k * nt + t], (uint32_t)k, 0 };
-            if (p->phases[k].peak_thread == t) *mk++ = (phase_mark){ p->phases[k].peak_pos, (uint32_t)k, 1 };
+            *mk++ = (phase_mark){ p->phase_start[k * nt + t], (uint32_t)k, MARK_ENTER };
+            if (p->phases[k].peak_thread == t)
+                *mk++ = (phase_mark){ p->phases[k].peak_pos, (uint32_t)k, MARK_PEAK };
         }
+        if (nm) *mk++ = (phase_mark){ p->threads[t].peak_pos, 0, MARK_MEET };
         r->marks = v;
         r->nmarks = (uint32_t)(mk - v);
         qsort(v, r->nmarks, sizeof *v, mark_cmp);
         r->mark_pos = r->marks[0].pos;
-        r->enter_ns = tm;
-        r->enter_done = tm + np + 1;
-        tm += 2 * (np + 1);
+        if (np) {
+            r->enter_ns = tm;
+            r->enter_done = tm + np + 1;
+            tm += 2 * (np + 1);
+        }
     }
     return 0;
 }
