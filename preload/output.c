@@ -33,7 +33,10 @@ static void report_line(const char *fmt, ...)
     int n = vsnprintf(line, sizeof line, fmt, ap);
     va_end(ap);
     if (n <= 0 || n >= (int)sizeof line) return;
-    int fd = open(rep, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+    /* never created here, nor written through a link: hatrace record made it
+     * (mkstemp), and a child still running after record removed it must not
+     * make it again where another user may have put a link */
+    int fd = open(rep, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0) return;
     ssize_t w = write(fd, line, (size_t)n);
     (void)w;
@@ -173,8 +176,9 @@ int ht_writer_open(void)
     hatf_err err;
     memset(&err, 0, sizeof err);
     ht_fs.writer = hatf_writer_open_fd(ht_fs.out_fd, &info, &opts, &err);
-    if (!ht_fs.writer) {
+    if (!ht_fs.writer) {  /* its header could not be written: a disk full from the start */
         ht_say("cannot write trace %s: %s; the program runs untraced", ht_fs.out_path, err.msg);
+        report_line("X\t%s\twriting failed: %s\n", ht_fs.out_path, err.msg);
         ht_fs.out_failed = 1;
         return -1;
     }

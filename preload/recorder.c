@@ -4,6 +4,7 @@
 #include <limits.h>
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -51,6 +52,17 @@ static void bench_knobs_init(void)
 static void bench_knobs_init(void) {}
 #endif
 
+/* Every signal held while the recorder's own code runs untraced on a program
+ * thread at its start (a ring attached, the recorder set up): a handler's
+ * heap calls there would be taken for the recorder's own and lost. They run
+ * when it is done, recorded as any. */
+static void hold_signals(sigset_t *old)
+{
+    sigset_t all;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, old);
+}
+
 void ht_init_wait(void)
 {
     if (ht_t.untraced) return;  /* our own dlsym recursing: the arena serves it */
@@ -66,6 +78,8 @@ void ht_init(void (*resolve_real)(void))
         ht_init_wait();
         return;
     }
+    sigset_t old;
+    hold_signals(&old);
     ht_untraced_enter(&ht_t);
     if (resolve_real) resolve_real();
     ht_options_init();
@@ -82,16 +96,20 @@ void ht_init(void (*resolve_real)(void))
     if (st == HT_ST_READY) ht_crash_install();
     ht_untraced_leave(&ht_t);
     atomic_store_explicit(&ht_state, st, memory_order_release);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
 /* Give the calling thread a ring and record its thread-create first. */
 static ht_ring *thread_attach(ht_tls *t)
 {
     if (atomic_load_explicit(&ht_state, memory_order_acquire) != HT_ST_READY) return NULL;
+    sigset_t old;
+    hold_signals(&old);
     ht_untraced_enter(t);
     ht_ring *r = ht_ring_claim();
     if (!r) {
         ht_untraced_leave(t);
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
         ht_warn("out of memory for a thread ring: this thread is not traced");
         return NULL;
     }
@@ -108,6 +126,7 @@ static ht_ring *thread_attach(ht_tls *t)
     ht_untraced_leave(t);
     t->ring = r;
     ht_emit(HT_K_THREAD_CREATE, t->parent, ostid, 0, 0);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);  /* a handler that was held runs now, after the thread-create */
     return r;
 }
 
@@ -135,6 +154,12 @@ static void thread_exit(void *ring)
     }
     ht_ring *r = t->ring;
     if (!r) return;
+    /* No handler runs on this thread from here to its end: its heap calls
+     * would come after its thread-destroy, with no ring to take them (lost,
+     * counted); a signal sent to the process goes to another thread, where it
+     * is recorded as any. */
+    sigset_t old;
+    hold_signals(&old);
     ht_emit(HT_K_THREAD_DESTROY, 0, 0, 0, 0);
     /* the name is the thread's last one (pthread_setname_np may have changed it) */
     if (prctl(PR_GET_NAME, r->name) != 0) r->name[0] = 0;
