@@ -82,4 +82,16 @@ if [ -x /sbin/ldconfig ] && ldd /sbin/ldconfig 2>&1 | grep -Eq 'statically linke
   cat "$W/static.err"
   grep -q 'no process loaded libhatrace.so: a statically linked' "$W/static.err" || fail "static: no word of it"
 fi
+# the report file hatrace record hands to traced processes (HATRACE_REPORT):
+# never written through a link, never created by the library (a child that
+# outlives record would otherwise make it again, where another user may have
+# put a link to a file of root's)
+printf 'victim\n' >"$W/victim"
+ln -s "$W/victim" "$W/report.link"
+HATRACE_REPORT=$W/report.link HATRACE_OUTPUT=$W/rep.hatf LD_PRELOAD=$HATRACE_LIB "$prog" 10 >/dev/null 2>&1 ||
+  fail "report link: the program failed"
+[ "$(cat "$W/victim")" = victim ] || fail "report link: written through the link: $(cat "$W/victim")"
+HATRACE_REPORT=$W/report.gone HATRACE_OUTPUT=$W/rep2.hatf LD_PRELOAD=$HATRACE_LIB "$prog" 10 >/dev/null 2>&1 ||
+  fail "report gone: the program failed"
+[ -e "$W/report.gone" ] && fail "report gone: the library created the report file"
 echo "reliability_security: ok"
