@@ -418,9 +418,9 @@ check-sanitizers:
 
 # 200 kills, 10 s of 64 threads, a storm of 50,000 threads
 stress: all $(WORK_BIN)
-	$(Q)for t in tests/integration/reliability_*.sh; do \
+	$(Q)for t in tests/integration/reliability_*.sh tests/integration/record_crash.sh; do \
 	    echo "== $$t"; \
-	    RELIABILITY_TRIALS=200 RELIABILITY_LOAD_MS=10000 RELIABILITY_STORM=50000 \
+	    RELIABILITY_TRIALS=200 RELIABILITY_LOAD_MS=10000 RELIABILITY_STORM=50000 CRASH_RUNS=100 \
 	    BUILD=$(CURDIR)/$(B) HATRACE=$(CURDIR)/$(B)/hatrace HATRACE_LIB=$(CURDIR)/$(B)/libhatrace.so \
 	    bash $$t || exit 1; done
 
