@@ -108,6 +108,8 @@ int ht_out_fd_intact(void) HT_HIDDEN;
  * in chunk groups coded fast (and ht_fs.death_sig). */
 void ht_report_end(uint64_t bytes, uint64_t dropped, uint64_t waits, uint64_t bg_ns,
                    uint64_t fast_events) HT_HIDDEN;
+/* hatrace record's "X" line: writing the trace failed (why), it is incomplete. */
+void ht_report_failed(const char *why) HT_HIDDEN;
 /* Around a write of the trace from a program thread: SIGXFSZ held, and the
  * one the write raised taken back (see output.c). */
 typedef struct ht_xfsz_guard { sigset_t old; int was_pending; } ht_xfsz_guard;

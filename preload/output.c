@@ -38,8 +38,11 @@ static void report_line(const char *fmt, ...)
      * make it again where another user may have put a link */
     int fd = open(rep, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0) return;
+    ht_xfsz_guard g;  /* a file size limit of 0 refuses this line too: its SIGXFSZ is not the program's */
+    ht_xfsz_hold(&g);
     ssize_t w = write(fd, line, (size_t)n);
     (void)w;
+    ht_xfsz_release(&g);
     close(fd);
 }
 
@@ -178,7 +181,7 @@ int ht_writer_open(void)
     ht_fs.writer = hatf_writer_open_fd(ht_fs.out_fd, &info, &opts, &err);
     if (!ht_fs.writer) {  /* its header could not be written: a disk full from the start */
         ht_say("cannot write trace %s: %s; the program runs untraced", ht_fs.out_path, err.msg);
-        report_line("X\t%s\twriting failed: %s\n", ht_fs.out_path, err.msg);
+        ht_report_failed(err.msg);
         ht_fs.out_failed = 1;
         return -1;
     }
@@ -206,8 +209,10 @@ void ht_write_failed(void)
     ht_fs.out_failed = 1;
     const char *why = err.msg[0] ? err.msg : "unknown error";
     ht_say("writing the trace %s failed: %s; recording stops, the trace is incomplete", ht_fs.out_path, why);
-    report_line("X\t%s\twriting failed: %s\n", ht_fs.out_path, why);
+    ht_report_failed(why);
 }
+
+void ht_report_failed(const char *why) { report_line("X\t%s\twriting failed: %s\n", ht_fs.out_path, why); }
 
 /* A program that closes every descriptor (daemons do) may reuse the trace's
  * number for a file of its own: never write into that. */

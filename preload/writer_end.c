@@ -58,10 +58,14 @@ void ht_writer_finish(void)
         int rc = hatf_writer_close(ht_fs.writer, &c, &err);
         ht_fs.writer = NULL;
         ht_fs.out_fd = -1;
-        if (rc < 0) ht_say("writing the trace %s failed: %s; the trace is incomplete", ht_fs.out_path, err.msg);
         struct stat sb;
-        ht_report_end(stat(ht_fs.out_path, &sb) == 0 ? (uint64_t)sb.st_size : 0, dropped, waits, bg_ns,
-                      fast_events);
+        if (rc < 0) {  /* its end not written: incomplete, not closed */
+            ht_say("writing the trace %s failed: %s; the trace is incomplete", ht_fs.out_path, err.msg);
+            ht_report_failed(err.msg);
+        } else {
+            ht_report_end(stat(ht_fs.out_path, &sb) == 0 ? (uint64_t)sb.st_size : 0, dropped, waits, bg_ns,
+                          fast_events);
+        }
         if (ht_opt(HT_OPT_VERBOSE))
             ht_say("%llu events, %llu dropped (%llu outside rings), %llu ring waits (%.1f ms), "
                    "%llu queued by signal handlers inside a hook (at most %u at once)",

@@ -45,4 +45,30 @@ grep -q "^hatrace: 1 trace is incomplete: recording stopped early (see above) (t
 grep -q "^hatrace: trace $W/f.hatf (not closed, writing failed: .*File too large; no index: [0-9]* events readable)$" "$W/f.err" ||
   fail "full disk: the summary does not say the write failed"
 grep -q "killed" "$W/f.err" && fail "full disk: called a kill"
+
+# the index does not fit (a 1 KiB limit, reached when the trace is closed):
+# not closed, said so, and 125, though the program's status is 0
+(ulimit -f 1; exec "$HATRACE" record -o "$W/c.hatf" -- "$fsize" 1000) 2>&1 | cat >"$W/c.err"
+s=${PIPESTATUS[0]}
+cat "$W/c.err"
+[ $s -eq 125 ] || fail "cut at close: record exited $s, not 125"
+grep -q "^hatrace: trace $W/c.hatf (not closed, writing failed: .*File too large; no index: [0-9]* events readable)$" \
+  "$W/c.err" || fail "cut at close: the summary does not say the write failed"
+
+# a disk full from the start (a tmpfs, mounted where root may): the header
+# cannot be written, the program runs untraced to its end, record exits 125
+if [ "$(id -u)" -eq 0 ] && mkdir -p "$W/full" && mount -t tmpfs -o size=64k tmpfs "$W/full" 2>/dev/null; then
+  trap 'umount "$W/full" 2>/dev/null; rm -rf "$W"' EXIT
+  dd if=/dev/zero of="$W/full/fill" bs=4k count=64 2>/dev/null || true
+  "$HATRACE" record -o "$W/full/t.hatf" -- "$fsize" 1000 >"$W/z.out" 2>"$W/z.err"
+  s=$?
+  cat "$W/z.err"
+  [ $s -eq 125 ] || fail "full at start: record exited $s, not 125"
+  [ "$(cat "$W/z.out")" = "done 1000" ] || fail "full at start: the program did not finish"
+  grep -q "^hatrace: trace $W/full/t.hatf (not closed, writing failed: .*No space left on device" "$W/z.err" ||
+    fail "full at start: the summary does not say the write failed"
+  umount "$W/full"
+else
+  echo "full at start: not run (needs root to mount a tmpfs)"
+fi
 echo "record_summary: ok"
