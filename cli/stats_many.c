@@ -143,8 +143,12 @@ static void print_text(hatf_buf *o, const row *v, size_t n, const stats_summary 
         const row *r = &v[i];
         cli_put(o, "%-20.20s", r->program);
         put_ids(o, r);
-        cli_put(o, " %14llu %16llu %16llu %12llu  %s%s\n", U(r->sum.records), U(r->sum.max_live_bytes),
-                U(r->sum.live_bytes), U(r->sum.temporary), r->path, r->container && !r->complete ? " (not closed)" : "");
+        /* a process that died of a signal: what was live then is in leaked_bytes, but no leak */
+        char died[40] = "";
+        if (r->sum.died) snprintf(died, sizeof died, " (died of %s)", r->sum.death.name);
+        cli_put(o, " %14llu %16llu %16llu %12llu  %s%s%s\n", U(r->sum.records), U(r->sum.max_live_bytes),
+                U(r->sum.live_bytes), U(r->sum.temporary), r->path, r->container && !r->complete ? " (not closed)" : "",
+                died);
     }
     cli_put(o, "%-20s %8s %8s %14llu %16llu %16llu %12llu  %zu traces (max_live_bytes: the sum of each "
                "process's own peak)\n", "total", "", "", U(tot->records), U(tot->max_live_bytes),
@@ -157,6 +161,7 @@ static void put_summary(hatf_buf *o, const stats_summary *s)
                "\"max_live_objects\": %llu, \"leaked_bytes\": %llu, \"leaked_objects\": %llu, \"temporary\": %llu",
             U(s->records), U(s->allocs), U(s->frees), U(s->reallocs), U(s->max_live_bytes), U(s->max_live_objects),
             U(s->live_bytes), U(s->live_objects), U(s->temporary));
+    if (s->died) cli_put(o, ", \"died\": {\"signal\": %d, \"name\": \"%s\"}", s->death.sig, s->death.name);
 }
 
 static void print_json(hatf_buf *o, const row *v, size_t n, const stats_summary *tot)

@@ -113,6 +113,9 @@ grep -q "died of signal 11 (SIGSEGV, address not mapped)" "$W/record.err" || fai
 "$HATRACE" stats --json "$W/r.hatf" >"$W/stats.json" || fail "stats --json"
 grep -q '"complete": true' "$W/stats.json" || fail "record: trace not closed"
 grep -q '"died": {"signal": 11, "name": "SIGSEGV", "code": 1, "thread": ' "$W/stats.json" || fail "stats --json: no death"
+# the table of several processes marks the one that died (its leaked bytes are no leak)
+"$HATRACE" stats "$W/r.hatf" "$W/t.hatf" >"$W/many.txt" || fail "stats of two traces"
+grep -q "r.hatf (died of SIGSEGV)$" "$W/many.txt" || fail "stats of two traces: $(cat "$W/many.txt")"
 
 # the report's summary names the death, as the browser draws it
 chromium=${CHROMIUM:-$(command -v chromium || command -v chromium-browser || true)}
