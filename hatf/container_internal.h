@@ -36,6 +36,7 @@ struct hatf_reader {
     int verified;             /* every listed chunk's payload was checked at open */
     char **damage;
     size_t ndamage, cap_damage;
+    addrmap damage_seen;      /* hash of each damage line -> its index (the a), to say each once */
     hatf_rthread *th;
     size_t nth, cap_th;
     addrmap th_map;           /* thread id -> its index into th (the entry's a) */

@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# Hostile files the readers must get through in bounded time and memory
+# (docs/promises.md, "The readers"): each is made here (hatf_craft.py builds
+# containers byte by byte) and read by stats, validate and dump, each read
+# under `timeout 20`, and, outside the sanitizers, 1 GiB of address space,
+# with its peak resident memory required under 256 MiB. Each read takes
+# well under 2 s and a few tens of MB here; before the fixes named by each
+# case they took from 14 s to past 120 s, or gigabytes.
+set -u
+H=${HATRACE:?}
+here=$(cd "$(dirname "$0")" && pwd)
+W=$(mktemp -d); trap 'rm -rf "$W"' EXIT
+export PYTHONPATH=$here
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails+1)); }
+
+# bounded NAME WANT CMD...: CMD ends within the bounds with exit status WANT
+# (its stdout in $W/out, stderr in $W/err)
+bounded() {
+  local name=$1 want=$2; shift 2
+  (if [ -z "${SANITIZE:-}" ]; then ulimit -v 1048576; fi
+   exec /usr/bin/time -f '%e %M' -o "$W/time" timeout 20 "$@") >"$W/out" 2>"$W/err"; local st=$?
+  read -r secs kb < <(tail -1 "$W/time")
+  echo "$name: exit $st, ${secs:-?} s, ${kb:-?} KB"
+  [ "$st" -eq 124 ] && { fail "$name: past 20 s"; return 1; }
+  [ "$st" -eq "$want" ] || { head -3 "$W/err"; fail "$name: exit $st, want $want"; return 1; }
+  if [ -z "${SANITIZE:-}" ] && [ "${kb:-0}" -ge 262144 ]; then fail "$name: $kb KB resident"; return 1; fi
+  return 0
+}
+
+# a container from a text trace on stdin
+container() { "$H" convert --from text - -o "$1" || { echo "cannot convert"; exit 1; }; }
+
+# craft OUT PYTHON: run PYTHON with hatf_craft imported as c, OUT as out
+craft() { local out=$1; shift; python3 -c "import hatf_craft as c, sys; out = sys.argv[1]
+$1" "$out" || { echo "cannot craft $out"; exit 1; }; }
+
+# ---- early releases (hatf/causal.c) ------------------------------------------
+# early OUT: the text trace on stdin as a container whose releases may be
+# stamped early (header flag bit 2)
+early() {
+  container "$1.base"
+  craft "$1" "
+h, ch = c.parse(open(out + '.base', 'rb').read())
+c.write(out, c.header(h, flags=4), ch, index=True)"
+}
+# far N: N frees on thread 1, then their allocations on thread 2, 1 us later
+far() {
+  python3 -c "
+print('#hatrace-text 1')
+for i in range($1): print('0 1 0 free 0x%x' % (0x100000 + 16 * i))
+for i in range($1): print('1000 2 0 alloc 16 0x%x' % (0x100000 + 16 * i))"
+}
+# 200,000 frees of addresses never allocated: each started a read-ahead over
+# the window, and the queue was scanned for its address, quadratic (past 120 s)
+python3 -c "
+print('#hatrace-text 1')
+print('0 2 0 alloc 16 0x10')
+for i in range(200000): print('%d 1 0 free 0x%x' % (i // 100, 0x100000 + 16 * i))" | early "$W/er.hatf"
+bounded early-stats 0 "$H" stats "$W/er.hatf"
+bounded early-validate 1 "$H" validate "$W/er.hatf" &&
+  { grep -q "200001 records, 200000 problems" "$W/out" || fail "early-validate: $(tail -1 "$W/out")"; }
+# 2,000 releases each far from its allocation (the move compared each pair of
+# events it passed: cubic in all): all repaired
+far 2000 | early "$W/far.hatf"
+bounded early-far 0 "$H" validate "$W/far.hatf" &&
+  { grep -q "note: 2000 releases stamped before the allocation" "$W/out" || fail "early-far: $(cat "$W/out")"; }
+# 60,000: past the repair's budget, said once as damage (exit 3)
+far 60000 | early "$W/far60k.hatf"
+bounded early-budget 3 "$H" stats "$W/far60k.hatf" &&
+  { [ "$(grep -c "early releases: the repair's budget" "$W/err")" -eq 1 ] || fail "early-budget: $(head -3 "$W/err")"; }
+
+# ---- damage (hatf/container_read.c) -------------------------------------------
+# 60,000 chunk groups whose records fail their checksum, with and without an
+# index: each damage line was compared with all the lines before (20,000: 14 s)
+printf '#hatrace-text 1\n10 1 0 alloc 24 0x1000\n20 2 0 free 0x1000\n' | container "$W/one.hatf"
+for ix in None True; do
+  craft "$W/bad.hatf" "
+h, ch = c.parse(open('$W/one.hatf', 'rb').read())
+out_ch = []
+for k in range(60000):
+    r = ch[0].copy(seq=k); r.bad_hash = True
+    out_ch += [r, ch[1].copy(seq=k)]
+c.write(out, h, out_ch, index=$ix)"
+  bounded "bad-checksums-index-$ix" 3 "$H" stats "$W/bad.hatf" &&
+    { n=$(grep -c "checksum mismatch" "$W/err"); [ "$n" -eq 60000 ] || fail "bad-checksums: $n damage lines, want 60000"; }
+done
+
+# an index listing 100,000 chunk groups that are not there (zeros where it
+# says they are): a damage line each, 34 s before
+craft "$W/lie.hatf" "
+h, ch = c.parse(open('$W/one.hatf', 'rb').read())
+fake = []
+for k in range(100000):
+    fake += [c.Chunk(c.RECORDS, 1, k, 1, b'\\1', coding=1), c.Chunk(c.ADDRS, 1, k, 1, b'\\1', coding=3)]
+area = c.Chunk(99, payload=bytes(65 * len(fake) - 64))
+c.write(out, h, [area], index=lambda placed: c.index_payload([(len(h) + 65 * i, x) for i, x in enumerate(fake)]))"
+bounded lying-index 3 "$H" stats -j 1 "$W/lie.hatf" &&
+  { n=$(grep -c "checksum mismatch" "$W/err"); [ "$n" -eq 100000 ] || fail "lying-index: $n damage lines, want 100000"; }
+
+[ $fails -eq 0 ] || { echo "$fails failed"; exit 1; }
+echo "reader_bounds: all bounded"
