@@ -126,3 +126,13 @@ def varint(v):
         out.append(b | (0x80 if v else 0))
         if not v:
             return bytes(out)
+
+
+def metatf(dtd, records=b"", url=False):
+    """A 64-bit big-endian Meta-TF file (docs/metatf.md) with one records
+    section after its header: dtd is the DTD's text, or with url its URL."""
+    d = dtd.encode()
+    n = 1 if url else dtd.count("\nsection ")
+    head = struct.pack(">4sBBBBIIQ", b"\x7fMTF", 1, 2, 2, 2 if url else 1, n, len(d), (1 << 64) - 1)
+    off = len(head) + len(d) + 24 * n
+    return head + d + struct.pack(">QQQ", off, len(records), (1 << 64) - 1) * n + bytes(records)

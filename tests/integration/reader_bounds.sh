@@ -98,5 +98,22 @@ c.write(out, h, [area], index=lambda placed: c.index_payload([(len(h) + 65 * i, 
 bounded lying-index 3 "$H" stats -j 1 "$W/lie.hatf" &&
   { n=$(grep -c "checksum mismatch" "$W/err"); [ "$n" -eq 100000 ] || fail "lying-index: $n damage lines, want 100000"; }
 
+# ---- Meta-TF (hatf/metatf_read.c) -------------------------------------------
+# 10,000 one-byte records, each a repeat of 65535 zero-width fields (10 KB):
+# the limit counted values, not bytes (1,000 records: 6 s of dump); now the
+# first record is refused, one line with its offset
+craft "$W/z.mtf" "
+dtd = 'metatf-dtd 1\\nevents hatf\\nsection s records\\nrecord r 0\\n  repeat a 65535\\n    field z uint 0\\n  end\\nend\\n'
+open(out, 'wb').write(c.metatf(dtd, bytes(10000)))"
+for cmd in dump stats; do
+  bounded "metatf-zero-width-$cmd" 1 "$H" $cmd "$W/z.mtf" &&
+    { grep -q "z.mtf: offset [0-9]*: record 'r' holds more than 4160 values in its 1 bytes" "$W/err" || fail "metatf-zero-width: $(cat "$W/err")"; }
+done
+# a DTD by URL naming a FIFO: refused, where opening it waited for a writer forever
+mkfifo "$W/fifo"
+craft "$W/u.mtf" "open(out, 'wb').write(c.metatf('fifo', url=True))"
+bounded metatf-fifo 1 "$H" dump "$W/u.mtf" &&
+  { grep -q "u.mtf: offset 24: the DTD at 'fifo': not a regular file" "$W/err" || fail "metatf-fifo: $(cat "$W/err")"; }
+
 [ $fails -eq 0 ] || { echo "$fails failed"; exit 1; }
 echo "reader_bounds: all bounded"
