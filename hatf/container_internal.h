@@ -24,7 +24,22 @@ typedef struct hatf_rthread {
     uint64_t events;
 } hatf_rthread;
 
-typedef struct hatf_name { uint64_t id; char *name; } hatf_name;
+/* Names of threads or heaps: id -> its name (the a of its entry: an index
+ * into s), the last one given for an id winning. */
+typedef struct hatf_names { addrmap ids; char **s; size_t n, cap; } hatf_names;
+
+/* The tables a reader keeps (names, stacks, modules, symbols, resident
+ * samples), reckoned at HATF_TAB_ENTRY_COST bytes an entry plus its bytes,
+ * and 8 for each frame of a stack (a frame of one byte is kept in 8), at most
+ * HATF_TABLES_KEEP_MAX; and
+ * tables chunks of at most HATF_TABLES_RAW_MAX raw bytes in all are read.
+ * Past either, the rest is ignored, with a damage line: a small file of
+ * zstd frames that each expand to 64 MiB cannot make a reader keep gigabytes
+ * or spend minutes. A trace with call stacks of a large program holds a few
+ * MB of tables. */
+#define HATF_TABLES_KEEP_MAX (64u << 20)
+#define HATF_TABLES_RAW_MAX (128u << 20)
+#define HATF_TAB_ENTRY_COST 96
 
 struct hatf_reader {
     int fd;
@@ -42,8 +57,10 @@ struct hatf_reader {
     addrmap th_map;           /* thread id -> its index into th (the entry's a) */
     uint64_t *thread_ids;
     uint64_t events;
-    hatf_name *tnames, *hnames;
-    size_t ntn, nhn;
+    hatf_names tnames, hnames;
+    uint64_t tables_kept;     /* bytes the tables' entries kept so far take, as reckoned above */
+    uint64_t tables_raw;      /* raw bytes of the tables chunks read */
+    int tables_full;          /* a cap was reached: the rest of the tables is ignored */
     struct hatf_stacktab *stk; /* stacks, modules, symbols (container_tables.c), or NULL */
     unsigned stack_depth;     /* the recording's stack depth limit (a table entry), 0: not said */
     hatf_resident *res;       /* resident memory samples (table entries) */

@@ -265,6 +265,67 @@ char *hatf_strndup_(const uint8_t *p, size_t n)
     return s;
 }
 
+/* ---- names ------------------------------------------------------------- */
+
+/* Name id n[0..len) (the last name given wins). @return 0 or HATF_E_NOMEM. */
+static int names_set(hatf_names *v, uint64_t id, const uint8_t *p, size_t len)
+{
+    if (!v->ids.t && addrmap_init(&v->ids) != 0) return HATF_E_NOMEM;
+    char *s = hatf_strndup_(p, len);
+    int added;
+    addrmap_entry *e = s ? addrmap_put(&v->ids, id, &added) : NULL;
+    if (!e) { free(s); return HATF_E_NOMEM; }
+    if (!added) {
+        free(v->s[e->a]);
+        v->s[e->a] = s;
+        return 0;
+    }
+    if (v->n == v->cap) {
+        size_t cap = v->cap ? 2 * v->cap : 16;
+        char **a = realloc(v->s, cap * sizeof *a);
+        if (!a) { addrmap_remove(&v->ids, e); free(s); return HATF_E_NOMEM; }
+        v->s = a;
+        v->cap = cap;
+    }
+    e->a = (uint32_t)v->n;
+    v->s[v->n++] = s;
+    return 0;
+}
+
+static const char *names_get(const hatf_names *v, uint64_t id)
+{
+    addrmap_entry *e = v->ids.t ? addrmap_find((addrmap *)&v->ids, id) : NULL;
+    return e ? v->s[e->a] : NULL;
+}
+
+static void names_free(hatf_names *v)
+{
+    for (size_t i = 0; i < v->n; i++) free(v->s[i]);
+    free(v->s);
+    if (v->ids.t) addrmap_free(&v->ids);
+    memset(v, 0, sizeof *v);
+}
+
+/* ---- tables -------------------------------------------------------------- */
+
+/* Room among the tables for an entry of type with bytes p[0..len)
+ * (HATF_TABLES_KEEP_MAX)? The first time there is not, a damage line. */
+static int tables_room(hatf_reader *r, uint64_t off, unsigned type, const uint8_t *p, size_t len)
+{
+    uint64_t cost = HATF_TAB_ENTRY_COST + len;
+    if (type == HATF_TAB_STACK)  /* 8 bytes a frame, however short its varint */
+        for (size_t i = 0; i < len; i++) cost += p[i] < 0x80 ? 8 : 0;
+    if (!r->tables_full && r->tables_kept + cost <= HATF_TABLES_KEEP_MAX) {
+        r->tables_kept += cost;
+        return 1;
+    }
+    if (!r->tables_full)
+        hatf_reader_add_damage_(r, "offset %llu: the tables (names, stacks, modules, symbols) pass %u MiB kept; "
+                                "the rest of them is ignored", LLU(off), HATF_TABLES_KEEP_MAX >> 20);
+    r->tables_full = 1;
+    return 0;
+}
+
 static void parse_tables(hatf_reader *r, uint64_t off, const uint8_t *p, size_t n)
 {
     size_t i = 0, lost = 0;  /* lost: entries the reader had no memory to keep */
@@ -277,6 +338,8 @@ static void parse_tables(hatf_reader *r, uint64_t off, const uint8_t *p, size_t 
         k = hatf_varint_get(p + i, n - i, &len);
         if (!k || len > HATF_STR_MAX || n - i - k < len) break;
         i += k;
+        int keep = type >= HATF_TAB_THREAD_NAME && type <= HATF_TAB_RESIDENT && type != HATF_TAB_STACK_DEPTH;
+        if (keep && !tables_room(r, off, type, p + i, (size_t)len)) return;
         if (type >= HATF_TAB_STACK && type <= HATF_TAB_SYMBOL) {
             int rc = hatf_stacktab_add_(r, type, id, p + i, (size_t)len);
             if (rc == HATF_E_CORRUPT) { i -= k; break; }
@@ -302,14 +365,8 @@ static void parse_tables(hatf_reader *r, uint64_t off, const uint8_t *p, size_t 
             i += len;
             continue;
         }
-        hatf_name **arr = type == HATF_TAB_THREAD_NAME ? &r->tnames : type == HATF_TAB_HEAP_NAME ? &r->hnames : NULL;
-        size_t *cnt = type == HATF_TAB_THREAD_NAME ? &r->ntn : &r->nhn;
-        if (arr) {
-            hatf_name *a = realloc(*arr, (*cnt + 1) * sizeof *a);
-            char *s = hatf_strndup_(p + i, len);
-            if (a) *arr = a;
-            if (a && s) { a[*cnt].id = id; a[*cnt].name = s; (*cnt)++; } else free(s), lost++;
-        }
+        if (type == HATF_TAB_THREAD_NAME || type == HATF_TAB_HEAP_NAME)
+            lost += names_set(type == HATF_TAB_THREAD_NAME ? &r->tnames : &r->hnames, id, p + i, (size_t)len) != 0;
         i += len;
     }
     if (i != n)
@@ -327,6 +384,9 @@ static const char *implausible(const hatf_chunk_hdr *h)
     if (h->raw_len > HATF_CK_RAW_MAX) return "raw length too large";
     if (h->kind != HATF_CK_INDEX && h->events > HATF_CK_EVENTS_MAX) return "too many events";
     if ((h->kind == HATF_CK_RECORDS || h->kind == HATF_CK_ADDRS) && h->events == 0) return "no events";
+    uint64_t per = h->kind == HATF_CK_RECORDS ? HATF_CK_EVENT_REC_MAX : HATF_CK_EVENT_ADDR_MAX;
+    if ((h->kind == HATF_CK_RECORDS || h->kind == HATF_CK_ADDRS) && h->raw_len > per * h->events + HATF_CK_EVENTS_SLACK)
+        return "raw length too large for its events";
     return NULL;
 }
 
@@ -337,6 +397,14 @@ static int take_chunk(hatf_reader *r, uint64_t off, const hatf_chunk_hdr *h, int
     case HATF_CK_RECORDS: return add_group(r, off, h);
     case HATF_CK_ADDRS: pair_addrs(r, off, h); return 0;
     case HATF_CK_TABLES: {
+        if (r->tables_full) return 0;
+        if (h->raw_len > HATF_TABLES_RAW_MAX - r->tables_raw) {
+            hatf_reader_add_damage_(r, "offset %llu: the tables chunks pass %u MiB in all; the rest of them is ignored",
+                                    LLU(off), HATF_TABLES_RAW_MAX >> 20);
+            r->tables_full = 1;
+            return 0;
+        }
+        r->tables_raw += h->raw_len;
         hatf_buf raw;
         hatf_buf_init(&raw);
         hatf_err e = {0};
@@ -491,9 +559,12 @@ static int open_index(hatf_reader *r)
         for (size_t i = 0; i < r->nth; i++) free(r->th[i].g);
         r->nth = 0;
         addrmap_clear(&r->th_map);
-        for (size_t i = 0; i < r->ntn; i++) free(r->tnames[i].name);
-        for (size_t i = 0; i < r->nhn; i++) free(r->hnames[i].name);
-        r->ntn = r->nhn = 0;
+        names_free(&r->tnames);
+        names_free(&r->hnames);
+        r->nres = 0;
+        r->res_unsorted = 0;
+        r->tables_kept = r->tables_raw = 0;
+        r->tables_full = 0;
         hatf_stacktab_free_(r);
         hatf_buf_free(&raw);
         return 0;
@@ -607,11 +678,9 @@ HATF_API void hatf_reader_close(hatf_reader *r)
     free(r->th);
     addrmap_free(&r->th_map);
     free(r->thread_ids);
-    for (size_t i = 0; i < r->ntn; i++) free(r->tnames[i].name);
-    for (size_t i = 0; i < r->nhn; i++) free(r->hnames[i].name);
-    free(r->tnames);
+    names_free(&r->tnames);
+    names_free(&r->hnames);
     free(r->res);
-    free(r->hnames);
     hatf_stacktab_free_(r);
     ZSTD_freeDCtx(r->dctx);
     hatf_buf_free(&r->io);
@@ -649,21 +718,14 @@ HATF_API size_t hatf_reader_threads(const hatf_reader *r, const uint64_t **threa
     return r->nth;
 }
 
-static const char *name_of(const hatf_name *a, size_t n, uint64_t id)
-{
-    for (size_t i = n; i-- > 0;)  /* the last name given wins */
-        if (a[i].id == id) return a[i].name;
-    return NULL;
-}
-
 HATF_API const char *hatf_reader_thread_name(const hatf_reader *r, uint64_t thread)
 {
-    return name_of(r->tnames, r->ntn, thread);
+    return names_get(&r->tnames, thread);
 }
 
 HATF_API const char *hatf_reader_heap_name(const hatf_reader *r, uint64_t heap)
 {
-    return name_of(r->hnames, r->nhn, heap);
+    return names_get(&r->hnames, heap);
 }
 
 /* ---- cursor ------------------------------------------------------------- */

@@ -136,3 +136,15 @@ def metatf(dtd, records=b"", url=False):
     head = struct.pack(">4sBBBBIIQ", b"\x7fMTF", 1, 2, 2, 2 if url else 1, n, len(d), (1 << 64) - 1)
     off = len(head) + len(d) + 24 * n
     return head + d + struct.pack(">QQQ", off, len(records), (1 << 64) - 1) * n + bytes(records)
+
+
+def zstd(b, level=19):
+    """b as one zstd frame (the system's libzstd through ctypes)."""
+    z = ctypes.CDLL(ctypes.util.find_library("zstd") or "libzstd.so.1")
+    z.ZSTD_compressBound.restype = ctypes.c_size_t
+    z.ZSTD_compress.restype = ctypes.c_size_t
+    z.ZSTD_compress.argtypes = [ctypes.c_char_p, ctypes.c_size_t, ctypes.c_char_p, ctypes.c_size_t, ctypes.c_int]
+    cap = z.ZSTD_compressBound(ctypes.c_size_t(len(b)))
+    out = ctypes.create_string_buffer(cap)
+    n = z.ZSTD_compress(out, cap, bytes(b), len(b), level)
+    return out.raw[:n]

@@ -98,6 +98,32 @@ c.write(out, h, [area], index=lambda placed: c.index_payload([(len(h) + 65 * i, 
 bounded lying-index 3 "$H" stats -j 1 "$W/lie.hatf" &&
   { n=$(grep -c "checksum mismatch" "$W/err"); [ "$n" -eq 100000 ] || fail "lying-index: $n damage lines, want 100000"; }
 
+# ---- zstd bombs and tables (hatf/container_read.c) ---------------------------
+# 500 records chunks of one event, each a zstd frame of 64 MiB of zeros
+# (1.2 MB): decompressed each (6.5 s, 200 MB); now refused from the header
+# (a chunk's raw length follows its events)
+craft "$W/bomb.hatf" "
+h, ch = c.parse(open('$W/one.hatf', 'rb').read())
+z = c.zstd(bytes(64 << 20))
+out_ch = []
+for k in range(500):
+    out_ch += [c.Chunk(c.RECORDS, 1, k, 1, z, coding=1, codec=1, raw_len=64 << 20), ch[1].copy(seq=k)]
+c.write(out, h, out_ch, index=True)
+# tables: 500 chunks of 64 MiB of zeros; 30 of 4 MiB of stacks of one-byte frames
+c.write(out + '.tables', h, ch + [c.Chunk(c.TABLES, codec=1, payload=z, raw_len=64 << 20)] * 500, index=True)
+st = bytearray(); k = 0
+while len(st) < (4 << 20) - 300:
+    k += 1; st += b'\\x03' + c.varint(k) + c.varint(255) + b'\\x01' * 255
+c.write(out + '.stacks', h, ch + [c.Chunk(c.TABLES, codec=1, payload=c.zstd(st, 3), raw_len=len(st))] * 30, index=True)"
+bounded zstd-bomb 3 "$H" stats "$W/bomb.hatf" &&
+  { grep -q "chunk header raw length too large for its events" "$W/err" || fail "zstd-bomb: $(head -2 "$W/err")"; }
+# every tables chunk read and parsed (past 60 s); now 128 MiB of them in all
+bounded tables-bomb 3 "$H" stats "$W/bomb.hatf.tables" &&
+  { grep -q "the tables chunks pass 128 MiB in all" "$W/err" || fail "tables-bomb: $(head -2 "$W/err")"; }
+# every stack kept, 8 bytes a frame (8 GB for 30 chunks of 64 MiB); now 64 MiB
+bounded tables-stacks 3 "$H" stats "$W/bomb.hatf.stacks" &&
+  { grep -q "the tables (names, stacks, modules, symbols) pass 64 MiB kept" "$W/err" || fail "tables-stacks: $(head -2 "$W/err")"; }
+
 # ---- Meta-TF (hatf/metatf_read.c) -------------------------------------------
 # 10,000 one-byte records, each a repeat of 65535 zero-width fields (10 KB):
 # the limit counted values, not bytes (1,000 records: 6 s of dump); now the
