@@ -93,14 +93,14 @@ typedef struct hatf_cursor {
     uint32_t left;            /* events of the loaded group not yet decoded */
     int loaded;               /* a group is loaded and consistent so far */
     hatf_buf rec, adr;
-    hatf1_decoder dec;
+    hatf1_decoder *dec;       /* these three from its first group on, freed at its end */
     const uint8_t *ap, *aend;
     const uint8_t *tp, *tend; /* the time section (records coding 1), else tp NULL */
     uint64_t t_cur;           /* its current run's time and the events left in the run */
     uint64_t t_left;
-    hatf_amodel am;
+    hatf_amodel *am;
     uint64_t chunk_off;       /* records chunk of the loaded group */
-    hatf_event *evs;          /* HATF_CURSOR_BATCH decoded events */
+    hatf_event *evs;          /* HATF_CURSOR_BATCH decoded events (NULL before the first) */
     uint32_t i, n;            /* next event to hand out, events in evs */
     int pend;                 /* damage found right after evs[n - 1]: its code, else 0 */
     int pend_where;           /* ... and where: a HATF_BAD_* */
@@ -122,7 +122,12 @@ typedef struct hatf_cursor {
     uint8_t last_op;          /* the op of the last event handed out */
 } hatf_cursor;
 
-/* @return 0, or HATF_E_NOMEM (then still call hatf_cursor_free). */
+/* A cursor takes no memory of its own until its thread's first group is
+ * loaded, and gives back its buffers, decoder and address model once its
+ * last group is done (not a decoding thread's, nor while following): a
+ * reader's memory follows the threads whose groups overlap in time, not the
+ * threads ever created (~78 KB each before).
+ * @return 0, or HATF_E_NOMEM (then still call hatf_cursor_free). */
 int hatf_cursor_init(hatf_cursor *c, hatf_reader *r, const hatf_rthread *t);
 void hatf_cursor_free(hatf_cursor *c);
 /* Refill evs once evs[i..n) is used up: report damage pending from the last

@@ -227,7 +227,7 @@ static int add_group(hatf_reader *r, uint64_t off, const hatf_chunk_hdr *h)
     hatf_rthread *t = thread_of(r, h->thread);
     if (!t) return HATF_E_NOMEM;
     if (t->ng == t->cap) {
-        size_t cap = t->cap ? 2 * t->cap : 8;
+        size_t cap = t->cap ? 2 * t->cap : 1;  /* most threads of a storm have one group */
         hatf_rgroup *g = realloc(t->g, cap * sizeof *g);
         if (!g) return HATF_E_NOMEM;
         t->g = g;
@@ -737,21 +737,31 @@ int hatf_cursor_init(hatf_cursor *c, hatf_reader *r, const hatf_rthread *t)
     c->t = t;
     hatf_buf_init(&c->rec);
     hatf_buf_init(&c->adr);
-    hatf_amodel_init(&c->am, 0);
     c->isa = hatf_adec_isa();
     c->dctx = r->dctx;
     c->io = &r->io;
-    c->evs = c->own_evs = malloc(HATF_CURSOR_BATCH * sizeof *c->evs);
-    return c->evs ? 0 : HATF_E_NOMEM;
+    return 0;
+}
+
+/* Give back what the cursor's groups needed (hatf_cursor_init). */
+static void cursor_release(hatf_cursor *c)
+{
+    hatf_buf_free(&c->rec);
+    hatf_buf_free(&c->adr);
+    if (c->am) hatf_amodel_free(c->am);
+    free(c->am);
+    free(c->dec);
+    if (c->evs == c->own_evs) c->evs = NULL;
+    free(c->own_evs);
+    c->am = NULL;
+    c->dec = NULL;
+    c->own_evs = NULL;
 }
 
 void hatf_cursor_free(hatf_cursor *c)
 {
     if (c->ahead) hatf_ahead_done_(c);
-    hatf_buf_free(&c->rec);
-    hatf_buf_free(&c->adr);
-    hatf_amodel_free(&c->am);
-    free(c->own_evs);
+    cursor_release(c);
 }
 
 /* off: the chunk the message names (c->err.offset, for callers that print it apart) */
@@ -789,7 +799,7 @@ static int cursor_bad(hatf_cursor *c, int rc, int where)
         return cursor_damage(c, HATF_E_CORRUPT, c->chunk_off, "offset %llu: records chunk (thread %llu, group %u) ends after %u of %u events",
                              LLU(c->chunk_off), LLU(c->t->thread), g->rh.seq, done, g->rh.events);
     return cursor_damage(c, rc, c->chunk_off, "offset %llu: records chunk (thread %llu, group %u), event %u: %s",
-                         LLU(c->chunk_off), LLU(c->t->thread), g->rh.seq, done, c->dec.err.msg);
+                         LLU(c->chunk_off), LLU(c->t->thread), g->rh.seq, done, c->dec->err.msg);
 }
 
 /* Give e[0..n)'s timed events (all but comments) their times from the time
@@ -827,12 +837,14 @@ static uint32_t times_run(hatf_cursor *c, hatf_event *e, uint32_t n)
 static int decode_batch(hatf_cursor *c)
 {
     uint32_t want = c->left < HATF_CURSOR_BATCH ? c->left : HATF_CURSOR_BATCH;
-    int got = hatf1_decode_many(&c->dec, c->evs, want);
+    if (!c->evs && !(c->evs = c->own_evs = malloc(HATF_CURSOR_BATCH * sizeof *c->evs)))
+        return cursor_damage(c, HATF_E_NOMEM, c->chunk_off, "offset %llu: out of memory", LLU(c->chunk_off));
+    int got = hatf1_decode_many(c->dec, c->evs, want);
     if (got <= 0) return cursor_bad(c, got, HATF_BAD_RECORDS);
     /* got < want: the decoder returns the error or the early end next time */
     hatf_event *e = c->evs;
     uint32_t n = (uint32_t)got, k;
-    k = hatf_adec_run(&c->am, e, n, &c->ap, c->aend, c->isa);
+    k = hatf_adec_run(c->am, e, n, &c->ap, c->aend, c->isa);
     int where = HATF_BAD_ADDRS;
     if (c->tp) {
         uint32_t kt = times_run(c, e, k);
@@ -896,7 +908,7 @@ int hatf_cursor_fill_(hatf_cursor *c)
             /* a finished group must have used both streams exactly */
             const hatf_rgroup *g = &c->t->g[c->gi - 1];
             c->loaded = 0;
-            if (c->dec.pos != c->dec.len)
+            if (c->dec->pos != c->dec->len)
                 return cursor_damage(c, HATF_E_CORRUPT, c->chunk_off, "offset %llu: records chunk (thread %llu, group %u) has bytes after its %u events",
                                      LLU(c->chunk_off), LLU(c->t->thread), g->rh.seq, g->rh.events);
             if (c->ap != c->aend)
@@ -907,7 +919,10 @@ int hatf_cursor_fill_(hatf_cursor *c)
                                      LLU(c->chunk_off), LLU(c->t->thread), g->rh.seq);
         }
         /* (a following reader: a group whose address chunk is not there yet waits) */
-        if (c->gi >= c->t->ng || !c->t->g[c->gi].aoff) return 0;
+        if (c->gi >= c->t->ng || !c->t->g[c->gi].aoff) {
+            if (!c->worker && !c->r->following && !c->ahead) cursor_release(c);  /* its thread is done */
+            return 0;
+        }
         int rc = 0, ahead = !c->worker && c->r->ahead ? hatf_ahead_take_(c, &rc) : HATF_AHEAD_NONE;
         if (ahead == HATF_AHEAD_DECODED) {
             if ((rc = hatf_ahead_next_(c))) return rc;
@@ -932,12 +947,14 @@ int hatf_cursor_fill_(hatf_cursor *c)
          * claims more events than the stream could hold costs no memory */
         uint32_t objects = c->adr.len < g->rh.events ? (uint32_t)c->adr.len : g->rh.events;
         if (g->ah.coding == HATF_ACODE_DELTA) objects = 0;  /* no model */
-        if (hatf_amodel_reset(&c->am, objects, g->ah.coding) != 0)
+        if (!c->am && (c->am = malloc(sizeof *c->am))) hatf_amodel_init(c->am, 0);
+        if (!c->dec) c->dec = malloc(sizeof *c->dec);
+        if (!c->am || !c->dec || hatf_amodel_reset(c->am, objects, g->ah.coding) != 0)
             return cursor_damage(c, HATF_E_NOMEM, g->roff, "offset %llu: out of memory", LLU(g->roff));
         size_t hat = 0;  /* where the HATF stream starts */
         rc = load_times(c, g, &hat);
         if (rc) return rc;
-        hatf1_decoder_init(&c->dec, c->rec.p + hat, c->rec.len - hat, hat);
+        hatf1_decoder_init(c->dec, c->rec.p + hat, c->rec.len - hat, hat);
         c->ap = c->adr.p;
         c->aend = c->adr.p + c->adr.len;
         c->left = g->rh.events;

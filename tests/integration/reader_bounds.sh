@@ -98,6 +98,20 @@ c.write(out, h, [area], index=lambda placed: c.index_payload([(len(h) + 65 * i, 
 bounded lying-index 3 "$H" stats -j 1 "$W/lie.hatf" &&
   { n=$(grep -c "checksum mismatch" "$W/err"); [ "$n" -eq 100000 ] || fail "lying-index: $n damage lines, want 100000"; }
 
+# ---- threads (hatf/merge.c, hatf/container_read.c) ---------------------------
+# 100,000 threads one after the other, an allocation and its free each (21 MB):
+# every thread's cursor held a decoded group and an address model from the
+# start, ~78 KB each (stats 15 s, 2.9 GB); now only the threads whose groups
+# overlap in time
+python3 -c "
+print('#hatrace-text 1')
+for t in range(1, 100001):
+    print('%d %d 0 alloc 16 0x%x' % (10 * t, t, 0x1000 + 16 * t))
+    print('%d %d 0 free 0x%x' % (10 * t + 5, t, 0x1000 + 16 * t))" | container "$W/storm.hatf"
+bounded storm-stats 0 "$H" stats --json "$W/storm.hatf" &&
+  { grep -q '"records": 200000' "$W/out" || fail "storm-stats: $(grep records "$W/out")"; }
+bounded storm-validate 0 "$H" validate -j 1 "$W/storm.hatf"
+
 # ---- zstd bombs and tables (hatf/container_read.c) ---------------------------
 # 500 records chunks of one event, each a zstd frame of 64 MiB of zeros
 # (1.2 MB): decompressed each (6.5 s, 200 MB); now refused from the header
