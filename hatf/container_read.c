@@ -170,6 +170,14 @@ static int read_header(hatf_reader *r, hatf_err *err)
             get_str(p, end, &n, in->cmdline, sizeof in->cmdline) ||
             get_str(p, end, &n, in->parent_trace, sizeof in->parent_trace))
             rc = hatf_err_set(err, HATF_E_CORRUPT, n, "offset %llu: bad header string", LLU(n));
+        /* a header no recorder writes, whose figures would mean nothing (times
+         * divided by 0, addresses of 7 bits): refused, not read */
+        else if (in->address_bits != 32 && in->address_bits != 64)
+            rc = hatf_err_set(err, HATF_E_CORRUPT, 16, "offset 16: bad header: addresses of %u bits (32 or 64)",
+                              in->address_bits);
+        else if (!in->time_unit_ns_num || !in->time_unit_ns_den)
+            rc = hatf_err_set(err, HATF_E_CORRUPT, 40, "offset 40: bad header: time unit %llu/%llu ns (neither may be 0)",
+                              LLU(in->time_unit_ns_num), LLU(in->time_unit_ns_den));
         /* bytes after the strings belong to a newer minor version: ignored */
     }
     free(p);
@@ -226,6 +234,14 @@ static int add_group(hatf_reader *r, uint64_t off, const hatf_chunk_hdr *h)
 {
     hatf_rthread *t = thread_of(r, h->thread);
     if (!t) return HATF_E_NOMEM;
+    /* a thread's groups are numbered 0, 1, 2, ... in file order: one that
+     * repeats or goes back is a copy or a forgery, not more events */
+    if (t->ng && h->seq <= t->g[t->ng - 1].rh.seq) {
+        hatf_reader_add_damage_(r, "offset %llu: records chunk (thread %llu, group %u) comes after group %u (offset %llu); "
+                                "its %u events are skipped", LLU(off), LLU(h->thread), h->seq, t->g[t->ng - 1].rh.seq,
+                                LLU(t->g[t->ng - 1].roff), h->events);
+        return 0;
+    }
     if (t->ng == t->cap) {
         size_t cap = t->cap ? 2 * t->cap : 1;  /* most threads of a storm have one group */
         hatf_rgroup *g = realloc(t->g, cap * sizeof *g);

@@ -138,6 +138,30 @@ bounded tables-bomb 3 "$H" stats "$W/bomb.hatf.tables" &&
 bounded tables-stacks 3 "$H" stats "$W/bomb.hatf.stacks" &&
   { grep -q "the tables (names, stacks, modules, symbols) pass 64 MiB kept" "$W/err" || fail "tables-stacks: $(head -2 "$W/err")"; }
 
+# ---- impossible headers (hatf/container_read.c) -------------------------------
+# time unit 1/0 or 0/1, 7-bit addresses: validate said "no problems"; now
+# every reader refuses the file with one line
+for v in "unit=(1, 0)|offset 40: bad header: time unit 1/0 ns" "unit=(0, 1)|offset 40: bad header: time unit 0/1 ns" \
+         "address_bits=7|offset 16: bad header: addresses of 7 bits"; do
+  craft "$W/hdr.hatf" "
+h, ch = c.parse(open('$W/one.hatf', 'rb').read())
+c.write(out, c.header(h, ${v%%|*}), ch, index=True)"
+  for cmd in validate stats; do
+    bounded "header-${v%%|*}-$cmd" 1 "$H" $cmd "$W/hdr.hatf" &&
+      { [ "$(wc -l < "$W/err")" -eq 1 ] && grep -q "hdr.hatf: ${v#*|}" "$W/err" || fail "header ${v%%|*}: $(cat "$W/err")"; }
+  done
+done
+
+# 10,000 copies of a thread's group 0: read as 10,000 times its events, and
+# validate said "no problems" of the copies; now each copy is damage
+craft "$W/dup.hatf" "
+h, ch = c.parse(open('$W/one.hatf', 'rb').read())
+c.write(out, h, ch[:2] * 10000 + ch[2:], index=True)"
+bounded duplicate-groups 1 "$H" validate "$W/dup.hatf" &&
+  { grep -q "dup.hatf: 2 records, 19998 problems" "$W/out" &&
+    grep -q "records chunk (thread 1, group 0) comes after group 0 (offset [0-9]*); its 1 events are skipped" "$W/out" ||
+    fail "duplicate-groups: $(tail -2 "$W/out")"; }
+
 # ---- Meta-TF (hatf/metatf_read.c) -------------------------------------------
 # 10,000 one-byte records, each a repeat of 65535 zero-width fields (10 KB):
 # the limit counted values, not bytes (1,000 records: 6 s of dump); now the
