@@ -22,6 +22,8 @@ bounded() {
    exec /usr/bin/time -f '%e %M' -o "$W/time" timeout 20 "$@") >"$W/out" 2>"$W/err"; local st=$?
   read -r secs kb < <(tail -1 "$W/time")
   echo "$name: exit $st, ${secs:-?} s, ${kb:-?} KB"
+  # a sanitizer's report (make check-sanitizers) is a failure, whatever the exit
+  if grep -aqE '^(==[0-9]+==ERROR|.*runtime error:)' "$W/err"; then cat "$W/err"; fail "$name: sanitizer report"; return 1; fi
   [ "$st" -eq 124 ] && { fail "$name: past 20 s"; return 1; }
   [ "$st" -eq "$want" ] || { head -3 "$W/err"; fail "$name: exit $st, want $want"; return 1; }
   if [ -z "${SANITIZE:-}" ] && [ "${kb:-0}" -ge 262144 ]; then fail "$name: $kb KB resident"; return 1; fi
