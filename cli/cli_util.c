@@ -211,6 +211,13 @@ hatf_source *cli_open_source(const char *path, hatf_format fmt)
     return s;
 }
 
+mode_t cli_derived_mode(const char *in_path)
+{
+    struct stat st;
+    if (strcmp(in_path, "-") != 0 && stat(in_path, &st) == 0 && S_ISREG(st.st_mode)) return st.st_mode & 0666;
+    return 0666;
+}
+
 int cli_read_end(const char *path, hatf_source *s, int rc)
 {
     hatf_reader *r = hatf_source_container(s);

@@ -13,6 +13,7 @@
 
 #include <getopt.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "hatf.h"
 #include "hatf_source.h"
@@ -90,6 +91,12 @@ int cli_one_file(const char *cmd, int argc, char **argv, const char **path);
  * container's damaged chunk groups are passed over (unless --strict); it is
  * read on cli_jobs threads. */
 hatf_source *cli_open_source(const char *path, hatf_format fmt);
+
+/* The permission bits of a file made from the trace at in_path (convert's
+ * text, CSV or Meta-TF, report's page): the input's own, so that a private
+ * 0600 trace gives private copies (they carry its command line and its
+ * program's addresses); 0666 for a pipe, as before. The umask applies. */
+mode_t cli_derived_mode(const char *in_path);
 
 /* After a command has read s: a damaged or cut container gets its damage
  * lines on stderr (what, where, how many events) and one line saying the

@@ -108,7 +108,7 @@ static int open_out(out *o, int force, const char *in_path)
         return -1;
     }
     if (o->fmt == HATF_FMT_CONTAINER) return 0;  /* the writer creates it */
-    o->fd = open(o->path, O_WRONLY | O_CREAT | O_CLOEXEC | (force ? O_TRUNC : O_EXCL), 0644);
+    o->fd = open(o->path, O_WRONLY | O_CREAT | O_CLOEXEC | (force ? O_TRUNC : O_EXCL), cli_derived_mode(in_path));
     if (o->fd < 0) {
         cli_error("%s: cannot create: %s", o->path, strerror(errno));
         return -1;

@@ -10,6 +10,7 @@
  * --flame-top by each figure, the heap over time in at most --points intervals.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -185,10 +186,20 @@ static void remove_output(const char *out)
     if (!stat(out, &sb) && S_ISREG(sb.st_mode)) unlink(out);
 }
 
-/* Write the page to out. @return 0, or -1 with errno set. */
-static int write_page(const char *out, const hatf_buf *d)
+/* Open out for writing (append: only to see that it can be), made with the
+ * mode of the trace at in_path (cli_derived_mode). @return it, or NULL with errno set. */
+static FILE *open_page(const char *out, const char *in_path, int append)
 {
-    FILE *f = fopen(out, "w");
+    int fd = open(out, O_WRONLY | O_CREAT | O_CLOEXEC | (append ? O_APPEND : O_TRUNC), cli_derived_mode(in_path));
+    FILE *f = fd < 0 ? NULL : fdopen(fd, append ? "a" : "w");
+    if (fd >= 0 && !f) close(fd);
+    return f;
+}
+
+/* Write the page to out. @return 0, or -1 with errno set. */
+static int write_page(const char *out, const char *in_path, const hatf_buf *d)
+{
+    FILE *f = open_page(out, in_path, 0);
     if (!f) return -1;
     fwrite(report_page_before, 1, report_page_before_len, f);
     put_data(f, d);
@@ -261,7 +272,7 @@ int cmd_report(int argc, char **argv)
     cli_replay x = { 0 };
     if (replay_list && (rc = cli_replay_allocators("report", "--replay", replay_list, &x))) return rc;
     /* the output can be written: said before the trace is read */
-    FILE *probe = fopen(out, "a");
+    FILE *probe = open_page(out, path, 1);
     if (!probe) {
         cli_error("%s: %s", out, strerror(errno));
         return CLI_FAIL;
@@ -310,7 +321,7 @@ int cmd_report(int argc, char **argv)
         if (k) {
             if (k != CLI_FAIL) cli_error("%s: out of memory", path);
             rc = CLI_FAIL;
-        } else if (write_page(out, &d)) {
+        } else if (write_page(out, path, &d)) {
             cli_error("%s: %s", out, strerror(errno));
             rc = CLI_FAIL;
         }

@@ -99,6 +99,11 @@ struct hatf_causal {
     hatf_err qerr;
     qev *qtmp;                    /* scratch for moving a thread's events */
     size_t qtmpcap;
+    addrmap quses;                /* address -> events of q[qi..qn) that use it (size), make it (rec) */
+    uint64_t *qset;               /* repair's set of addresses (open addressing, 0: empty) */
+    size_t qsetcap, qsetmask;     /* allocated; in use by this repair, less one */
+    uint64_t repair_steps;        /* queue steps repair() took so far, within repair_charge()'s budget */
+    int repair_spent;             /* the budget ran out: said once, repairs stop */
     /* the release repair() reads ahead for: address and thread (addr 0: none) */
     uint64_t pend_addr, pend_thread;
 };
@@ -120,7 +125,8 @@ hatf_causal *hatf_causal_open(hatf_reader *r)
         unsigned __int128 w = ((unsigned __int128)HATF_EARLY_RELEASE_NS * in->time_unit_ns_den +
                                in->time_unit_ns_num - 1) / in->time_unit_ns_num;
         c->window = w < UINT32_MAX ? (uint64_t)w : UINT32_MAX;
-        c->early = need_history(c);
+        c->early = addrmap_init(&c->quses) == 0;
+        if (c->early && !(c->early = need_history(c))) addrmap_free(&c->quses);
     }
     return c;
 }
@@ -133,12 +139,14 @@ void hatf_causal_free(hatf_causal *c)
     hatf_buf_free(&c->arena);
     free(c->q);
     free(c->qtmp);
+    free(c->qset);
     hatf_buf_free(&c->qarena);
     free(c->out);
     free(c->use); free(c->nxt); free(c->so); free(c->sn); free(c->th);
     free(c->tid); free(c->head); free(c->last); free(c->cur); free(c->chosen); free(c->tried); free(c->live);
     free(c->addrs); free(c->left); free(c->relaxed);
     if (c->tracking) { addrmap_free(&c->objs); addrmap_free(&c->heapgen); }
+    if (c->early) addrmap_free(&c->quses);
     free(c);
 }
 
@@ -672,8 +680,40 @@ static __attribute__((noinline)) int next_slow(hatf_causal *c, hatf_event *ev)
 
 /* ---- early releases ------------------------------------------------------- */
 
+/* The queue's uses of each address (quses), so that repair() learns in one
+ * lookup whether an event read ahead uses or makes the address of a release:
+ * without them each release scanned the queue, and a file of many releases of
+ * addresses never allocated took time quadratic in its events. */
+static int quse_add(hatf_causal *c, uint64_t addr, int make, int by)
+{
+    if (!addr) return 0;
+    int added;
+    addrmap_entry *e = by > 0 ? addrmap_put(&c->quses, addr, &added) : addrmap_find(&c->quses, addr);
+    if (!e) return by > 0 ? -1 : 0;
+    e->size += (uint64_t)(int64_t)by;
+    if (make) e->rec += (uint64_t)(int64_t)by;
+    if (!e->size) addrmap_remove(&c->quses, e);
+    return 0;
+}
+
+static int quse_event(hatf_causal *c, const hatf_event *ev, int by)
+{
+    uint64_t a = hatf_event_ends(ev), b = hatf_event_makes(ev);
+    if (a == b) return quse_add(c, b, 1, by);  /* one use (an in-place realloc) */
+    return quse_add(c, a, 0, by) || quse_add(c, b, 1, by) ? -1 : 0;
+}
+
+/* Events of the queue that use addr (*made: of them, that make it). */
+static uint64_t quse_count(hatf_causal *c, uint64_t addr, uint64_t *made)
+{
+    addrmap_entry *e = addrmap_find(&c->quses, addr);
+    *made = e ? e->rec : 0;
+    return e ? e->size : 0;
+}
+
 static int qpush(hatf_causal *c, const hatf_event *ev)
 {
+    if (quse_event(c, ev, 1)) return -1;
     if (c->qn == c->qcap) {
         size_t cap = c->qcap ? 2 * c->qcap : 64;
         qev *q = realloc(c->q, cap * sizeof *q);
@@ -718,12 +758,48 @@ static inline int uses(const hatf_event *e, uint64_t a)
     return hatf_event_ends(e) == a || hatf_event_makes(e) == a;
 }
 
-/* Does event m (of the thread that moves) touch an address event o uses? */
-static int touches(const hatf_event *m, const hatf_event *o)
+/* Add addr to repair's set (0: no address). @return 1 when it was there. */
+static int qset_put(hatf_causal *c, uint64_t addr, int add)
 {
-    uint64_t me = hatf_event_ends(m), mm = hatf_event_makes(m);
-    uint64_t oe = hatf_event_ends(o), om = hatf_event_makes(o);
-    return (me && (me == oe || me == om)) || (mm && (mm == oe || mm == om));
+    if (!addr) return 0;
+    size_t mask = c->qsetmask, i = (size_t)((addr * 0x9E3779B97F4A7C15ull) >> 20) & mask;
+    for (; c->qset[i]; i = (i + 1) & mask)
+        if (c->qset[i] == addr) return 1;
+    if (add) c->qset[i] = addr;
+    return 0;
+}
+
+/* Would moving thread th's events of q[i..x) after q[x] pass an event of
+ * another thread that uses an address one of them uses (the release q[i] and
+ * the allocation q[x] excepted)? One pass from x back, the others' addresses
+ * in a set: the pairs compared one by one made a repair quadratic in the
+ * events it passes. @return 1 yes, 0 no, -1 out of memory. */
+static int passes_shared(hatf_causal *c, size_t i, size_t x, uint64_t th)
+{
+    size_t cap = 16;
+    while (cap < 4 * (x - i + 1)) cap *= 2;  /* two addresses an event: at most half full */
+    if (cap > c->qsetcap) {
+        free(c->qset);
+        c->qsetcap = 0;
+        if (!(c->qset = malloc(cap * sizeof *c->qset))) return -1;
+        c->qsetcap = cap;
+    }
+    memset(c->qset, 0, cap * sizeof *c->qset);  /* only what this repair uses: its cost stays its size */
+    c->qsetmask = cap - 1;
+    const hatf_event *ex = &c->q[x].ev;
+    uint64_t xe = hatf_event_ends(ex), xm = hatf_event_makes(ex);
+    for (size_t j = x; j-- > i;) {
+        const hatf_event *e = &c->q[j].ev;
+        uint64_t a = hatf_event_ends(e), b = hatf_event_makes(e);
+        if (e->thread != th) {
+            qset_put(c, a, 1);
+            qset_put(c, b, 1);
+            continue;
+        }
+        if (qset_put(c, a, 0) || qset_put(c, b, 0)) return 1;
+        if (j > i && ((a && (a == xe || a == xm)) || (b && (b == xe || b == xm)))) return 1;
+    }
+    return 0;
 }
 
 /* Queue the events up to limit (at most EARLY_QUEUE_MAX from q[i]).
@@ -746,6 +822,30 @@ static int read_window(hatf_causal *c, size_t i, uint64_t limit)
     return 0;
 }
 
+/* repair()'s scans and checks cost at most REPAIR_STEPS_PER_EVENT queue
+ * steps per event read, plus REPAIR_STEPS_FREE: far more than real early
+ * releases take (a few in a million events, each passing the events of 2 us),
+ * while a file made of releases each far from its allocation would take
+ * time quadratic in its events. Past it, releases stay in the order read, and
+ * the reader says so once among its damage lines.
+ * @return 1 when the n steps are not in the budget (nothing done). */
+#define REPAIR_STEPS_PER_EVENT 64
+#define REPAIR_STEPS_FREE (1u << 24)
+static int repair_charge(hatf_causal *c, uint64_t n)
+{
+    uint64_t budget = REPAIR_STEPS_FREE + REPAIR_STEPS_PER_EVENT * c->emitted;
+    if (!c->repair_spent && n <= budget - c->repair_steps) {
+        c->repair_steps += n;
+        return 0;
+    }
+    if (!c->repair_spent)
+        hatf_reader_add_damage_(c->r, "offset %llu: early releases: the repair's budget (%u steps an event) is spent; "
+                                "later releases stamped early are left in the order read",
+                                (unsigned long long)c->q[c->qi].off, REPAIR_STEPS_PER_EVENT);
+    c->repair_spent = 1;
+    return 1;
+}
+
 /* The queue's first event ends an address A that was not live when it was
  * ordered. Read ahead to the end of its window; if another thread allocates A
  * in it, move the release and its thread's events up to that allocation after
@@ -756,37 +856,34 @@ static int repair(hatf_causal *c)
 {
     size_t i = c->qi;
     const hatf_event *s = &c->q[i].ev;
-    uint64_t th = s->thread, a = hatf_event_ends(s);
+    uint64_t th = s->thread, a = hatf_event_ends(s), made;
     uint64_t limit = s->time + c->window < s->time ? UINT64_MAX : s->time + c->window;
-    c->pend_addr = a;  /* the groups read ahead may need it (with_pending) ... */
-    for (size_t j = i + 1; j < c->qn && c->pend_addr; j++)  /* ... unless the queue already uses it (read_window) */
-        if (uses(&c->q[j].ev, a)) c->pend_addr = 0;
+    /* the groups read ahead may need it (with_pending), unless the queue
+     * already uses it (then read_window stops the need at that use) */
+    c->pend_addr = quse_count(c, a, &made) > 1 ? 0 : a;  /* > 1: a use besides the release's own */
     c->pend_thread = th;
     int w = read_window(c, i, limit);
     c->pend_addr = 0;
     if (w) return w;
-    s = &c->q[i].ev;
-    size_t x = 0;
-    for (size_t j = i + 1; j < c->qn && c->q[j].ev.time <= limit; j++) {
+    uint64_t uses_a = quse_count(c, a, &made);
+    if (made == (hatf_event_makes(&c->q[i].ev) == a) || c->repair_spent) return 0;  /* nothing allocates it */
+    size_t x = 0, j;
+    for (j = i + 1; j < c->qn && c->q[j].ev.time <= limit; j++) {
         const hatf_event *e = &c->q[j].ev;
         if (hatf_event_makes(e) == a) { if (e->thread != th) x = j; break; }
         if (hatf_event_ends(e) == a) break;
     }
+    if (repair_charge(c, j - i)) return 0;
     if (!x) return 0;
     /* the thread's events from the release on, and the others' they would pass:
        a release stamped at most HATF_EARLY_RELEASE_NS early has few events of
        its thread after it (a unit coarser than that can put thousands in the
-       window, and the check below is quadratic: such a move is left alone) */
+       window: such a move is left alone) */
     size_t nm = 0;
-    for (size_t j = i; j < x; j++) nm += c->q[j].ev.thread == th;
+    for (j = i; j < x; j++) nm += c->q[j].ev.thread == th;
     if (nm > EARLY_MOVE_MAX) return 0;
-    nm = 0;
-    for (size_t j = i; j < x; j++) {
-        if (c->q[j].ev.thread != th) continue;
-        for (size_t k = j + 1; k <= x; k++)
-            if (c->q[k].ev.thread != th && (j > i || k < x) && touches(&c->q[j].ev, &c->q[k].ev)) return 0;
-        nm++;
-    }
+    int shared = passes_shared(c, i, x, th);
+    if (shared) return shared < 0 ? -1 : 0;
     if (nm > c->qtmpcap) {
         qev *t = realloc(c->qtmp, nm * sizeof *t);
         if (!t) return -1;
@@ -795,7 +892,7 @@ static int repair(hatf_causal *c)
     }
     uint64_t at = c->q[x].ev.time;
     size_t o = i, m = 0;
-    for (size_t j = i; j <= x; j++) {
+    for (j = i; j <= x; j++) {
         if (c->q[j].ev.thread == th) c->qtmp[m++] = c->q[j];
         else c->q[o++] = c->q[j];
     }
@@ -803,11 +900,10 @@ static int repair(hatf_causal *c)
         c->qtmp[k].ev.time = at;
         c->q[o++] = c->qtmp[k];
     }
-    /* the table followed the order read, where A was allocated last */
-    int later = 0;
-    for (size_t j = x + 1; j < c->qn && !later; j++)
-        later = uses(&c->q[j].ev, a);
-    if (!later && c->tracking) {
+    /* the table followed the order read, where A was allocated last: unless
+     * an event after the allocation uses A (besides the release and the
+     * allocation, none before it does) */
+    if (uses_a <= 2 && c->tracking) {
         addrmap_entry *e = addrmap_find(&c->objs, a);
         if (e) addrmap_remove(&c->objs, e);
     }
@@ -844,6 +940,7 @@ static int early_next(hatf_causal *c, hatf_event *ev)
         }
     }
     const qev *x = &c->q[c->qi++];
+    quse_event(c, &x->ev, -1);
     *ev = x->ev;
     if (ev->data_len) ev->data = c->qarena.p + x->data;
     c->chunk_off = x->off;

@@ -43,7 +43,11 @@
  * allocation with a later release of the address. A tie group with no order
  * that holds such a release itself is searched again letting a release of an
  * address not live go once no allocation of it is left in the group. Memory: at most
- * EARLY_QUEUE_MAX events read ahead. Cost: the table on every event (about
+ * EARLY_QUEUE_MAX events read ahead. Time: the queue counts its uses of each
+ * address, so a release whose address nothing read ahead allocates costs one
+ * lookup; the scans and moves of the others are held to a budget of steps per
+ * event read (causal.c, repair_charge), past which releases stay where they
+ * are, with a damage line. Cost: the table on every event (about
  * 25 ns each on a trace whose threads never share an address, which would not
  * need it otherwise; nothing more where they do).
  */

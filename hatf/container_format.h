@@ -86,6 +86,16 @@ int hatf_writer_table_entry_(struct hatf_writer *w, unsigned type, uint64_t id, 
 #define HATF_CK_RAW_MAX (64u << 20)
 #define HATF_CK_STORED_MAX (HATF_CK_RAW_MAX + (HATF_CK_RAW_MAX >> 7) + 4096)
 #define HATF_CK_WRITER_RAW_CUT (8u << 20)  /* the writer emits a chunk past this */
+/* The most raw bytes an event takes: in a records chunk its HATF 1.0 record
+ * (a comment or attribute string of up to 65535 bytes, its fields, metadata
+ * records before it) and its times; in an address chunk a realloc's two
+ * codes, each an escape and a varint. A chunk's raw length is at most its
+ * events times this, plus HATF_CK_EVENTS_SLACK: so a zstd frame that expands
+ * to 64 MiB is refused from its header unless it claims the events to fill
+ * them (a bomb of one event cost a 64 MiB buffer and its decompression). */
+#define HATF_CK_EVENT_REC_MAX (65536u + 512u)
+#define HATF_CK_EVENT_ADDR_MAX (2u * (1u + HATF_VARINT_MAX))
+#define HATF_CK_EVENTS_SLACK 4096u
 /* Events the writer holds in open groups, all threads together, as a
  * multiple of the group size: past it, each thread's group is cut at
  * HATF_CK_WRITER_GROUP_MIN events, so a program with many busy threads does

@@ -24,7 +24,22 @@ typedef struct hatf_rthread {
     uint64_t events;
 } hatf_rthread;
 
-typedef struct hatf_name { uint64_t id; char *name; } hatf_name;
+/* Names of threads or heaps: id -> its name (the a of its entry: an index
+ * into s), the last one given for an id winning. */
+typedef struct hatf_names { addrmap ids; char **s; size_t n, cap; } hatf_names;
+
+/* The tables a reader keeps (names, stacks, modules, symbols, resident
+ * samples), reckoned at HATF_TAB_ENTRY_COST bytes an entry plus its bytes,
+ * and 8 for each frame of a stack (a frame of one byte is kept in 8), at most
+ * HATF_TABLES_KEEP_MAX; and
+ * tables chunks of at most HATF_TABLES_RAW_MAX raw bytes in all are read.
+ * Past either, the rest is ignored, with a damage line: a small file of
+ * zstd frames that each expand to 64 MiB cannot make a reader keep gigabytes
+ * or spend minutes. A trace with call stacks of a large program holds a few
+ * MB of tables. */
+#define HATF_TABLES_KEEP_MAX (64u << 20)
+#define HATF_TABLES_RAW_MAX (128u << 20)
+#define HATF_TAB_ENTRY_COST 96
 
 struct hatf_reader {
     int fd;
@@ -36,13 +51,16 @@ struct hatf_reader {
     int verified;             /* every listed chunk's payload was checked at open */
     char **damage;
     size_t ndamage, cap_damage;
+    addrmap damage_seen;      /* hash of each damage line -> its index (the a), to say each once */
     hatf_rthread *th;
     size_t nth, cap_th;
     addrmap th_map;           /* thread id -> its index into th (the entry's a) */
     uint64_t *thread_ids;
     uint64_t events;
-    hatf_name *tnames, *hnames;
-    size_t ntn, nhn;
+    hatf_names tnames, hnames;
+    uint64_t tables_kept;     /* bytes the tables' entries kept so far take, as reckoned above */
+    uint64_t tables_raw;      /* raw bytes of the tables chunks read */
+    int tables_full;          /* a cap was reached: the rest of the tables is ignored */
     struct hatf_stacktab *stk; /* stacks, modules, symbols (container_tables.c), or NULL */
     unsigned stack_depth;     /* the recording's stack depth limit (a table entry), 0: not said */
     hatf_resident *res;       /* resident memory samples (table entries) */
@@ -75,14 +93,14 @@ typedef struct hatf_cursor {
     uint32_t left;            /* events of the loaded group not yet decoded */
     int loaded;               /* a group is loaded and consistent so far */
     hatf_buf rec, adr;
-    hatf1_decoder dec;
+    hatf1_decoder *dec;       /* these three from its first group on, freed at its end */
     const uint8_t *ap, *aend;
     const uint8_t *tp, *tend; /* the time section (records coding 1), else tp NULL */
     uint64_t t_cur;           /* its current run's time and the events left in the run */
     uint64_t t_left;
-    hatf_amodel am;
+    hatf_amodel *am;
     uint64_t chunk_off;       /* records chunk of the loaded group */
-    hatf_event *evs;          /* HATF_CURSOR_BATCH decoded events */
+    hatf_event *evs;          /* HATF_CURSOR_BATCH decoded events (NULL before the first) */
     uint32_t i, n;            /* next event to hand out, events in evs */
     int pend;                 /* damage found right after evs[n - 1]: its code, else 0 */
     int pend_where;           /* ... and where: a HATF_BAD_* */
@@ -104,7 +122,12 @@ typedef struct hatf_cursor {
     uint8_t last_op;          /* the op of the last event handed out */
 } hatf_cursor;
 
-/* @return 0, or HATF_E_NOMEM (then still call hatf_cursor_free). */
+/* A cursor takes no memory of its own until its thread's first group is
+ * loaded, and gives back its buffers, decoder and address model once its
+ * last group is done (not a decoding thread's, nor while following): a
+ * reader's memory follows the threads whose groups overlap in time, not the
+ * threads ever created (~78 KB each before).
+ * @return 0, or HATF_E_NOMEM (then still call hatf_cursor_free). */
 int hatf_cursor_init(hatf_cursor *c, hatf_reader *r, const hatf_rthread *t);
 void hatf_cursor_free(hatf_cursor *c);
 /* Refill evs once evs[i..n) is used up: report damage pending from the last

@@ -34,6 +34,18 @@ static const char *kind_name(unsigned k)
 
 void hatf_reader_add_damage_(hatf_reader *r, const char *fmt, ...)
 {
+    char line[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    /* a group read twice (the causal order's second pass over earlier events)
+     * is one loss, said once: the lines said are found by their hash, since a
+     * file of many damaged chunks has as many lines (comparing each new one
+     * with all of them made 20,000 bad checksums take 14 s) */
+    uint64_t h = XXH3_64bits(line, strlen(line));
+    addrmap_entry *e = addrmap_find(&r->damage_seen, h);
+    if (e && !strcmp(r->damage[e->a], line)) return;
     if (r->ndamage == r->cap_damage) {
         size_t cap = r->cap_damage ? 2 * r->cap_damage : 8;
         char **d = realloc(r->damage, cap * sizeof *d);
@@ -41,17 +53,11 @@ void hatf_reader_add_damage_(hatf_reader *r, const char *fmt, ...)
         r->damage = d;
         r->cap_damage = cap;
     }
-    char line[256];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
-    va_end(ap);
-    /* a group read twice (the causal order's second pass over earlier events)
-     * is one loss, said once */
-    for (size_t i = 0; i < r->ndamage; i++)
-        if (!strcmp(r->damage[i], line)) return;
     char *s = strdup(line);
-    if (s) r->damage[r->ndamage++] = s;
+    if (!s) return;
+    int added;
+    if (!e && (e = addrmap_put(&r->damage_seen, h, &added))) e->a = (uint32_t)r->ndamage;
+    r->damage[r->ndamage++] = s;
 }
 
 /* pread exactly n bytes. @return 0, or -1 (short or failed). */
@@ -164,6 +170,14 @@ static int read_header(hatf_reader *r, hatf_err *err)
             get_str(p, end, &n, in->cmdline, sizeof in->cmdline) ||
             get_str(p, end, &n, in->parent_trace, sizeof in->parent_trace))
             rc = hatf_err_set(err, HATF_E_CORRUPT, n, "offset %llu: bad header string", LLU(n));
+        /* a header no recorder writes, whose figures would mean nothing (times
+         * divided by 0, addresses of 7 bits): refused, not read */
+        else if (in->address_bits != 32 && in->address_bits != 64)
+            rc = hatf_err_set(err, HATF_E_CORRUPT, 16, "offset 16: bad header: addresses of %u bits (32 or 64)",
+                              in->address_bits);
+        else if (!in->time_unit_ns_num || !in->time_unit_ns_den)
+            rc = hatf_err_set(err, HATF_E_CORRUPT, 40, "offset 40: bad header: time unit %llu/%llu ns (neither may be 0)",
+                              LLU(in->time_unit_ns_num), LLU(in->time_unit_ns_den));
         /* bytes after the strings belong to a newer minor version: ignored */
     }
     free(p);
@@ -220,8 +234,16 @@ static int add_group(hatf_reader *r, uint64_t off, const hatf_chunk_hdr *h)
 {
     hatf_rthread *t = thread_of(r, h->thread);
     if (!t) return HATF_E_NOMEM;
+    /* a thread's groups are numbered 0, 1, 2, ... in file order: one that
+     * repeats or goes back is a copy or a forgery, not more events */
+    if (t->ng && h->seq <= t->g[t->ng - 1].rh.seq) {
+        hatf_reader_add_damage_(r, "offset %llu: records chunk (thread %llu, group %u) comes after group %u (offset %llu); "
+                                "its %u events are skipped", LLU(off), LLU(h->thread), h->seq, t->g[t->ng - 1].rh.seq,
+                                LLU(t->g[t->ng - 1].roff), h->events);
+        return 0;
+    }
     if (t->ng == t->cap) {
-        size_t cap = t->cap ? 2 * t->cap : 8;
+        size_t cap = t->cap ? 2 * t->cap : 1;  /* most threads of a storm have one group */
         hatf_rgroup *g = realloc(t->g, cap * sizeof *g);
         if (!g) return HATF_E_NOMEM;
         t->g = g;
@@ -259,6 +281,67 @@ char *hatf_strndup_(const uint8_t *p, size_t n)
     return s;
 }
 
+/* ---- names ------------------------------------------------------------- */
+
+/* Name id n[0..len) (the last name given wins). @return 0 or HATF_E_NOMEM. */
+static int names_set(hatf_names *v, uint64_t id, const uint8_t *p, size_t len)
+{
+    if (!v->ids.t && addrmap_init(&v->ids) != 0) return HATF_E_NOMEM;
+    char *s = hatf_strndup_(p, len);
+    int added;
+    addrmap_entry *e = s ? addrmap_put(&v->ids, id, &added) : NULL;
+    if (!e) { free(s); return HATF_E_NOMEM; }
+    if (!added) {
+        free(v->s[e->a]);
+        v->s[e->a] = s;
+        return 0;
+    }
+    if (v->n == v->cap) {
+        size_t cap = v->cap ? 2 * v->cap : 16;
+        char **a = realloc(v->s, cap * sizeof *a);
+        if (!a) { addrmap_remove(&v->ids, e); free(s); return HATF_E_NOMEM; }
+        v->s = a;
+        v->cap = cap;
+    }
+    e->a = (uint32_t)v->n;
+    v->s[v->n++] = s;
+    return 0;
+}
+
+static const char *names_get(const hatf_names *v, uint64_t id)
+{
+    addrmap_entry *e = v->ids.t ? addrmap_find((addrmap *)&v->ids, id) : NULL;
+    return e ? v->s[e->a] : NULL;
+}
+
+static void names_free(hatf_names *v)
+{
+    for (size_t i = 0; i < v->n; i++) free(v->s[i]);
+    free(v->s);
+    if (v->ids.t) addrmap_free(&v->ids);
+    memset(v, 0, sizeof *v);
+}
+
+/* ---- tables -------------------------------------------------------------- */
+
+/* Room among the tables for an entry of type with bytes p[0..len)
+ * (HATF_TABLES_KEEP_MAX)? The first time there is not, a damage line. */
+static int tables_room(hatf_reader *r, uint64_t off, unsigned type, const uint8_t *p, size_t len)
+{
+    uint64_t cost = HATF_TAB_ENTRY_COST + len;
+    if (type == HATF_TAB_STACK)  /* 8 bytes a frame, however short its varint */
+        for (size_t i = 0; i < len; i++) cost += p[i] < 0x80 ? 8 : 0;
+    if (!r->tables_full && r->tables_kept + cost <= HATF_TABLES_KEEP_MAX) {
+        r->tables_kept += cost;
+        return 1;
+    }
+    if (!r->tables_full)
+        hatf_reader_add_damage_(r, "offset %llu: the tables (names, stacks, modules, symbols) pass %u MiB kept; "
+                                "the rest of them is ignored", LLU(off), HATF_TABLES_KEEP_MAX >> 20);
+    r->tables_full = 1;
+    return 0;
+}
+
 static void parse_tables(hatf_reader *r, uint64_t off, const uint8_t *p, size_t n)
 {
     size_t i = 0, lost = 0;  /* lost: entries the reader had no memory to keep */
@@ -271,6 +354,8 @@ static void parse_tables(hatf_reader *r, uint64_t off, const uint8_t *p, size_t 
         k = hatf_varint_get(p + i, n - i, &len);
         if (!k || len > HATF_STR_MAX || n - i - k < len) break;
         i += k;
+        int keep = type >= HATF_TAB_THREAD_NAME && type <= HATF_TAB_RESIDENT && type != HATF_TAB_STACK_DEPTH;
+        if (keep && !tables_room(r, off, type, p + i, (size_t)len)) return;
         if (type >= HATF_TAB_STACK && type <= HATF_TAB_SYMBOL) {
             int rc = hatf_stacktab_add_(r, type, id, p + i, (size_t)len);
             if (rc == HATF_E_CORRUPT) { i -= k; break; }
@@ -296,14 +381,8 @@ static void parse_tables(hatf_reader *r, uint64_t off, const uint8_t *p, size_t 
             i += len;
             continue;
         }
-        hatf_name **arr = type == HATF_TAB_THREAD_NAME ? &r->tnames : type == HATF_TAB_HEAP_NAME ? &r->hnames : NULL;
-        size_t *cnt = type == HATF_TAB_THREAD_NAME ? &r->ntn : &r->nhn;
-        if (arr) {
-            hatf_name *a = realloc(*arr, (*cnt + 1) * sizeof *a);
-            char *s = hatf_strndup_(p + i, len);
-            if (a) *arr = a;
-            if (a && s) { a[*cnt].id = id; a[*cnt].name = s; (*cnt)++; } else free(s), lost++;
-        }
+        if (type == HATF_TAB_THREAD_NAME || type == HATF_TAB_HEAP_NAME)
+            lost += names_set(type == HATF_TAB_THREAD_NAME ? &r->tnames : &r->hnames, id, p + i, (size_t)len) != 0;
         i += len;
     }
     if (i != n)
@@ -321,6 +400,9 @@ static const char *implausible(const hatf_chunk_hdr *h)
     if (h->raw_len > HATF_CK_RAW_MAX) return "raw length too large";
     if (h->kind != HATF_CK_INDEX && h->events > HATF_CK_EVENTS_MAX) return "too many events";
     if ((h->kind == HATF_CK_RECORDS || h->kind == HATF_CK_ADDRS) && h->events == 0) return "no events";
+    uint64_t per = h->kind == HATF_CK_RECORDS ? HATF_CK_EVENT_REC_MAX : HATF_CK_EVENT_ADDR_MAX;
+    if ((h->kind == HATF_CK_RECORDS || h->kind == HATF_CK_ADDRS) && h->raw_len > per * h->events + HATF_CK_EVENTS_SLACK)
+        return "raw length too large for its events";
     return NULL;
 }
 
@@ -331,6 +413,14 @@ static int take_chunk(hatf_reader *r, uint64_t off, const hatf_chunk_hdr *h, int
     case HATF_CK_RECORDS: return add_group(r, off, h);
     case HATF_CK_ADDRS: pair_addrs(r, off, h); return 0;
     case HATF_CK_TABLES: {
+        if (r->tables_full) return 0;
+        if (h->raw_len > HATF_TABLES_RAW_MAX - r->tables_raw) {
+            hatf_reader_add_damage_(r, "offset %llu: the tables chunks pass %u MiB in all; the rest of them is ignored",
+                                    LLU(off), HATF_TABLES_RAW_MAX >> 20);
+            r->tables_full = 1;
+            return 0;
+        }
+        r->tables_raw += h->raw_len;
         hatf_buf raw;
         hatf_buf_init(&raw);
         hatf_err e = {0};
@@ -485,9 +575,12 @@ static int open_index(hatf_reader *r)
         for (size_t i = 0; i < r->nth; i++) free(r->th[i].g);
         r->nth = 0;
         addrmap_clear(&r->th_map);
-        for (size_t i = 0; i < r->ntn; i++) free(r->tnames[i].name);
-        for (size_t i = 0; i < r->nhn; i++) free(r->hnames[i].name);
-        r->ntn = r->nhn = 0;
+        names_free(&r->tnames);
+        names_free(&r->hnames);
+        r->nres = 0;
+        r->res_unsorted = 0;
+        r->tables_kept = r->tables_raw = 0;
+        r->tables_full = 0;
         hatf_stacktab_free_(r);
         hatf_buf_free(&raw);
         return 0;
@@ -545,6 +638,7 @@ hatf_reader *hatf_reader_open_(const char *path, int follow, hatf_err *err)
 {
     hatf_reader *r = calloc(1, sizeof *r);
     if (r && addrmap_init(&r->th_map) != 0) { free(r); r = NULL; }
+    if (r && addrmap_init(&r->damage_seen) != 0) { addrmap_free(&r->th_map); free(r); r = NULL; }
     if (!r) { hatf_err_set(err, HATF_E_NOMEM, 0, "out of memory"); return NULL; }
     r->fd = open(path, O_RDONLY | O_CLOEXEC);
     if (r->fd < 0) {
@@ -552,6 +646,7 @@ hatf_reader *hatf_reader_open_(const char *path, int follow, hatf_err *err)
         hatf_err_set(err, HATF_E_IO, 0, "cannot open: %s", strerror(e));
         if (err) err->sys_errno = e;
         addrmap_free(&r->th_map);
+        addrmap_free(&r->damage_seen);
         free(r);
         return NULL;
     }
@@ -594,15 +689,14 @@ HATF_API void hatf_reader_close(hatf_reader *r)
     if (r->fd >= 0) close(r->fd);
     for (size_t i = 0; i < r->ndamage; i++) free(r->damage[i]);
     free(r->damage);
+    addrmap_free(&r->damage_seen);
     for (size_t i = 0; i < r->nth; i++) free(r->th[i].g);
     free(r->th);
     addrmap_free(&r->th_map);
     free(r->thread_ids);
-    for (size_t i = 0; i < r->ntn; i++) free(r->tnames[i].name);
-    for (size_t i = 0; i < r->nhn; i++) free(r->hnames[i].name);
-    free(r->tnames);
+    names_free(&r->tnames);
+    names_free(&r->hnames);
     free(r->res);
-    free(r->hnames);
     hatf_stacktab_free_(r);
     ZSTD_freeDCtx(r->dctx);
     hatf_buf_free(&r->io);
@@ -640,21 +734,14 @@ HATF_API size_t hatf_reader_threads(const hatf_reader *r, const uint64_t **threa
     return r->nth;
 }
 
-static const char *name_of(const hatf_name *a, size_t n, uint64_t id)
-{
-    for (size_t i = n; i-- > 0;)  /* the last name given wins */
-        if (a[i].id == id) return a[i].name;
-    return NULL;
-}
-
 HATF_API const char *hatf_reader_thread_name(const hatf_reader *r, uint64_t thread)
 {
-    return name_of(r->tnames, r->ntn, thread);
+    return names_get(&r->tnames, thread);
 }
 
 HATF_API const char *hatf_reader_heap_name(const hatf_reader *r, uint64_t heap)
 {
-    return name_of(r->hnames, r->nhn, heap);
+    return names_get(&r->hnames, heap);
 }
 
 /* ---- cursor ------------------------------------------------------------- */
@@ -666,21 +753,31 @@ int hatf_cursor_init(hatf_cursor *c, hatf_reader *r, const hatf_rthread *t)
     c->t = t;
     hatf_buf_init(&c->rec);
     hatf_buf_init(&c->adr);
-    hatf_amodel_init(&c->am, 0);
     c->isa = hatf_adec_isa();
     c->dctx = r->dctx;
     c->io = &r->io;
-    c->evs = c->own_evs = malloc(HATF_CURSOR_BATCH * sizeof *c->evs);
-    return c->evs ? 0 : HATF_E_NOMEM;
+    return 0;
+}
+
+/* Give back what the cursor's groups needed (hatf_cursor_init). */
+static void cursor_release(hatf_cursor *c)
+{
+    hatf_buf_free(&c->rec);
+    hatf_buf_free(&c->adr);
+    if (c->am) hatf_amodel_free(c->am);
+    free(c->am);
+    free(c->dec);
+    if (c->evs == c->own_evs) c->evs = NULL;
+    free(c->own_evs);
+    c->am = NULL;
+    c->dec = NULL;
+    c->own_evs = NULL;
 }
 
 void hatf_cursor_free(hatf_cursor *c)
 {
     if (c->ahead) hatf_ahead_done_(c);
-    hatf_buf_free(&c->rec);
-    hatf_buf_free(&c->adr);
-    hatf_amodel_free(&c->am);
-    free(c->own_evs);
+    cursor_release(c);
 }
 
 /* off: the chunk the message names (c->err.offset, for callers that print it apart) */
@@ -718,7 +815,7 @@ static int cursor_bad(hatf_cursor *c, int rc, int where)
         return cursor_damage(c, HATF_E_CORRUPT, c->chunk_off, "offset %llu: records chunk (thread %llu, group %u) ends after %u of %u events",
                              LLU(c->chunk_off), LLU(c->t->thread), g->rh.seq, done, g->rh.events);
     return cursor_damage(c, rc, c->chunk_off, "offset %llu: records chunk (thread %llu, group %u), event %u: %s",
-                         LLU(c->chunk_off), LLU(c->t->thread), g->rh.seq, done, c->dec.err.msg);
+                         LLU(c->chunk_off), LLU(c->t->thread), g->rh.seq, done, c->dec->err.msg);
 }
 
 /* Give e[0..n)'s timed events (all but comments) their times from the time
@@ -756,12 +853,14 @@ static uint32_t times_run(hatf_cursor *c, hatf_event *e, uint32_t n)
 static int decode_batch(hatf_cursor *c)
 {
     uint32_t want = c->left < HATF_CURSOR_BATCH ? c->left : HATF_CURSOR_BATCH;
-    int got = hatf1_decode_many(&c->dec, c->evs, want);
+    if (!c->evs && !(c->evs = c->own_evs = malloc(HATF_CURSOR_BATCH * sizeof *c->evs)))
+        return cursor_damage(c, HATF_E_NOMEM, c->chunk_off, "offset %llu: out of memory", LLU(c->chunk_off));
+    int got = hatf1_decode_many(c->dec, c->evs, want);
     if (got <= 0) return cursor_bad(c, got, HATF_BAD_RECORDS);
     /* got < want: the decoder returns the error or the early end next time */
     hatf_event *e = c->evs;
     uint32_t n = (uint32_t)got, k;
-    k = hatf_adec_run(&c->am, e, n, &c->ap, c->aend, c->isa);
+    k = hatf_adec_run(c->am, e, n, &c->ap, c->aend, c->isa);
     int where = HATF_BAD_ADDRS;
     if (c->tp) {
         uint32_t kt = times_run(c, e, k);
@@ -825,7 +924,7 @@ int hatf_cursor_fill_(hatf_cursor *c)
             /* a finished group must have used both streams exactly */
             const hatf_rgroup *g = &c->t->g[c->gi - 1];
             c->loaded = 0;
-            if (c->dec.pos != c->dec.len)
+            if (c->dec->pos != c->dec->len)
                 return cursor_damage(c, HATF_E_CORRUPT, c->chunk_off, "offset %llu: records chunk (thread %llu, group %u) has bytes after its %u events",
                                      LLU(c->chunk_off), LLU(c->t->thread), g->rh.seq, g->rh.events);
             if (c->ap != c->aend)
@@ -836,7 +935,10 @@ int hatf_cursor_fill_(hatf_cursor *c)
                                      LLU(c->chunk_off), LLU(c->t->thread), g->rh.seq);
         }
         /* (a following reader: a group whose address chunk is not there yet waits) */
-        if (c->gi >= c->t->ng || !c->t->g[c->gi].aoff) return 0;
+        if (c->gi >= c->t->ng || !c->t->g[c->gi].aoff) {
+            if (!c->worker && !c->r->following && !c->ahead) cursor_release(c);  /* its thread is done */
+            return 0;
+        }
         int rc = 0, ahead = !c->worker && c->r->ahead ? hatf_ahead_take_(c, &rc) : HATF_AHEAD_NONE;
         if (ahead == HATF_AHEAD_DECODED) {
             if ((rc = hatf_ahead_next_(c))) return rc;
@@ -861,12 +963,14 @@ int hatf_cursor_fill_(hatf_cursor *c)
          * claims more events than the stream could hold costs no memory */
         uint32_t objects = c->adr.len < g->rh.events ? (uint32_t)c->adr.len : g->rh.events;
         if (g->ah.coding == HATF_ACODE_DELTA) objects = 0;  /* no model */
-        if (hatf_amodel_reset(&c->am, objects, g->ah.coding) != 0)
+        if (!c->am && (c->am = malloc(sizeof *c->am))) hatf_amodel_init(c->am, 0);
+        if (!c->dec) c->dec = malloc(sizeof *c->dec);
+        if (!c->am || !c->dec || hatf_amodel_reset(c->am, objects, g->ah.coding) != 0)
             return cursor_damage(c, HATF_E_NOMEM, g->roff, "offset %llu: out of memory", LLU(g->roff));
         size_t hat = 0;  /* where the HATF stream starts */
         rc = load_times(c, g, &hat);
         if (rc) return rc;
-        hatf1_decoder_init(&c->dec, c->rec.p + hat, c->rec.len - hat, hat);
+        hatf1_decoder_init(c->dec, c->rec.p + hat, c->rec.len - hat, hat);
         c->ap = c->adr.p;
         c->aend = c->adr.p + c->adr.len;
         c->left = g->rh.events;

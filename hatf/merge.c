@@ -292,6 +292,19 @@ static __attribute__((noinline)) int next_run(hatf_iter *it)
         int rc = adopt(it);
         if (rc < 0) return rc;
     }
+    while (it->primed < it->ncur && !it->follow) {
+        /* a cursor is loaded when it comes to the top (below, as one whose
+         * events are used up): until then its key is its first group's first
+         * time (the least key its events can have), so only the threads whose
+         * groups overlap in time hold a decoded group at once */
+        c = &it->cur[it->primed];
+        if (c->t->ng) {
+            c->key = time_key(c->t->g[0].rh.t_first);
+            it->heap[it->nheap++] = (uint32_t)it->primed;
+            sift_up(it, it->nheap - 1);
+        }
+        if (++it->primed == it->ncur) set_limit(it);
+    }
     while (it->primed < it->ncur) {
         c = &it->cur[it->primed];
         int k = refill(it, c);

@@ -32,6 +32,12 @@
 #include "metatf_read.h"
 
 #define ITEMS_MAX (1u << 20)   /* values in one record (repeats of zero-width fields included) */
+/* ... and at most ITEMS_FREE plus ITEMS_PER_BYTE for each byte the record has
+ * taken so far: the work of a record follows its bytes, so a file of 1-byte
+ * records that each repeat a zero-width field 65535 times (1.2 KB) is refused
+ * at its first record instead of keeping readers busy for minutes */
+#define ITEMS_FREE 4096
+#define ITEMS_PER_BYTE 64
 
 static uint64_t load(const hatf_metatf_reader *r, const uint8_t *p, unsigned n)
 {
@@ -64,7 +70,10 @@ static char *read_dtd_url(const char *url, const char *trace_path, size_t *len, 
         snprintf(full, sizeof full, "%.*s/%s", (int)(slash - trace_path), trace_path, path);
     else
         snprintf(full, sizeof full, "%s", path);
-    int fd = open(full, O_RDONLY | O_CLOEXEC);
+    /* O_NONBLOCK: opening a FIFO named there would wait for a writer forever;
+     * the file is then refused for not being a regular one (for which the
+     * flag changes nothing) */
+    int fd = open(full, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
     struct stat st;
     if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_size > MTF_DTD_MAX) {
         hatf_err_set(err, HATF_E_IO, 24, "the DTD at '%.100s': %s", url,
@@ -244,6 +253,11 @@ void mtf_close(hatf_metatf_reader *r)
 
 static int push(hatf_metatf_reader *r, const mtf_item *it)
 {
+    uint64_t took = r->pos - r->rec_at;
+    if (r->nitems >= ITEMS_FREE + ITEMS_PER_BYTE * took)
+        return RFAIL(r, HATF_E_LIMIT, r->rec_at, "record '%s' holds more than %llu values in its %llu bytes "
+                     "(at most %u and %u a byte: repeats of fields that take no room)", r->rec->name,
+                     (unsigned long long)r->nitems, (unsigned long long)took, ITEMS_FREE, ITEMS_PER_BYTE);
     if (r->nitems == r->cap_items) {
         if (r->cap_items >= ITEMS_MAX)
             return RFAIL(r, HATF_E_LIMIT, r->rec_at, "record '%s' holds more than %u values", r->rec->name, ITEMS_MAX);

@@ -89,9 +89,16 @@ run_fuzz() {
     name=$(basename "$f"); n=fuzz/$name; l="$log_dir/${n//\//_}.log"
     corpus=tests/fuzz/corpus/${name#fuzz_}
     work=$(mktemp -d); mkdir -p "$corpus"
+    # The format's tags (tests/fuzz/NAME.dict; a target without its own, as
+    # fuzz_source, which opens every format, gets them all), inputs up to
+    # 64 KiB, and a budget per input that fails the run: 5 s, one allocation
+    # of 256 MiB (a chunk's buffers are at most 64 MiB), 2 GiB in all (ASan's
+    # shadow included).
+    dict=tests/fuzz/${name#fuzz_}.dict
+    [ -f "$dict" ] || { dict=$work/all.dict; cat tests/fuzz/*.dict >"$dict"; }
     # New inputs go to a scratch folder; the checked-in seeds are only read.
-    timeout $((secs + 60)) "$f" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
-        -artifact_prefix="$work/" "$work" "$corpus" >"$l" 2>&1; s=$?
+    timeout $((secs + 60)) "$f" -max_total_time="$secs" -timeout=5 -rss_limit_mb=2048 -malloc_limit_mb=256 \
+        -max_len=65536 -dict="$dict" -artifact_prefix="$work/" "$work" "$corpus" >"$l" 2>&1; s=$?
     grep -E '^(#[0-9]+ +DONE|Done [0-9]+ runs)' "$l" | tail -1
     result "$n" $s
     [ $s -ne 0 ] && tail -20 "$l"

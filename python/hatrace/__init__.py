@@ -16,10 +16,10 @@ checkout's build/ folder, where make install put it, and the loader's path.
 """
 
 from .figures import figures
-from .trace import (COLUMNS, EVENT_DTYPE, HatraceError, Trace, empty_frame, function_names,
+from .trace import (COLUMNS, EVENT_DTYPE, DamageWarning, HatraceError, Trace, empty_frame, function_names,
                     op_names)
 
-__all__ = ["COLUMNS", "EVENT_DTYPE", "HatraceError", "Trace", "empty_frame", "figures",
+__all__ = ["COLUMNS", "EVENT_DTYPE", "DamageWarning", "HatraceError", "Trace", "empty_frame", "figures",
            "function_names", "op_names", "open"]
 
 

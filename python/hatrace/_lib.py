@@ -88,6 +88,7 @@ class Columns(ctypes.Structure):
 INFO_FORKED = 1
 INFO_DROP_MODE = 2
 COLUMNS_FN_OTHER = 255
+E_NOMEM = -1  # HATF_E_NOMEM
 FORMATS = {"hatrace": 1, "hatf1.0": 2, "text": 3, "metatf": 4}
 
 
@@ -109,6 +110,7 @@ def _declare(lib):
         "hatf_source_jobs": (ctypes.c_int, [vp, ctypes.c_uint]),
         "hatf_source_skips": (sz, [vp, pp_char]),
         "hatf_source_error": (ctypes.POINTER(Err), [vp]),
+        "hatf_source_offset": (u64, [vp]),
         "hatf_source_read_columns": (ctypes.c_int, [vp, ctypes.POINTER(Columns), sz]),
         "hatf_reader_complete": (ctypes.c_int, [vp]),
         "hatf_reader_damage": (sz, [vp, pp_char]),

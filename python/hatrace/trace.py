@@ -7,6 +7,7 @@ import json
 import mmap
 import os
 import subprocess
+import warnings
 
 import numpy as np
 
@@ -36,6 +37,12 @@ class HatraceError(Exception):
         super().__init__("%s: %s" % (path, msg))
         self.path, self.code, self.offset = path, err.code, err.offset
         self.record = None if err.record == 2 ** 64 - 1 else err.record
+
+
+class DamageWarning(UserWarning):
+    """Events read from a damaged or cut trace: the frame or array holds what
+    could be read, and the warning names what was lost (Trace.damage lists
+    all of it), as the hatrace commands say it before exiting with 3."""
 
 
 def op_names():
@@ -214,11 +221,33 @@ class Trace:
         return h
 
     def _guess_rows(self):
-        if self._event_count is not None:
-            return self._event_count + 1  # exact for an intact file (+1 to see the end): no growing
+        """Rows to start with, and whether that is the exact count."""
         size = os.path.getsize(self.path)
+        if self._event_count is not None:
+            # exact for an intact file (+1 to see the end): no growing; but
+            # never more than 64 events a byte (the best coding takes 0.02
+            # bytes an event): a file that claims more grows as it is read
+            most = 64 * size + (1 << 20)
+            return (self._event_count + 1, True) if self._event_count < most else (most, False)
         # a text line takes 15 bytes or more; a HATF 1.0 record 1 or more
-        return max(1024, size // 15 if self.format == "text" else size) + 1
+        return max(1024, size // 15 if self.format == "text" else size) + 1, False
+
+    def _nomem(self, h=None):
+        """The package's error for memory the rows could not get (NumPy's
+        MemoryError, or the OSError of a mapping refused), with the file
+        and the offset read up to."""
+        e = Err()
+        e.code, e.record = _lib.E_NOMEM, 2 ** 64 - 1
+        e.offset = _lib.lib().hatf_source_offset(h) if h else 0
+        e.msg = ("offset %d: out of memory for the events read so far" % e.offset).encode()
+        return HatraceError(self.path, e)
+
+    def _rows(self, kind):
+        rows, exact = self._guess_rows()
+        try:
+            return kind(rows, exact)
+        except (MemoryError, OSError):
+            raise self._nomem() from None
 
     def _read(self, rows):
         """Every event into rows (_Struct or _Packed). @return the count."""
@@ -228,7 +257,10 @@ class Trace:
             n = 0
             while True:
                 if n == rows.cap():
-                    rows.resize(2 * rows.cap(), n)
+                    try:
+                        rows.resize(2 * rows.cap(), n)
+                    except (MemoryError, OSError):
+                        raise self._nomem(h) from None
                 c = rows.columns(n)
                 got = lib.hatf_source_read_columns(h, ctypes.byref(c), min(rows.cap() - n, BATCH))
                 if got == 0:
@@ -236,8 +268,13 @@ class Trace:
                 if got < 0:
                     raise HatraceError(self.path, lib.hatf_source_error(h).contents)
                 n += got
-            for line in _lib.lines(lib.hatf_source_skips, h):
-                if line not in self.damage:
+            # what the reading met: the reader's lines (those of the groups
+            # it could not decode among them) and the groups passed over
+            r = lib.hatf_source_container(h)
+            seen = set(self.damage)
+            for line in (_lib.lines(lib.hatf_reader_damage, r) if r else []) + _lib.lines(lib.hatf_source_skips, h):
+                if line not in seen:
+                    seen.add(line)
                     self.damage.append(line)
         finally:
             lib.hatf_source_close(h)
@@ -245,13 +282,22 @@ class Trace:
             rows.resize(n, n)
         return n
 
+    def _warn_damage(self):
+        if not self.damage and self.complete is not False:
+            return
+        lines = self.damage or ["the trace was not closed (no index)"]
+        more = " (and %d more: Trace.damage)" % (len(lines) - 1) if len(lines) > 1 else ""
+        warnings.warn("%s: the trace is damaged or cut: the events cover what could be read: %s%s"
+                      % (self.path, lines[0], more), DamageWarning, stacklevel=3)
+
     def events(self, thread=None):
         """Every event, in global time order (the order of hatrace dump), as a
         NumPy structured array of EVENT_DTYPE; thread: only that thread's
         events (in the same order). Columns as convert --to csv's, with op
         and function as codes (op_names(), function_names())."""
-        rows = _Struct(self._guess_rows(), self._event_count is not None)
+        rows = self._rows(_Struct)
         a = rows.a[:self._read(rows)]
+        self._warn_damage()
         return a if thread is None else a[a["thread"] == thread]
 
     def to_pandas(self, thread=None):
@@ -261,8 +307,9 @@ class Trace:
         uint64 (address, old_address and stack 0 when none); thread: only
         that thread's events (the index then keeps their global row
         numbers)."""
-        rows = _Packed(self._guess_rows(), self._event_count is not None)
+        rows = self._rows(_Packed)
         df = frame(rows.u64, rows.u8, self._read(rows))
+        self._warn_damage()
         return df if thread is None else df[df["thread"].values == thread]
 
     @property
@@ -271,7 +318,7 @@ class Trace:
         in order of first appearance; for the other formats, the threads of
         the events (read for this), in order of id."""
         if self._threads is None:
-            rows = _Packed(self._guess_rows())
+            rows = self._rows(_Packed)
             n = self._read(rows)
             ops = rows.u8[0, :n]
             ids = np.unique(rows.u64[Columns.U64.index("thread"), :n][ops != 10])  # not comments

@@ -117,7 +117,8 @@ def test_damaged_container(recorded, tmp_path):
     os.truncate(cut, os.path.getsize(cut) * 2 // 3)
     t = hatrace.open(cut)
     assert t.complete is False and t.damage
-    df = t.to_pandas()
+    with pytest.warns(hatrace.DamageWarning, match="cut.hatf: the trace is damaged or cut: .*offset [0-9]+: "):
+        df = t.to_pandas()
     assert 0 < len(df) < hatrace.open(recorded[2]).counters["events"]
     assert hatrace.figures(df) == stats_figures(t)
     with pytest.raises(hatrace.HatraceError):
@@ -126,10 +127,14 @@ def test_damaged_container(recorded, tmp_path):
         data[len(data) // 3] ^= 0xFF  # inside a chunk: its checksum fails
         bad.write_bytes(bytes(data))
         hatrace.open(bad, strict=True).to_pandas()
-    # read on past it by default, the damaged group listed
+    # read on past it by default, the damaged group listed and named in a
+    # warning (a frame that looks whole would pass a loss off silently)
     t = hatrace.open(bad)
-    t.to_pandas()
+    with pytest.warns(hatrace.DamageWarning, match=r"bad.hatf: .*offset [0-9]+: .*(checksum|skipped)"):
+        t.to_pandas()
     assert any("checksum" in d or "skipped" in d for d in t.damage)
+    with pytest.warns(hatrace.DamageWarning):
+        t.events()
 
 
 def test_errors(tmp_path):
@@ -144,6 +149,7 @@ def test_errors(tmp_path):
     assert list(empty.columns) == list(hatrace.COLUMNS) and len(empty) == 0
 
 
+@pytest.mark.filterwarnings("ignore::hatrace.DamageWarning")
 def test_jobs_same_frame(recorded, tmp_path):
     """Read on one thread or several (jobs), the frame and the damage are the
     same, intact or damaged; a bad jobs value is refused."""
@@ -161,3 +167,46 @@ def test_jobs_same_frame(recorded, tmp_path):
             assert many.damage == one.damage
     with pytest.raises(ValueError, match="jobs"):
         hatrace.open(recorded[0], jobs=-1)
+
+
+def test_intact_does_not_warn(recorded):
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        hatrace.open(recorded[0]).to_pandas()
+
+
+def test_out_of_memory(recorded, tmp_path, monkeypatch):
+    """Memory the rows cannot get is the package's error, with the file and
+    an offset, not NumPy's MemoryError or the OSError of a refused mapping."""
+    import hatrace.trace as tr
+
+    def refuse(*a, **k):
+        raise OSError(12, "Cannot allocate memory")
+    t = hatrace.open(recorded[0])
+    monkeypatch.setattr(tr, "_zeros", refuse)
+    with pytest.raises(hatrace.HatraceError, match=r"kv5000.hatf: offset [0-9]+: out of memory") as e:
+        t.to_pandas()
+    assert e.value.code == -1 and e.value.path.endswith("kv5000.hatf")
+
+
+def test_lying_event_count(hatrace_cmd, tmp_path):
+    """An index that claims 2^20 events for each of 2000 one-event groups (2^31
+    in all): the rows are not taken from the claim (64 GB before), the two
+    thousand events come, and the warning names the damage."""
+    import sys
+    sys.path.insert(0, str(INPUTS.parents[1] / "integration"))
+    import hatf_craft as c
+    one = tmp_path / "one.hatf"
+    txt = tmp_path / "one.txt"
+    txt.write_text("#hatrace-text 1\n10 1 0 alloc 24 0x1000\n20 2 0 free 0x1000\n")
+    run(hatrace_cmd, "convert", "--from", "text", txt, "-o", one)
+    h, ch = c.parse(one.read_bytes())
+    groups = [x.copy(seq=k) for k in range(2000) for x in ch[:2]]
+    lie = tmp_path / "lie.hatf"
+    c.write(str(lie), h, groups, index=lambda placed: c.index_payload(
+        [(off, x.copy(events=1 << 20)) for off, x in placed]))
+    t = hatrace.open(lie)
+    with pytest.warns(hatrace.DamageWarning, match="lie.hatf: .*ends after 1 of 1048576 events"):
+        df = t.to_pandas()
+    assert len(df) == 2000

@@ -153,8 +153,11 @@ static void test_generation_per_slot(void)
     hatf_event e[] = { ALLOC(1, 8, 0x1000), FREE(2, 0x1000), ALLOC(2, 8, 0x1000), FREE(1, 0x1000) };
     rp_plan p;
     COMPILE_OK(e, 0, &p);
-    /* thread 2 freed slot 0 and reuses it for its own allocation */
-    CU_ASSERT_EQUAL(O(&p, 1, 2)->slot, 0);
+    /* thread 2 freed slot 0 and reuses it for its own allocation (its ops:
+       the free, then the allocation) */
+    CU_ASSERT_EQUAL_FATAL(p.threads[1].nops, 2);
+    CU_ASSERT_EQUAL(K(&p, 1, 1), RP_MALLOC);
+    CU_ASSERT_EQUAL(O(&p, 1, 1)->slot, 0);
     CU_ASSERT_EQUAL(K(&p, 0, 1), RP_FREE);
     CU_ASSERT_EQUAL(F(&p, 0, 1), RP_F_WAIT);
     CU_ASSERT_EQUAL(O(&p, 0, 1)->arg, 2);
