@@ -875,15 +875,12 @@ static int repair(hatf_causal *c)
     }
     if (repair_charge(c, j - i)) return 0;
     if (!x) return 0;
-    /* the thread's events from the release on, and the others' they would pass:
-       a release stamped at most HATF_EARLY_RELEASE_NS early has few events of
-       its thread after it (a unit coarser than that can put thousands in the
-       window: such a move is left alone) */
-    size_t nm = 0;
-    for (j = i; j < x; j++) nm += c->q[j].ev.thread == th;
-    if (nm > EARLY_MOVE_MAX) return 0;
+    /* the thread's events from the release on, and the others' they would pass
+       (the check one pass, the work of all moves held by repair_charge) */
     int shared = passes_shared(c, i, x, th);
     if (shared) return shared < 0 ? -1 : 0;
+    size_t nm = 0;
+    for (j = i; j < x; j++) nm += c->q[j].ev.thread == th;
     if (nm > c->qtmpcap) {
         qev *t = realloc(c->qtmp, nm * sizeof *t);
         if (!t) return -1;

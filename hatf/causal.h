@@ -61,7 +61,6 @@
 #define CAUSAL_GROUP_MAX 65536     /* events a tie group may gather before it is cut */
 #define CAUSAL_SEARCH_STEPS 100000 /* steps of the search per group before giving up (1024 + 16 an event below) */
 #define EARLY_QUEUE_MAX 65536      /* events read ahead from an early release, at most */
-#define EARLY_MOVE_MAX 1024        /* events of its thread a release moved after an allocation passes, at most */
 
 typedef struct hatf_causal hatf_causal;
 
