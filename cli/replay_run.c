@@ -66,8 +66,9 @@ static double cpu_s(const struct rusage *u)
            (double)(u->ru_utime.tv_usec + u->ru_stime.tv_usec) / 1e6;
 }
 
-int cli_replay_compile(const char *cmd, const char *path, hatf_format fmt, int single, int say_damage,
-                       cli_replay *x, int *partial)
+/* One compile of the trace into x->plan (cli_replay_compile). */
+static int compile_once(const char *cmd, const char *path, hatf_format fmt, int single, int say_damage,
+                        cli_replay *x, int *partial)
 {
     *partial = CLI_OK;
     hatf_err err = { 0 };
@@ -87,7 +88,7 @@ int cli_replay_compile(const char *cmd, const char *path, hatf_format fmt, int s
     getrusage(RUSAGE_SELF, &u0);
     clock_gettime(CLOCK_MONOTONIC, &t0);
     rp_compile_opts co = { .single = single, .plan_fd = x->plan_fd, .window_ops = x->window_ops,
-                           .phases = x->phases };
+                           .phases = x->phases, .size_max = rp_mem_total() };
     int rc = rp_compile_source(src, &co, &x->plan, &err);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     getrusage(RUSAGE_SELF, &u1);
@@ -114,6 +115,50 @@ int cli_replay_compile(const char *cmd, const char *path, hatf_format fmt, int s
     }
     x->have_plan = 1;
     return 0;
+}
+
+/* The plan's peak against the memory available: the peak live bytes, of which
+ * page touching writes its share (touch.c). @return 0, or CLI_FAIL (said). */
+static int check_peak(const char *path, const cli_replay *x)
+{
+    const rp_plan_stats *st = &x->plan.st;
+    uint64_t avail = rp_mem_available(), share = st->touch_share ? st->touch_share : RP_TOUCH_FULL;
+    uint64_t need = st->peak_live_bytes / RP_TOUCH_FULL * share + st->peak_live_bytes % RP_TOUCH_FULL * share / RP_TOUCH_FULL;
+    if (!avail || need <= avail) return 0;
+    hatf_err err = { 0 };
+    hatf_err_set(&err, HATF_E_LIMIT, st->peak_offset,
+                 "record %llu: live bytes reach %llu here%s, more than the memory available (%llu bytes: "
+                 "MemAvailable, or the room the cgroup leaves): not replayed (docs/replay.md, \"Limits\")",
+                 (unsigned long long)st->peak_record, (unsigned long long)st->peak_live_bytes,
+                 share < RP_TOUCH_FULL ? ", of which the share touched" : "", (unsigned long long)avail);
+    err.record = st->peak_record;
+    cli_error_at(path, &err);
+    return CLI_FAIL;
+}
+
+int cli_replay_compile(const char *cmd, const char *path, hatf_format fmt, int single, int say_damage,
+                       cli_replay *x, int *partial)
+{
+    x->trace_threads = x->at_once = 0;
+    if (compile_once(cmd, path, fmt, single, say_damage, x, partial)) return CLI_FAIL;
+    if (!single) {
+        for (uint32_t t = 0; t < x->plan.nthreads; t++) x->trace_threads += x->plan.threads[t].nops != 0;
+        x->at_once = rp_plan_at_once(&x->plan);
+    }
+    if (x->at_once > RP_RUNNERS_MAX) {
+        /* a runner thread for each thread alive at once would be too many: the
+           whole trace on one, in its global order (its damage said already) */
+        cli_error("%s: %s: %u of the trace's threads are alive at once, more than the %u runner threads replay "
+                  "runs at once: replayed on one runner thread, in the trace's global order (as --threads 1)",
+                  cmd, path, x->at_once, RP_RUNNERS_MAX);
+        rp_plan_free(&x->plan);
+        x->have_plan = 0;
+        close(x->plan_fd);
+        x->plan_fd = -1;
+        int again;
+        if (compile_once(cmd, path, fmt, 1, 0, x, &again)) return CLI_FAIL;
+    }
+    return check_peak(path, x);
 }
 
 int cli_replay_run(const char *cmd, cli_replay *x, rp_run_opts run, unsigned repeat)
@@ -158,6 +203,8 @@ rp_report_ctx cli_replay_ctx(const cli_replay *x, const char *path, int touch, u
     return (rp_report_ctx){ .trace = path, .threads = x->plan.single ? "1" : "trace",
                             .touch = rp_touch_names[touch], .repeat = repeat, .latency_every = every,
                             .st = &x->plan.st, .nthreads = x->plan.nthreads, .program_rss = x->program_rss,
+                            .runner_threads = x->plan.single ? 1 : x->at_once ? x->at_once : 1,
+                            .trace_threads = x->trace_threads, .at_once = x->at_once,
                             .compile_s = x->compile_s, .compile_cpu_s = x->compile_cpu_s,
                             .cpu_read_s = x->plan.cpu_read_s, .cpu_compile_s = x->plan.cpu_compile_s,
                             .window_ops = x->plan.window_ops,

@@ -24,6 +24,9 @@ typedef struct cli_replay {
     int phases;               /* split the plan at the program's comments (replay --phases) */
     double compile_s;         /* the compile's wall time */
     double compile_cpu_s;     /* and its CPU time, the reading thread's included */
+    uint32_t trace_threads;   /* the trace's threads with ops (0: compiled with --threads 1) */
+    uint32_t at_once;         /* the most of them alive at once (rp_plan_at_once); past
+                                 RP_RUNNERS_MAX the plan is compiled again on one thread */
 } cli_replay;
 
 /* The allocators of a LIST given to option opt (NULL: each of the four that
@@ -33,7 +36,11 @@ int cli_replay_allocators(const char *cmd, const char *opt, const char *list, cl
 /* Compile the trace at path into x->plan, a file in $TMPDIR written through
  * windows of x->window_ops ops per thread (single: one runner thread), and find
  * the program's peak resident bytes. say_damage: say what cli_read_end says
- * of a damaged or cut trace (*partial its status either way).
+ * of a damaged or cut trace (*partial its status either way). A trace with
+ * more than RP_RUNNERS_MAX threads alive at once is compiled again on one
+ * thread (said in a line). Refused, before any run: an allocation larger than
+ * the machine's memory, a peak of live bytes beyond the memory available
+ * (docs/replay.md, "Limits").
  * @return 0, or CLI_FAIL (said). */
 int cli_replay_compile(const char *cmd, const char *path, hatf_format fmt, int single, int say_damage,
                        cli_replay *x, int *partial);

@@ -100,6 +100,7 @@ typedef struct thread_rec {
     /* its ops when live bytes peak (at_peak), as of the peak numbered
        peak_epoch: noted at its first push after a new peak (or at the end) */
     uint64_t at_peak, peak_epoch;
+    uint64_t first_pos, last_pos;  /* the events of its first and last op (rp_thread_plan) */
     free_slot *free_slots;
     size_t nfree, capfree;
 } thread_rec;
@@ -107,6 +108,8 @@ typedef struct thread_rec {
 struct rp_compiler {
     int single;
     int lost_ok;           /* the trace lost parts: a release of no live object is skipped */
+    uint64_t size_max;     /* an allocation larger is refused (rp_compile_opts.size_max), 0: none */
+    uint64_t record, offset; /* the event being compiled: where the peak was reached */
     rp_plan plan;
     rp_planw *w;           /* the plan's ops: windows, written to a file or kept */
     obj *objs;
@@ -345,6 +348,8 @@ static inline uint64_t next_op(const rp_compiler *c, uint32_t t)
 static inline int64_t push(rp_compiler *c, uint32_t t, rp_op op)
 {
     thread_rec *tr = &c->threads[t];
+    tr->last_pos = c->plan.st.events;  /* where its runner may end, and start (run.c) */
+    if (__builtin_expect(!tr->first_pos, 0)) tr->first_pos = tr->last_pos;
     if (__builtin_expect(tr->peak_epoch != c->peak_epoch, 0)) {
         tr->at_peak = next_op(c, t);
         tr->peak_epoch = c->peak_epoch;
@@ -505,6 +510,8 @@ static void after_call(rp_compiler *c, uint32_t t, int64_t idx)
         c->threads[t].peak_epoch = c->peak_epoch;
         st->peak_live_bytes = c->live_bytes;
         st->peak_live_index = c->calls;
+        st->peak_record = c->record;
+        st->peak_offset = c->offset;
     }
 }
 
@@ -768,6 +775,17 @@ static int not_live(rp_compiler *c, hatf_err *err, const hatf_event *ev, uint64_
     return e;
 }
 
+/* An allocation larger than the machine's memory (rp_compile_opts.size_max). */
+static int too_large(const rp_compiler *c, hatf_err *err, uint64_t size, uint64_t record, uint64_t offset)
+{
+    int e = hatf_err_set(err, HATF_E_LIMIT, offset,
+                         "record %llu: an allocation of %llu bytes, more than the machine's memory (%llu bytes): "
+                         "not replayed (docs/replay.md, \"Limits\")",
+                         (unsigned long long)record, (unsigned long long)size, (unsigned long long)c->size_max);
+    if (err) err->record = record;
+    return e;
+}
+
 /* A live instance ends (destroyHeap, or the end of the trace when destroyed is 0):
  * flag its create op if it stayed confined, and give the handle's slot back. */
 static int heap_instance_end(rp_compiler *c, uint32_t hi, int destroyed)
@@ -846,6 +864,8 @@ int rp_compiler_add(rp_compiler *c, const hatf_event *ev, uint64_t record, uint6
 {
     rp_plan_stats *st = &c->plan.st;
     st->events++;
+    c->record = record;
+    c->offset = offset;
     if (c->touch) rp_touch_note(c->touch, ev->time, c->live_bytes);
     unsigned op = ev->op;
     if (op == HATF_OP_COMMENT && c->want_phases > 0) return phase_begin(c, ev->data, ev->data_len) ? nomem(c, err) : 0;
@@ -884,6 +904,7 @@ int rp_compiler_add(rp_compiler *c, const hatf_event *ev, uint64_t record, uint6
             st->skipped_failed++;
             return 0;
         }
+        if (c->size_max && ev->size > c->size_max) return too_large(c, err, ev->size, record, offset);
         unsigned arg, kind = op == HATF_OP_ALLOC ? alloc_kind(&a, &arg) : (arg = 0, RP_REALLOC_NULL);
         if (kind == RP_PVALLOC) st->pvalloc++;
         int64_t o = obj_new(c, made, ev->size, ev->heap, t);
@@ -933,6 +954,7 @@ int rp_compiler_add(rp_compiler *c, const hatf_event *ev, uint64_t record, uint6
             st->skipped_failed++;
             return 0;
         }
+        if (c->size_max && ev->size > c->size_max) return too_large(c, err, ev->size, record, offset);
         uint32_t o = consume_obj(c, ev->addr, t);
         if (o == NONE) return not_live(c, err, ev, record, offset, ev->addr);
         if (cross_thread(c, o, t)) return nomem(c, err);
@@ -979,6 +1001,10 @@ int rp_compiler_finish(rp_compiler *c, rp_plan *out, hatf_err *err)
     if (c->have_peak && rp_planw_flag(c->w, c->peak_thread, c->peak_op, RP_F_PEAK)) return nomem(c, err);
     /* where each runner thread is when live bytes peak: there if it pushed
        nothing after the peak, else where its first op after it was noted */
+    for (uint32_t t = 0; t < c->nthr; t++) {
+        c->plan.threads[t].first_pos = c->threads[t].first_pos;
+        c->plan.threads[t].last_pos = c->threads[t].last_pos;
+    }
     for (uint32_t t = 0; c->have_peak && t < c->nthr; t++)
         c->plan.threads[t].peak_pos = c->threads[t].peak_epoch == c->peak_epoch ? c->threads[t].at_peak
                                                                                   : next_op(c, t);
@@ -1055,6 +1081,7 @@ int rp_compile_source(hatf_source *src, const rp_compile_opts *o, rp_plan *out, 
     rp_compiler *c = rp_compiler_new(o->single);
     if (!c) return nomem(c, err);
     if (o->plan_fd >= 0) rp_compiler_to_file(c, o->plan_fd, o->window_ops);
+    c->size_max = o->size_max;
     if (o->phases) rp_compiler_phases(c);
     /* the program's resident samples, for the share of each block to touch */
     const hatf_resident *res;

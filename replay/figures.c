@@ -131,9 +131,16 @@ static double touch_share(const rp_plan_stats *s)
 static void print_notes(FILE *f, const rp_report_ctx *c)
 {
     const rp_plan_stats *s = c->st;
-    fprintf(f, "trace: %s   threads: %s (%u runner thread%s)   touch: %s   repeat: %u (medians)"
+    char on[160] = "";
+    uint32_t runners = c->runner_threads ? c->runner_threads : c->nthreads;
+    if (c->nthreads == 1 && c->at_once > RP_RUNNERS_MAX)  /* cli/replay_run.c */
+        snprintf(on, sizeof on, ": the trace's %u threads, %u alive at once, are more than %u", c->trace_threads,
+                 c->at_once, RP_RUNNERS_MAX);
+    else if (c->trace_threads && c->trace_threads != runners)
+        snprintf(on, sizeof on, " for the trace's %u threads, as many as are alive at once", c->trace_threads);
+    fprintf(f, "trace: %s   threads: %s (%u runner thread%s%s)   touch: %s   repeat: %u (medians)"
                "   latency: 1 call in %u timed\n",
-            c->trace, c->threads, c->nthreads, c->nthreads == 1 ? "" : "s", c->touch, c->repeat,
+            c->trace, c->threads, runners, runners == 1 ? "" : "s", on, c->touch, c->repeat,
             c->latency_every);
     if (strcmp(c->touch, "page") == 0 && touch_share(s) < 1)
         fprintf(f, "touch: the first %.1f%% of each block's pages: the recorded program kept that share of its "
@@ -256,10 +263,12 @@ void rp_print_json(FILE *f, const rp_report_ctx *c, const rp_report *rep, unsign
         json_str(f, rep[i].allocator);
         fputs(", \"trace\": ", f);
         json_str(f, c->trace);
-        fprintf(f, ", \"threads\": \"%s\", \"runner_threads\": %u, \"touch\": \"%s\", \"touch_share\": %.4f,"
+        fprintf(f, ", \"threads\": \"%s\", \"runner_threads\": %u, \"trace_threads\": %u, \"threads_at_once\": %u,"
+                   " \"process_threads\": %u, \"touch\": \"%s\", \"touch_share\": %.4f,"
                    " \"repeat\": %u, \"latency_every\": %u,\n  \"ops\": %llu, \"calls\": %llu, \"wall_s\": %.6f,"
                    " \"ops_per_s\": %.1f, \"ns_per_op\": %.2f,\n  \"latency_ns\": {",
-                c->threads, c->nthreads, c->touch,
+                c->threads, r->runner_threads ? r->runner_threads : c->nthreads, c->trace_threads, c->at_once,
+                r->process_threads, c->touch,
                 strcmp(c->touch, "page") == 0 ? touch_share(c->st) : strcmp(c->touch, "none") == 0 ? 0 : 1,
                 c->repeat, c->latency_every,
                 (unsigned long long)r->ops, (unsigned long long)r->calls, r->wall_s, r->ops_per_s,

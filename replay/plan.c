@@ -26,7 +26,7 @@
 #include "addrmap.h"
 #include "replay.h"
 
-#define RP_FILE_MAGIC 0x3357414c50595248ull  /* "HRYPLAW3" */
+#define RP_FILE_MAGIC 0x3457414c50595248ull  /* "HRYPLAW4" */
 #define WINDOW_BUDGET (4u << 20)            /* ops in all windows together (64 MB) */
 #define WINDOW_MIN 1024u                     /* ... but at least this many per thread */
 #define SEG_MAX 32768u                       /* ops in a segment at most (512 KB): the runner's read-ahead
@@ -44,7 +44,7 @@ typedef struct rp_file_header {
 } rp_file_header;
 
 typedef struct rp_file_thread {
-    uint64_t trace_thread, nops, calls, bump_bytes, first_seg, nsegs, max_seg, peak_pos;
+    uint64_t trace_thread, nops, calls, bump_bytes, first_seg, nsegs, max_seg, peak_pos, first_pos, last_pos;
 } rp_file_thread;
 
 typedef struct wseg {
@@ -393,7 +393,7 @@ int rp_planw_finish(rp_planw *w, rp_plan *p, hatf_err *err)
             segs[k] = (rp_seg){ th->segs[i].off,
                                 (i + 1 < th->nsegs ? th->segs[i + 1].first : th->base) - th->segs[i].first };
         ft[t] = (rp_file_thread){ tp->trace_thread, tp->nops, tp->calls, tp->bump_bytes, tp->first_seg,
-                                  tp->nsegs, tp->max_seg, tp->peak_pos };
+                                  tp->nsegs, tp->max_seg, tp->peak_pos, tp->first_pos, tp->last_pos };
     }
     rp_file_header h = { .magic = RP_FILE_MAGIC, .nthreads = w->nth, .nslots = p->nslots,
                          .single = (uint32_t)p->single, .nsegs = nsegs, .index_off = w->end,
@@ -465,10 +465,12 @@ int rp_plan_load(int fd, rp_plan *p, hatf_err *err)
         }
         if (!rc && n != ft[t].nops) rc = bad_plan(err, "thread's ops do not add up");
         if (!rc && ft[t].peak_pos > ft[t].nops) rc = bad_plan(err, "peak out of bounds");
+        if (!rc && ft[t].first_pos > ft[t].last_pos) rc = bad_plan(err, "thread's span out of order");
         p->threads[t] = (rp_thread_plan){ .trace_thread = ft[t].trace_thread, .nops = ft[t].nops,
                                           .calls = ft[t].calls, .bump_bytes = ft[t].bump_bytes,
                                           .first_seg = ft[t].first_seg, .nsegs = ft[t].nsegs,
-                                          .max_seg = ft[t].max_seg, .peak_pos = ft[t].peak_pos };
+                                          .max_seg = ft[t].max_seg, .peak_pos = ft[t].peak_pos,
+                                          .first_pos = ft[t].first_pos, .last_pos = ft[t].last_pos };
     }
     uint64_t phases_off = h.index_off + h.nthreads * sizeof *ft + h.nsegs * sizeof *p->segs;
     if (!rc && h.nphases) {
@@ -517,7 +519,11 @@ int rp_plan_save(const rp_plan *p, int fd, uint64_t seg_ops)
     int rc = w ? 0 : HATF_E_IO;
     for (uint32_t t = 0; !rc && t < p->nthreads; t++) {
         if (rp_plan_add_thread(&q, p->threads[t].trace_thread) < 0 || rp_planw_thread(w, t)) rc = HATF_E_IO;
-        else q.threads[t].peak_pos = p->threads[t].peak_pos;
+        else {
+            q.threads[t].peak_pos = p->threads[t].peak_pos;
+            q.threads[t].first_pos = p->threads[t].first_pos;
+            q.threads[t].last_pos = p->threads[t].last_pos;
+        }
         for (uint64_t i = 0; !rc && i < p->threads[t].nops; i++)
             if (rp_planw_push(w, t, p->threads[t].ops[i]) < 0) rc = HATF_E_IO;
     }
@@ -525,4 +531,34 @@ int rp_plan_save(const rp_plan *p, int fd, uint64_t seg_ops)
     rp_planw_free(w);
     rp_plan_free(&q);
     return rc;
+}
+
+static int u64_cmp(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+uint32_t rp_plan_at_once(const rp_plan *p)
+{
+    /* the largest number of spans [first_pos, last_pos] that hold one point:
+       a sweep over the starts and ends, sorted, a start before an end at the
+       same event */
+    uint32_t n = 0, best = 0, cur = 0;
+    for (uint32_t t = 0; t < p->nthreads; t++) n += p->threads[t].nops != 0;
+    if (n <= 1) return n;
+    uint64_t *a = malloc(2 * (size_t)n * sizeof *a);
+    if (!a) return n;  /* one runner for every thread, as before the spans */
+    uint32_t k = 0;
+    for (uint32_t t = 0; t < p->nthreads; t++)
+        if (p->threads[t].nops) {
+            a[k] = p->threads[t].first_pos << 1;        /* even: a start */
+            a[n + k++] = p->threads[t].last_pos << 1 | 1; /* odd: an end, after the starts at its event */
+        }
+    qsort(a, 2 * (size_t)n, sizeof *a, u64_cmp);
+    for (size_t i = 0; i < 2 * (size_t)n; i++)
+        if (a[i] & 1) cur--;
+        else if (++cur > best) best = cur;
+    free(a);
+    return best;
 }

@@ -47,9 +47,11 @@ static uint64_t read_number(const char *path, const char *key)
 }
 
 /* The room under the cgroup v2 limits of this process and its ancestors
- * (memory.max - memory.current, the least), or UINT64_MAX when none. */
-static uint64_t cgroup_room(void)
+ * (memory.max - memory.current, the least), or UINT64_MAX when none; *limit
+ * (may be NULL): the least memory.max, or UINT64_MAX. */
+static uint64_t cgroup_room(uint64_t *limit)
 {
+    if (limit) *limit = UINT64_MAX;
     FILE *f = fopen("/proc/self/cgroup", "re");
     if (!f) return UINT64_MAX;
     char line[4096], rel[4096] = "";
@@ -68,6 +70,7 @@ static uint64_t cgroup_room(void)
         uint64_t max = read_number(path, NULL);
         snprintf(path, sizeof path, "/sys/fs/cgroup%s/memory.current", rel);
         uint64_t cur = read_number(path, NULL);
+        if (limit && max < *limit) *limit = max;
         if (max != UINT64_MAX && cur != UINT64_MAX) {
             uint64_t r = max > cur ? max - cur : 0;
             if (r < room) room = r;
@@ -83,8 +86,17 @@ uint64_t rp_mem_available(void)
 {
     uint64_t kb = read_number("/proc/meminfo", "MemAvailable:");
     if (kb == UINT64_MAX) return 0;
-    uint64_t avail = kb * 1024, room = cgroup_room();
+    uint64_t avail = kb * 1024, room = cgroup_room(NULL);
     return room < avail ? room : avail;
+}
+
+uint64_t rp_mem_total(void)
+{
+    uint64_t kb = read_number("/proc/meminfo", "MemTotal:"), limit;
+    cgroup_room(&limit);
+    uint64_t total = kb == UINT64_MAX ? UINT64_MAX : kb * 1024;
+    if (limit < total) total = limit;
+    return total == UINT64_MAX ? 0 : total;
 }
 
 int rp_plan_tmpfile(const char *dir, uint64_t plan_bytes, const char **where, hatf_err *err)

@@ -115,6 +115,8 @@ typedef struct rp_thread_plan {
     uint64_t max_seg;       /* ops in its longest segment */
     uint64_t peak_pos;      /* its ops done when live bytes first peak in the global order (the
                                runners meet there, run.c); 0 in a plan with no call */
+    uint64_t first_pos, last_pos;  /* the events (numbered from 1 in the global order) of its first
+                               and last op: its runner starts and ends there (run.c); 0: no op */
 } rp_thread_plan;
 
 /* How the compiler met the trace; printed with the results. */
@@ -140,6 +142,7 @@ typedef struct rp_plan_stats {
     uint64_t peak_live_bytes;   /* requested bytes, same semantics as `hatrace stats` */
     uint64_t peak_live_objects;
     uint64_t peak_live_index;   /* calls done when peak_live_bytes was first reached */
+    uint64_t peak_record, peak_offset;  /* the record (and its offset) where it was first reached */
     uint64_t end_live_bytes;
     uint64_t total_bytes;       /* bytes requested by allocating calls */
     uint32_t touch_share;       /* of RP_TOUCH_FULL: the share of each block --touch page writes (touch.c) */
@@ -200,6 +203,9 @@ int rp_plan_in_memory(uint64_t plan_bytes, uint64_t available);
 /* Memory available now: MemAvailable (/proc/meminfo), or less when the
  * process's cgroup v2 limits leave less room; 0 when unknown. */
 uint64_t rp_mem_available(void);
+/* The machine's memory: MemTotal, or less when the process's cgroup v2
+ * limits (memory.max) allow less; 0 when unknown. */
+uint64_t rp_mem_total(void);
 /* The plan's bytes an event is reckoned at, for the estimate: its op (16
  * bytes) and room for the waits not folded into a free. */
 #define RP_PLAN_BYTES_PER_EVENT 24
@@ -230,6 +236,14 @@ void rp_planw_counts(const rp_planw *w, uint32_t t, uint64_t *nops, uint64_t *ca
 int rp_planw_finish(rp_planw *w, rp_plan *p, hatf_err *err);
 /* Why the last call failed: 0 (out of memory) or an errno of the file. */
 int rp_planw_error(const rp_planw *w);
+
+/* The most trace threads whose spans of ops (first_pos .. last_pos) hold one
+ * event of the global order: the runner threads the plan needs at once
+ * (run.c); a thread with no op counts for none. */
+uint32_t rp_plan_at_once(const rp_plan *p);
+/* The runner threads a replay runs at once at most: a trace with more
+ * threads alive at once is replayed on one runner thread (cli/replay_run.c). */
+#define RP_RUNNERS_MAX 1024u
 
 /* Read a plan file's header and index (the ops stay in the file).
  * @return 0, or a HATF_E_* code with err set. */
@@ -293,6 +307,8 @@ typedef struct rp_compile_opts {
     int plan_fd;              /* plan file (rp_plan_tmpfile), or -1: in memory */
     uint64_t window_ops;      /* 0: RP_WINDOW_OPS */
     int phases;               /* 1: split into phases at comments (rp_plan.phases) */
+    uint64_t size_max;        /* an allocation of more bytes is an error naming its record
+                                 (rp_mem_total: the machine's memory); 0: no limit */
 } rp_compile_opts;
 
 /* Read a whole source through a compiler; the source is read and decoded on
@@ -398,6 +414,9 @@ typedef struct rp_result {
     uint64_t plan_stalls;     /* times a runner found its next plan segment not read yet */
     double plan_stall_s;      /* time runners spent waiting for the plan (in wall_s) */
     uint64_t plan_ring_bytes; /* the plan file mapped ahead at most (file pages: not in the figures) */
+    uint32_t runner_threads;  /* the OS threads that ran the plan's threads (run.c) */
+    uint32_t process_threads; /* the run's process's threads once they had started (Threads: in
+                                 /proc/self/status): the runners, the read-ahead, the sampler */
     char heap_api[16];        /* "mimalloc", "jemalloc" or "none" */
     char heap_mode[16];       /* "native", "free-each" or "mixed" */
     int status;               /* 0 ok, else a HATF_E_* code; msg says why */
@@ -476,6 +495,9 @@ typedef struct rp_report_ctx {
     unsigned latency_every;
     const rp_plan_stats *st;
     uint32_t nthreads;
+    uint32_t runner_threads;  /* the OS threads that run the plan (the trace's threads alive at once) */
+    uint32_t trace_threads;   /* the trace's threads with ops, 0: not known (compiled on one thread) */
+    uint32_t at_once;         /* the most of them alive at once, 0: not known */
     uint64_t program_rss;     /* the recorded program's peak resident bytes (sampled), 0: not known */
     double compile_s;         /* the compile's wall time (0: not said) */
     double compile_cpu_s;     /* its CPU time (the trace read on another thread included) */

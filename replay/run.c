@@ -1,6 +1,7 @@
 /* run.c — the runner: streams through a plan and calls the allocator.
  *
- * One runner thread per plan thread; the calling thread samples memory and
+ * A runner per plan thread (a trace thread's ops), run on a pool of worker
+ * threads (below); the calling thread samples memory and
  * draws the progress bar meanwhile, so a runner thread's per-op work beyond
  * the call is a branch on the kind, the slot table's load or store, and one
  * test of the rare flags; its progress counters are stored every 64 ops and
@@ -13,26 +14,44 @@
  * baseline. So nothing of the runner's grows during the run except the
  * runner threads' stacks, which stay a few pages.
  *
- * Cross-thread waits cannot deadlock. Each thread's ops are a subsequence of
- * the global order, and a WAIT at global position p waits for the PUBLISH of
- * an op at global position q < p. Suppose every unfinished thread were stuck;
- * take the stuck WAIT with the smallest position p. It waits for op q < p of
- * some thread U; U has not done q, so U's current op is at a position <= q < p,
- * and since U is stuck too, it is a WAIT at a position below p — contradicting
- * the choice of p. So some thread can always move, and every wait ends. A
- * free's folded wait (RP_F_WAIT) is a WAIT at the free's own position: the
- * same argument holds.
+ * Runner threads. A runner starts at its thread's first op in the global
+ * order and ends after its last (rp_thread_plan.first_pos, last_pos): the
+ * runners start one by one in the order of their first ops, each once every
+ * runner whose last op comes before its first op has ended (and, for one
+ * whose ops all come after the trace's peak, once the runners have met
+ * there, below). Runners under way at once then all span the first op of the
+ * latest started, so there are never more of them than the trace has threads
+ * alive at once (rp_plan_at_once): that many worker threads are started
+ * before the baseline, and each runs runner after runner, waiting on a
+ * condition variable for the next to be allowed; when one is, a worker is
+ * free. Past RP_RUNNERS_MAX threads alive at once the trace is compiled on
+ * one thread instead (cli/replay_run.c).
+ *
+ * Nothing deadlocks. Each thread's ops are a subsequence of the global order
+ * and every wait is for something at an earlier place in it: a WAIT at global
+ * position p waits for the PUBLISH of an op at position q < p (a free's folded
+ * wait, RP_F_WAIT, is a WAIT at the free's own position); a runner not started
+ * yet is held at its first op's position p for runners whose last op is at a
+ * position below p, or for the next runner in the start order, whose first op
+ * comes no later and which is held only for those; one held for the meeting, and one waiting there, for
+ * runners whose ops up to the peak (at positions up to the peak's P < p) are
+ * not done. Suppose every unfinished runner were stuck; take the one stuck at
+ * the smallest position p. What it waits for is a runner whose next op is at
+ * a position below p (not done, so at or before the op waited for), stuck too
+ * (a runner that has started and is not stuck moves; one that may start gets
+ * a free worker, above): a contradiction. So some runner can always move, and
+ * every wait ends.
  *
  * The runners meet where live bytes peak. Each thread runs at its own pace,
  * so without a meeting the peak of the trace is never live at once: one
  * thread may have freed its part before another made its own (rocksdb under
  * glibc replayed at 0.19 of its peak live). The compiler notes each thread's
  * ops before the peak in the global order (rp_thread_plan.peak_pos); each
- * runner stops there until all have come, and the last one reads the
- * resident memory: the trace's peak, all of it live. This cannot deadlock
- * either: the ops before the meeting are the global order's prefix up to the
- * peak, every wait among them waits for an op of that prefix, and the
- * argument above applied to the prefix brings every thread to it.
+ * runner with ops before the peak stops there until all of those have come
+ * (one with no op after it comes and ends), the last one reads the resident
+ * memory, the trace's peak, all of it live, and the runners whose ops all
+ * come after the peak start only then. The argument above covers it: the ops
+ * before the meeting are the global order's prefix up to the peak.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -116,8 +135,7 @@ typedef struct runner {
     _Alignas(64) run_ctx *ctx;
     const rp_thread_plan *tp;
     char *bump, *bump_end;
-    char *bump_base;
-    size_t bump_len;
+    char *bump_base;           /* its worker's region */
     uint64_t rng;
     uint64_t failures;
     uint64_t skipped;          /* plan calls that made no call (see rp_result) */
@@ -131,9 +149,19 @@ typedef struct runner {
     uint64_t mark_pos;
     uint64_t *enter_ns, *enter_done;
     struct timespec end;
-    pthread_t tid;
-    rp_hist hist[RP_LAT_COUNT_];
+    rp_hist *hist;             /* its worker's */
 } runner;
+
+/* An OS thread that runs the runners (trace threads) one after another, in
+ * the order they start (the top of the file); the histograms and the null
+ * allocator's region are its own. */
+typedef struct worker {
+    run_ctx *ctx;
+    pthread_t tid;
+    char *bump, *bump_base, *bump_end;
+    size_t bump_len;
+    rp_hist hist[RP_LAT_COUNT_];
+} worker;
 
 enum { RUN_GO = 1, RUN_QUIT = 2 };
 
@@ -143,13 +171,25 @@ struct run_ctx {
     rp_slot *slots;
     _Atomic uint32_t *ready;
     rp_heap_api heaps;
-    runner *th;
-    _Atomic int go;                     /* 0 wait, RUN_GO, or RUN_QUIT when a runner could not start */
+    runner *th;                         /* per plan thread */
+    worker *wk;
+    uint32_t nworkers;
+    _Atomic int go;                     /* 0 wait, RUN_GO, or RUN_QUIT when a worker could not start */
     _Atomic uint32_t waiting;
     _Atomic uint32_t finished;
     _Atomic uint64_t rss_at_peak_live;  /* pages */
     _Atomic uint32_t met;               /* runners come to the meeting at the peak */
+    uint32_t meet_expect;               /* ... of these many (threads with ops before the peak) */
     _Atomic int all_met;
+    /* the start order (the top of the file), under mu: the threads with ops by
+       their first op (order), each one's count of threads that end before it
+       starts (need), the threads by their last op (by_end), which have ended
+       (ended_t), how many of by_end have all ended (ended), the next to start */
+    uint32_t *order, *need, *by_end;
+    uint8_t *ended_t;
+    uint32_t norder, next, ended;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;                  /* a worker waits on it for the next runner to start */
     rp_feed *feed;                      /* a plan in a file: its read-ahead */
     _Atomic uint64_t *phase_rss;        /* with phases: resident pages at each one's peak live */
     int statm;
@@ -176,6 +216,19 @@ static uint64_t statm_resident(int fd)
     uint64_t res = strtoull(p, &p, 10);
     uint64_t shared = strtoull(p, NULL, 10);
     return res > shared ? res - shared : 0;
+}
+
+/* The process's threads now (Threads: in /proc/self/status), 0 when unknown. */
+static uint32_t process_threads(void)
+{
+    char buf[4096];
+    int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+    ssize_t n = fd >= 0 ? read(fd, buf, sizeof buf - 1) : -1;
+    if (fd >= 0) close(fd);
+    if (n <= 0) return 0;
+    buf[n] = 0;
+    const char *p = strstr(buf, "\nThreads:");
+    return p ? (uint32_t)strtoul(p + 9, NULL, 10) : 0;
 }
 
 static double ts_ns(const struct timespec *t) { return (double)t->tv_sec * 1e9 + (double)t->tv_nsec; }
@@ -477,15 +530,21 @@ static inline const rp_op *mark_in(const runner *r, uint64_t first, uint64_t n, 
 }
 
 /* The meeting at the trace's peak (see the top): the last runner to come
- * reads the resident memory with all of the peak live, then lets all go. */
-static void meet_at_peak(run_ctx *c)
+ * reads the resident memory with all of the peak live, then lets all go on,
+ * and the runners whose ops all come after the peak start. A runner with no
+ * op after the peak comes and ends. */
+static void meet_at_peak(run_ctx *c, const runner *r)
 {
     uint32_t n = atomic_fetch_add_explicit(&c->met, 1, memory_order_acq_rel) + 1;
-    if (n == c->plan->nthreads) {
+    if (n == c->meet_expect) {
         atomic_store_explicit(&c->rss_at_peak_live, statm_resident(c->statm), memory_order_relaxed);
+        pthread_mutex_lock(&c->mu);
         atomic_store_explicit(&c->all_met, 1, memory_order_release);
+        pthread_cond_signal(&c->cv);
+        pthread_mutex_unlock(&c->mu);
         return;
     }
+    if (r->tp->peak_pos == r->tp->nops) return;
     for (unsigned spins = 0; !atomic_load_explicit(&c->all_met, memory_order_acquire); spins++) {
         if (spins < 256) cpu_relax();
         else sched_yield();
@@ -502,7 +561,7 @@ static __attribute__((noinline)) void phase_marks(runner *r, const run_state *s,
         const phase_mark *m = &r->marks[r->mark];
         if (m->kind == MARK_MEET) {
             publish(r, s);  /* the samples taken meanwhile see the peak's live bytes */
-            meet_at_peak(c);
+            meet_at_peak(c, r);
         } else if (m->kind == MARK_PEAK) {
             atomic_store_explicit(&c->phase_rss[m->phase], statm_resident(c->statm), memory_order_relaxed);
         } else {
@@ -592,14 +651,14 @@ static inline __attribute__((always_inline)) void run_ops(runner *r, const int n
     r->failures += s.failures;
 }
 
-static void *runner_main(void *arg)
+/* Runner r (a trace thread's ops) on worker w. */
+static void run_runner(worker *w, runner *r)
 {
-    runner *r = arg;
     run_ctx *c = r->ctx;
-    atomic_fetch_add_explicit(&c->waiting, 1, memory_order_release);
-    int go;
-    while (!(go = atomic_load_explicit(&c->go, memory_order_acquire))) cpu_relax();
-    if (go == RUN_QUIT) return NULL;  /* another runner could not start: no run */
+    r->hist = w->hist;
+    r->bump = w->bump;
+    r->bump_base = w->bump_base;
+    r->bump_end = w->bump_end;
     const int touches = c->o->touch != RP_TOUCH_NONE;
     if (c->o->null_alloc) {
         if (touches) run_ops(r, 1, 1);
@@ -608,9 +667,95 @@ static void *runner_main(void *arg)
         if (touches) run_ops(r, 0, 1);
         else run_ops(r, 0, 0);
     }
+    w->bump = r->bump;
     clock_gettime(CLOCK_MONOTONIC, &r->end);
+}
+
+/* Under c->mu: may the next runner in the start order start? When every
+ * runner ending before its first op has ended, and, when its ops all come
+ * after the trace's peak, once the runners have met there. */
+static int may_start(run_ctx *c)
+{
+    if (c->next >= c->norder) return 0;
+    const rp_thread_plan *tp = &c->plan->threads[c->order[c->next]];
+    return c->ended >= c->need[c->next] &&
+           (tp->peak_pos || !c->meet_expect || atomic_load_explicit(&c->all_met, memory_order_acquire));
+}
+
+static void *worker_main(void *arg)
+{
+    worker *w = arg;
+    run_ctx *c = w->ctx;
+    atomic_fetch_add_explicit(&c->waiting, 1, memory_order_release);
+    int go;
+    for (unsigned spins = 0; !(go = atomic_load_explicit(&c->go, memory_order_acquire)); spins++)
+        if (spins < 256) cpu_relax();
+        else sched_yield();
+    if (go == RUN_QUIT) return NULL;  /* another worker could not start: no run */
+    pthread_mutex_lock(&c->mu);
+    for (;;) {
+        while (c->next < c->norder && !may_start(c)) pthread_cond_wait(&c->cv, &c->mu);
+        if (c->next >= c->norder) break;
+        uint32_t t = c->order[c->next++];
+        if (may_start(c)) pthread_cond_signal(&c->cv);  /* the one after it too, on another worker */
+        pthread_mutex_unlock(&c->mu);
+        run_runner(w, &c->th[t]);
+        pthread_mutex_lock(&c->mu);
+        c->ended_t[t] = 1;
+        while (c->ended < c->norder && c->ended_t[c->by_end[c->ended]]) c->ended++;
+    }
+    pthread_cond_broadcast(&c->cv);  /* every runner has started: the idle workers end */
+    pthread_mutex_unlock(&c->mu);
     atomic_fetch_add_explicit(&c->finished, 1, memory_order_release);
     return NULL;
+}
+
+typedef struct pos_thread {
+    uint64_t pos;
+    uint32_t t;
+} pos_thread;
+
+static int pos_cmp(const void *a, const void *b)
+{
+    const pos_thread *x = a, *y = b;
+    if (x->pos != y->pos) return x->pos < y->pos ? -1 : 1;
+    return x->t < y->t ? -1 : x->t > y->t;
+}
+
+/* The start order (the top of the file) in mem (order_len bytes, mapped
+ * here), and the workers it needs: the most runners it lets be under way at
+ * once, the trace's threads alive at once (rp_plan_at_once). @return 0 or -1. */
+static int order_setup(run_ctx *c, void **mem, size_t *mem_len)
+{
+    const rp_plan *p = c->plan;
+    size_t nt = p->nthreads;
+    *mem_len = nt * (3 * sizeof(uint32_t) + 1) + 2 * nt * sizeof(pos_thread) + 64;
+    char *m = map_zero(*mem_len, 1);
+    if (!(*mem = m)) return -1;
+    pos_thread *first = (pos_thread *)m, *last = first + nt;
+    c->order = (uint32_t *)(last + nt);
+    c->need = c->order + nt;
+    c->by_end = c->need + nt;
+    c->ended_t = (uint8_t *)(c->by_end + nt);
+    uint32_t n = 0;
+    for (uint32_t t = 0; t < nt; t++)
+        if (p->threads[t].nops) {
+            first[n] = (pos_thread){ p->threads[t].first_pos, t };
+            last[n++] = (pos_thread){ p->threads[t].last_pos, t };
+        }
+    qsort(first, n, sizeof *first, pos_cmp);
+    qsort(last, n, sizeof *last, pos_cmp);
+    uint32_t most = 0;
+    for (uint32_t i = 0, j = 0; i < n; i++) {
+        while (j < n && last[j].pos < first[i].pos) j++;
+        c->order[i] = first[i].t;
+        c->need[i] = j;
+        c->by_end[i] = last[i].t;
+        if (i + 1 - j > most) most = i + 1 - j;  /* under way once it starts */
+    }
+    c->norder = n;
+    c->nworkers = most ? most : 1;
+    return 0;
 }
 
 static void progress(const char *label, double frac, int done)
@@ -656,11 +801,14 @@ static int phases_setup(run_ctx *c, void **mem, size_t *mem_len)
             if (p->phases[k].peak_thread == t)
                 *mk++ = (phase_mark){ p->phases[k].peak_pos, (uint32_t)k, MARK_PEAK };
         }
-        if (nm) *mk++ = (phase_mark){ p->threads[t].peak_pos, 0, MARK_MEET };
+        if (nm && p->threads[t].nops && p->threads[t].peak_pos) {
+            *mk++ = (phase_mark){ p->threads[t].peak_pos, 0, MARK_MEET };
+            c->meet_expect++;
+        }
         r->marks = v;
         r->nmarks = (uint32_t)(mk - v);
         qsort(v, r->nmarks, sizeof *v, mark_cmp);
-        r->mark_pos = r->marks[0].pos;
+        r->mark_pos = r->nmarks ? r->marks[0].pos : UINT64_MAX;
         if (np) {
             r->enter_ns = tm;
             r->enter_done = tm + np + 1;
@@ -716,9 +864,9 @@ int rp_run(const rp_plan *plan, const rp_run_opts *o, rp_result *res)
     c.ready = map_zero(ready_len, 1);
     c.th = map_zero(th_len, 1);
     c.statm = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
-    void *phase_mem = NULL;
-    size_t phase_len = 0;
-    int rc = 0;
+    void *phase_mem = NULL, *order_mem = NULL;
+    size_t phase_len = 0, order_len = 0, wk_len = 0;
+    int rc = 0, sync = 0;
     rp_heaps_find(&c.heaps, o->null_alloc);
     snprintf(res->heap_api, sizeof res->heap_api, "%s", rp_heaps_name(c.heaps.kind));
     if (o->heaps_free_each) c.heaps.kind = RP_HEAPS_NONE;  /* named, not used */
@@ -732,6 +880,19 @@ int rp_run(const rp_plan *plan, const rp_run_opts *o, rp_result *res)
         rc = HATF_E_NOMEM;
         goto out;
     }
+    if (order_setup(&c, &order_mem, &order_len) ||
+        !(c.wk = map_zero(wk_len = c.nworkers * sizeof(worker), 1))) {
+        snprintf(res->msg, sizeof res->msg, "runner: cannot map its memory for the threads: %s", strerror(errno));
+        rc = HATF_E_NOMEM;
+        goto out;
+    }
+    if (pthread_mutex_init(&c.mu, NULL) || (pthread_cond_init(&c.cv, NULL) && (pthread_mutex_destroy(&c.mu), 1))) {
+        snprintf(res->msg, sizeof res->msg, "runner: cannot set up its threads' lock");
+        rc = HATF_E_NOMEM;
+        goto out;
+    }
+    sync = 1;
+    res->runner_threads = c.nworkers;
     if (plan->in_file) {  /* the read-ahead's buffers, filled; its thread starts with the runners' */
         if (!(c.feed = rp_feed_new(plan, res->msg, sizeof res->msg))) {
             rc = HATF_E_NOMEM;
@@ -739,7 +900,7 @@ int rp_run(const rp_plan *plan, const rp_run_opts *o, rp_result *res)
         }
         res->plan_ring_bytes = rp_feed_bytes(c.feed);
     }
-    uint64_t calls = 0;
+    uint64_t calls = 0, bump_bytes = 0;
     size_t started = 0;
     for (size_t t = 0; t < nt; t++) {
         runner *r = &c.th[t];
@@ -748,20 +909,25 @@ int rp_run(const rp_plan *plan, const rp_run_opts *o, rp_result *res)
         r->tp = &plan->threads[t];
         r->rng = 0x9e3779b97f4a7c15ull * (t + 1);
         calls += r->tp->calls;
-        if (o->null_alloc) {
-            r->bump_len = r->tp->bump_bytes + 2 * (size_t)c.page;
-            r->bump = r->bump_base = map_zero(r->bump_len, 0);
-            if (!r->bump) {
+        if (r->tp->bump_bytes > bump_bytes) bump_bytes = r->tp->bump_bytes;
+    }
+    for (size_t i = 0; i < c.nworkers; i++) {
+        worker *w = &c.wk[i];
+        w->ctx = &c;
+        if (o->null_alloc) {  /* a region each worker: the largest any of its runners needs */
+            w->bump_len = bump_bytes + 2 * (size_t)c.page;
+            w->bump = w->bump_base = map_zero(w->bump_len, 0);
+            if (!w->bump) {
                 snprintf(res->msg, sizeof res->msg, "null allocator: cannot reserve %llu bytes",
-                         (unsigned long long)r->tp->bump_bytes);
+                         (unsigned long long)bump_bytes);
                 rc = HATF_E_NOMEM;
                 goto join;
             }
-            r->bump_end = r->bump + r->bump_len;
+            w->bump_end = w->bump + w->bump_len;
         }
     }
-    for (; started < nt; started++)
-        if (pthread_create(&c.th[started].tid, NULL, runner_main, &c.th[started])) {
+    for (; started < c.nworkers; started++)
+        if (pthread_create(&c.wk[started].tid, NULL, worker_main, &c.wk[started])) {
             snprintf(res->msg, sizeof res->msg, "runner: cannot start thread %zu", started);
             rc = HATF_E_NOMEM;
             goto join;
@@ -774,9 +940,10 @@ int rp_run(const rp_plan *plan, const rp_run_opts *o, rp_result *res)
     }
     /* Baseline: everything of the runner's is resident now, the threads' stacks
        included once they all wait for the go. */
-    while (atomic_load_explicit(&c.waiting, memory_order_acquire) != nt) sched_yield();
+    while (atomic_load_explicit(&c.waiting, memory_order_acquire) != c.nworkers) sched_yield();
     uint64_t base = statm_resident(c.statm);
     res->baseline_rss_bytes = base * (uint64_t)c.page;
+    res->process_threads = process_threads();
 
     unsigned stride_us = o->sample_us ? o->sample_us : 1000;
     int bar = o->progress && isatty(2);
@@ -787,7 +954,7 @@ int rp_run(const rp_plan *plan, const rp_run_opts *o, rp_result *res)
 
     int shown = 0;
     for (;;) {
-        int fin = atomic_load_explicit(&c.finished, memory_order_acquire) == nt;
+        int fin = atomic_load_explicit(&c.finished, memory_order_acquire) == c.nworkers;
         uint64_t done = 0;
         int64_t live = 0;
         for (size_t t = 0; t < nt; t++) {
@@ -820,7 +987,7 @@ int rp_run(const rp_plan *plan, const rp_run_opts *o, rp_result *res)
 
 join:
     if (rc) atomic_store_explicit(&c.go, RUN_QUIT, memory_order_release);  /* the started ones wait for it */
-    for (size_t t = 0; t < started; t++) pthread_join(c.th[t].tid, NULL);
+    for (size_t i = 0; i < started; i++) pthread_join(c.wk[i].tid, NULL);
     if (rc) goto out;
 
     /* wall time: from the go signal to the last runner's end */
@@ -843,8 +1010,8 @@ join:
     for (unsigned k = 0; k < RP_LAT_COUNT_; k++) {
         rp_hist h;
         memset(&h, 0, sizeof h);
-        for (size_t t = 0; t < nt; t++)
-            for (unsigned b = 0; b < RP_HIST_BUCKETS; b++) h.n[b] += c.th[t].hist[k].n[b];
+        for (size_t i = 0; i < c.nworkers; i++)
+            for (unsigned b = 0; b < RP_HIST_BUCKETS; b++) h.n[b] += c.wk[i].hist[k].n[b];
         for (unsigned b = 0; b < RP_HIST_BUCKETS; b++) res->lat_count[k] += h.n[b];
         static const double q[3] = { 0.5, 0.99, 0.999 };
         for (int i = 0; i < 3; i++) res->lat_ns[k][i] = rp_hist_quantile(&h, q[i]) / cyc_per_ns;
@@ -892,8 +1059,14 @@ join:
 
 out:
     rp_feed_free(c.feed);
-    for (size_t t = 0; c.th && t < nt; t++)
-        if (c.th[t].bump_base) munmap(c.th[t].bump_base, c.th[t].bump_len);
+    for (size_t i = 0; c.wk && i < c.nworkers; i++)
+        if (c.wk[i].bump_base) munmap(c.wk[i].bump_base, c.wk[i].bump_len);
+    if (c.wk) munmap(c.wk, wk_len);
+    if (order_mem) munmap(order_mem, order_len);
+    if (sync) {
+        pthread_cond_destroy(&c.cv);
+        pthread_mutex_destroy(&c.mu);
+    }
     if (c.slots) munmap(c.slots, slots_len ? slots_len : 1);
     if (c.ready) munmap((void *)c.ready, ready_len ? ready_len : 1);
     if (c.th) munmap(c.th, th_len ? th_len : 1);

@@ -139,12 +139,13 @@ expect 2 "series -: standard output takes the results" "$H" replay --allocator n
 
 # replay: a runner thread that cannot start (its stack refused under a small
 # address-space limit) ends the run with an error, not a hang of the runners
-# already started; with room for every thread it simply runs. Not under the
-# sanitizers, whose shadow memory needs more address space than the limit.
+# already started; with room for every thread it simply runs. The 200 threads
+# are all alive at once (a runner thread each). Not under the sanitizers, whose
+# shadow memory needs more address space than the limit.
 if [ -z "${SANITIZE:-}" ]; then
   awk 'BEGIN { print "#hatrace-text 1"
-               for (t = 1; t <= 200; t++) { printf "%d %d 0 alloc 16 0x%x\n", 10 * t, t, 4096 * t
-                                            printf "%d %d 0 free 0x%x\n", 10 * t + 1, t, 4096 * t } }' >"$tmp/threads.txt"
+               for (t = 1; t <= 200; t++) printf "%d %d 0 alloc 16 0x%x\n", t, t, 4096 * t
+               for (t = 1; t <= 200; t++) printf "%d %d 0 free 0x%x\n", 200 + t, t, 4096 * t }' >"$tmp/threads.txt"
   (ulimit -v 300000; timeout 60 "$H" replay --allocator null --from text "$tmp/threads.txt") >/dev/null 2>"$tmp/err"; s=$?
   if [ $s -ne 0 ] && { [ $s -ne 1 ] || ! grep -q "runner: cannot start thread" "$tmp/err"; }; then
     echo "FAIL replay with too little room for its threads: exit $s"; cat "$tmp/err"; fails=$((fails+1))
