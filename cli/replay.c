@@ -58,11 +58,13 @@ static const char help[] =
 enum { O_ALLOC = 1000, O_THREADS, O_TOUCH, O_REPEAT, O_EVERY, O_JSON, O_SERIES, O_PLOT, O_FROM, O_HEAPS, O_WINDOW, O_PHASES };
 
 /* Make sure an output file can be written before the runs, which may take
- * minutes. @return 0, or -1 after printing the problem; *made says whether
- * the file is new (to be removed if nothing gets written to it). */
-static int can_write(const char *path, int *made)
+ * minutes, made with the permission bits of the trace it comes from (a
+ * private trace's series and chart are private too). @return 0, or -1 after
+ * printing the problem; *made says whether the file is new (to be removed if
+ * nothing gets written to it). */
+static int can_write(const char *path, const char *trace, int *made)
 {
-    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, cli_derived_mode(trace));
     *made = fd >= 0;
     if (fd < 0 && errno == EEXIST) fd = open(path, O_WRONLY | O_CLOEXEC);
     if (fd < 0) {
@@ -166,7 +168,7 @@ int cmd_replay(int argc, char **argv)
     int series_made = 0, plot_made = 0, written = 0;
     hatf_err err = { 0 };
     rc = CLI_FAIL;
-    if ((series && can_write(series, &series_made)) || (plot && can_write(plot, &plot_made))) goto out;
+    if ((series && can_write(series, path, &series_made)) || (plot && can_write(plot, path, &plot_made))) goto out;
     rp_run_opts run = { .touch = touch, .latency_every = (unsigned)every, .heaps_free_each = free_each };
     if (cli_replay_run("replay", &x, run, (unsigned)repeat)) goto out;
     rp_report *rep = x.rep;

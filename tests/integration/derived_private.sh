@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Files made from a trace (convert's text, CSV, Meta-TF and HATF 1.0, report's
-# page) take the trace's permission bits: a private 0600 trace gives private
+# page, replay's series) take the trace's permission bits: a private 0600 trace gives private
 # copies, whatever the umask (they carry its command line), where they were
 # 0644 (0666 under umask 000); a trace others may read gives copies they may read.
 set -u
@@ -22,7 +22,8 @@ derived() {
   rm -f "$W"/out.*
   (umask "$um"
    for f in text csv metatf hatf1.0; do "$H" convert --to $f "$in" -o "$W/out.$f" || exit 1; done
-   if [ $report -eq 1 ]; then "$H" report "$in" -o "$W/out.html" >/dev/null 2>&1 || exit 1; fi) ||
+   if [ $report -eq 1 ]; then "$H" report "$in" -o "$W/out.html" >/dev/null 2>&1 || exit 1; fi
+   "$H" replay --allocator glibc --series "$W/out.series" "$in" >/dev/null 2>&1 || exit 1) ||
     { fail "convert or report of $in failed"; return; }
   for f in "$W"/out.*; do
     [ "$(mode "$f")" = "$want" ] || fail "umask $um, trace $(mode "$in"): $(basename "$f") is $(mode "$f"), want $want"
