@@ -14,7 +14,9 @@
 
 #include "flusher_state.h"
 
-/* One line per event of a trace's life for hatrace record: "S path" when the
+/* One line per event of a trace's life for hatrace record: "L pid" when the
+ * library starts in a process (record tells a program LD_PRELOAD does not
+ * reach, a static one, from one that recorded nothing), "S path" when the
  * file is created, "E path events bytes dropped waits cpu_ns fast signal" when it is
  * closed (cpu_ns: the background threads' CPU; fast: events coded fast;
  * signal: the one the process died of, 0 when it did not), "F
