@@ -206,11 +206,10 @@ void ht_crash_thread_exit(void *stack)
 
 /* Put the kernel's default action back for sig (and the program's view of
  * it, which a vfork child shares with its parent: not there). */
+static const struct sigaction dfl = { .sa_handler = SIG_DFL };  /* an empty mask, no flags */
+
 static void default_again(int sig)
 {
-    struct sigaction dfl;
-    memset(&dfl, 0, sizeof dfl);
-    dfl.sa_handler = SIG_DFL;
     if (ht_owns_trace()) {
         atomic_fetch_add_explicit(&prog_seq[sig], 1, memory_order_acq_rel);
         prog[sig] = dfl;
@@ -231,12 +230,7 @@ static void on_signal(int sig, siginfo_t *si, void *uc)
     if (pa.sa_handler != SIG_DFL && pa.sa_handler != SIG_IGN) {
         note.fate = HT_SIG_HANDLED;
         ht_note_signal(&note);
-        if (pa.sa_flags & SA_RESETHAND) {  /* one-shot: the kernel would have reset it on delivery */
-            struct sigaction dfl;
-            memset(&dfl, 0, sizeof dfl);
-            dfl.sa_handler = SIG_DFL;
-            set_action(sig, &dfl, NULL);
-        }
+        if (pa.sa_flags & SA_RESETHAND) set_action(sig, &dfl, NULL);  /* one-shot: the kernel resets it on delivery */
         errno = saved;
         if (pa.sa_flags & SA_SIGINFO) pa.sa_sigaction(sig, si, uc);
         else pa.sa_handler(sig);

@@ -368,7 +368,7 @@ void ht_write_death(const ht_signal_note *n)
     ht_xfsz_hold(&g);
     pthread_mutex_lock(&ht_fs.wlock);
     ht_rawev x = { .tk = n->tk << HT_TK_SHIFT | HT_K_SIGNAL, .a = n->addr,
-                   .b = (uint64_t)n->sig | (uint64_t)n->fate << 8, .c = (uint32_t)n->code };
+                   .b = ht_signal_b(n), .c = (uint32_t)n->code };
     if (!ht_fs.writer && !ht_fs.out_failed) ht_writer_open();
     if (ht_fs.writer && !ht_fs.out_failed) {
         signal_comment(&x, n->tid, &evs[0], map_text[0]);

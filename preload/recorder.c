@@ -560,7 +560,7 @@ void ht_note_signal(ht_signal_note *n)
         atomic_fetch_add_explicit(&ht_lost, 1, memory_order_relaxed);
         return;
     }
-    ht_emit_nowait(HT_K_SIGNAL, n->addr, (uint64_t)n->sig | (uint64_t)n->fate << 8, (uint32_t)n->code, 0);
+    ht_emit_nowait(HT_K_SIGNAL, n->addr, ht_signal_b(n), (uint32_t)n->code, 0);
 }
 
 /* Wait at most timeout_ns for another thread's end of the trace. */

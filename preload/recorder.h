@@ -498,6 +498,8 @@ void ht_crash_install(void) HT_HIDDEN;
  * @return its mapping for ht_crash_thread_exit, or NULL. */
 void *ht_crash_thread_attach(void) HT_HIDDEN;
 void ht_crash_thread_exit(void *stack) HT_HIDDEN;
+/* A SIGNAL event's b word (the layout at enum ht_kind): the signal and its fate. */
+static inline uint64_t ht_signal_b(const ht_signal_note *n) { return (uint64_t)n->sig | (uint64_t)n->fate << 8; }
 /* recorder.c, from the handler. A signal a handler of the program takes:
  * into the thread's ring if it has room now (else counted lost). */
 void ht_note_signal(ht_signal_note *n) HT_HIDDEN;
