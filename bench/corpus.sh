@@ -183,7 +183,9 @@ PRE=()
 prefix() {
   case $1 in
     native) PRE=(env "${ENVS[@]}");;
-    preload) PRE=(env "${ENVS[@]}" LD_PRELOAD="$LIB" HATRACE_OUTPUT="$2/t.hatf" HATRACE_REPORT="$2/report");;
+    # the library appends to the report file but never creates it (as hatrace record does, made first)
+    preload) : >>"$2/report"
+             PRE=(env "${ENVS[@]}" LD_PRELOAD="$LIB" HATRACE_OUTPUT="$2/t.hatf" HATRACE_REPORT="$2/report");;
     record) PRE=(env "${ENVS[@]}" "$HATRACE" record -o "$2/t.hatf" --);;
     nofig) PRE=(env "${ENVS[@]}" "$HATRACE" record --no-figures -o "$2/t.hatf" --);;
     heaptrack) PRE=(env "${ENVS[@]}" heaptrack -o "$2/h");;
