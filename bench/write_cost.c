@@ -222,7 +222,7 @@ int main(int argc, char **argv)
         double t0 = cpu_s();
         hatf_writer *w = read_only ? NULL : hatf_writer_open_fd(fd, &info, &o, &err);
         if (!read_only && !w) die("writer", err.msg);
-        if (w && fast) hatf_writer_set_fast_(w, 1);
+        if (w && fast) hatf_writer_set_coding_(w, HATF_CODING_STORED_);
         if (w && defer) {
             hatf_jobq *q = hatf_writer_defer_(w, 4);
             pthread_t th;

@@ -40,11 +40,14 @@ static const char help[] =
     "      --no-follow-children  only CMD itself\n"
     "      --drop              drop (and count) events when a ring is full instead\n"
     "                          of making the thread wait\n"
-    "      --effort MODE       how chunk groups are coded: auto (default) codes them\n"
-    "                          fast (a few ns per event, ~7 bytes per event) while\n"
-    "                          no CPU is idle or the rings fill, in full (the\n"
-    "                          address model and zstd) otherwise; fast or full\n"
-    "                          always. `hatrace convert` recodes a trace in full\n"
+    "      --effort MODE       how chunk groups are coded: fast (the default;\n"
+    "                          auto is the same) codes them with a few\n"
+    "                          instructions per event and packs them with zstd\n"
+    "                          (~1-2 bytes per event); stored leaves them\n"
+    "                          unpacked (the least CPU, 4-9 bytes per event);\n"
+    "                          full codes them with the address model (the\n"
+    "                          smallest trace, at several times the CPU).\n"
+    "                          `hatrace convert --best` recodes a trace in full\n"
     "      --no-encode-helper  encode every chunk group on the flusher thread, not\n"
     "                          on a helper thread that yields its CPU between slices\n"
     "      --stacks[=DEPTH]    record the call stack of each allocation and realloc,\n"
@@ -186,9 +189,10 @@ static void figures(const char *path, int *stacks)
 /* Print the traces the processes reported (in the order they were created,
  * flagging those never closed: the process was killed), and one summary line.
  * Lines: "L pid" when the library starts in a process, "S path" at a trace's
- * creation, "E path events bytes dropped waits cpu_ns fast" when it is closed
- * (the last two, the recorder threads' CPU ns and the events coded fast, may
- * be missing: a library of an older build), "F path" when a process could
+ * creation, "E path events bytes dropped waits cpu_ns fast signal stored" when
+ * it is closed (the last four, the recorder threads' CPU ns, the events coded
+ * fast, the signal it died of and the fast events stored unpacked, may be
+ * missing: a library of an older build), "F path" when a process could
  * not create its trace, "X path why" when recording into it stopped early.
  * A trace never closed is counted from what it holds (its readable chunk
  * groups), and said why it ended: the recorder's reason, or none given (the
@@ -209,7 +213,7 @@ static int report(const char *path, int ran, int *incomplete)
     trace *tr = NULL;
     size_t n = 0, cap = 0;
     char line[PATH_MAX + 128];
-    unsigned long long ev, by, dr, wa, cpu, fa, tev = 0, tby = 0, tdr = 0, twa = 0, tcpu = 0, tfa = 0;
+    unsigned long long ev, by, dr, wa, cpu, fa, sto, tev = 0, tby = 0, tdr = 0, twa = 0, tcpu = 0, tfa = 0, tst = 0;
     unsigned long long closed_ev = 0;  /* of closed traces: those whose CPU and coding were reported */
     int loaded = 0;
     while (fgets(line, sizeof line, f)) {
@@ -236,10 +240,12 @@ static int report(const char *path, int ran, int *incomplete)
         }
         if (kind == 'X') snprintf(tr[i].why, sizeof tr[i].why, "%.*s", (int)strcspn(rest, "\n"), rest);
         *incomplete += kind == 'X';
-        cpu = fa = 0;
-        if (kind == 'E' && sscanf(rest, "%llu %llu %llu %llu %llu %llu", &ev, &by, &dr, &wa, &cpu, &fa) >= 4) {
+        cpu = fa = sto = 0;
+        int sig;
+        if (kind == 'E' &&
+            sscanf(rest, "%llu %llu %llu %llu %llu %llu %d %llu", &ev, &by, &dr, &wa, &cpu, &fa, &sig, &sto) >= 4) {
             tr[i].closed = 1;
-            tev += ev, tby += by, tdr += dr, twa += wa, tcpu += cpu, tfa += fa;
+            tev += ev, tby += by, tdr += dr, twa += wa, tcpu += cpu, tfa += fa, tst += sto;
             closed_ev += ev;
         }
     }
@@ -273,11 +279,12 @@ static int report(const char *path, int ran, int *incomplete)
     /* what recording cost besides the hooks, and what it chose to spend it on */
     if (closed_ev && tcpu) {
         const char *effort = getenv("HATRACE_EFFORT");
-        const char *why = !tfa ? ""
-                        : effort && !strcmp(effort, "fast") ? " (--effort fast; `hatrace convert --best` makes the trace small)"
-                        : " (no CPU was idle, or the rings filled; `hatrace convert --best` makes the trace small)";
-        fprintf(stderr, "hatrace: recorder threads' CPU %.1f ms, %.1f ns/event; %.0f%% of events coded fast%s\n",
-                (double)tcpu / 1e6, (double)tcpu / (double)closed_ev, 100.0 * (double)tfa / (double)closed_ev, why);
+        const char *why = tst && effort && !strcmp(effort, "stored")
+                          ? " (--effort stored; `hatrace convert --best` makes the trace small)" : "";
+        fprintf(stderr, "hatrace: recorder threads' CPU %.1f ms, %.1f ns/event; %.0f%% of events coded fast, "
+                        "%.0f%% stored unpacked%s\n",
+                (double)tcpu / 1e6, (double)tcpu / (double)closed_ev, 100.0 * (double)tfa / (double)closed_ev,
+                100.0 * (double)tst / (double)closed_ev, why);
     }
     if (n) {
         /* what to look at next (the first trace: the command's own) */
@@ -385,8 +392,8 @@ int cmd_record(int argc, char **argv)
         case O_NO_HELPER: setenv("HATRACE_ENCODE_HELPER", "0", 1); break;
         case O_NO_FIGURES: no_figures = 1; break;
         case O_EFFORT:
-            if (strcmp(optarg, "auto") && strcmp(optarg, "fast") && strcmp(optarg, "full"))
-                return cli_usage("record", "--effort: expected auto, fast or full");
+            if (strcmp(optarg, "auto") && strcmp(optarg, "fast") && strcmp(optarg, "full") && strcmp(optarg, "stored"))
+                return cli_usage("record", "--effort: expected auto, fast, full or stored");
             setenv("HATRACE_EFFORT", optarg, 1);
             break;
         case O_STACKS:

@@ -91,15 +91,18 @@ typedef struct hatf_aitem { uint64_t size, addr, new_addr; uint8_t op; } hatf_ai
  * out, in order; out->failed on out of memory.
  * pre: hatf_amodel_reset with room for every alloc of the group. */
 void hatf_aenc_run(hatf_amodel *m, const hatf_aitem *a, size_t n, hatf_buf *out);
-/* One address in coding 4 (HATF_ACODE_DELTA), no model: zigzag(a - *prev)
- * as a varint at o, *prev being the previous non-NULL address of the group
- * (0 at its start); a NULL address leaves *prev as it was; pdep: the varint
+/* One address in coding 5 (HATF_ACODE_DELTA_N), no model: 0 for NULL, else
+ * 1 + zigzag(a - *prev) as a varint at o, *prev being the previous non-NULL
+ * address of the group (0 at its start); a NULL address leaves *prev as it
+ * was (coding 4 gave it zigzag(0 - *prev): 7 bytes for a realloc(NULL, n)'s
+ * old address, most of a Lua trace's addresses); pdep: the varint
  * spread by pdep (hatf_varint_put8_pdep's pre; the same bytes). pre:
- * HATF_VARINT_MAX bytes of room at o (those past the code are scratch).
+ * HATF_VARINT_MAX bytes of room at o (those past the code are scratch), and
+ * a - *prev within +-2^63 (a user space's addresses: zigzag below 2^64 - 1).
  * @return the end of the code (at most HATF_VARINT_MAX bytes). */
 static inline uint8_t *hatf_adelta_put_by(uint8_t *o, uint64_t a, uint64_t *prev, int pdep)
 {
-    uint64_t v = hatf_zigzag((int64_t)(a - *prev));
+    uint64_t v = (hatf_zigzag((int64_t)(a - *prev)) + 1) & -(uint64_t)(a != 0);  /* no branch */
     if (a) *prev = a;
     /* no short path: a thread's deltas are as often long as short where its
      * objects come from other threads (a branch on the length mispredicted
@@ -230,8 +233,8 @@ int hatf_adec_isa(void);
 
 /* Decode the addresses of e[0..n) (op and size read, addr / new_addr set)
  * from *pp..end (container_adec.c). isa: HATF_ADEC_*, from hatf_adec_isa.
- * pre: hatf_amodel_reset with room for every alloc of the group (coding 4,
- * HATF_ACODE_DELTA, needs none: last_new holds the previous address).
+ * pre: hatf_amodel_reset with room for every alloc of the group (codings 4
+ * and 5, HATF_ACODE_DELTA and _N, need none: last_new holds the previous address).
  * @return the events done; fewer than n when the next one's code is bad. */
 uint32_t hatf_adec_run(hatf_amodel *m, hatf_event *e, uint32_t n, const uint8_t **pp,
                        const uint8_t *end, int isa);

@@ -187,13 +187,14 @@ run_plain(hatf_amodel *m, hatf_event *e, uint32_t n, const uint8_t **pp, const u
 #endif
 }
 
-/* Coding 4 (HATF_ACODE_DELTA): every address is the previous non-NULL one
- * plus a zigzag varint; no model. @return 0 or -1 (the stream ended). */
-HATF_AINLINE int delta_next(uint64_t *prev, const uint8_t **pp, const uint8_t *end, uint64_t *addr)
+/* Codings 4 and 5 (HATF_ACODE_DELTA, _N): every address is the previous
+ * non-NULL one plus a zigzag varint; no model. With nul (coding 5) the code
+ * 0 is NULL and the others are one up. @return 0 or -1 (the stream ended). */
+HATF_AINLINE int delta_next(uint64_t *prev, const uint8_t **pp, const uint8_t *end, uint64_t *addr, int nul)
 {
     uint64_t v;
     if (!hatf_varint_next(pp, end, &v)) return -1;
-    uint64_t a = *prev + (uint64_t)hatf_unzigzag(v);
+    uint64_t a = nul && !v ? 0 : *prev + (uint64_t)hatf_unzigzag(v - (uint64_t)nul);
     if (a) *prev = a;
     *addr = a;
     return 0;
@@ -203,13 +204,14 @@ static uint32_t run_delta(hatf_amodel *m, hatf_event *e, uint32_t n, const uint8
 {
     const uint8_t *p = *pp;
     uint64_t prev = m->last_new;
+    int nul = m->coding == HATF_ACODE_DELTA_N;
     uint32_t k;
     for (k = 0; k < n; k++) {
         hatf_event *ev = &e[k];
         unsigned op = ev->op;
         if (op > HATF_OP_REALLOC_FREE) continue;
-        if (delta_next(&prev, &p, end, &ev->addr)) break;
-        if (op >= HATF_OP_REALLOC_INPLACE && delta_next(&prev, &p, end, &ev->new_addr)) break;
+        if (delta_next(&prev, &p, end, &ev->addr, nul)) break;
+        if (op >= HATF_OP_REALLOC_INPLACE && delta_next(&prev, &p, end, &ev->new_addr, nul)) break;
     }
     m->last_new = prev;
     *pp = p;
@@ -236,7 +238,7 @@ int hatf_adec_isa(void)
 uint32_t hatf_adec_run(hatf_amodel *m, hatf_event *e, uint32_t n, const uint8_t **pp,
                        const uint8_t *end, int isa)
 {
-    if (m->coding == HATF_ACODE_DELTA) return run_delta(m, e, n, pp, end);
+    if (hatf_acode_is_delta(m->coding)) return run_delta(m, e, n, pp, end);
 #ifdef __x86_64__
     if (isa == HATF_ADEC_BMI2) return run_bmi2(m, e, n, pp, end);
 #endif

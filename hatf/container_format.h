@@ -55,8 +55,14 @@ enum { HATF_CODEC_STORED = 0, HATF_CODEC_ZSTD = 1 };
 /* 1: the model without recent frees (hatrace before the recency codes), no longer read;
  * 2: one bump reference (the newest object), still read; 3: the top and per-class
  * bump references (written since); 4: each address as the difference from the
- * previous one (the recorder's fast groups: a few instructions an address). */
-enum { HATF_ACODE_MODEL2 = 2, HATF_ACODE_MODEL = 3, HATF_ACODE_DELTA = 4 };
+ * previous one (the recorder's fast groups: a few instructions an address),
+ * still read; 5: the same, NULL as 0 and the others one up (written since). */
+enum { HATF_ACODE_MODEL2 = 2, HATF_ACODE_MODEL = 3, HATF_ACODE_DELTA = 4, HATF_ACODE_DELTA_N = 5 };
+/* A coding of the recorder's fast groups (no model). */
+static inline int hatf_acode_is_delta(unsigned coding)
+{
+    return coding == HATF_ACODE_DELTA || coding == HATF_ACODE_DELTA_N;
+}
 
 /* Records chunk codings: 0, a HATF 1.0 stream with its times (written before);
  * 1, a time section (varint length, then its runs) followed by a HATF 1.0

@@ -9,6 +9,7 @@ int hatf_genc_init(hatf_genc *c, int level, size_t max_items)
 {
     hatf_amodel_init(&c->am, 1);
     c->cctx = ZSTD_createCCtx();
+    c->pack = NULL;
     c->pause = NULL;
     if (!c->cctx) return HATF_E_NOMEM;
     ZSTD_CCtx_setParameter(c->cctx, ZSTD_c_compressionLevel, level);
@@ -25,7 +26,8 @@ void hatf_genc_free(hatf_genc *c)
 {
     hatf_amodel_free(&c->am);
     ZSTD_freeCCtx(c->cctx);
-    c->cctx = NULL;
+    ZSTD_freeCCtx(c->pack);
+    c->cctx = c->pack = NULL;
 }
 
 void hatf_gout_free(hatf_gout *o)
@@ -86,10 +88,22 @@ int hatf_chunk_pack(ZSTD_CCtx *cctx, hatf_chunk_hdr *h, const uint8_t *src, size
     return 0;
 }
 
+static ZSTD_CCtx *pack_cctx(hatf_genc *c)
+{
+    if (!c->pack && (c->pack = ZSTD_createCCtx()) != NULL) {
+        ZSTD_CCtx_setParameter(c->pack, ZSTD_c_compressionLevel, HATF_PACK_LEVEL);
+        ZSTD_CCtx_setParameter(c->pack, ZSTD_c_checksumFlag, 0);
+    }
+    return c->pack;
+}
+
 int hatf_group_encode(hatf_genc *c, const hatf_group *g, hatf_gout *o)
 {
     o->out.len = o->rbuf.len = o->abuf.len = 0;
-    ZSTD_CCtx *cctx = g->fast ? NULL : c->cctx;
+    ZSTD_CCtx *cctx = !g->fast ? c->cctx : g->packed ? pack_cctx(c) : NULL;
+    if (g->fast && g->packed && !cctx) return HATF_E_NOMEM;
+    /* a packed group is packed in one go (no pauses): on the writer's thread */
+    void (*pause)(void) = g->fast ? NULL : c->pause;
     const hatf_buf *adr = g->fast ? &g->adr : &o->abuf;
     if (g->fast && g->adr.failed) return HATF_E_NOMEM;
     if (!g->fast) {
@@ -111,13 +125,13 @@ int hatf_group_encode(hatf_genc *c, const hatf_group *g, hatf_gout *o)
     hatf_chunk_hdr h = g->h;
     h.kind = HATF_CK_RECORDS;
     h.coding = HATF_RCODE_TIMES;
-    int rc = hatf_chunk_pack(cctx, &h, o->rbuf.p, o->rbuf.len, &o->out, c->pause);
+    int rc = hatf_chunk_pack(cctx, &h, o->rbuf.p, o->rbuf.len, &o->out, pause);
     if (rc) return rc;
     o->len1 = o->out.len;
     h = g->h;
     h.kind = HATF_CK_ADDRS;
-    h.coding = g->fast ? HATF_ACODE_DELTA : HATF_ACODE_MODEL;
-    return hatf_chunk_pack(cctx, &h, adr->p, adr->len, &o->out, c->pause);
+    h.coding = g->fast ? HATF_ACODE_DELTA_N : HATF_ACODE_MODEL;
+    return hatf_chunk_pack(cctx, &h, adr->p, adr->len, &o->out, pause);
 }
 
 void hatf_group_free(hatf_group *g)

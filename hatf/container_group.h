@@ -21,14 +21,21 @@ typedef struct hatf_group {
     hatf_aitem *items;        /* the addresses, in event order (a group coded in full) */
     size_t nitems, cap_items;
     int fast;                 /* set when it starts: coded the cheap way, its addresses in adr */
-    hatf_buf adr;             /* a fast group's address codes (coding 4), made as the events came */
+    int packed;               /* a fast group whose chunks zstd packs at HATF_PACK_LEVEL (else stored) */
+    hatf_buf adr;             /* a fast group's address codes (coding 5), made as the events came */
     uint64_t adr_prev;        /* the last non-NULL address coded into adr */
 } hatf_group;
+
+/* zstd's level for packed fast groups: about 550 MB/s on the fast coding's
+ * 4-9 bytes per event (7-15 ns an event), which it makes 2-7 times smaller
+ * (bench/results/recorder.md, "Packed fast groups"). */
+#define HATF_PACK_LEVEL 1
 
 /* An encoder's state: the address model and zstd. */
 typedef struct hatf_genc {
     hatf_amodel am;
     ZSTD_CCtx *cctx;
+    ZSTD_CCtx *pack;          /* at HATF_PACK_LEVEL, for packed fast groups; made when first needed */
     void (*pause)(void);      /* if set, called between slices of the work (a helper yields there) */
 } hatf_genc;
 
@@ -48,9 +55,9 @@ void hatf_gout_free(hatf_gout *o);
 
 /* Encode g into o->out (emptied first): its records chunk, then its address
  * chunk; o->len1 = bytes of the first. g is only read. A fast group costs a
- * few instructions per event instead of the model's and zstd's hundreds:
- * its address codes (coding 4, HATF_ACODE_DELTA) are made as its events
- * come, and both chunks are stored.
+ * few instructions per event instead of the model's hundreds: its address
+ * codes (coding 5, HATF_ACODE_DELTA_N) are made as its events come, and both
+ * chunks are stored, or packed by zstd at HATF_PACK_LEVEL.
  * @return 0, HATF_E_NOMEM or HATF_E_IO (zstd failed). */
 int hatf_group_encode(hatf_genc *c, const hatf_group *g, hatf_gout *o);
 

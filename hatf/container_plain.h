@@ -76,9 +76,9 @@ static inline size_t hatf_plain_read(const uint64_t *x, unsigned *op, uint64_t *
 
 /* Where hatf1_encode_plain_ puts the times and addresses, and takes them up
  * again: the thread's clock, the writer's conversion (NULL: times as they
- * are), the time section's end; a fast group's coding 4 end and reference
+ * are), the time section's end; a fast group's coding 5 end and reference
  * (it NULL), else the items for the model; the units the events took; pdep:
- * the CPU has a fast pdep for coding 4's varints (hatf_adec_isa). */
+ * the CPU has a fast pdep for coding 5's varints (hatf_adec_isa). */
 typedef struct hatf_plain_io {
     hatf_tclock c;
     hatf_tconv *conv;

@@ -42,7 +42,7 @@ struct hatf_writer {
     size_t pending, pending_max;  /* events in open groups, all threads; the bound on them */
     int level, best;
     int coarse;               /* time_res_ns given: times go through tconv */
-    int pdep;                 /* the CPU's pdep is fast: coding 4's varints spread by it */
+    int pdep;                 /* the CPU's pdep is fast: coding 5's varints spread by it */
     uint64_t base;            /* the file's offset at open */
     uint64_t reserved;        /* the file's blocks are allocated ahead up to this offset (UINT64_MAX: not) */
     hatf_tconv tconv;
@@ -58,8 +58,8 @@ struct hatf_writer {
     hatf_gout gout;
     hatf_jobq *q;             /* hatf_writer_defer_: groups queued for a helper */
     uint64_t due;             /* groups sealed before this number are to be written now */
-    int fast;                 /* hatf_writer_set_fast_: groups begun now are coded the cheap way */
-    uint64_t fast_groups, fast_events;  /* groups written that way, their events */
+    int fast, packed;         /* hatf_writer_set_coding_: how the groups begun now are coded */
+    uint64_t fast_groups, fast_events, stored_events;  /* groups sealed fast, their events, those stored */
     uint64_t last_thread;     /* the thread of the last batch (a batch of comments alone goes there) */
     uint64_t losses;          /* hatf_writer_note_loss entries so far */
 };
@@ -168,6 +168,7 @@ static void thread_start_group(hatf_writer *w, wthread *t)
     t->g.rec.len = 0;
     t->g.tsec.len = 0;
     t->g.fast = w->fast;
+    t->g.packed = w->fast && w->packed;
     t->g.adr.len = 0;
     t->g.adr_prev = 0;
     t->tc.t_run = 0;
@@ -209,7 +210,7 @@ static wthread *thread_get(hatf_writer *w, uint64_t thread)
 }
 
 /* Where take_events puts the addresses: items for the model (a group coded
- * in full), or coding 4's codes at ao (a fast group), prev their reference. */
+ * in full), or coding 5's codes at ao (a fast group), prev their reference. */
 typedef struct addr_out {
     hatf_aitem *it;
     uint8_t *ao;
@@ -308,7 +309,12 @@ static int emit_group(hatf_writer *w, wthread *t)
     if (!p) return fail(w, HATF_E_NOMEM, "out of memory");
     if (t->tc.t_run) t->g.tsec.len += (size_t)(hatf_time_put(p, t->tc.t_run - 1) - p);  /* the last run: its length only */
     int rc = write_queued(w, 0, 0, 0), queued = 0;
-    /* a fast group is cheaper to code here than to hand over */
+    if (t->g.fast) {
+        w->fast_groups++, w->fast_events += t->events;
+        if (!t->g.packed) w->stored_events += t->events;
+    }
+    /* a fast group, even packed, is cheaper to code here than to hand over
+     * (bench/results/recorder.md, "Packed fast groups") */
     if (!rc && w->q && !t->g.fast && !(queued = hatf_jobq_put_(w->q, &t->g))) {
         rc = write_queued(w, UINT64_MAX, 1, 0);  /* every slot taken: the oldest one is needed */
         if (!rc) queued = hatf_jobq_put_(w->q, &t->g);
@@ -324,7 +330,6 @@ static int emit_group(hatf_writer *w, wthread *t)
         if (rc) return encode_failed(w, rc);
         rc = write_group(w, &w->gout);
         if (rc) return rc;
-        if (t->g.fast) w->fast_groups++, w->fast_events += t->events;
     }
     t->total += t->events;
     t->seq++;
@@ -763,12 +768,17 @@ void hatf_writer_defer_counts_(const hatf_writer *w, uint64_t *by_helper, uint64
     if (w->q) hatf_jobq_counts_(w->q, by_helper, by_writer, twice);
 }
 
-void hatf_writer_set_fast_(hatf_writer *w, int fast) { w->fast = fast != 0; }
+void hatf_writer_set_coding_(hatf_writer *w, enum hatf_coding_ coding)
+{
+    w->fast = coding != HATF_CODING_FULL_;
+    w->packed = coding == HATF_CODING_PACKED_;
+}
 
-void hatf_writer_fast_counts_(const hatf_writer *w, uint64_t *groups, uint64_t *events)
+void hatf_writer_fast_counts_(const hatf_writer *w, uint64_t *groups, uint64_t *events, uint64_t *stored)
 {
     *groups = w->fast_groups;
     *events = w->fast_events;
+    *stored = w->stored_events;
 }
 
 HATF_API uint64_t hatf_writer_bytes(const hatf_writer *w) { return w->off; }

@@ -74,12 +74,17 @@ void hatf_jobq_release_(hatf_jobq *q);
 void hatf_writer_defer_counts_(const struct hatf_writer *w, uint64_t *by_helper, uint64_t *by_writer,
                                uint64_t *twice);
 
-/* Groups begun from now on are coded fast (nonzero) or in full (0): the
- * recorder's choice of effort, per group (hatf_group_encode). A fast group
- * is coded by the writer itself, after every group queued before it.
- * hatf_writer_fast_counts_: the groups written fast so far, and their events. */
-void hatf_writer_set_fast_(struct hatf_writer *w, int fast);
-void hatf_writer_fast_counts_(const struct hatf_writer *w, uint64_t *groups, uint64_t *events);
+/* How the groups begun from now on are coded, the recorder's choice of
+ * effort per group (hatf_group_encode). */
+enum hatf_coding_ {
+    HATF_CODING_FULL_ = 0,    /* the address model and zstd: the smallest, the most CPU */
+    HATF_CODING_PACKED_ = 1,  /* fast, its chunks packed by zstd at HATF_PACK_LEVEL */
+    HATF_CODING_STORED_ = 2   /* fast, stored: the least CPU */
+    /* a fast group is coded by the writer itself, after every group queued before it */
+};
+void hatf_writer_set_coding_(struct hatf_writer *w, enum hatf_coding_ coding);
+/* The groups sealed fast so far, their events, and of those the events stored unpacked. */
+void hatf_writer_fast_counts_(const struct hatf_writer *w, uint64_t *groups, uint64_t *events, uint64_t *stored);
 
 /* The recorder's flush with a helper, in steps that leave the flusher free
  * to drain rings between groups: hatf_writer_seal_ queues every pending

@@ -140,10 +140,6 @@ static long drain_ring(ht_ring *r)
     /* only what is there now: a producer faster than us must not keep us here
      * (the other rings would starve, and the exit drain would never end) */
     uint64_t left = ht_ring_fill(r);
-    /* the time its producer waited for room since the last drain (effort.c) */
-    uint64_t waited = atomic_load_explicit(&r->wait_ns, memory_order_relaxed);
-    ht_fs.waited_ns += waited - r->wait_ns_seen;
-    r->wait_ns_seen = waited;
     while (left) {
         const uint64_t *raw;
         size_t n = ht_ring_peek(r, &raw, left < BATCH ? (size_t)left : BATCH);
@@ -337,13 +333,6 @@ long ht_drain_all(void)
     ht_xfsz_hold(&g);
     pthread_mutex_lock(&ht_fs.wlock);
     ht_out_fd_intact();
-    if (on_flusher && ht_fs.writer && !ht_fs.out_failed) {
-        /* the coding of the groups begun from here on, and the CPU spent so far */
-        uint64_t now = ht_mono_ns();
-        uint64_t window = ht_fs.effort.window_start;
-        hatf_writer_set_fast_(ht_fs.writer, ht_effort_choose(now, ht_fs.waited_ns));
-        if (ht_fs.effort.window_start != window || !ht_fs.flusher_cpu_ns) ht_background_cpu_read();
-    }
     long total = drain_orphans();
     for (ht_ring *r = atomic_load(&ht_rings); r; r = r->next) total += drain_ring(r);
     if (on_flusher && !ht_fs.helper_tried && ht_fs.writer && !ht_fs.out_failed) helper_start();
@@ -425,7 +414,6 @@ static void *flusher_main(void *arg)
     on_flusher = 1;
     own_stack(&ht_fs.flusher_stack, &ht_fs.flusher_stack_size);
     prctl(PR_SET_NAME, "hatrace-flush");  /* tells it apart in top, perf and /proc */
-    ht_effort_start();
     uint64_t interval = (uint64_t)ht_opt(HT_OPT_FLUSH_MS) * 1000000u;
     while (!atomic_load(&ht_fs.flusher_stop)) {
         /* flushed groups still to write: back in 1 ms (the helper may finish them) */
@@ -446,9 +434,8 @@ static void *flusher_main(void *arg)
             ht_futex_wake(&ht_fs.sync_done, INT_MAX);
         }
     }
-    ht_effort_stop();
     /* its CPU to the end: the trace may be closed after its join, on another
-     * thread, where its clock is gone (with a fixed effort nothing read it since) */
+     * thread, where its clock is gone) */
     pthread_mutex_lock(&ht_fs.wlock);
     ht_background_cpu_read();
     pthread_mutex_unlock(&ht_fs.wlock);

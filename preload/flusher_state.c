@@ -12,7 +12,6 @@ ht_flush_state ht_fs = {
     .out_fd = -1,
     .unit_num = 1,
     .unit_den = 1,
-    .effort = { .stat_fd = -1 },
 };
 
 int ht_wlock_held(void)
@@ -51,11 +50,7 @@ void ht_flusher_atfork_child(void)
     ht_fs.helper_tried = 0;
     ht_fs.helper_on = 0;
     ht_fs.due_left = 0;
-    ht_fs.waited_ns = 0;
     ht_fs.flusher_cpu_ns = ht_fs.helper_cpu_ns = 0;
-    /* the child's flusher chooses afresh */
-    if (ht_fs.effort.stat_fd >= 0) close(ht_fs.effort.stat_fd);
-    ht_fs.effort = (ht_effort){ .stat_fd = -1 };
     atomic_store(&ht_fs.flusher_on, HT_FLUSHER_OFF);
     atomic_store(&ht_fs.flusher_stop, 0);
     atomic_store(&ht_fs.finish_req, 0);

@@ -18,19 +18,6 @@
 #include "recorder.h"
 #include "hatf_container.h"
 
-/* effort.c: the coding of the groups the flusher seals next, and what it is
- * chosen from. */
-typedef struct ht_effort {
-    int fast;                   /* groups begun now are coded fast */
-    int busy;                   /* the last window found no idle CPU */
-    int stat_fd;                /* /proc/stat, open on the flusher; -1: none */
-    uint64_t idle_ns;           /* all CPUs' idle time at the window's start */
-    uint64_t waited_ns;         /* producers' waits for room at the window's start */
-    uint64_t started, window_start, calm_since;
-    uint64_t prog_cpu_ns;       /* the program's own CPU time (the process's less ours) at the start */
-    unsigned ncpu;              /* CPUs the process may run on */
-    uint64_t switches;          /* changes of coding */
-} ht_effort;
 
 enum { HT_FLUSHER_OFF = 0, HT_FLUSHER_ON = 1, HT_FLUSHER_STARTING = 2 };
 
@@ -60,8 +47,6 @@ typedef struct ht_flush_state {
     _Atomic uint32_t sync_req, sync_done;      /* ht_flusher_sync: asked, done (counts; futex) */
     int death_sig;              /* the signal the process died of (its note written), else 0 */
     uint64_t last_flush_ns;
-    uint64_t waited_ns;         /* time producers waited for room, as the drains found it (wlock) */
-    ht_effort effort;           /* on the flusher thread only */
     pthread_t helper;           /* the encoding helper, while helper_on */
     int helper_on;
     /* CPU ns of the flusher and of the helper, as last read (wlock) */
@@ -104,10 +89,11 @@ void ht_resident_sample(void) HT_HIDDEN;
  * descriptor and may have reused its number. */
 int ht_out_fd_intact(void) HT_HIDDEN;
 /* hatrace record's "E" line for this trace, at close: its events, bytes,
- * events dropped, ring waits, the background threads' CPU ns, and the events
- * in chunk groups coded fast (and ht_fs.death_sig). */
+ * events dropped, ring waits, the background threads' CPU ns, the events
+ * in chunk groups coded fast, ht_fs.death_sig, and the fast events stored
+ * unpacked. */
 void ht_report_end(uint64_t bytes, uint64_t dropped, uint64_t waits, uint64_t bg_ns,
-                   uint64_t fast_events) HT_HIDDEN;
+                   uint64_t fast_events, uint64_t stored_events) HT_HIDDEN;
 /* hatrace record's "X" line: writing the trace failed (why), it is incomplete. */
 void ht_report_failed(const char *why) HT_HIDDEN;
 /* Around a write of the trace from a program thread: SIGXFSZ held, and the
@@ -117,13 +103,8 @@ void ht_xfsz_hold(ht_xfsz_guard *g) HT_HIDDEN;
 void ht_xfsz_release(ht_xfsz_guard *g) HT_HIDDEN;
 
 /* ---- effort.c ---- */
-/* On the flusher thread, once: read HATRACE_EFFORT, open its schedstat. */
-void ht_effort_start(void) HT_HIDDEN;
-/* The coding for the groups begun from now on (1 fast, 0 full), given the
- * time and how long producers have waited for room in all (ht_fs.waited_ns).
- * On the flusher thread. */
-int ht_effort_choose(uint64_t now, uint64_t waited_ns) HT_HIDDEN;
-void ht_effort_stop(void) HT_HIDDEN;
+/* The coding of every chunk group, as HATRACE_EFFORT asks. */
+enum hatf_coding_ ht_effort_coding(void) HT_HIDDEN;
 
 /* ---- flusher.c ---- */
 /* pre: wlock held. Read the CPU time of the flusher and the helper into

@@ -13,7 +13,7 @@ typedef struct ht_option {
     const char *const *words;  /* if set, the values by name: words[v] */
 } ht_option;
 
-static const char *const effort_words[] = { "auto", "fast", "full", NULL };
+static const char *const effort_words[] = { "auto", "fast", "full", "stored", NULL };
 
 static ht_option options[HT_OPT_COUNT_] = {
     [HT_OPT_ZSTD_LEVEL] = { "HATRACE_ZSTD_LEVEL", 3, -7, 19, 0,
@@ -38,8 +38,8 @@ static ht_option options[HT_OPT_COUNT_] = {
                           "ns per stored time unit, rounded down (0: the raw clock); coarser is smaller" },
     [HT_OPT_ENCODE_HELPER] = { "HATRACE_ENCODE_HELPER", 1, 0, 1, 0,
                                "1: a helper thread encodes full chunk groups, yielding its CPU often (the flusher does what it leaves)" },
-    [HT_OPT_EFFORT] = { "HATRACE_EFFORT", HT_EFFORT_AUTO, 0, 2, 0,
-                        "coding of the chunk groups: auto (fast while the cores are busy or the rings fill), fast or full",
+    [HT_OPT_EFFORT] = { "HATRACE_EFFORT", HT_EFFORT_AUTO, 0, 3, 0,
+                        "coding of the chunk groups: fast (auto: the default; packed by zstd), stored (unpacked) or full (the address model)",
                         effort_words },
 };
 

@@ -48,11 +48,13 @@ static void report_line(const char *fmt, ...)
     close(fd);
 }
 
-void ht_report_end(uint64_t bytes, uint64_t dropped, uint64_t waits, uint64_t bg_ns, uint64_t fast_events)
+void ht_report_end(uint64_t bytes, uint64_t dropped, uint64_t waits, uint64_t bg_ns, uint64_t fast_events,
+                   uint64_t stored_events)
 {
-    report_line("E\t%s\t%llu\t%llu\t%llu\t%llu\t%llu\t%llu\t%d\n", ht_fs.out_path, (unsigned long long)ht_fs.n_events,
-                (unsigned long long)bytes, (unsigned long long)dropped, (unsigned long long)waits,
-                (unsigned long long)bg_ns, (unsigned long long)fast_events, ht_fs.death_sig);
+    report_line("E\t%s\t%llu\t%llu\t%llu\t%llu\t%llu\t%llu\t%d\t%llu\n", ht_fs.out_path,
+                (unsigned long long)ht_fs.n_events, (unsigned long long)bytes, (unsigned long long)dropped,
+                (unsigned long long)waits, (unsigned long long)bg_ns, (unsigned long long)fast_events,
+                ht_fs.death_sig, (unsigned long long)stored_events);
 }
 
 /* Where a trace name's ".hatf" extension starts in name (its end when it has none). */
@@ -189,8 +191,7 @@ int ht_writer_open(void)
     }
     /* readers mark stacks this deep as cut (stats --sites --folded) */
     if (ht_stack_depth) hatf_writer_stack_depth(ht_fs.writer, (unsigned)ht_stack_depth);
-    /* --effort fast from the first group on; auto starts in full (effort.c) */
-    hatf_writer_set_fast_(ht_fs.writer, ht_opt(HT_OPT_EFFORT) == HT_EFFORT_FAST);
+    hatf_writer_set_coding_(ht_fs.writer, ht_effort_coding());  /* from the first group on (effort.c) */
     ht_fs.last_flush_ns = ht_mono_ns();
     return 0;
 }

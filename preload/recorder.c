@@ -481,7 +481,7 @@ ht_rawev *ht_ring_full(ht_ring *r)
     r->waits++;
     uint64_t t0 = ht_mono_ns();
     ht_rawev *e = ring_wait(r);
-    /* only this thread writes it (no locked add); the flusher reads it (effort.c) */
+    /* only this thread writes it (no locked add); the flusher sums it at close (writer_end.c) */
     atomic_store_explicit(&r->wait_ns, atomic_load_explicit(&r->wait_ns, memory_order_relaxed) + ht_mono_ns() - t0,
                           memory_order_relaxed);
     return e;

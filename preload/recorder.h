@@ -11,7 +11,7 @@
  *   recorder.c        process state: init, thread attach/exit, slow paths, signal side buffer, fork, exec, exit
  *   registry.c        the ring registry: a ring for each new thread, reused or mapped, sized by thread count
  *   flusher.c         the flusher and encoding helper threads: rings drained into the writer, timed flushes
- *   effort.c          the coding of each chunk group: fast while no CPU is idle or the rings fill, full otherwise
+ *   effort.c          the coding of the chunk groups: fast and packed by zstd, unless asked otherwise
  *   convert.h         the plain kinds (malloc, free, realloc with no flag), which the writer takes from the ring as they are
  *   convert.c         raw event → hatf_event for every other kind: HATF op, addresses, hatrace attributes
  *   output.c          the trace file: name, creation, header, report lines, write failures, the SIGXFSZ guard
@@ -221,8 +221,8 @@ typedef enum ht_opt_id {
     HT_OPT_ENCODE_HELPER, HT_OPT_EFFORT,
     HT_OPT_COUNT_
 } ht_opt_id;
-/* HT_OPT_EFFORT's values (HATRACE_EFFORT=auto|fast|full, effort.c). */
-enum { HT_EFFORT_AUTO = 0, HT_EFFORT_FAST = 1, HT_EFFORT_FULL = 2 };
+/* HT_OPT_EFFORT's values (HATRACE_EFFORT=auto|fast|full|stored, effort.c; auto: fast, the default). */
+enum { HT_EFFORT_AUTO = 0, HT_EFFORT_FAST = 1, HT_EFFORT_FULL = 2, HT_EFFORT_STORED = 3 };
 /* Parse HATRACE_* from the environment (no allocation); invalid values warn once
  * and keep the default. Strings: HATRACE_OUTPUT, HATRACE_CLOCK, HATRACE_REPORT. */
 void ht_options_init(void) HT_HIDDEN;

@@ -64,7 +64,6 @@ typedef struct ht_ring {
     alignas(64) _Atomic uint64_t tail;
     _Atomic uint32_t waiting;    /* the producer sleeps on wake until the consumer frees room */
     _Atomic uint32_t wake;       /* futex word: bumped by the consumer to wake the producer */
-    uint64_t wait_ns_seen;       /* consumer: wait_ns as of its last drain */
     /* shared, rarely written */
     alignas(64) _Atomic uint32_t state; /* ht_ring_state */
     uint64_t tid;                /* dense thread id of the current owner (set before OWNED) */
@@ -94,7 +93,6 @@ static inline void ht_ring_init(ht_ring *r, uint32_t cap)
     r->mark = cap / 2;
     r->poke_at = r->mark;
     r->waits = r->drops = 0;
-    r->wait_ns_seen = 0;
     atomic_store_explicit(&r->wait_ns, 0, memory_order_relaxed);
     atomic_store_explicit(&r->waiting, 0, memory_order_relaxed);
     r->side_w = r->side_r = 0;

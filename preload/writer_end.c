@@ -47,9 +47,9 @@ void ht_writer_finish(void)
         ht_resident_sample();  /* the last one: a short run has no other */
         name_live_threads();
         ht_stacks_finish(ht_fs.writer);
-        uint64_t by_helper, by_writer, twice, fast_groups, fast_events;
+        uint64_t by_helper, by_writer, twice, fast_groups, fast_events, stored_events;
         hatf_writer_defer_counts_(ht_fs.writer, &by_helper, &by_writer, &twice);
-        hatf_writer_fast_counts_(ht_fs.writer, &fast_groups, &fast_events);
+        hatf_writer_fast_counts_(ht_fs.writer, &fast_groups, &fast_events, &stored_events);
         ht_background_cpu_read();  /* before the close ends the helper */
         uint64_t bg_ns = ht_fs.flusher_cpu_ns + ht_fs.helper_cpu_ns;
         hatf_counters c = { .events = ht_fs.n_events, .dropped = dropped, .ring_waits = waits };
@@ -64,7 +64,7 @@ void ht_writer_finish(void)
             ht_report_failed(err.msg);
         } else {
             ht_report_end(stat(ht_fs.out_path, &sb) == 0 ? (uint64_t)sb.st_size : 0, dropped, waits, bg_ns,
-                          fast_events);
+                          fast_events, stored_events);
         }
         if (ht_opt(HT_OPT_VERBOSE))
             ht_say("%llu events, %llu dropped (%llu outside rings), %llu ring waits (%.1f ms), "
@@ -74,11 +74,11 @@ void ht_writer_finish(void)
                    (unsigned long long)atomic_load(&ht_side_events), atomic_load(&ht_side_most));
         if (ht_opt(HT_OPT_VERBOSE))
             ht_say("background CPU %.1f ms (flusher %.1f, helper %.1f), %.1f ns per event; %llu of %llu events in "
-                   "%llu chunk groups coded fast, %llu changes of coding",
+                   "%llu chunk groups coded fast (%llu events stored unpacked)",
                    bg_ns / 1e6, ht_fs.flusher_cpu_ns / 1e6, ht_fs.helper_cpu_ns / 1e6,
                    ht_fs.n_events ? (double)bg_ns / (double)ht_fs.n_events : 0.0, (unsigned long long)fast_events,
                    (unsigned long long)ht_fs.n_events, (unsigned long long)fast_groups,
-                   (unsigned long long)ht_fs.effort.switches);
+                   (unsigned long long)stored_events);
         if (ht_opt(HT_OPT_VERBOSE) && by_helper + by_writer)
             ht_say("chunk groups encoded by the helper: %llu, by the flusher: %llu (full slots, flushes, "
                    "exit; %llu of them the helper had begun)",

@@ -36,7 +36,7 @@ grep -q "^hatrace:   the trace was not closed: these figures cover its readable 
   fail "killed: the closing figures do not say they cover the readable events only"
 
 # full disk: the recorder says why, and it is no kill
-(ulimit -f 64; "$HATRACE" record --effort fast -o "$W/f.hatf" -- "$fsize" 1000000) >"$W/f.out" 2>"$W/f.err"; s=$?
+(ulimit -f 64; "$HATRACE" record --effort stored -o "$W/f.hatf" -- "$fsize" 1000000) >"$W/f.out" 2>"$W/f.err"; s=$?
 cat "$W/f.err"
 [ $s -eq 125 ] || fail "full disk: record exited $s, not 125"
 grep -q "^hatrace: 1 trace is incomplete: recording stopped early (see above) (the command exited with 0); exit status 125$" \

@@ -135,10 +135,11 @@ static hatf_info test_info(void)
 }
 
 /* Write threads' sets interleaved in batches of `batch`. */
-/* write_sets: nonzero codes every other pass's groups fast (the recorder's
- * cheap coding), so both codings alternate in one file; fast_written counts them. */
+/* write_sets: nonzero turns through the recorder's three codings pass by
+ * pass (full, fast packed, fast stored), so all alternate in one file;
+ * fast_written counts the fast groups, fast_stored the events of them stored. */
 static int write_fast;
-static uint64_t fast_written;
+static uint64_t fast_written, fast_events, fast_stored;
 
 static int write_sets(const char *path, evset *sets, size_t nsets, size_t chunk_events, size_t batch,
                       const hatf_counters *ctr)
@@ -152,7 +153,10 @@ static int write_sets(const char *path, evset *sets, size_t nsets, size_t chunk_
     size_t pos[8] = {0};
     for (int more = 1, pass = 0; more; pass++) {
         more = 0;
-        if (write_fast) hatf_writer_set_fast_(w, pass & 1);
+        /* groups of 40 begin every third pass of 13: a turn of 4 gives each coding */
+        static const enum hatf_coding_ turn[] = { HATF_CODING_FULL_, HATF_CODING_PACKED_, HATF_CODING_STORED_,
+                                                  HATF_CODING_PACKED_ };
+        if (write_fast) hatf_writer_set_coding_(w, turn[pass % 4]);
         for (size_t t = 0; t < nsets; t++) {
             size_t k = sets[t].n - pos[t] < batch ? sets[t].n - pos[t] : batch;
             if (k == 0) continue;
@@ -165,8 +169,7 @@ static int write_sets(const char *path, evset *sets, size_t nsets, size_t chunk_
     hatf_writer_name_thread(w, 2, "worker-old");
     hatf_writer_name_thread(w, 2, "worker");
     hatf_writer_name_heap(w, 2, "arena");
-    uint64_t fast_events;
-    hatf_writer_fast_counts_(w, &fast_written, &fast_events);
+    hatf_writer_fast_counts_(w, &fast_written, &fast_events, &fast_stored);
     return hatf_writer_close(w, ctr, &err);
 }
 
@@ -408,9 +411,9 @@ static void test_varint_put8(void)
     CU_ASSERT_EQUAL(bad, 0);
 }
 
-/* hatf_adelta_put writes zigzag(a - prev) as hatf_varint_put does (the one-
- * and two-byte codes are its own), within HATF_VARINT_MAX bytes, and keeps
- * the last non-NULL address. */
+/* hatf_adelta_put writes 0 for NULL, else 1 + zigzag(a - prev), as
+ * hatf_varint_put does (the one- and two-byte codes are its own), within
+ * HATF_VARINT_MAX bytes, and keeps the last non-NULL address. */
 static void test_adelta_put(void)
 {
     size_t bad = 0;
@@ -426,7 +429,7 @@ static void test_adelta_put(void)
         }
         uint8_t want[HATF_VARINT_MAX], got[HATF_VARINT_MAX + 8];
         memset(got, 0xa5, sizeof got);
-        size_t lw = hatf_varint_put(want, hatf_zigzag((int64_t)(a - ref)));
+        size_t lw = hatf_varint_put(want, a ? hatf_zigzag((int64_t)(a - ref)) + 1 : 0);
         size_t lg = (size_t)(hatf_adelta_put(got, a, &prev) - got);
         if (a) ref = a;
         bad += lw != lg || memcmp(want, got, lw) != 0 || prev != ref;
@@ -435,8 +438,9 @@ static void test_adelta_put(void)
     CU_ASSERT_EQUAL(bad, 0);
 }
 
-/* Coding 4, the fast groups' (no model): each address as the zigzag
- * difference from the previous non-NULL one. */
+/* Coding 5, the fast groups' (no model): NULL as 0, each other address as 1
+ * + the zigzag difference from the previous non-NULL one; coding 4 (before
+ * it, without the NULL code) still read. */
 static void test_address_coding_delta_bytes(void)
 {
     size_t n = sizeof coding_events / sizeof coding_events[0];
@@ -451,24 +455,31 @@ static void test_address_coding_delta_bytes(void)
     }
     out.len = (size_t)(o - o0);
     static const uint8_t want[] = {
-        0x80, 0x40,        /* 0x1000 - 0: zigzag 0x2000 */
-        0x20,              /* 0x1010: +0x10 */
-        0x1f,              /* free 0x1000: -0x10 */
-        0x00,              /* 0x1000 again */
-        0x80, 0x80, 0x02,  /* free 0x5000: +0x4000 */
-        0xff, 0xbf, 0x02,  /* free(NULL): -0x5000, the reference stays 0x5000 */
-        0xdf, 0xff, 0x01,  /* realloc 0x1010: -0x3ff0 */
-        0x00,              /* ... in place */
-        0x00,              /* free 0x1010 */
-        0xe0, 0xff, 0x01,  /* 0x5000: +0x3ff0 */
-        0x80, 0x80, 0x02,  /* 0x9000: +0x4000 */
-        0xff, 0xbf, 0x03,  /* 0x2000: -0x7000 */
-        0x40,              /* 0x2020: +0x20 */
+        0x81, 0x40,        /* 0x1000 - 0: 1 + zigzag 0x2000 */
+        0x21,              /* 0x1010: +0x10 */
+        0x20,              /* free 0x1000: -0x10 */
+        0x01,              /* 0x1000 again */
+        0x81, 0x80, 0x02,  /* free 0x5000: +0x4000 */
+        0x00,              /* free(NULL): the reference stays 0x5000 */
+        0xe0, 0xff, 0x01,  /* realloc 0x1010: -0x3ff0 */
+        0x01,              /* ... in place */
+        0x01,              /* free 0x1010 */
+        0xe1, 0xff, 0x01,  /* 0x5000: +0x3ff0 */
+        0x81, 0x80, 0x02,  /* 0x9000: +0x4000 */
+        0x80, 0xc0, 0x03,  /* 0x2000: -0x7000 */
+        0x41,              /* 0x2020: +0x20 */
     };
     CU_ASSERT_EQUAL_FATAL(out.len, sizeof want);
     CU_ASSERT(memcmp(out.p, want, sizeof want) == 0);
     hatf_amodel d;
-    check_decode(out.p, out.len, HATF_ACODE_DELTA, coding_events, n, &d);
+    check_decode(out.p, out.len, HATF_ACODE_DELTA_N, coding_events, n, &d);
+    hatf_amodel_free(&d);
+    /* coding 4, as the recorder wrote it before: NULL as the difference to 0 */
+    static const uint8_t want4[] = {
+        0x80, 0x40, 0x20, 0x1f, 0x00, 0x80, 0x80, 0x02, 0xff, 0xbf, 0x02, 0xdf, 0xff, 0x01,
+        0x00, 0x00, 0xe0, 0xff, 0x01, 0x80, 0x80, 0x02, 0xff, 0xbf, 0x03, 0x40,
+    };
+    check_decode(want4, sizeof want4, HATF_ACODE_DELTA, coding_events, n, &d);
     /* a stream that ends inside a varint is refused */
     const uint8_t *p = want;
     hatf_event e = { .op = HATF_OP_ALLOC, .size = 8 };
@@ -620,6 +631,7 @@ static void round_trip(int fast)
     CU_ASSERT_EQUAL_FATAL(write_sets(path1, sets, 3, 40, 13, &ctr), 0);
     write_fast = 0;
     CU_ASSERT(fast ? fast_written > 3 : fast_written == 0);
+    CU_ASSERT(fast ? fast_stored > 0 && fast_stored < fast_events : fast_stored == 0);
     struct stat st;
     CU_ASSERT_EQUAL(stat(path1, &st), 0);
     CU_ASSERT_EQUAL(st.st_mode & 0777, 0600);

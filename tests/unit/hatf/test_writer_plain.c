@@ -144,7 +144,7 @@ static int write_file(const char *path, int plain_way, uint64_t time_res, int fa
     uint64_t brng = 0xba7c4e5ull;
     for (int more = 1, round = 0; more; round++) {
         more = 0;
-        if (fast) hatf_writer_set_fast_(w, round & 1);
+        if (fast) hatf_writer_set_coding_(w, round & 1 ? HATF_CODING_STORED_ : HATF_CODING_FULL_);
         for (int t = 0; t < THREADS; t++) {
             tset *s = &sets[t];
             size_t k = 1 + ut_xorshift(&brng) % 256;
