@@ -17,6 +17,7 @@
 #include "hatf_container.h"
 #include "hatf_text.h"
 #include "container_format.h"
+#include "hatf_recorder.h"  /* the recorder's fast coding */
 #include "synth.h"
 #include <zstd.h>
 
@@ -144,8 +145,10 @@ static void text_seed(const char *name, const hatf_event *ev, size_t n)
     hatf_buf_free(&b);
 }
 
+/* fast: the groups coded as the recorder's fast ones, stored (address coding
+ * 5 bare for the mutations) */
 static void container_seed(const char *name, const hatf_event *a, size_t na, const hatf_event *b,
-                           size_t nb, int best, size_t cut)
+                           size_t nb, int best, size_t cut, int fast)
 {
     char path[512];
     snprintf(path, sizeof path, "%s/.seed.tmp", root);
@@ -163,6 +166,7 @@ static void container_seed(const char *name, const hatf_event *a, size_t na, con
     hatf_err err = { 0 };
     hatf_writer *w = hatf_writer_create(path, 1, &info, &opts, &err);
     if (!w) die(name, err.msg);
+    if (fast) hatf_writer_set_coding_(w, HATF_CODING_STORED_);
     if (hatf_writer_name_thread(w, a[0].thread, "main") < 0 || hatf_writer_name_heap(w, 2, "arena") < 0)
         die(name, "naming failed");
     /* interleave the two threads a few events at a time, as a flusher would */
@@ -249,9 +253,10 @@ int main(int argc, char **argv)
     text_seed("zoo-text", z, nz);
     text_seed("synth-text", s1, 12);
 
-    container_seed("two-threads", s1, n1, s2, n2, 0, 0);
-    container_seed("zoo-best", z, nz, s2, 10, 1, 0);
-    container_seed("cut", s1, n1, s2, n2, 0, 1);
+    container_seed("two-threads", s1, n1, s2, n2, 0, 0, 0);
+    container_seed("zoo-best", z, nz, s2, 10, 1, 0, 0);
+    container_seed("cut", s1, n1, s2, n2, 0, 1, 0);
+    container_seed("zoo-fast", z, nz, s2, 10, 0, 0, 1);
     container_stored_seed("zoo-best", "zoo-stored");
     return 0;
 }
