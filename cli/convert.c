@@ -18,6 +18,7 @@
 #include "addrmap.h"
 #include "cli_util.h"
 #include "commands.h"
+#include "export.h"
 #include "hatf_metatf.h"
 #include "hatf_text.h"
 #include "sites.h"
@@ -525,6 +526,8 @@ int cmd_convert(int argc, char **argv)
         { "strict", no_argument, NULL, CLI_O_STRICT },
         { "strip", no_argument, NULL, 'S' },
         { "no-stacks", no_argument, NULL, 'N' },
+        { "inuse", required_argument, NULL, 'I' },
+        { "points", required_argument, NULL, 'P' },
         { "output", required_argument, NULL, 'o' },
         CLI_JOBS_OPTION,
         { "help", no_argument, NULL, 'h' },
@@ -534,6 +537,9 @@ int cmd_convert(int argc, char **argv)
     int best = 0, plain = 0, force = 0, strip = 0, no_stacks = 0, csv = 0, c, rc;
     uint64_t time_res = 0;
     const char *out_path = NULL;
+    static const char *const inuse_words[] = { "peak", "end" };
+    export_opts eo = { .kind = -1, .points = 1000 };
+    int export_option = 0;  /* --inuse or --points given */
     cli_getopt_begin();
     /* no "+": options may follow IN (hatrace convert IN -o OUT) */
     while ((c = getopt_long(argc, argv, ":ho:j:", opts, NULL)) != -1) {
@@ -541,9 +547,10 @@ int cmd_convert(int argc, char **argv)
         case 'f': if ((rc = cli_parse_format("convert", "--from", optarg, &from))) return rc; break;
         case 't':
             csv = strcmp(optarg, "csv") == 0;
-            if (csv) to = HATF_FMT_TEXT;
+            if ((eo.kind = export_kind(optarg)) >= 0) to = HATF_FMT_TEXT;
+            else if (csv) to = HATF_FMT_TEXT;
             else if (hatf_format_from_name(optarg) < 0)
-                return cli_usage("convert", "--to: unknown format '%s' (hatrace, hatf1.0, text, metatf, csv)", optarg);
+                return cli_usage("convert", "--to: unknown format '%s' (hatrace, hatf1.0, text, metatf, csv, pprof, chrome, speedscope, heaptrack)", optarg);
             else to = (hatf_format)hatf_format_from_name(optarg);
             break;
         case 'b': best = 1; break;
@@ -557,6 +564,15 @@ int cmd_convert(int argc, char **argv)
         case CLI_O_STRICT: cli_strict = 1; break;
         case 'S': strip = 1; break;
         case 'N': no_stacks = 1; break;
+        case 'I':
+            if ((rc = cli_parse_word("convert", "--inuse", optarg, inuse_words, 2, &eo.inuse))) return rc;
+            export_option |= 1;
+            break;
+        case 'P':
+            if ((rc = cli_parse_u64("convert", "--points", optarg, &eo.points))) return rc;
+            if (eo.points < 1 || eo.points > 100000) return cli_usage("convert", "--points: %s is not 1 to 100000", optarg);
+            export_option |= 2;
+            break;
         case 'o': out_path = optarg; break;
         case 'j': if ((rc = cli_parse_jobs("convert", optarg))) return rc; break;
         case 'h': return cli_help(help);
@@ -566,6 +582,15 @@ int cmd_convert(int argc, char **argv)
     const char *in_path;
     if ((rc = cli_one_file("convert", argc, argv, &in_path))) return rc;
     if (!out_path) return cli_usage("convert", "missing -o OUT");
+    if ((export_option & 1) && eo.kind != EXPORT_PPROF) return cli_usage("convert", "--inuse applies to --to pprof");
+    if ((export_option & 2) && eo.kind != EXPORT_CHROME) return cli_usage("convert", "--points applies to --to chrome");
+    if (eo.kind >= 0) {
+        if (best || time_res || plain || strip || no_stacks)
+            return cli_usage("convert", "--best, --time-res, --plain, --strip and --no-stacks do not apply to "
+                                        "the exports (pprof, chrome, speedscope, heaptrack)");
+        eo.in = in_path, eo.from = from, eo.out = out_path, eo.force = force;
+        return export_run(&eo);
+    }
     if (to == HATF_FMT_AUTO) to = strcmp(out_path, "-") == 0 ? HATF_FMT_TEXT : HATF_FMT_CONTAINER;
     if (best && to != HATF_FMT_CONTAINER) return cli_usage("convert", "--best applies to --to hatrace");
     if (time_res && to != HATF_FMT_CONTAINER) return cli_usage("convert", "--time-res applies to --to hatrace");
