@@ -85,10 +85,13 @@ static int count_event(void *ctx, const lookahead_item *x)
     chrome *c = ctx;
     const hatf_event *ev = &x->ev;
     static const phase_counts none;
-    if (ev->op == HATF_OP_COMMENT && phases_comment(&c->ph, ev->data, ev->data_len, &none)) return -1;
+    if (ev->op == HATF_OP_COMMENT) {  /* as stats --phases: a comment opens its phase, with no time of its own */
+        if (phases_comment(&c->ph, ev->data, ev->data_len, &none)) return -1;
+        return sites_pass_count(c->p, x);
+    }
     phases_event(&c->ph, ev->time, 0);
     int rc = sites_pass_count(c->p, x);
-    if (rc || ev->op == HATF_OP_COMMENT) return rc;
+    if (rc) return rc;
     c->now = ev->time;
     c->now_record++;
     return heaplive_event(&c->live, &c->heaps, ev, thread_cell, c);
