@@ -1,5 +1,6 @@
 /* convert.c — hatrace convert: between the container, raw HATF 1.0, text and
- * Meta-TF, and to CSV, the events as a table.
+ * Meta-TF, to CSV, the events as a table, and to other tools' files (pprof,
+ * chrome, speedscope, heaptrack: export.h, one exporter each).
  *
  * Events pass through unchanged (the event model is the common ground), so
  * any conversion keeps every event; only encoding choices differ. CSV is the
@@ -26,11 +27,14 @@
 
 static const char help[] =
     "usage: hatrace convert [--from FORMAT] [--to FORMAT] [--best] [--time-res NS] [--plain]\n"
-    "                       [--strip] [--no-stacks] [--force] [-j N] IN -o OUT\n"
+    "                       [--strip] [--no-stacks] [--inuse peak|end] [--points N] [--force]\n"
+    "                       [-j N] IN -o OUT\n"
     "\n"
     "Convert a trace between the formats; every event is kept (with --time-res,\n"
     "at a coarser time; with --strip, comments are not). --to csv writes the\n"
-    "events as a table instead, one row each (docs/tools.md, \"convert --to csv\").\n"
+    "events as a table instead, one row each (docs/tools.md, \"convert --to csv\");\n"
+    "pprof, chrome, speedscope and heaptrack write what those tools open\n"
+    "(docs/tools.md, \"Exports\").\n"
     "\n"
     "  --from FORMAT  format of IN: hatrace (default, recognised by its magic),\n"
     "                 hatf1.0, text or metatf (recognised by its magic)\n"
@@ -38,7 +42,18 @@ static const char help[] =
     "                 hatf1.0, text, metatf (Meta-TF, the HATF DTD embedded,\n"
     "                 docs/metatf.md), or csv: a header row, then per event\n"
     "                 time,time_ns,thread,heap,op,size,address,old_address,\n"
-    "                 function,stack,failed (numbers in decimal)\n"
+    "                 function,stack,failed (numbers in decimal);\n"
+    "                 pprof: the sites of stats --sites as a gzip-compressed\n"
+    "                 profile.proto (go tool pprof, Pyroscope, Parca, Perfetto),\n"
+    "                 sample types alloc_objects, alloc_space, inuse_objects,\n"
+    "                 inuse_space, with functions, lines and mappings;\n"
+    "                 chrome: Trace Event Format JSON (Perfetto UI, chrome://tracing),\n"
+    "                 the heap's and the resident size as counters over time (as\n"
+    "                 stats --timeline), per thread, the phases as slices;\n"
+    "                 speedscope: speedscope's file format, bytes allocated,\n"
+    "                 calls, bytes at the peak and leaked per call stack;\n"
+    "                 heaptrack: a heaptrack data file for heaptrack_print and\n"
+    "                 heaptrack_gui (zstd when OUT ends in .zst, gzip in .gz)\n"
     "  --best         hatrace: the strongest (slower) compression settings\n"
     "  --time-res NS  hatrace: store times in units of NS ns, rounded down, for a\n"
     "                 smaller file; events of one unit keep their order (within\n"
@@ -51,6 +66,10 @@ static const char help[] =
     "                 bytes hatrace does not know; call stacks stay as frame\n"
     "                 addresses, so allocation sites stay apart\n"
     "  --no-stacks    leave out the call stacks (stack attributes and tables)\n"
+    "  --inuse WHEN   pprof: inuse_* is what each site held at the heap's peak\n"
+    "                 (peak, the default) or still held at the end (end: leaks)\n"
+    "  --points N     chrome: at most N counter values per track, the intervals\n"
+    "                 of stats --timeline --points N (default 1000, at most 100000)\n"
     "  --force        overwrite OUT if it exists\n"
     "  -o, --output OUT  output file, or - for standard output\n"
     "  --strict       stop at the first damaged part of a container (exit 1)\n"
