@@ -29,7 +29,7 @@ enum { VT_TYPE = 1, VT_UNIT };
 enum { S_LOCATION_ID = 1, S_VALUE, S_LABEL };
 enum { LB_KEY = 1, LB_STR, LB_NUM };
 enum { M_ID = 1, M_START, M_LIMIT, M_OFFSET, M_FILENAME, M_BUILD_ID, M_HAS_FUNCTIONS, M_HAS_FILENAMES,
-       M_HAS_LINES, M_HAS_INLINE };
+       M_HAS_LINES, M_HAS_INLINE };  /* M_OFFSET (4) not written */
 enum { L_ID = 1, L_MAPPING_ID, L_ADDRESS, L_LINE };
 enum { LN_FUNCTION_ID = 1, LN_LINE };
 enum { F_ID = 1, F_NAME, F_SYSTEM_NAME, F_FILENAME };
@@ -151,8 +151,8 @@ static void mappings(pprof *p, int lines)
         pb_uint(&p->msg, M_ID, m[i].id);
         pb_uint(&p->msg, M_START, m[i].start);
         pb_uint(&p->msg, M_LIMIT, m[i].end);
-        /* the file offset of start: its vaddr (start - bias), as for a file mapped from offset 0 */
-        pb_uint(&p->msg, M_OFFSET, m[i].start - m[i].bias);
+        /* file_offset left 0: a module's lowest mapping maps its file from offset 0 (the ELF
+         * headers' segment); the frames are named here, pprof need not look into the file */
         pb_int(&p->msg, M_FILENAME, (int64_t)str(p, m[i].path));
         if (*id) pb_int(&p->msg, M_BUILD_ID, (int64_t)str(p, id));
         pb_uint(&p->msg, M_HAS_FUNCTIONS, 1);
