@@ -7,7 +7,8 @@
  * bytes within the interval, and the process's resident bytes (the
  * recorder's own taken out) where the trace sampled them. Per thread, the
  * live bytes of the objects that thread allocated (freed by any thread),
- * each thread in its own intervals (at most THREAD_POINTS). The program's
+ * each thread in its own intervals (at most THREAD_POINTS; the threads past
+ * the first THREAD_TRACKS share one track, so memory stays bounded). The program's
  * phases (its comments, as stats --phases splits them) as complete slices
  * ("ph": "X") from their first event to their last. Times ("ts") are in
  * microseconds from the trace's first event; a trace without times counts
@@ -28,6 +29,8 @@
 
 #define U(x) ((unsigned long long)(x))
 #define THREAD_POINTS 100
+#define THREAD_TRACKS 256  /* threads with a track of their own; later ones share one */
+#define OTHER_THREADS UINT64_MAX
 
 typedef struct thread_track {
     uint64_t id, live_bytes, live_objects;
@@ -57,10 +60,12 @@ static void thread_live(void *ctx, uint32_t tag, uint32_t heap, int64_t objects,
     timeline_add(&t->by_record, c->now_record, 0, 0, t->live_bytes, t->live_objects);
 }
 
-/* The number of the event's thread, its track made on first sight. @return it, or -1 out of memory. */
+/* The number of the event's thread, its track made on first sight (past
+ * THREAD_TRACKS threads, the one of all later threads). @return it, or -1 out of memory. */
 static long thread_of(chrome *c, uint64_t id)
 {
     int added;
+    if (c->nt >= THREAD_TRACKS && !addrmap_find(&c->threads, id)) id = OTHER_THREADS;
     long i = addrmap_index(&c->threads, id, &added);
     if (i < 0 || !added) return i;
     thread_track *v = realloc(c->t, (c->nt + 1) * sizeof *v);
@@ -167,11 +172,13 @@ static void write_json(hatf_buf *o, chrome *c, const overtime *ot, hatf_source *
         thread_track *t = &c->t[j];
         const timeline *ttl = ot->by_records ? &t->by_record : &t->by_time;
         char name[160];
-        const char *tn = r ? hatf_reader_thread_name(r, t->id) : NULL;
-        snprintf(name, sizeof name, "thread %llu%s%s", U(t->id), tn ? " " : "", tn ? tn : "");
+        const char *tn = r && t->id != OTHER_THREADS ? hatf_reader_thread_name(r, t->id) : NULL;
+        if (t->id == OTHER_THREADS) snprintf(name, sizeof name, "the threads after the first %d", THREAD_TRACKS);
+        else snprintf(name, sizeof name, "thread %llu%s%s", U(t->id), tn ? " " : "", tn ? tn : "");
         metadata(o, "thread_name", pid, t->id, name);
         timeline_finish((timeline *)ttl, THREAD_POINTS);
-        snprintf(name, sizeof name, "live bytes of thread %llu", U(t->id));
+        if (t->id == OTHER_THREADS) snprintf(name, sizeof name, "live bytes of the threads after the first %d", THREAD_TRACKS);
+        else snprintf(name, sizeof name, "live bytes of thread %llu", U(t->id));
         for (size_t i = 0; i < ttl->n; i++)
             counter(o, name, us_of(&k, timeline_end(ttl, i)), pid, t->id, "live_bytes", ttl->v[i].live_bytes);
     }

@@ -5,7 +5,8 @@
 # --json's intervals with the same --points (live bytes, live objects, most
 # live bytes, resident bytes where sampled, at the same times); the phases
 # of tests/workloads/phases.c are slices as long as stats --phases says; per
-# thread, the live bytes left at the end add up to stats' live bytes at the end.
+# thread, the live bytes left at the end add up to stats' live bytes at the end,
+# also with 2000 threads, the ones after the first 256 on one track.
 . "$(dirname "$0")/export_lib.inc"
 need_tools
 need_node_readers
@@ -63,4 +64,20 @@ assert sum(v[-1][1] for v in per.values()) == st["live_bytes_at_end"], per
 assert max(max(x for _, x in v) for v in per.values()) <= st["max_live_bytes"]
 assert len(r["threads"]) == 3
 PY
+# 2000 threads (tests/workloads/rec_storm.c): 256 tracks of their own, one for the rest, the same sum
+storm=$BUILD/workloads/rec_storm
+if [ -x "$storm" ]; then
+  "$HATRACE" record -o "$W/storm.hatf" -- "$storm" >/dev/null 2>"$W/rec.err" || fail "record rec_storm: $(cat "$W/rec.err")"
+  "$HATRACE" convert --to chrome "$W/storm.hatf" -o "$W/storm.json" || fail "convert --to chrome (2000 threads)"
+  node "$NODE_DIR/chrome_read.mjs" "$W/storm.json" >"$W/readstorm.json" || fail "the model builder (2000 threads)"
+  "$HATRACE" stats --json "$W/storm.hatf" >"$W/storm.stats.json" || fail "stats --json (2000 threads)"
+  python3 - "$W/readstorm.json" "$W/storm.stats.json" <<'PY' || fail "the threads' tracks of rec_storm"
+import json, sys
+r, st = (json.load(open(f)) for f in sys.argv[1:3])
+per = {k: v for k, v in r["counters"].items() if k.startswith("live bytes of ")}
+assert len(st["threads"]) > 257 and len(per) == 257, (len(st["threads"]), len(per))
+assert "live bytes of the threads after the first 256/live_bytes" in per
+assert sum(v[-1][1] for v in per.values()) == st["live_bytes_at_end"]
+PY
+fi
 echo "chrome: counters equal stats --timeline's at 50 and 400 points; 4 phases; 3 threads"
