@@ -31,6 +31,7 @@
 #define THREAD_POINTS 100
 #define THREAD_TRACKS 256  /* threads with a track of their own; later ones share one */
 #define OTHER_THREADS UINT64_MAX
+#define OTHER_TID 2147483647ull  /* their tid in the file: a number JSON readers keep exact */
 
 typedef struct thread_track {
     uint64_t id, live_bytes, live_objects;
@@ -175,12 +176,13 @@ static void write_json(hatf_buf *o, chrome *c, const overtime *ot, hatf_source *
         const char *tn = r && t->id != OTHER_THREADS ? hatf_reader_thread_name(r, t->id) : NULL;
         if (t->id == OTHER_THREADS) snprintf(name, sizeof name, "the threads after the first %d", THREAD_TRACKS);
         else snprintf(name, sizeof name, "thread %llu%s%s", U(t->id), tn ? " " : "", tn ? tn : "");
-        metadata(o, "thread_name", pid, t->id, name);
+        uint64_t tid = t->id == OTHER_THREADS ? OTHER_TID : t->id;
+        metadata(o, "thread_name", pid, tid, name);
         timeline_finish((timeline *)ttl, THREAD_POINTS);
         if (t->id == OTHER_THREADS) snprintf(name, sizeof name, "live bytes of the threads after the first %d", THREAD_TRACKS);
         else snprintf(name, sizeof name, "live bytes of thread %llu", U(t->id));
         for (size_t i = 0; i < ttl->n; i++)
-            counter(o, name, us_of(&k, timeline_end(ttl, i)), pid, t->id, "live_bytes", ttl->v[i].live_bytes);
+            counter(o, name, us_of(&k, timeline_end(ttl, i)), pid, tid, "live_bytes", ttl->v[i].live_bytes);
     }
     if (!ot->by_records)
         for (size_t i = 0; i < c->ph.n; i++) {
