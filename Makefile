@@ -285,6 +285,7 @@ TEST_MAIN := $(B)/obj/tests/unit/cunit_main.o
 # A test of a tool's module links that module's object (no test includes a .c).
 TEST_OBJ_test_timeline := $(B)/obj/cli/timeline.o
 TEST_OBJ_test_pbwire := $(B)/obj/cli/pbwire.o
+TEST_OBJ_test_strtab := $(B)/obj/cli/strtab.o
 .SECONDEXPANSION:
 vpath test_%.c $(sort $(dir $(UNIT_SRC)))
 # (dependency files of a build from before the tests moved into their modules'

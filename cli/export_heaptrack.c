@@ -51,12 +51,25 @@ typedef struct heaptrack {
     int failed;
 } heaptrack;
 
+/* s on its line: heaptrack reads a line at a time, so a line break in it becomes a space */
+static void put_line_text(hatf_buf *o, const char *s)
+{
+    size_t at = o->len, n = strlen(s);
+    hatf_buf_append(o, s, n);
+    for (size_t i = at; !o->failed && i < at + n; i++)
+        if (o->p[i] == '\n' || o->p[i] == '\r') o->p[i] = ' ';
+}
+
 static uint64_t string_of(heaptrack *h, const char *s)
 {
     int added;
     long i = strtab_id(&h->strings, s, &added);
     if (i < 0) { h->failed = 1; return 0; }
-    if (added) cli_put(h->o, "s %zx %s\n", strlen(s), s);
+    if (added) {
+        cli_put(h->o, "s %zx ", strlen(s));
+        put_line_text(h->o, s);
+        hatf_buf_append(h->o, "\n", 1);
+    }
     return (uint64_t)i + 1;
 }
 
@@ -208,7 +221,9 @@ int export_heaptrack(const export_opts *o)
     if (!ok) cli_error("out of memory");
     const hatf_info *info = r ? hatf_reader_info(r) : NULL;
     /* heaptrack 1.4.0, file format 3 (strings with their lengths) */
-    cli_put(h.o, "v 10400 3\nX %s\nI %x 0\n", info && info->cmdline[0] ? info->cmdline : o->in, PAGE);
+    cli_put(h.o, "v 10400 3\nX ");
+    put_line_text(h.o, info && info->cmdline[0] ? info->cmdline : o->in);
+    cli_put(h.o, "\nI %x 0\n", PAGE);
     if (ok && write_events(&h, k, src, o->in) < 0) ok = 0;
     if (sink_close(k, ok) < 0) ok = 0;
     heaplive_free(&h.live);
