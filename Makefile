@@ -70,8 +70,9 @@ CXXFLAGS ?= -O2 -g
 REQ_CFLAGS := -std=gnu11 -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wformat=2 -fPIC \
               -fvisibility=hidden -MMD -MP -D_GNU_SOURCE
 LIBS := -lzstd -lxxhash -lpthread -ldl -lm
-# the command alone: C++ and Rust names demangled (cli/frames.c), source lines (cli/srclines.c)
-CLI_LIBS := -liberty -ldw -lelf
+# the command alone: C++ and Rust names demangled (cli/frames.c), source lines (cli/srclines.c),
+# gzip for convert --to pprof and heaptrack (cli/export_sink.c)
+CLI_LIBS := -liberty -ldw -lelf -lz
 # the benchmarks alone: gzip's figures beside zstd's (bench/format_size.c)
 BENCH_LIBS := -lz
 
@@ -283,6 +284,8 @@ TEST_LIBS := $(B)/libhatpreload.a $(B)/libhatreplay.a $(B)/libhattools.a $(B)/li
 TEST_MAIN := $(B)/obj/tests/unit/cunit_main.o
 # A test of a tool's module links that module's object (no test includes a .c).
 TEST_OBJ_test_timeline := $(B)/obj/cli/timeline.o
+TEST_OBJ_test_pbwire := $(B)/obj/cli/pbwire.o
+TEST_OBJ_test_strtab := $(B)/obj/cli/strtab.o
 .SECONDEXPANSION:
 vpath test_%.c $(sort $(dir $(UNIT_SRC)))
 # (dependency files of a build from before the tests moved into their modules'

@@ -1,5 +1,6 @@
 /* convert.c — hatrace convert: between the container, raw HATF 1.0, text and
- * Meta-TF, and to CSV, the events as a table.
+ * Meta-TF, to CSV, the events as a table, and to other tools' files (pprof,
+ * chrome, speedscope, heaptrack: export.h, one exporter each).
  *
  * Events pass through unchanged (the event model is the common ground), so
  * any conversion keeps every event; only encoding choices differ. CSV is the
@@ -18,6 +19,7 @@
 #include "addrmap.h"
 #include "cli_util.h"
 #include "commands.h"
+#include "export.h"
 #include "hatf_metatf.h"
 #include "hatf_text.h"
 #include "sites.h"
@@ -25,11 +27,14 @@
 
 static const char help[] =
     "usage: hatrace convert [--from FORMAT] [--to FORMAT] [--best] [--time-res NS] [--plain]\n"
-    "                       [--strip] [--no-stacks] [--force] [-j N] IN -o OUT\n"
+    "                       [--strip] [--no-stacks] [--inuse peak|end] [--points N] [--force]\n"
+    "                       [-j N] IN -o OUT\n"
     "\n"
     "Convert a trace between the formats; every event is kept (with --time-res,\n"
     "at a coarser time; with --strip, comments are not). --to csv writes the\n"
-    "events as a table instead, one row each (docs/tools.md, \"convert --to csv\").\n"
+    "events as a table instead, one row each (docs/tools.md, \"convert --to csv\");\n"
+    "pprof, chrome, speedscope and heaptrack write what those tools open\n"
+    "(docs/tools.md, \"Exports\").\n"
     "\n"
     "  --from FORMAT  format of IN: hatrace (default, recognised by its magic),\n"
     "                 hatf1.0, text or metatf (recognised by its magic)\n"
@@ -37,7 +42,18 @@ static const char help[] =
     "                 hatf1.0, text, metatf (Meta-TF, the HATF DTD embedded,\n"
     "                 docs/metatf.md), or csv: a header row, then per event\n"
     "                 time,time_ns,thread,heap,op,size,address,old_address,\n"
-    "                 function,stack,failed (numbers in decimal)\n"
+    "                 function,stack,failed (numbers in decimal);\n"
+    "                 pprof: the sites of stats --sites as a gzip-compressed\n"
+    "                 profile.proto (go tool pprof, Pyroscope, Parca, Perfetto),\n"
+    "                 sample types alloc_objects, alloc_space, inuse_objects,\n"
+    "                 inuse_space, with functions, lines and mappings;\n"
+    "                 chrome: Trace Event Format JSON (Perfetto UI, chrome://tracing),\n"
+    "                 the heap's and the resident size as counters over time (as\n"
+    "                 stats --timeline), per thread, the phases as slices;\n"
+    "                 speedscope: speedscope's file format, bytes allocated,\n"
+    "                 calls, bytes at the peak and leaked per call stack;\n"
+    "                 heaptrack: a heaptrack data file for heaptrack_print and\n"
+    "                 heaptrack_gui (zstd when OUT ends in .zst, gzip in .gz)\n"
     "  --best         hatrace: the strongest (slower) compression settings\n"
     "  --time-res NS  hatrace: store times in units of NS ns, rounded down, for a\n"
     "                 smaller file; events of one unit keep their order (within\n"
@@ -50,6 +66,10 @@ static const char help[] =
     "                 bytes hatrace does not know; call stacks stay as frame\n"
     "                 addresses, so allocation sites stay apart\n"
     "  --no-stacks    leave out the call stacks (stack attributes and tables)\n"
+    "  --inuse WHEN   pprof: inuse_* is what each site held at the heap's peak\n"
+    "                 (peak, the default) or still held at the end (end: leaks)\n"
+    "  --points N     chrome: at most N counter values per track, the intervals\n"
+    "                 of stats --timeline --points N (default 1000, at most 100000)\n"
     "  --force        overwrite OUT if it exists\n"
     "  -o, --output OUT  output file, or - for standard output\n"
     "  --strict       stop at the first damaged part of a container (exit 1)\n"
@@ -525,6 +545,8 @@ int cmd_convert(int argc, char **argv)
         { "strict", no_argument, NULL, CLI_O_STRICT },
         { "strip", no_argument, NULL, 'S' },
         { "no-stacks", no_argument, NULL, 'N' },
+        { "inuse", required_argument, NULL, 'I' },
+        { "points", required_argument, NULL, 'P' },
         { "output", required_argument, NULL, 'o' },
         CLI_JOBS_OPTION,
         { "help", no_argument, NULL, 'h' },
@@ -534,6 +556,9 @@ int cmd_convert(int argc, char **argv)
     int best = 0, plain = 0, force = 0, strip = 0, no_stacks = 0, csv = 0, c, rc;
     uint64_t time_res = 0;
     const char *out_path = NULL;
+    static const char *const inuse_words[] = { "peak", "end" };
+    export_opts eo = { .kind = -1, .points = 1000 };
+    int export_option = 0;  /* --inuse or --points given */
     cli_getopt_begin();
     /* no "+": options may follow IN (hatrace convert IN -o OUT) */
     while ((c = getopt_long(argc, argv, ":ho:j:", opts, NULL)) != -1) {
@@ -541,9 +566,10 @@ int cmd_convert(int argc, char **argv)
         case 'f': if ((rc = cli_parse_format("convert", "--from", optarg, &from))) return rc; break;
         case 't':
             csv = strcmp(optarg, "csv") == 0;
-            if (csv) to = HATF_FMT_TEXT;
+            if ((eo.kind = export_kind(optarg)) >= 0) to = HATF_FMT_TEXT;
+            else if (csv) to = HATF_FMT_TEXT;
             else if (hatf_format_from_name(optarg) < 0)
-                return cli_usage("convert", "--to: unknown format '%s' (hatrace, hatf1.0, text, metatf, csv)", optarg);
+                return cli_usage("convert", "--to: unknown format '%s' (hatrace, hatf1.0, text, metatf, csv, pprof, chrome, speedscope, heaptrack)", optarg);
             else to = (hatf_format)hatf_format_from_name(optarg);
             break;
         case 'b': best = 1; break;
@@ -557,6 +583,15 @@ int cmd_convert(int argc, char **argv)
         case CLI_O_STRICT: cli_strict = 1; break;
         case 'S': strip = 1; break;
         case 'N': no_stacks = 1; break;
+        case 'I':
+            if ((rc = cli_parse_word("convert", "--inuse", optarg, inuse_words, 2, &eo.inuse))) return rc;
+            export_option |= 1;
+            break;
+        case 'P':
+            if ((rc = cli_parse_u64("convert", "--points", optarg, &eo.points))) return rc;
+            if (eo.points < 1 || eo.points > 100000) return cli_usage("convert", "--points: %s is not 1 to 100000", optarg);
+            export_option |= 2;
+            break;
         case 'o': out_path = optarg; break;
         case 'j': if ((rc = cli_parse_jobs("convert", optarg))) return rc; break;
         case 'h': return cli_help(help);
@@ -566,6 +601,15 @@ int cmd_convert(int argc, char **argv)
     const char *in_path;
     if ((rc = cli_one_file("convert", argc, argv, &in_path))) return rc;
     if (!out_path) return cli_usage("convert", "missing -o OUT");
+    if ((export_option & 1) && eo.kind != EXPORT_PPROF) return cli_usage("convert", "--inuse applies to --to pprof");
+    if ((export_option & 2) && eo.kind != EXPORT_CHROME) return cli_usage("convert", "--points applies to --to chrome");
+    if (eo.kind >= 0) {
+        if (best || time_res || plain || strip || no_stacks)
+            return cli_usage("convert", "--best, --time-res, --plain, --strip and --no-stacks do not apply to "
+                                        "the exports (pprof, chrome, speedscope, heaptrack)");
+        eo.in = in_path, eo.from = from, eo.out = out_path, eo.force = force;
+        return export_run(&eo);
+    }
     if (to == HATF_FMT_AUTO) to = strcmp(out_path, "-") == 0 ? HATF_FMT_TEXT : HATF_FMT_CONTAINER;
     if (best && to != HATF_FMT_CONTAINER) return cli_usage("convert", "--best applies to --to hatrace");
     if (time_res && to != HATF_FMT_CONTAINER) return cli_usage("convert", "--time-res applies to --to hatrace");

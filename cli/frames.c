@@ -100,7 +100,7 @@ static const char *base_name(const char *p)
     return s ? s + 1 : p;
 }
 
-const char *frames_module(frames *f, uint64_t addr, uint64_t *vaddr)
+const hatf_module *frames_module_of(frames *f, uint64_t addr)
 {
     if (!f->r) return NULL;
     const hatf_symbol *s = hatf_reader_symbol(f->r, addr);
@@ -109,10 +109,32 @@ const char *frames_module(frames *f, uint64_t addr, uint64_t *vaddr)
     for (size_t i = 0; i < n; i++) {
         /* the symbol says which module; an address without one, its range */
         if (s && s->module ? m[i].id != s->module : addr < m[i].start || addr >= m[i].end) continue;
-        *vaddr = addr - m[i].bias;
-        return base_name(m[i].path);
+        return &m[i];
     }
     return NULL;
+}
+
+const char *frames_module(frames *f, uint64_t addr, uint64_t *vaddr)
+{
+    const hatf_module *m = frames_module_of(f, addr);
+    if (!m) return NULL;
+    *vaddr = addr - m->bias;
+    return base_name(m->path);
+}
+
+size_t frames_places(frames *f, uint64_t addr)
+{
+    const srcline *in;
+    return frames_inlined(f, addr, &in) + 1;
+}
+
+const char *frames_place_named(frames *f, uint64_t addr, size_t i, const char **file, int *line, char *tmp,
+                               size_t cap)
+{
+    const char *name = frames_place(f, addr, i, file, line);
+    if (name) return name;
+    frames_node(f, addr, tmp, cap);
+    return tmp;
 }
 
 void frames_describe(frames *f, uint64_t addr, char *out, size_t cap)

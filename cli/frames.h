@@ -57,6 +57,18 @@ const char *frames_inlined_name(frames *f, const srcline *in);
  * nothing names it), *file and *line of the call (*file NULL when unknown). */
 const char *frames_place(frames *f, uint64_t addr, size_t i, const char **file, int *line);
 
+/* The module holding addr (by its symbol, else by the address ranges of
+ * the load map), NULL when in no known module. */
+const hatf_module *frames_module_of(frames *f, uint64_t addr);
+
+/* The places of the frame at addr (frames_place): frames_inlined + 1. */
+size_t frames_places(frames *f, uint64_t addr);
+
+/* frames_place, but a place nothing names gets its flame-graph node's name
+ * (frames_node: "module+0xvaddr" or "0xaddr") in tmp. Never NULL. */
+const char *frames_place_named(frames *f, uint64_t addr, size_t i, const char **file, int *line, char *tmp,
+                               size_t cap);
+
 /* "function+0xoff (module)", "0xaddr (module)" or "0xaddr" into out, and
  * " FILE:LINE" after it when the line is known. */
 void frames_describe(frames *f, uint64_t addr, char *out, size_t cap);

@@ -116,3 +116,24 @@ void heaplive_destroy_heap(heaplive *l, uint32_t heap)
         i++;
     }
 }
+
+int heaplive_event(heaplive *l, addrmap *heaps, const hatf_event *ev, heaplive_cell_fn *cell_of, void *ctx)
+{
+    int added;
+    if (ev->op == HATF_OP_FREE) {
+        if (ev->addr) heaplive_remove(l, ev->addr);
+        return 0;
+    }
+    if (ev->op == HATF_OP_HEAP_DESTROY) {
+        addrmap_entry *h = addrmap_find(heaps, ev->heap);
+        if (h) heaplive_destroy_heap(l, h->a);  /* not there: nothing was allocated in it */
+        return 0;
+    }
+    if ((ev->op != HATF_OP_ALLOC && !hatf_op_is_realloc(ev->op)) || hatf_event_failed(ev)) return 0;
+    if (ev->op != HATF_OP_ALLOC && ev->op != HATF_OP_REALLOC_NEW && ev->addr) heaplive_remove(l, ev->addr);
+    uint64_t addr = ev->op == HATF_OP_ALLOC ? ev->addr : ev->new_addr;
+    if (ev->op == HATF_OP_REALLOC_FREE || !addr) return 0;
+    long heap = addrmap_index(heaps, ev->heap, &added);
+    long cell = heap < 0 ? -1 : cell_of(ctx, (uint32_t)heap, ev);
+    return cell < 0 ? -1 : heaplive_add(l, addr, ev->size, (uint32_t)cell);
+}

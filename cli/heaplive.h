@@ -72,4 +72,16 @@ static inline __attribute__((always_inline)) void heaplive_prefetch(const heapli
 /* End every object still live in heap. */
 void heaplive_destroy_heap(heaplive *l, uint32_t heap);
 
+/* The cell (heaplive_cell_of) of the object ev makes, in dense heap heap.
+ * @return it, or -1 out of memory. */
+typedef long heaplive_cell_fn(void *ctx, uint32_t heap, const hatf_event *ev);
+
+/* Follow one event by the rule above, for a count that charges objects to
+ * cells of its own (the exports): a free ends its object, a heap-destroy
+ * its heap's, an alloc or realloc that made an object ends the block it
+ * replaced and adds the new one in cell_of's cell; a failed call changes
+ * nothing. heaps: heap id -> dense number (addrmap_index). @return 0, or -1
+ * out of memory. */
+int heaplive_event(heaplive *l, addrmap *heaps, const hatf_event *ev, heaplive_cell_fn *cell_of, void *ctx);
+
 #endif

@@ -51,6 +51,13 @@ static int with_resident(const overtime *ot) { return ot->nres && !ot->by_record
 /* When the peak was reached, from the first event: its time, or its record number (from 1). */
 static uint64_t peak_at(const overtime *ot) { return ot->peak_x - ot->tl->x0 + (uint64_t)ot->by_records; }
 
+uint64_t overtime_end(const overtime *ot, size_t i) { return x_out(ot, end_at(ot, i)); }
+int overtime_has_resident(const overtime *ot) { return with_resident(ot); }
+uint64_t overtime_resident(const overtime *ot, size_t i, size_t *k, uint64_t *last)
+{
+    return resident_upto(ot, i, k, last);
+}
+
 void overtime_text(hatf_buf *o, const overtime *ot)
 {
     const timeline *tl = ot->tl;

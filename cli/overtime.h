@@ -33,6 +33,17 @@ typedef struct overtime {
 void overtime_text(hatf_buf *o, const overtime *ot);
 void overtime_json(hatf_buf *o, const overtime *ot);
 
+/* Interval i's end as JSON gives it: in ns from the first event, or in
+ * records when the trace has no times (by_records). */
+uint64_t overtime_end(const overtime *ot, size_t i);
+
+/* Whether the table has its resident column (samples, and times). */
+int overtime_has_resident(const overtime *ot);
+
+/* The resident column's figure for interval i, taken in order from i = 0
+ * with *k and *last at 0 (they carry the samples already passed). */
+uint64_t overtime_resident(const overtime *ot, size_t i, size_t *k, uint64_t *last);
+
 /* The sites' live bytes at the end of every `every`-th interval but the
  * last (massif's detailed snapshots): bytes[j * nsites + i] for site i at
  * the end of interval (j + 1) * every - 1. */

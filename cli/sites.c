@@ -653,22 +653,36 @@ oom:
     return CLI_FAIL;
 }
 
-/* The heap over time (the timelines were fed): as a table, JSON or massif.
- * @return 0, -1 out of memory, or CLI_FAIL when the second reading failed (said). */
-static int print_over_time(hatf_buf *o, sites *st, frames *fr, hatf_source *src, const char *path,
-                           const sites_opts *opt)
+struct sites_pass {
+    sites st;
+    frames fr;
+    int fr_made, settled;
+    timeline by_time, by_record;
+};
+
+void sites_pass_overtime(sites_pass *p, hatf_source *src, const char *path, uint64_t points, overtime *ot)
 {
-    timeline_finish(st->by_time, opt->points);
-    timeline_finish(st->by_record, opt->points);
+    sites *st = &p->st;
+    timeline_finish(st->by_time, points);
+    timeline_finish(st->by_record, points);
     /* a trace without times (all equal) is drawn by record number */
     int by_records = st->by_time->last_x == st->by_time->x0 && st->by_record->last_x > st->by_record->x0;
-    overtime ot = { .tl = by_records ? st->by_record : st->by_time, .by_records = by_records,
-                    .max_live_bytes = st->max_live_bytes, .peak_x = by_records ? st->peak_record : st->peak_time,
-                    .path = path };
-    cli_time_unit(src, &ot.num, &ot.den);
+    *ot = (overtime){ .tl = by_records ? st->by_record : st->by_time, .by_records = by_records,
+                      .max_live_bytes = st->max_live_bytes, .peak_x = by_records ? st->peak_record : st->peak_time,
+                      .path = path };
+    cli_time_unit(src, &ot->num, &ot->den);
     hatf_reader *rd = hatf_source_container(src);
-    if (rd) ot.nres = hatf_reader_resident(rd, &ot.res);
-    if (!st->peak_no) ot.peak_x = ot.tl->x0;  /* nothing was ever live */
+    if (rd) ot->nres = hatf_reader_resident(rd, &ot->res);
+    if (!st->peak_no) ot->peak_x = ot->tl->x0;  /* nothing was ever live */
+}
+
+/* The heap over time (the timelines were fed): as a table, JSON or massif.
+ * @return 0, -1 out of memory, or CLI_FAIL when the second reading failed (said). */
+static int print_over_time(hatf_buf *o, sites_pass *p, hatf_source *src, const char *path, const sites_opts *opt)
+{
+    sites *st = &p->st;
+    overtime ot;
+    sites_pass_overtime(p, src, path, opt->points, &ot);
     if (opt->form == SITES_TIMELINE) overtime_text(o, &ot);
     else if (opt->form == SITES_TIMELINE_JSON) overtime_json(o, &ot);
     if (opt->form != SITES_MASSIF) return 0;
@@ -676,9 +690,9 @@ static int print_over_time(hatf_buf *o, sites *st, frames *fr, hatf_source *src,
     /* the first reading's live objects are not needed again: their memory goes to the second's */
     heaplive_free(&st->live);
     temporary_free(&st->tmp);
-    if (detail_read(path, opt, st, ot.tl, by_records, &d) != CLI_OK) return CLI_FAIL;
+    if (detail_read(path, opt, st, ot.tl, ot.by_records, &d) != CLI_OK) return CLI_FAIL;
     hatf_reader *r = hatf_source_container(src);
-    int rc = overtime_massif(o, &ot, fr, st->v, st->n, d.bytes ? &d : NULL, r ? hatf_reader_info(r)->cmdline : NULL);
+    int rc = overtime_massif(o, &ot, &p->fr, st->v, st->n, d.bytes ? &d : NULL, r ? hatf_reader_info(r)->cmdline : NULL);
     free((void *)d.bytes);
     return rc;
 }
@@ -733,12 +747,6 @@ void sites_list_free(sites_list *l)
     memset(l, 0, sizeof *l);
 }
 
-struct sites_pass {
-    sites st;
-    frames fr;
-    int fr_made, settled;
-    timeline by_time, by_record;
-};
 
 sites_pass *sites_pass_new(hatf_source *src, int demangle, int lines, uint64_t points)
 {
@@ -786,7 +794,7 @@ int sites_pass_print(sites_pass *p, hatf_source *src, const char *path, const si
     p->settled = 1;
     if (over_time(opt->form)) {  /* the sites keep their order: --massif's second reading makes them in it */
         if (!st->by_time) return -1;
-        return print_over_time(o, st, &p->fr, src, path, opt);
+        return print_over_time(o, p, src, path, opt);
     }
     sort_key = opt->sort;
     if (st->n) qsort(st->v, st->n, sizeof *st->v, cmp_site);

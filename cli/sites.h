@@ -109,6 +109,13 @@ int sites_pass_unstacked(const sites_pass *p);
 int sites_pass_print(sites_pass *p, hatf_source *src, const char *path, const sites_opts *o, hatf_buf *out);
 void sites_pass_free(sites_pass *p);
 
+/* The heap over time of a pass made with points > 0, as stats --timeline
+ * gives it: its timelines finished to at most points intervals (once: the
+ * pass gives no other form over time after this), by time, or by record
+ * number when the trace has no times, with the trace's resident samples. */
+struct overtime;
+void sites_pass_overtime(sites_pass *p, hatf_source *src, const char *path, uint64_t points, struct overtime *ot);
+
 /* The frames of stack id (*out), innermost first, or 0 frames when the trace has no
  * stack tables (a text or raw HATF 1.0 trace: r is NULL) or not this one. */
 size_t sites_stack(hatf_reader *r, uint64_t id, const uint64_t **out);

@@ -10,11 +10,13 @@
 # Python package (python/hatrace): numpy, pandas, pytest, dask and distributed
 # Report: node and npm (the build installs the page's libraries with npm ci, report/),
 #         chromium (tests/integration/report_browser.sh opens the page)
+# Exports: heaptrack (its heaptrack_print reads convert --to heaptrack's files,
+#          tests/integration/export_heaptrack.sh); the other readers are npm's (tests/node)
 set -eu
 pkgs="gcc g++ make pkg-config clang libclang-rt-14-dev libzstd-dev libxxhash-dev
       libunwind-dev libcunit1-dev libiberty-dev libdw-dev zlib1g-dev libjemalloc-dev libjemalloc2 libgoogle-perftools-dev
       libtcmalloc-minimal4 libmimalloc-dev gnuplot-nox zstd python3 xxd valgrind procps chromium
-      gcc-aarch64-linux-gnu libc6-dev-arm64-cross man-db groff-base
+      gcc-aarch64-linux-gnu libc6-dev-arm64-cross man-db groff-base heaptrack
       python3-numpy python3-pandas python3-pytest python3-dask python3-distributed"
 missing=()
 for p in $pkgs; do
