@@ -54,13 +54,14 @@ static void print_best(FILE *f, const rp_tune_ctx *c, const rp_tune_row *rows, i
             b->fig[RP_TF_OPS_PER_S].med / 1e6, b->fig[RP_TF_P99_NS].med / 1e3);
     if (b->def >= 0 && b->def != best) {
         const rp_tune_row *d = &rows[b->def];
+        int one = b->runs < 2 || d->runs < 2;  /* no spread to judge by */
         double gain = d->fig[RP_TF_PEAK_RSS].med ? b->fig[RP_TF_PEAK_RSS].med / d->fig[RP_TF_PEAK_RSS].med - 1 : 0;
         double speed = d->fig[RP_TF_OPS_PER_S].med ? b->fig[RP_TF_OPS_PER_S].med / d->fig[RP_TF_OPS_PER_S].med - 1 : 0;
         fprintf(f, "  against %s's defaults: peak resident %s -> %s (%+.1f%%, %s), throughput %+.1f%% (%s)\n",
                 b->s->alloc, rp_human((uint64_t)d->fig[RP_TF_PEAK_RSS].med, hd, sizeof hd), hb, 100 * gain,
-                rp_tune_apart(b, d, RP_TF_PEAK_RSS) ? "beyond the spread of the runs" : "within the spread of the runs",
-                100 * speed,
-                rp_tune_apart(b, d, RP_TF_OPS_PER_S) ? "beyond the spread" : "within the spread");
+                one ? "one run: no spread to judge by" : rp_tune_apart(b, d, RP_TF_PEAK_RSS) ? "beyond the spread of the runs"
+                : "within the spread of the runs",
+                100 * speed, one ? "one run" : rp_tune_apart(b, d, RP_TF_OPS_PER_S) ? "beyond the spread" : "within the spread");
     }
     rp_tune_production_line(b, c->paths[best], line, sizeof line);
     fprintf(f, "  in production: %s\n", *line ? line : "(the defaults: no variable to set)");
