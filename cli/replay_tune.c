@@ -95,7 +95,7 @@ int cmd_replay_tune(int argc, char **argv)
     char **specs = calloc((size_t)argc, sizeof *specs);
     unsigned nspecs = 0;
     int builtin = 1, only_list = 0, json = 0, obj = RP_OBJ_RSS, touch = RP_TOUCH_PAGE, single = 0, c, rc = 0;
-    uint64_t repeat = 3, every = 64;
+    uint64_t repeat = RP_TUNE_REPEAT, every = 64;
     hatf_format fmt = HATF_FMT_AUTO;
     if (!specs) return CLI_FAIL;
     cli_getopt_begin();

@@ -30,6 +30,13 @@ rp_tune_ctx cli_tune_ctx(const cli_replay *x, const cli_tune *t, const char *pat
                          rp_tune_objective obj);
 void cli_tune_free(cli_tune *t);
 
+#define RP_TUNE_REPEAT 3  /* runs per setting unless --repeat says otherwise */
+
+/* hatrace report --tune: compile x's plan from path unless there is one, run
+ * the settings RP_TUNE_REPEAT times each, and append replay --tune --json's
+ * object (objective rss) to out. @return 0, -1 out of memory, or CLI_FAIL (said). */
+int cli_tune_page_json(const char *cmd, const char *path, hatf_format fmt, cli_replay *x, cli_tune *t, hatf_buf *out);
+
 /* hatrace replay --tune (cmd_replay hands its argv over). */
 int cmd_replay_tune(int argc, char **argv);
 

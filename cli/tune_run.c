@@ -227,3 +227,24 @@ void cli_tune_free(cli_tune *t)
     free(t->rows);
     memset(t, 0, sizeof *t);
 }
+
+int cli_tune_page_json(const char *cmd, const char *path, hatf_format fmt, cli_replay *x, cli_tune *t, hatf_buf *out)
+{
+    int partial;
+    if (!x->have_plan && cli_replay_compile(cmd, path, fmt, 0, 0, x, &partial)) return CLI_FAIL;
+    if (cli_tune_run(cmd, x, t, (rp_run_opts){ .touch = RP_TOUCH_PAGE, .latency_every = 64 }, RP_TUNE_REPEAT))
+        return CLI_FAIL;
+    char *text = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&text, &len);
+    if (!m) return -1;
+    rp_tune_ctx ctx = cli_tune_ctx(x, t, path, RP_TOUCH_PAGE, RP_TUNE_REPEAT, RP_OBJ_RSS);
+    rp_tune_print_json(m, &ctx, t->rows, t->n, rp_tune_best(t->rows, t->n, RP_OBJ_RSS));
+    if (fclose(m)) {
+        free(text);
+        return -1;
+    }
+    hatf_buf_append(out, text, len);
+    free(text);
+    return out->failed ? -1 : 0;
+}
