@@ -35,7 +35,10 @@ native() {
   done | median
 }
 
-printf '%-15s %-22s %-26s %-26s\n' case "best setting (rss)" "replayed: defaults -> best" "native: defaults -> best"
+# KiB before and after, as MiB and their ratio
+mib() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f -> %.1f MiB (%.2fx)", a / 1024, b / 1024, b / a }'; }
+
+printf '%-15s %-22s %-34s %-34s\n' case "best setting (rss)" "replayed: defaults -> best" "native: defaults -> best"
 results=""
 for c in "glibc-arenas glibc 8 8 512 16" "jemalloc-decay jemalloc 4 32 65536 0"; do
   set -- $c
@@ -61,8 +64,8 @@ PY
   { read -r setting replay_default replay_best; read -r line_default; read -r line_best; } <"$W/$name.best"
   native_default=$(native $line_default)
   native_best=$(native $line_best)
-  printf '%-15s %-22s %-26s %-26s\n' "$name" "$setting" \
-    "$((replay_default / 1024)) -> $((replay_best / 1024)) MiB" "$((${native_default%.*} / 1024)) -> $((${native_best%.*} / 1024)) MiB"
+  printf '%-15s %-22s %-34s %-34s\n' "$name" "$setting" "$(mib "$replay_default" "$replay_best")" \
+    "$(mib "$native_default" "$native_best")"
   results="${results}result $name $setting $replay_default $replay_best ${native_default%.*} ${native_best%.*}
 "
 done
