@@ -1,8 +1,11 @@
 /* replay_tune.c — hatrace replay --tune: which settings of an allocator suit a
  * trace (docs/replay.md, "Tuning"). */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli_util.h"
 #include "replay_tune.h"
@@ -51,18 +54,21 @@ static void print_list(const cli_tune *t)
     }
 }
 
-/* Check the chart's name and that it can be made before the runs. */
-static int plot_ok(const char *plot)
+/* Check the chart's name and that it can be made before the runs, which may
+ * take minutes; *made: the file is new (removed if no chart gets drawn). */
+static int plot_ok(const char *plot, int *made)
 {
     const char *dot = strrchr(plot, '.');
     if (!dot || (strcmp(dot, ".png") && strcmp(dot, ".svg")))
         return cli_usage("replay", "--plot %s: the name must end in .png or .svg", plot);
-    FILE *f = fopen(plot, "a");
-    if (!f) {
-        cli_error("%s: cannot write", plot);
+    int fd = open(plot, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    *made = fd >= 0;
+    if (fd < 0 && errno == EEXIST) fd = open(plot, O_WRONLY | O_CLOEXEC);
+    if (fd < 0) {
+        cli_error("%s: cannot write: %s", plot, strerror(errno));
         return CLI_FAIL;
     }
-    fclose(f);
+    close(fd);
     return 0;
 }
 
@@ -130,9 +136,9 @@ int cmd_replay_tune(int argc, char **argv)
     cli_tune t = { 0 };
     cli_replay x = { 0 };
     const char *path = NULL;
-    int partial = CLI_OK;
+    int partial = CLI_OK, plot_made = 0, drawn = 0;
     if (!rc && !only_list) rc = cli_one_file("replay", argc, argv, &path);
-    if (!rc && plot) rc = plot_ok(plot);
+    if (!rc && plot && !only_list) rc = plot_ok(plot, &plot_made);
     if (!rc) rc = cli_tune_settings("replay", list, specs, nspecs, file, builtin, &t);
     if (!rc && only_list) {
         print_list(&t);
@@ -154,8 +160,11 @@ int cmd_replay_tune(int argc, char **argv)
     if (plot && rp_tune_plot(plot, &ctx, t.rows, t.n, best, &err)) {
         cli_error("replay: %s", err.msg);
         rc = CLI_FAIL;
+    } else {
+        drawn = 1;
     }
 out:
+    if (plot_made && !drawn) unlink(plot);
     cli_tune_free(&t);
     cli_replay_free(&x);
     free(specs);

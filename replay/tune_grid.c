@@ -15,6 +15,8 @@
  * taking effect, read back from the allocator.
  */
 #include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -64,6 +66,45 @@ static const char *const grid[] = {
     "mimalloc:eager_commit=0", "mimalloc:segment_decommit_delay=0",
     NULL,
 };
+
+/* glibc drops a tunable outside its range without a word: the ranges of
+ * glibc 2.36's malloc tunables that are not 0 to any (ld.so --list-tunables). */
+static const struct { const char *key; unsigned long long min, max; } glibc_ranges[] = {
+    { "arena_max", 1, ~0ull }, { "arena_test", 1, ~0ull }, { "check", 0, 3 }, { "perturb", 0, 255 },
+    { "mxfast", 0, 80 * sizeof(size_t) / 4 }, { "mmap_max", 0, 2147483647 },
+};
+
+/* A value the allocator takes as it is meant: a number for glibc (in its
+ * range), tcmalloc and mimalloc, or a word for their switches. */
+static int value_ok(const char *alloc, const char *key, const char *value, char *why, size_t cap)
+{
+    char *end;
+    errno = 0;
+    if (strcmp(alloc, "jemalloc") == 0) return 1;  /* jemalloc says itself what it does not take */
+    if (strcmp(alloc, "glibc") == 0) {
+        unsigned long long v = strtoull(value, &end, 0);
+        if (*end || errno || value[0] == '-') {
+            snprintf(why, cap, "glibc takes a number for %.64s", key);
+            return 0;
+        }
+        for (size_t i = 0; i < sizeof glibc_ranges / sizeof *glibc_ranges; i++)
+            if (strcmp(glibc_ranges[i].key, key) == 0 && (v < glibc_ranges[i].min || v > glibc_ranges[i].max)) {
+                if (glibc_ranges[i].max == ~0ull) snprintf(why, cap, "glibc takes %.32s from %llu", key, glibc_ranges[i].min);
+                else snprintf(why, cap, "glibc takes %.32s from %llu to %llu", key, glibc_ranges[i].min, glibc_ranges[i].max);
+                return 0;
+            }
+        return 1;
+    }
+    static const char *const words[] = { "true", "false", "yes", "no", "on", "off", NULL };
+    for (const char *const *w = words; *w; w++)
+        if (strcmp(value, *w) == 0) return 1;
+    (void)strtod(value, &end);
+    if (*end || end == value || errno) {
+        snprintf(why, cap, "%s takes a number (or true, false, yes, no, on, off) for %.48s", alloc, key);
+        return 0;
+    }
+    return 1;
+}
 
 static int key_known(const char *const *keys, const char *k)
 {
@@ -151,6 +192,10 @@ int rp_tune_parse(const char *spec, rp_tune_setting *s, hatf_err *err)
         if (!key_known(a->keys, key))
             return hatf_err_set(err, HATF_E_USAGE, 0, "setting '%s': %s has no setting '%s' (it would ignore it "
                                 "without a word; docs/replay.md, \"Tuning\")", spec, a->name, key);
+        char why[128];
+        if (!value_ok(a->name, key, value, why, sizeof why))
+            return hatf_err_set(err, HATF_E_USAGE, 0, "setting '%s': %s (it would ignore '%s' without a word)", spec,
+                                why, value);
         if (add_pair(s, key, value, err)) return err->code;
     }
     return 0;

@@ -30,6 +30,8 @@ static void test_parse(void)
     CU_ASSERT_STRING_EQUAL(line, "TCMALLOC_RELEASE_RATE=10 TCMALLOC_AGGRESSIVE_DECOMMIT=true");
     parse_ok("mimalloc:decommit_delay=0", &s);
     CU_ASSERT_STRING_EQUAL(s.env[0], "MIMALLOC_DECOMMIT_DELAY=0");
+    parse_ok("glibc:trim_threshold=0x10000,check=3", &s);
+    parse_ok("mimalloc:reserve_huge_os_pages=-1,page_reset=on", &s);
     parse_ok("mimalloc:", &s);
     CU_ASSERT_STRING_EQUAL(s.label, "default");
     CU_ASSERT_EQUAL(s.nenv, 0);
@@ -42,6 +44,8 @@ static void test_parse(void)
         "mimalloc:purge_delay=0",       /* mimalloc 2.0.9 would ignore it */
         "tcmalloc:release=1", "glibc:arena_max=1;rm", "jemalloc:narenas=1 2",
         "tcmalloc:release_rate=1,release_rate=2",  /* one variable each */
+        "glibc:arena_max=0", "glibc:check=4", "glibc:trim_threshold=big", "glibc:mmap_threshold=-1",
+        "mimalloc:decommit_delay=soon",            /* out of range or no number: ignored */
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         hatf_err e = { 0 };
