@@ -9,6 +9,7 @@
 #include "cli_util.h"
 #include "commands.h"
 #include "replay_run.h"
+#include "replay_tune.h"
 
 static const char help[] =
     "usage: hatrace replay [options] FILE\n"
@@ -45,6 +46,10 @@ static const char help[] =
     "  --series FILE      memory over time as CSV: allocator,op,live_bytes,rss_bytes\n"
     "  --plot FILE        draw the series with gnuplot (.png or .svg)\n"
     "  --from FORMAT      hatrace (default), hatf1.0, text or metatf\n"
+    "  --tune             replay under a grid of each allocator's settings, each\n"
+    "                     run repeated, and name the best for --objective; with\n"
+    "                     --setting, --settings-file, --no-builtin and --list\n"
+    "                     ('hatrace replay --tune --help')\n"
     "  --window-ops N     ops per runner thread the compiler holds in memory\n"
     "                     before writing the older half to the plan file\n"
     "                     (default 262144; at least 4; the figures do not\n"
@@ -78,6 +83,8 @@ static int can_write(const char *path, const char *trace, int *made)
 int cmd_replay(int argc, char **argv)
 {
     if (argc > 1 && strcmp(argv[1], "--child") == 0) return rp_child_main(argc - 2, argv + 2);
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], "--tune") == 0) return cmd_replay_tune(argc, argv);
     static const struct option opts[] = {
         { "allocator", required_argument, NULL, O_ALLOC },
         { "threads", required_argument, NULL, O_THREADS },

@@ -20,13 +20,15 @@
 #include "cli_util.h"
 #include "commands.h"
 #include "replay_run.h"
+#include "replay_tune.h"
 #include "report_page.h"
 #include "sites.h"
 #include "stats.h"
 
 static const char help[] =
     "usage: hatrace report [--top N] [--flame-top N] [--points N] [--sort KEY] [--from FORMAT]\n"
-    "                      [--replay ALLOCATORS] [--no-demangle] [--no-lines] [--strict] [-j N]\n"
+    "                      [--replay ALLOCATORS] [--tune ALLOCATORS] [--no-demangle] [--no-lines]\n"
+    "                      [--strict] [-j N]\n"
     "                      FILE -o REPORT.html\n"
     "\n"
     "Write one HTML page about a trace that opens from disk in a browser, with\n"
@@ -57,6 +59,11 @@ static const char help[] =
     "                 jemalloc, tcmalloc, mimalloc, null or a shared object), with\n"
     "                 replay's defaults, and add a view of their time, latency,\n"
     "                 memory and fragmentation, and resident memory over time\n"
+    "  --tune ALLOCATORS  also replay the trace under the built-in grid of these\n"
+    "                 allocators' settings (glibc, jemalloc, tcmalloc, mimalloc),\n"
+    "                 as hatrace replay --tune --allocator gives it (3 runs per\n"
+    "                 setting), and add a view of the settings' figures and a\n"
+    "                 chart of peak resident memory against throughput\n"
     "  --no-demangle  C++ and Rust names as the symbol table has them\n"
     "  --no-lines     no source lines (nor any look at the modules' files)\n"
     "  --strict       stop at the first damaged part of a container (exit 1)\n"
@@ -99,10 +106,10 @@ static void put_data(FILE *f, const hatf_buf *d)
 
 /* The page's data: {"hatrace", "partial", "limits", "stats", "timeline",
  * "sites": {"stack", "function", "line"}, "flame"}, and "replay" (replay_json)
- * when there is one. @return 0, -1 out of
+ * and "tune" (replay --tune --json's object) when there are. @return 0, -1 out of
  * memory, or CLI_FAIL (said). */
 static int make_data(hatf_buf *d, both *b, hatf_source *s, const char *path, const sites_opts *base,
-                     uint64_t flame_top, int partial, const hatf_buf *replay)
+                     uint64_t flame_top, int partial, const hatf_buf *replay, const hatf_buf *tune)
 {
     static const char *const sort_keys[] = { "calls", "bytes", "peak", "at-peak", "leaked", "temporary" };
     int group_sort = base->sort == SITES_SORT_PEAK ? SITES_SORT_BYTES : base->sort;  /* peaks do not add up */
@@ -132,6 +139,10 @@ static int make_data(hatf_buf *d, both *b, hatf_source *s, const char *path, con
     if (!rc && replay) {
         cli_put(d, ",\n\"replay\": ");
         hatf_buf_append(d, replay->p, replay->len);
+    }
+    if (!rc && tune) {
+        cli_put(d, ",\n\"tune\": ");
+        hatf_buf_append(d, tune->p, tune->len);
     }
     cli_put(d, "}\n");
     return rc ? rc : d->failed ? -1 : 0;
@@ -226,13 +237,14 @@ int cmd_report(int argc, char **argv)
         { "no-demangle", no_argument, NULL, 'D' },
         { "no-lines", no_argument, NULL, 'L' },
         { "replay", required_argument, NULL, 'R' },
+        { "tune", required_argument, NULL, 'U' },
         { "strict", no_argument, NULL, CLI_O_STRICT },
         CLI_JOBS_OPTION,
         { "help", no_argument, NULL, 'h' },
         { 0 },
     };
     hatf_format fmt = HATF_FMT_AUTO;
-    const char *out = NULL, *replay_list = NULL;
+    const char *out = NULL, *replay_list = NULL, *tune_list = NULL;
     uint64_t flame_top = 1000;
     sites_opts so = { .form = SITES_JSON, .sort = SITES_SORT_BYTES, .top = 5000, .demangle = 1, .lines = 1,
                       .points = 2000 };
@@ -255,6 +267,7 @@ int cmd_report(int argc, char **argv)
         case 'D': so.demangle = 0; break;
         case 'L': so.lines = 0; break;
         case 'R': replay_list = optarg; break;
+        case 'U': tune_list = optarg; break;
         case CLI_O_STRICT: cli_strict = 1; break;
         case 'j': if ((rc = cli_parse_jobs("report", optarg))) return rc; break;
         case 'h': return cli_help(help);
@@ -270,16 +283,25 @@ int cmd_report(int argc, char **argv)
     const char *path;
     if ((rc = cli_one_file("report", argc, argv, &path))) return rc;
     cli_replay x = { 0 };
+    cli_tune t = { 0 };
     if (replay_list && (rc = cli_replay_allocators("report", "--replay", replay_list, &x))) return rc;
+    if (tune_list && (rc = cli_tune_settings("report", tune_list, NULL, 0, NULL, 1, &t))) {
+        cli_tune_free(&t);
+        cli_replay_free(&x);
+        return rc;
+    }
     /* the output can be written: said before the trace is read */
     FILE *probe = open_page(out, path, 1);
     if (!probe) {
         cli_error("%s: %s", out, strerror(errno));
+        cli_tune_free(&t);
+        cli_replay_free(&x);
         return CLI_FAIL;
     }
     fclose(probe);
     hatf_source *s = cli_open_source(path, fmt);
     if (!s) {
+        cli_tune_free(&t);
         cli_replay_free(&x);
         return CLI_FAIL;
     }
@@ -305,9 +327,10 @@ int cmd_report(int argc, char **argv)
         hatf_reader *r = hatf_source_container(s);
         const char *const *lines;
         int partial = r && (hatf_reader_damage(r, &lines) || !hatf_reader_complete(r));
-        hatf_buf d, rj;
+        hatf_buf d, rj, tj;
         hatf_buf_init(&d);
         hatf_buf_init(&rj);
+        hatf_buf_init(&tj);
         int k = 0, ignored;
         /* the replay reads the trace again, compiled into a plan (its damage said once, by this reading) */
         if (replay_list) {
@@ -317,7 +340,8 @@ int cmd_report(int argc, char **argv)
             else
                 k = replay_json(&rj, &x, path);
         }
-        if (!k) k = make_data(&d, &b, s, path, &so, flame_top, partial, replay_list ? &rj : NULL);
+        if (!k && tune_list) k = cli_tune_page_json("report", path, fmt, &x, &t, &tj);
+        if (!k) k = make_data(&d, &b, s, path, &so, flame_top, partial, replay_list ? &rj : NULL, tune_list ? &tj : NULL);
         if (k) {
             if (k != CLI_FAIL) cli_error("%s: out of memory", path);
             rc = CLI_FAIL;
@@ -327,8 +351,10 @@ int cmd_report(int argc, char **argv)
         }
         hatf_buf_free(&d);
         hatf_buf_free(&rj);
+        hatf_buf_free(&tj);
     }
     if (rc != CLI_OK) remove_output(out);
+    cli_tune_free(&t);
     cli_replay_free(&x);
     stats_free(b.st);
     sites_pass_free(b.sp);

@@ -62,7 +62,7 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-static double median(double *v, unsigned n)
+double rp_median(double *v, unsigned n)
 {
     qsort(v, n, sizeof *v, cmp_double);
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
@@ -73,7 +73,7 @@ void rp_figures_median(const rp_result *runs, unsigned n, rp_result *out)
     double v[n ? n : 1];
     /* the samples (and the figures tied to them) of the run with the median time */
     for (unsigned i = 0; i < n; i++) v[i] = runs[i].wall_s;
-    double mid = median(v, n);
+    double mid = rp_median(v, n);
     unsigned pick = 0;
     for (unsigned i = 0; i < n; i++)
         if (runs[i].wall_s <= mid && (runs[pick].wall_s > mid || runs[i].wall_s > runs[pick].wall_s)) pick = i;
@@ -81,7 +81,7 @@ void rp_figures_median(const rp_result *runs, unsigned n, rp_result *out)
 #define MED(field)                                               \
     do {                                                         \
         for (unsigned i = 0; i < n; i++) v[i] = (double)runs[i].field; \
-        out->field = median(v, n);                               \
+        out->field = rp_median(v, n);                               \
     } while (0)
     MED(wall_s);
     MED(ns_per_op);
@@ -112,7 +112,7 @@ void rp_figures_median(const rp_result *runs, unsigned n, rp_result *out)
     }
 }
 
-static const char *human(uint64_t b, char *buf, size_t cap)
+const char *rp_human(uint64_t b, char *buf, size_t cap)
 {
     static const char *const unit[] = { "B", "KiB", "MiB", "GiB", "TiB" };
     double v = (double)b;
@@ -162,7 +162,7 @@ static void print_notes(FILE *f, const rp_report_ctx *c)
         char a[32], b[32];
         fprintf(f, "recorded program: peak resident %s (sampled while recording, the recorder's own memory "
                    "taken out), peak live %s: peak/peak %.3f\n",
-                human(c->program_rss, a, sizeof a), human(s->peak_live_bytes, b, sizeof b),
+                rp_human(c->program_rss, a, sizeof a), rp_human(s->peak_live_bytes, b, sizeof b),
                 (double)c->program_rss / (double)s->peak_live_bytes);
     }
     if (s->heaps_created)
@@ -175,9 +175,9 @@ static void print_notes(FILE *f, const rp_report_ctx *c)
         fprintf(f, "compile: %.2f s (CPU %.2f s: reading the trace %.2f s and compiling %.2f s, on two threads) "
                    "into a plan file of %s%s%s (%llu segments, windows of %llu ops per thread); hatrace's own peak "
                    "resident %s; slots taken over: %llu\n",
-                c->compile_s, c->compile_cpu_s, c->cpu_read_s, c->cpu_compile_s, human(c->plan_bytes, a, sizeof a),
+                c->compile_s, c->compile_cpu_s, c->cpu_read_s, c->cpu_compile_s, rp_human(c->plan_bytes, a, sizeof a),
                 c->plan_where ? " in " : "", c->plan_where ? c->plan_where : "", (unsigned long long)c->plan_segments,
-                (unsigned long long)c->window_ops, human(c->own_peak_rss, b, sizeof b),
+                (unsigned long long)c->window_ops, rp_human(c->own_peak_rss, b, sizeof b),
                 (unsigned long long)s->slot_waits);
     }
 }
@@ -209,7 +209,7 @@ static void print_phases(FILE *f, const rp_report_ctx *c, const rp_report *rep)
         char a[32], b[32];
         fprintf(f, "%-24.24s %10llu %10llu %10.4f %8.1f %11s %11s %9.3f %9.3f\n", ph->name,
                 (unsigned long long)ph->ops, (unsigned long long)q->calls, q->time_s, q->ns_per_op,
-                human(ph->peak_live_bytes, a, sizeof a), human(q->peak_rss_bytes, b, sizeof b),
+                rp_human(ph->peak_live_bytes, a, sizeof a), rp_human(q->peak_rss_bytes, b, sizeof b),
                 q->frag_at_peak_live, q->frag_peak_over_peak);
     }
 }
@@ -229,7 +229,7 @@ void rp_print_table(FILE *f, const rp_report_ctx *c, const rp_report *rep, unsig
                  r->lat_ns[RP_LAT_FREE][2]);
         fprintf(f, "%-12s %10llu %9.4f %9.2f %7.1f %11s %11s %8.3f %9.3f %8.3f %9.3f  %-20s %-20s\n",
                 rep[i].allocator, (unsigned long long)r->ops, r->wall_s, r->ops_per_s / 1e6, r->ns_per_op,
-                human(r->peak_live_bytes, a, sizeof a), human(r->peak_rss_bytes, b, sizeof b),
+                rp_human(r->peak_live_bytes, a, sizeof a), rp_human(r->peak_rss_bytes, b, sizeof b),
                 r->frag_time_avg, r->frag_at_peak_live, r->frag_at_peak_rss, r->frag_peak_over_peak, ml, fl);
         if (c->st->heaps_created)
             fprintf(f, "  %s: heaps %s (api %s): %llu native, %llu free-each\n", rep[i].allocator, r->heap_mode,
@@ -240,7 +240,7 @@ void rp_print_table(FILE *f, const rp_report_ctx *c, const rp_report *rep, unsig
     for (unsigned i = 0; c->nphases && i < n; i++) print_phases(f, c, &rep[i]);
 }
 
-static void json_str(FILE *f, const char *s)
+void rp_json_str(FILE *f, const char *s)
 {
     fputc('"', f);
     for (; *s; s++) {
@@ -260,9 +260,9 @@ void rp_print_json(FILE *f, const rp_report_ctx *c, const rp_report *rep, unsign
         const rp_result *r = &rep[i].r;
         fputs(i ? ",\n {" : "\n {", f);
         fputs("\"allocator\": ", f);
-        json_str(f, rep[i].allocator);
+        rp_json_str(f, rep[i].allocator);
         fputs(", \"trace\": ", f);
-        json_str(f, c->trace);
+        rp_json_str(f, c->trace);
         fprintf(f, ", \"threads\": \"%s\", \"runner_threads\": %u, \"trace_threads\": %u, \"threads_at_once\": %u,"
                    " \"process_threads\": %u, \"touch\": \"%s\", \"touch_share\": %.4f,"
                    " \"repeat\": %u, \"latency_every\": %u,\n  \"ops\": %llu, \"calls\": %llu, \"wall_s\": %.6f,"
@@ -305,7 +305,7 @@ void rp_print_json(FILE *f, const rp_report_ctx *c, const rp_report *rep, unsign
                 (unsigned long long)c->plan_segments, (unsigned long long)c->own_peak_rss);
         if (c->plan_where) {
             fputs("  \"plan_where\": ", f);
-            json_str(f, c->plan_where);
+            rp_json_str(f, c->plan_where);
             fputs(",\n", f);
         }
         fprintf(f, "  \"plan\": {\"heaps_created\": %llu, \"heaps_destroyed\": %llu, \"heaps_confined\": %llu,"
@@ -329,7 +329,7 @@ void rp_print_json(FILE *f, const rp_report_ctx *c, const rp_report *rep, unsign
                 const rp_phase *ph = &c->phases[k];
                 const rp_phase_result *q = &r->phases[k];
                 fputs(shown++ ? ",\n    {\"name\": " : "\n    {\"name\": ", f);
-                json_str(f, ph->name);
+                rp_json_str(f, ph->name);
                 fprintf(f, ", \"ops\": %llu, \"calls\": %llu, \"time_s\": %.6f, \"ns_per_op\": %.2f,"
                            " \"peak_live_bytes\": %llu, \"peak_rss_bytes\": %llu, \"rss_at_peak_live\": %llu,"
                            " \"frag_at_peak_live\": %.4f, \"frag_peak_over_peak\": %.4f}",
@@ -341,7 +341,7 @@ void rp_print_json(FILE *f, const rp_report_ctx *c, const rp_report *rep, unsign
         }
         if (r->msg[0]) {
             fputs(",\n  \"warning\": ", f);
-            json_str(f, r->msg);
+            rp_json_str(f, r->msg);
         }
         fputs("}", f);
     }
@@ -364,7 +364,7 @@ int rp_write_series(const char *path, const rp_report *rep, unsigned n, hatf_err
 }
 
 /* Quote a string for a gnuplot double-quoted literal. */
-static void gp_str(FILE *f, const char *s)
+void rp_gnuplot_str(FILE *f, const char *s)
 {
     fputc('"', f);
     for (; *s; s++) {
@@ -374,41 +374,57 @@ static void gp_str(FILE *f, const char *s)
     fputc('"', f);
 }
 
-int rp_plot(const char *out, const char *csv, const rp_report *rep, unsigned n, const char *title,
-            hatf_err *err)
+FILE *rp_gnuplot_open(const char *out, hatf_err *err)
 {
     const char *dot = strrchr(out, '.');
     const char *term;
     if (dot && strcmp(dot, ".png") == 0) term = "pngcairo size 1200,700";
     else if (dot && strcmp(dot, ".svg") == 0) term = "svg size 1200,700 dynamic";
-    else return hatf_err_set(err, HATF_E_USAGE, 0, "--plot %s: the name must end in .png or .svg", out);
-    if (system("command -v gnuplot >/dev/null 2>&1") != 0)
-        return hatf_err_set(err, HATF_E_USAGE, 0, "--plot needs gnuplot (install the Debian package gnuplot-nox)");
+    else {
+        hatf_err_set(err, HATF_E_USAGE, 0, "--plot %s: the name must end in .png or .svg", out);
+        return NULL;
+    }
+    if (system("command -v gnuplot >/dev/null 2>&1") != 0) {
+        hatf_err_set(err, HATF_E_USAGE, 0, "--plot needs gnuplot (install the Debian package gnuplot-nox)");
+        return NULL;
+    }
     /* gnuplot's own output stays off ours: when it cannot open the output it
      * draws to its stdout, and its errors span several lines */
     FILE *g = popen("gnuplot >/dev/null 2>&1", "w");
-    if (!g) return hatf_err_set(err, HATF_E_IO, 0, "cannot run gnuplot: %s", strerror(errno));
+    if (!g) {
+        hatf_err_set(err, HATF_E_IO, 0, "cannot run gnuplot: %s", strerror(errno));
+        return NULL;
+    }
     fprintf(g, "set terminal %s\nset output ", term);
-    gp_str(g, out);
-    fputs("\nset datafile separator ','\nset key top left\nset grid\n"
+    rp_gnuplot_str(g, out);
+    fputc('\n', g);
+    return g;
+}
+
+int rp_plot(const char *out, const char *csv, const rp_report *rep, unsigned n, const char *title,
+            hatf_err *err)
+{
+    FILE *g = rp_gnuplot_open(out, err);
+    if (!g) return err->code;
+    fputs("set datafile separator ','\nset key top left\nset grid\n"
           "set xlabel 'allocator calls'\nset ylabel 'MiB'\nset title ", g);
-    gp_str(g, title);
+    rp_gnuplot_str(g, title);
     fputs("\nplot ", g);
     for (unsigned i = 0; i < n; i++) {
         fputs(i ? ", " : "", g);
-        gp_str(g, csv);
+        rp_gnuplot_str(g, csv);
         fprintf(g, " every ::1 using 2:(strcol(1) eq ");
-        gp_str(g, rep[i].allocator);
+        rp_gnuplot_str(g, rep[i].allocator);
         fputs(" ? $4/1048576 : NaN) with lines lw 2 title ", g);
         char t[96];
         snprintf(t, sizeof t, "%s resident", rep[i].allocator);
-        gp_str(g, t);
+        rp_gnuplot_str(g, t);
     }
     if (n) {
         fputs(", ", g);
-        gp_str(g, csv);
+        rp_gnuplot_str(g, csv);
         fputs(" every ::1 using 2:(strcol(1) eq ", g);
-        gp_str(g, rep[0].allocator);
+        rp_gnuplot_str(g, rep[0].allocator);
         fputs(" ? $3/1048576 : NaN) with lines lw 2 dt 2 lc 'black' title 'live (requested)'", g);
     }
     fputs("\n", g);

@@ -38,6 +38,7 @@ int rp_launch_run(const rp_launch *l, const rp_allocator *a, rp_result *res, hat
         if (wfd < 0 || flags < 0 || fcntl(l->plan_fd, F_SETFD, flags & ~FD_CLOEXEC) < 0) _exit(126);
         if (a->path[0]) setenv("LD_PRELOAD", a->path, 1);
         else unsetenv("LD_PRELOAD");
+        for (unsigned i = 0; i < l->nenv; i++) putenv((char *)l->env[i]);
         char args[8][32];
         snprintf(args[0], sizeof args[0], "%d", l->plan_fd);
         snprintf(args[1], sizeof args[1], "%d", wfd);

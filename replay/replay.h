@@ -457,6 +457,8 @@ typedef struct rp_launch {
     const char *self;         /* path of the hatrace binary to re-exec */
     int plan_fd;
     rp_run_opts run;
+    const char (*env)[512];   /* NAME=VALUE set in the child's environment (replay --tune), or NULL */
+    unsigned nenv;
 } rp_launch;
 
 /* Run one allocator in a child process (hatrace re-executed with LD_PRELOAD and
@@ -517,6 +519,14 @@ void rp_print_table(FILE *f, const rp_report_ctx *c, const rp_report *rep, unsig
 void rp_print_json(FILE *f, const rp_report_ctx *c, const rp_report *rep, unsigned n);
 /* CSV: allocator,op,live_bytes,rss_bytes. @return 0 or HATF_E_IO. */
 int rp_write_series(const char *path, const rp_report *rep, unsigned n, hatf_err *err);
+/* Shared by the outputs of replay and replay --tune (tune.h). */
+double rp_median(double *v, unsigned n);                     /* sorts v */
+const char *rp_human(uint64_t bytes, char *buf, size_t cap); /* "12.3 MiB" */
+void rp_json_str(FILE *f, const char *s);                    /* a JSON string literal */
+void rp_gnuplot_str(FILE *f, const char *s);                 /* a gnuplot string literal */
+/* gnuplot started with its terminal and output set for a .png or .svg.
+ * @return the pipe to write commands to (pclose it), or NULL with err set. */
+FILE *rp_gnuplot_open(const char *png_or_svg, hatf_err *err);
 /* Draw the series with gnuplot into a .png or .svg. @return 0 or negative with err set. */
 int rp_plot(const char *png_or_svg, const char *csv, const rp_report *rep, unsigned n,
             const char *title, hatf_err *err);

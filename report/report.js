@@ -411,5 +411,86 @@
     $('replay-reset').onclick = () => rplot.setScale('x', { min: rx[0], max: rx[rx.length - 1] });
     window.addEventListener('resize', () => rplot.setSize({ width: Math.max(400, rdiv.clientWidth), height: 320 }));
   }
+  // ---- settings: the tuning (report --tune), as replay --tune --json gives it ----
+  const T = D.tune;
+  if (T) {
+    $('tune').hidden = false;
+    $('tune-link').hidden = false;
+    const allocs = [...new Set(T.settings.map((r) => r.allocator))];
+    $('tune-note').textContent =
+      `The trace replayed under each setting of ${allocs.join(', ')}, each run ${T.repeat} times in its own process` +
+      ` (as hatrace replay --tune --allocator ${allocs.join(',')} --json: threads ${T.threads}, touch ${T.touch}).` +
+      ' Each figure is the median over the runs, and [the smallest-the largest]: ranges that do not overlap are a real' +
+      ' difference. ● marks the Pareto front (no other setting has both less peak resident memory and more throughput).' +
+      (T.program_peak_resident_bytes ? ` The recorded program's own peak resident memory: ${bytes(T.program_peak_resident_bytes)}.` : '');
+    const MiB = 1048576;
+    const spread = (f, k, d) => [`${(f.median / k).toFixed(d)} [${(f.min / k).toFixed(d)}-${(f.max / k).toFixed(d)}]`, f.median];
+    const tb = $('tune-table').tBodies[0];
+    T.settings.forEach((r, i) => {
+      const name = [`${r.allocator} ${r.setting}`, undefined, 'text'];
+      let cells;
+      if (r.status !== 'ok') {
+        cells = [name, ['', undefined, 'text'], [`failed: ${r.error}`, undefined, 'text']];
+      } else {
+        const f = r.figures;
+        cells = [name, [r.pareto ? '●' : '', r.pareto ? 1 : 0, 'text'], spread(f.peak_rss_bytes, MiB, 1),
+          T.program_peak_resident_bytes ? [(f.peak_rss_bytes.median / T.program_peak_resident_bytes).toFixed(2)] : ['-'],
+          spread(f.frag_time_avg, 1, 2), spread(f.frag_at_peak_live, 1, 2), spread(f.frag_at_peak_rss, 1, 2),
+          spread(f.frag_peak_over_peak, 1, 2), spread(f.ops_per_s, 1e6, 3), spread(f.p99_ns, 1e3, 1),
+          [r.production || '(defaults)', undefined, 'text']];
+      }
+      const tr = row(cells);
+      tr.dataset.setting = `${r.allocator} ${r.setting}`;
+      if (i === T.best) tr.className = 'best';
+      tb.appendChild(tr);
+    });
+    const B = T.settings[T.best];
+    $('tune-best').textContent = B ? `Best for ${T.objective}: ${B.allocator} ${B.setting}; in production: ` +
+      (B.production || '(the defaults: no variable to set)') : 'No setting ran to the end.';
+    // one point per setting: throughput across, peak resident up, bars from the smallest to the largest run
+    const ok = T.settings.filter((r) => r.status === 'ok');
+    const W = 900, H = 380, L = 70, R = 20, TOP = 20, BOT = 50;
+    const xmax = Math.max(...ok.map((r) => r.figures.ops_per_s.max), 1) * 1.1;
+    const ymax = Math.max(...ok.map((r) => r.figures.peak_rss_bytes.max), T.program_peak_resident_bytes || 0, 1) * 1.1;
+    const X = (v) => L + (v / xmax) * (W - L - R), Y = (v) => H - BOT - (v / ymax) * (H - TOP - BOT);
+    const ns = 'http://www.w3.org/2000/svg';
+    const svg = document.createElementNS(ns, 'svg');
+    svg.setAttribute('viewBox', `0 0 ${W} ${H}`);
+    svg.setAttribute('width', W);
+    svg.setAttribute('height', H);
+    const add = (tag, attrs, text) => {
+      const e = document.createElementNS(ns, tag);
+      for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
+      if (text !== undefined) e.textContent = text;
+      svg.appendChild(e);
+      return e;
+    };
+    add('line', { x1: L, y1: H - BOT, x2: W - R, y2: H - BOT, stroke: '#444' });
+    add('line', { x1: L, y1: TOP, x2: L, y2: H - BOT, stroke: '#444' });
+    for (let k = 0; k <= 4; k++) {
+      add('text', { x: X((xmax * k) / 4), y: H - BOT + 16, 'text-anchor': 'middle', 'font-size': 11 }, ((xmax * k) / 4 / 1e6).toFixed(2));
+      add('text', { x: L - 6, y: Y((ymax * k) / 4) + 4, 'text-anchor': 'end', 'font-size': 11 }, ((ymax * k) / 4 / MiB).toFixed(1));
+    }
+    add('text', { x: (L + W - R) / 2, y: H - 10, 'text-anchor': 'middle', 'font-size': 12 }, 'throughput (Mcalls/s)');
+    add('text', { x: 14, y: (TOP + H - BOT) / 2, 'text-anchor': 'middle', 'font-size': 12,
+      transform: `rotate(-90 14 ${(TOP + H - BOT) / 2})` }, 'peak resident (MiB)');
+    if (T.program_peak_resident_bytes) {
+      const y = Y(T.program_peak_resident_bytes);
+      add('line', { x1: L, y1: y, x2: W - R, y2: y, stroke: '#444', 'stroke-dasharray': '4 3' });
+      add('text', { x: L + 4, y: y - 4, 'font-size': 11 }, 'recorded program');
+    }
+    for (const r of ok) {
+      const t = r.figures.ops_per_s, m = r.figures.peak_rss_bytes;
+      const best = T.settings[T.best] === r;
+      add('line', { x1: X(t.min), y1: Y(m.median), x2: X(t.max), y2: Y(m.median), stroke: '#999' });
+      add('line', { x1: X(t.median), y1: Y(m.min), x2: X(t.median), y2: Y(m.max), stroke: '#999' });
+      const c = add('circle', { cx: X(t.median), cy: Y(m.median), r: best ? 7 : 5, fill: r.pareto ? '#c0392b' : '#2b6cb0',
+        class: 'tune-point', 'data-setting': `${r.allocator} ${r.setting}` });
+      add('title', {}, `${r.allocator} ${r.setting}: ${bytes(Math.round(m.median))}, ${(t.median / 1e6).toFixed(3)} Mcalls/s`);
+      c.appendChild(svg.lastChild);
+      add('text', { x: X(t.median) + 8, y: Y(m.median) - 6, 'font-size': 10 }, `${r.allocator} ${r.setting}${best ? ' (best)' : ''}`);
+    }
+    $('tune-chart').appendChild(svg);
+  }
   document.body.dataset.ready = '1';
 })();

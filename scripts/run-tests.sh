@@ -25,12 +25,15 @@ log_dir=$B/test-logs; mkdir -p "$log_dir"
 #     under glibc with the program's own; an ASan-built hatrace replays with
 #     ASan's allocator instead (shadow memory, redzones, quarantine: 97 MB
 #     against 62 natively), so the figure is not glibc's;
+#   integration/replay_tune (address): the same, for the settings: GLIBC_TUNABLES
+#     reaches no glibc malloc under ASan's allocator, and jemalloc cannot be
+#     preloaded into it;
 #   unit/test_stacks (undefined): gcc's UBSan reports the recorder's
 #     initial-exec TLS block (ht_t) as a null pointer inside ht_stack_here, a
 #     false report; the test runs in the ordinary build.
 SANITIZE=${SANITIZE:-}
 if [ -n "$SANITIZE" ]; then
-  case ",$SANITIZE," in *,address,*) SKIP_TESTS="${SKIP_TESTS:-} integration/heaps_mimalloc integration/replay_touch";; esac
+  case ",$SANITIZE," in *,address,*) SKIP_TESTS="${SKIP_TESTS:-} integration/heaps_mimalloc integration/replay_touch integration/replay_tune";; esac
   case ",$SANITIZE," in *,undefined,*) SKIP_TESTS="${SKIP_TESTS:-} unit/test_stacks";; esac
   export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
   export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}

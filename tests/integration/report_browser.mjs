@@ -13,6 +13,7 @@
 // the allocators view shows them (ops, calls and peak live bytes the same, the
 // times positive), the recorded program's row when replay names its resident
 // peak, and the chart one series per allocator; without it the view is hidden.
+// A page made with --tune shows its settings view as the page's data has it.
 // Exit 0 ok, 1 with the failures listed.
 import { readFileSync, mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -156,6 +157,27 @@ try {
     await page.locator('#replay').screenshot({ path: `${shots}/replay.png` });
   } else {
     check(!(await page.locator('#replay').isVisible()), 'an allocators view without --replay');
+  }
+
+  // the allocator settings (report --tune): a row per setting of the page's replay --tune
+  // figures, each as computed, the best marked, a point per setting that ran
+  const tune = await page.evaluate(() => JSON.parse(document.getElementById('hatrace-data').textContent).tune || null);
+  if (tune) {
+    check(await page.locator('#tune').isVisible(), 'no settings view');
+    const rows = await page.$$eval('#tune-table tbody tr', (rs) => rs.map((r) =>
+      ({ setting: r.dataset.setting, best: r.className === 'best', peak: r.cells[2].dataset.value })));
+    check(rows.length === tune.settings.length, `settings view: ${rows.length} rows, ${tune.settings.length} settings`);
+    tune.settings.forEach((t, i) => {
+      const r = rows[i] || {};
+      check(r.setting === `${t.allocator} ${t.setting}`, `settings row ${i}: ${r.setting}`);
+      check(r.best === (i === tune.best), `settings row ${i}: best ${r.best}, the JSON's ${tune.best}`);
+      if (t.status === 'ok') check(Number(r.peak) === t.figures.peak_rss_bytes.median, `${r.setting}: peak ${r.peak}`);
+    });
+    const ran = tune.settings.filter((t) => t.status === 'ok').length;
+    check(ran > 0 && await page.locator('#tune-chart circle.tune-point').count() === ran, `settings chart: not ${ran} points`);
+    await page.locator('#tune').screenshot({ path: `${shots}/tune.png` });
+  } else {
+    check(!(await page.locator('#tune').isVisible()), 'a settings view without --tune');
   }
 
   check(errors.length === 0, 'JavaScript errors: ' + errors.join(' | '));

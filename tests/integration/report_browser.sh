@@ -6,7 +6,8 @@
 # shown equal to stats --json's, the sites table sorts and filters, the flame
 # graph has the known frames; a screenshot of each view in
 # $BUILD/report-shots/. With --replay null,glibc the allocators view shows
-# replay --json's figures for the same trace and draws one series per allocator.
+# replay --json's figures for the same trace and draws one series per allocator;
+# with --tune glibc the settings view shows a row and a chart point per setting.
 # A chain cut at the recording's stack depth
 # (tests/workloads/stack_depth with --stacks=8) starts at a dashed
 # "[truncated]" frame, as stats --sites --folded marks it; a C++ program's
@@ -70,6 +71,15 @@ for v in summary overtime sites flame tables; do [ -s "$shots/$v.png" ] || fail 
 node "$driver" "$pw" "$chromium" "$W/r.html" "$W/stats.json" "$W/expect.json" "$shots" "" "$W/replay.json" ||
   fail "the page with the allocators in the browser"
 [ -s "$shots/replay.png" ] || fail "no screenshot of the allocators"
+# --tune: the settings view (replay --tune's figures, a chart point per setting)
+"$HATRACE" report --tune glibc "$W/s.hatf" -o "$W/t.html" 2>"$W/t.err" || fail "report --tune: $(cat "$W/t.err")"
+[ ! -s "$W/t.err" ] || fail "report --tune said: $(cat "$W/t.err")"
+grep -q '"tune": {' "$W/t.html" || fail "report --tune: no settings in the page"
+node "$driver" "$pw" "$chromium" "$W/t.html" "$W/stats.json" "$W/expect.json" "$W/tshots" ||
+  fail "the page with the settings in the browser"
+[ -s "$W/tshots/tune.png" ] || fail "no screenshot of the settings"
+"$HATRACE" report --tune null "$W/s.hatf" -o "$W/x.html" 2>"$W/e0"; rc=$?
+[ $rc -eq 2 ] && [ "$(wc -l <"$W/e0")" -eq 1 ] || fail "--tune null: exit $rc, $(cat "$W/e0")"
 # a trace with the recorded program's resident samples: its row beside the allocator's
 [ -x "$BUILD/workloads/rss_grow" ] || fail "workload rss_grow not built"
 "$HATRACE" record -o "$W/g.hatf" -- "$BUILD/workloads/rss_grow" >/dev/null 2>"$W/g.err" || fail "record rss_grow: $(cat "$W/g.err")"
