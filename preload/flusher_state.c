@@ -48,12 +48,19 @@ void ht_flusher_atfork_child(void)
     if (!ht_fs.out_failed) snprintf(ht_fs.parent_path, sizeof ht_fs.parent_path, "%s", ht_fs.out_path);
     ht_fs.out_path[0] = 0;
     /* the parent's flusher and encoding helper are not in the child */
+    ht_flusher_state_fresh();
+    ht_rings_atfork_child();
+    ht_stacks_atfork_child();
+}
+
+void ht_flusher_state_fresh(void)
+{
     ht_fs.helper_tried = 0;
     ht_fs.helper_on = 0;
     ht_fs.due_left = 0;
     ht_fs.waited_ns = 0;
     ht_fs.flusher_cpu_ns = ht_fs.helper_cpu_ns = 0;
-    /* the child's flusher chooses afresh */
+    /* the next flusher chooses afresh */
     if (ht_fs.effort.stat_fd >= 0) close(ht_fs.effort.stat_fd);
     ht_fs.effort = (ht_effort){ .stat_fd = -1 };
     atomic_store(&ht_fs.flusher_on, HT_FLUSHER_OFF);
@@ -64,6 +71,4 @@ void ht_flusher_atfork_child(void)
     atomic_store(&ht_fs.sync_done, 0);
     ht_fs.death_sig = 0;
     ht_fs.n_events = ht_fs.n_drops = ht_fs.n_waits = ht_fs.n_wait_ns = 0;
-    ht_rings_atfork_child();
-    ht_stacks_atfork_child();
 }
