@@ -313,6 +313,8 @@ $(B)/workloads/libattach_lib.so: tests/workloads/lib/attach_lib.c $(B)/.flags
 	@$(if $(Q),echo '  CC      $@')
 	$(Q)$(CC) -std=gnu11 -Wall -Wextra -O1 -g -shared -fPIC -o $@ $<
 $(B)/workloads/attach_server: $(B)/workloads/libattach_lib.so
+# a statically linked program, which hatrace record -p refuses
+$(B)/workloads/attach_static: LDFLAGS += -static
 
 # heap_mimalloc calls mimalloc's heap API: link libmimalloc when its header is there
 $(B)/workloads/heap_mimalloc: LDFLAGS += $(if $(wildcard /usr/include/mimalloc.h),-lmimalloc)

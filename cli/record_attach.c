@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli_util.h"
@@ -104,6 +105,13 @@ static void on_stop(int sig) { (void)sig; stop_asked = 1; }
 
 /* Until seconds pass (0: no limit), Ctrl-C or SIGTERM, or the process's end.
  * @return 1 if the process ended. */
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
 static int wait_window(pid_t pid, double seconds)
 {
     struct sigaction sa;
@@ -111,25 +119,25 @@ static int wait_window(pid_t pid, double seconds)
     sa.sa_handler = on_stop;  /* no SA_RESTART: poll returns */
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
-    int pfd = (int)syscall(SYS_pidfd_open, pid, 0);
-    double left = seconds;
-    while (!stop_asked) {
-        int ms = seconds > 0 ? (left > 0.2 ? 200 : (int)(left * 1000)) : 200;
-        if (seconds > 0 && left <= 0) break;
+    int pfd = (int)syscall(SYS_pidfd_open, pid, 0), gone = 0;
+    double end = now_s() + seconds;
+    while (!stop_asked && !gone) {
+        int ms = 200;
+        if (seconds > 0) {
+            double left = end - now_s();
+            if (left <= 0) break;
+            if (left < 0.2) ms = (int)(left * 1000) + 1;
+        }
         if (pfd >= 0) {
             struct pollfd p = { pfd, POLLIN, 0 };
-            if (poll(&p, 1, ms) > 0) {
-                close(pfd);
-                return 1;
-            }
+            gone = poll(&p, 1, ms) > 0;
         } else {
             usleep((useconds_t)ms * 1000);
-            if (kill(pid, 0) < 0 && errno == ESRCH) return 1;
+            gone = kill(pid, 0) < 0 && errno == ESRCH;
         }
-        left -= ms / 1000.0;
     }
     if (pfd >= 0) close(pfd);
-    return 0;
+    return gone;
 }
 
 int record_attach(pid_t pid, double seconds, const char *lib, int *exited)
@@ -164,7 +172,7 @@ int record_attach(pid_t pid, double seconds, const char *lib, int *exited)
     if (ok && (int)rc != ATTACH_OK) {
         cli_error("cannot attach to process %d: %s", (int)pid, attach_failure((int)rc));
         uint64_t ignored;
-        if ((int)rc != ATTACH_PRELOADED) inj_call(t, rl.dlclose, rl.handle, 0, NULL, 0, &ignored, &err);
+        inj_call(t, rl.dlclose, rl.handle, 0, NULL, 0, &ignored, &err);  /* our reference given back */
         ok = 0;
     }
     inj_release(t);
