@@ -9,6 +9,8 @@
 //   lib PATH    worker 0 dlopens PATH and calls its attach_lib_work(ITER)
 //               (ITER mallocs and frees, counted by the library) in the round
 //               that follows (with the next "round")
+//   bench N     N rounds back to back; answers "bench NS" (their wall time in
+//               ns; bench/record_attach.sh), the counts reset unsaid
 //   quit        exit with status 7 (its own: hatrace must not change it)
 // The main thread waits in read() and the workers on a condition variable
 // between rounds: the window of a test is exactly the rounds it asks for.
@@ -19,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <new>
@@ -125,7 +128,7 @@ static void report_round(void)
     lib_calls = 0;
 }
 
-static void run_round(void)
+static void serve_round(void)
 {
     pthread_mutex_lock(&mu);
     finished = 0;
@@ -133,7 +136,18 @@ static void run_round(void)
     pthread_cond_broadcast(&go);
     while (finished < WORKERS) pthread_cond_wait(&done, &mu);
     pthread_mutex_unlock(&mu);
-    report_round();
+}
+
+static void run_bench(int n)
+{
+    struct timespec a, b;
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    for (int i = 0; i < n; i++) serve_round();
+    clock_gettime(CLOCK_MONOTONIC, &b);
+    for (worker &w : workers) memset(w.count, 0, sizeof w.count), w.kept_frees = 0;
+    char line[64];
+    snprintf(line, sizeof line, "bench %lld\n", (long long)(b.tv_sec - a.tv_sec) * 1000000000LL + (b.tv_nsec - a.tv_nsec));
+    say(line);
 }
 
 int main()
@@ -154,7 +168,10 @@ int main()
         while ((nl = strchr(buf, '\n'))) {
             *nl = 0;
             if (!strcmp(buf, "round")) {
-                run_round();
+                serve_round();
+                report_round();
+            } else if (!strncmp(buf, "bench ", 6)) {
+                run_bench(atoi(buf + 6));
             } else if (!strncmp(buf, "lib ", 4)) {
                 void *h = dlopen(buf + 4, RTLD_NOW);
                 lib_work = h ? (int (*)(int))dlsym(h, "attach_lib_work") : NULL;

@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# record_attach.sh — the recorder's cost on a process it was attached to
+# (hatrace record -p) against the same program under LD_PRELOAD, and native.
+#
+#   bench/record_attach.sh [BUILD_DIR [RUNS [ROUNDS]]]   (default: build 7 50)
+#
+# The program is tests/workloads/attach_server (4 worker threads, ~19 heap calls
+# an iteration, 500 iterations a round each). Each run starts it, serves one
+# warm-up round, then (mode "attach") attaches hatrace record -p, and times
+# ROUNDS rounds inside the program ("bench N": wall time of the rounds alone,
+# not of starting, attaching or closing). Modes run interleaved, RUNS times
+# each; the medians are printed, and the recorder's cost (recorded less native)
+# of attach against preload. Not a test: figures depend on the machine's load.
+set -eu
+cd "$(dirname "$0")/.."
+. bench/lib.sh
+BUILD=${1:-build}
+RUNS=${2:-7}
+ROUNDS=${3:-50}
+prog=$BUILD/workloads/attach_server
+hatrace=$BUILD/hatrace
+lib=$BUILD/libhatrace.so
+for f in "$prog" "$hatrace" "$lib"; do
+  [ -e "$f" ] || { echo "missing $f: make -j2 && make -j2 tests" >&2; exit 1; }
+done
+W=$(mktemp -d)
+trap 'rm -rf "$W"' EXIT
+
+wait_line() {  # wait_line FILE PATTERN: 120 s at most
+  local i
+  for ((i = 0; i < 1200; i++)); do
+    grep -q -- "$2" "$1" 2>/dev/null && return 0
+    sleep 0.1
+  done
+  echo "timed out waiting for '$2' in $1" >&2
+  exit 1
+}
+
+# one_run MODE: the ROUNDS rounds' wall time in ns on stdout
+one_run() {
+  local mode=$1 pid rpid=
+  rm -f "$W/in" "$W"/*.hatf
+  mkfifo "$W/in"
+  : >"$W/out"
+  if [ "$mode" = preload ]; then
+    "$hatrace" record --no-figures -o "$W/p.hatf" -- "$prog" <"$W/in" >"$W/out" 2>"$W/rec.err" &
+  else
+    "$prog" <"$W/in" >"$W/out" 2>/dev/null &
+  fi
+  exec 3>"$W/in"
+  wait_line "$W/out" '^ready$'
+  pid=$(pgrep -n -f "^$prog\$")
+  echo round >&3
+  wait_line "$W/out" '^end$'
+  if [ "$mode" = attach ]; then
+    "$hatrace" record --no-figures -p "$pid" -o "$W/a.%p.hatf" 2>"$W/rec.err" &
+    rpid=$!
+    wait_line "$W/rec.err" "attached to process"
+  fi
+  echo "bench $ROUNDS" >&3
+  wait_line "$W/out" '^bench '
+  awk '$1 == "bench" { print $2 }' "$W/out"
+  if [ -n "$rpid" ]; then
+    kill -INT "$rpid"
+    wait "$rpid"
+  fi
+  echo quit >&3
+  exec 3>&-
+  wait || true
+}
+
+for mode in native preload attach; do : >"$W/t.$mode"; done
+for ((r = 1; r <= RUNS; r++)); do
+  for mode in native preload attach; do
+    one_run "$mode" >>"$W/t.$mode"
+  done
+done
+n=$(median <"$W/t.native")
+p=$(median <"$W/t.preload")
+a=$(median <"$W/t.attach")
+calls=$((ROUNDS * 4 * 500 * 19))
+echo "attach_server: $ROUNDS rounds, $calls heap calls, median of $RUNS runs (ms)"
+awk -v n="$n" -v p="$p" -v a="$a" -v c="$calls" 'BEGIN {
+  printf "native %.1f  LD_PRELOAD %.1f  attached %.1f\n", n / 1e6, p / 1e6, a / 1e6
+  printf "recorder cost per call: LD_PRELOAD %.1f ns, attached %.1f ns\n", (p - n) / c, (a - n) / c
+  printf "attached / LD_PRELOAD wall time: %.3f; cost ratio (attached - native) / (LD_PRELOAD - native): %.3f\n",
+         a / p, (p > n) ? (a - n) / (p - n) : 0
+}'
+for mode in native preload attach; do echo "$mode runs (ns): $(tr '\n' ' ' <"$W/t.$mode")"; done
