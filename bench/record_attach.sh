@@ -4,13 +4,16 @@
 #
 #   bench/record_attach.sh [BUILD_DIR [RUNS [ROUNDS]]]   (default: build 7 50)
 #
-# The program is tests/workloads/attach_server (4 worker threads, ~19 heap calls
-# an iteration, 500 iterations a round each). Each run starts it, serves one
-# warm-up round, then (mode "attach") attaches hatrace record -p, and times
-# ROUNDS rounds inside the program ("bench N": wall time of the rounds alone,
-# not of starting, attaching or closing). Modes run interleaved, RUNS times
-# each; the medians are printed, and the recorder's cost (recorded less native)
-# of attach against preload. Not a test: figures depend on the machine's load.
+# The program is tests/workloads/attach_server (4 worker threads, 19 heap calls
+# an iteration, 500 iterations a round each). Each run starts it, serves a
+# warm-up round, then (mode "attach") attaches hatrace record -p, serves a second
+# warm-up round, pauses 0.5 s (past the writer's opening, 100 ms after the
+# recorder starts: at the program's start under LD_PRELOAD, at the attach here),
+# and times ROUNDS rounds inside the program ("bench N"): their wall time, and
+# the CPU time of all the process's threads (the recorder's among them), not
+# starting, attaching or closing. Modes run interleaved, RUNS times each; the
+# medians are printed, with the recorder's cost per call (recorded less native).
+# Not a test: the figures depend on the machine's load.
 set -eu
 cd "$(dirname "$0")/.."
 . bench/lib.sh
@@ -36,6 +39,16 @@ wait_line() {  # wait_line FILE PATTERN: 120 s at most
   exit 1
 }
 
+wait_rounds() {  # wait_rounds N: N rounds answered in full
+  local i
+  for ((i = 0; i < 1200; i++)); do
+    [ "$(grep -c '^end$' "$W/out")" -ge "$1" ] && return 0
+    sleep 0.1
+  done
+  echo "timed out waiting for round $1" >&2
+  exit 1
+}
+
 # one_run MODE: the ROUNDS rounds' wall time in ns on stdout
 one_run() {
   local mode=$1 pid rpid=
@@ -51,15 +64,21 @@ one_run() {
   wait_line "$W/out" '^ready$'
   pid=$(pgrep -n -f "^$prog\$")
   echo round >&3
-  wait_line "$W/out" '^end$'
+  wait_rounds 1
   if [ "$mode" = attach ]; then
     "$hatrace" record --no-figures -p "$pid" -o "$W/a.%p.hatf" 2>"$W/rec.err" &
     rpid=$!
     wait_line "$W/rec.err" "attached to process"
   fi
+  # steady state in every mode: the writer opens 100 ms after the recorder
+  # starts (its clock calibration), at the program's start under LD_PRELOAD,
+  # at the attach here; a second warm-up round and a pause take both past it
+  echo round >&3
+  wait_rounds 2
+  sleep 0.5
   echo "bench $ROUNDS" >&3
   wait_line "$W/out" '^bench '
-  awk '$1 == "bench" { print $2 }' "$W/out"
+  awk '$1 == "bench" { print $2, $3 }' "$W/out"
   if [ -n "$rpid" ]; then
     kill -INT "$rpid"
     wait "$rpid"
@@ -75,15 +94,17 @@ for ((r = 1; r <= RUNS; r++)); do
     one_run "$mode" >>"$W/t.$mode"
   done
 done
-n=$(median <"$W/t.native")
-p=$(median <"$W/t.preload")
-a=$(median <"$W/t.attach")
 calls=$((ROUNDS * 4 * 500 * 19))
-echo "attach_server: $ROUNDS rounds, $calls heap calls, median of $RUNS runs (ms)"
-awk -v n="$n" -v p="$p" -v a="$a" -v c="$calls" 'BEGIN {
-  printf "native %.1f  LD_PRELOAD %.1f  attached %.1f\n", n / 1e6, p / 1e6, a / 1e6
-  printf "recorder cost per call: LD_PRELOAD %.1f ns, attached %.1f ns\n", (p - n) / c, (a - n) / c
-  printf "attached / LD_PRELOAD wall time: %.3f; cost ratio (attached - native) / (LD_PRELOAD - native): %.3f\n",
-         a / p, (p > n) ? (a - n) / (p - n) : 0
-}'
-for mode in native preload attach; do echo "$mode runs (ns): $(tr '\n' ' ' <"$W/t.$mode")"; done
+echo "attach_server: $ROUNDS rounds, $calls heap calls, median of $RUNS runs"
+for col in 1 2; do
+  what=$([ $col = 1 ] && echo "wall time" || echo "CPU time (all the process's threads, the recorder's too)")
+  n=$(cut -d' ' -f$col "$W/t.native" | median)
+  p=$(cut -d' ' -f$col "$W/t.preload" | median)
+  a=$(cut -d' ' -f$col "$W/t.attach" | median)
+  awk -v w="$what" -v n="$n" -v p="$p" -v a="$a" -v c="$calls" 'BEGIN {
+    printf "%s (ms): native %.1f  LD_PRELOAD %.1f  attached %.1f\n", w, n / 1e6, p / 1e6, a / 1e6
+    printf "  recorder cost per call: LD_PRELOAD %.1f ns, attached %.1f ns; attached / LD_PRELOAD %.3f\n",
+           (p - n) / c, (a - n) / c, a / p
+  }'
+done
+for mode in native preload attach; do echo "$mode runs (wall,cpu ns): $(tr ' \n' ', ' <"$W/t.$mode")"; done

@@ -9,8 +9,9 @@
 //   lib PATH    worker 0 dlopens PATH and calls its attach_lib_work(ITER)
 //               (ITER mallocs and frees, counted by the library) in the round
 //               that follows (with the next "round")
-//   bench N     N rounds back to back; answers "bench NS" (their wall time in
-//               ns; bench/record_attach.sh), the counts reset unsaid
+//   bench N     N rounds back to back; answers "bench WALL CPU" (their wall
+//               time and the process's CPU time, all its threads', in ns;
+//               bench/record_attach.sh), the counts reset unsaid
 //   quit        exit with status 7 (its own: hatrace must not change it)
 // The main thread waits in read() and the workers on a condition variable
 // between rounds: the window of a test is exactly the rounds it asks for.
@@ -140,13 +141,17 @@ static void serve_round(void)
 
 static void run_bench(int n)
 {
-    struct timespec a, b;
+    struct timespec a, b, ca, cb;  // wall time, and the CPU time of all the process's threads
     clock_gettime(CLOCK_MONOTONIC, &a);
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ca);
     for (int i = 0; i < n; i++) serve_round();
     clock_gettime(CLOCK_MONOTONIC, &b);
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cb);
     for (worker &w : workers) memset(w.count, 0, sizeof w.count), w.kept_frees = 0;
-    char line[64];
-    snprintf(line, sizeof line, "bench %lld\n", (long long)(b.tv_sec - a.tv_sec) * 1000000000LL + (b.tv_nsec - a.tv_nsec));
+    char line[96];
+    snprintf(line, sizeof line, "bench %lld %lld\n",
+             (long long)(b.tv_sec - a.tv_sec) * 1000000000LL + (b.tv_nsec - a.tv_nsec),
+             (long long)(cb.tv_sec - ca.tv_sec) * 1000000000LL + (cb.tv_nsec - ca.tv_nsec));
     say(line);
 }
 
