@@ -13,7 +13,8 @@
 # the CPU time of all the process's threads (the recorder's among them), not
 # starting, attaching or closing. Modes run interleaved, RUNS times each; the
 # medians are printed, with the recorder's cost per call (recorded less native).
-# Not a test: the figures depend on the machine's load.
+# RECORD_OPTS: more hatrace record options for both recorded modes (e.g.
+# --effort fast). Not a test: the figures depend on the machine's load.
 set -eu
 cd "$(dirname "$0")/.."
 . bench/lib.sh
@@ -56,7 +57,7 @@ one_run() {
   mkfifo "$W/in"
   : >"$W/out"
   if [ "$mode" = preload ]; then
-    "$hatrace" record --no-figures -o "$W/p.hatf" -- "$prog" <"$W/in" >"$W/out" 2>"$W/rec.err" &
+    "$hatrace" record --no-figures ${RECORD_OPTS:-} -o "$W/p.hatf" -- "$prog" <"$W/in" >"$W/out" 2>"$W/rec.err" &
   else
     "$prog" <"$W/in" >"$W/out" 2>/dev/null &
   fi
@@ -66,7 +67,7 @@ one_run() {
   echo round >&3
   wait_rounds 1
   if [ "$mode" = attach ]; then
-    "$hatrace" record --no-figures -p "$pid" -o "$W/a.%p.hatf" 2>"$W/rec.err" &
+    "$hatrace" record --no-figures ${RECORD_OPTS:-} -p "$pid" -o "$W/a.%p.hatf" 2>"$W/rec.err" &
     rpid=$!
     wait_line "$W/rec.err" "attached to process"
   fi
@@ -86,9 +87,11 @@ one_run() {
   echo quit >&3
   exec 3>&-
   wait || true
+  # the share of events the recorder coded fast (docs/recorder.md, "Effort")
+  [ "$mode" = native ] || sed -n 's/.* \([0-9.]*\)% of events coded fast.*/\1/p' "$W/rec.err" >>"$W/f.$mode"
 }
 
-for mode in native preload attach; do : >"$W/t.$mode"; done
+for mode in native preload attach; do : >"$W/t.$mode"; : >"$W/f.$mode"; done
 for ((r = 1; r <= RUNS; r++)); do
   for mode in native preload attach; do
     one_run "$mode" >>"$W/t.$mode"
@@ -107,4 +110,5 @@ for col in 1 2; do
            (p - n) / c, (a - n) / c, a / p
   }'
 done
+echo "events coded fast (%, median): LD_PRELOAD $(median <"$W/f.preload"), attached $(median <"$W/f.attach")"
 for mode in native preload attach; do echo "$mode runs (wall,cpu ns): $(tr ' \n' ', ' <"$W/t.$mode")"; done

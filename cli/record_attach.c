@@ -114,11 +114,6 @@ static double now_s(void)
 
 static int wait_window(pid_t pid, double seconds)
 {
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_stop;  /* no SA_RESTART: poll returns */
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
     int pfd = (int)syscall(SYS_pidfd_open, pid, 0), gone = 0;
     double end = now_s() + seconds;
     while (!stop_asked && !gone) {
@@ -153,7 +148,12 @@ int record_attach(pid_t pid, double seconds, const char *lib, int *exited)
         cli_error("out of memory");
         return CLI_FAIL;
     }
-    /* no Ctrl-C while a thread of the process is ours */
+    /* Ctrl-C ends the window; while a thread of the process is ours it waits */
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_stop;  /* no SA_RESTART: poll returns */
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
     sigset_t hold, old;
     sigemptyset(&hold);
     sigaddset(&hold, SIGINT);

@@ -104,6 +104,15 @@ count_events "$W"/w3.*.hatf 2 | grep '^func\.' && fail "an idle window holds cal
 "$HATRACE" validate "$W"/w3.*.hatf >/dev/null || fail "validate of the idle window"
 
 # --- refusals, one line each, exit 1; the process serves on after each ---------
+# wait_exec PID FILE: the background process PID runs FILE (its exec done)
+wait_exec() {
+  local i
+  for ((i = 0; i < 600; i++)); do
+    [ "$(readlink "/proc/$1/exe")" = "$(readlink -f "$2")" ] && return 0
+    sleep 0.1
+  done
+  fail "process $1 did not exec $2 in 60 s"
+}
 refuse() {  # refuse WHAT PATTERN ARGS...: record -p ARGS fails with PATTERN
   local what=$1 pat=$2
   shift 2
@@ -117,16 +126,19 @@ refuse() {  # refuse WHAT PATTERN ARGS...: record -p ARGS fails with PATTERN
 refuse "no such process" "no process 999999999" -p 999999999
 "$BUILD/workloads/attach_static" &
 st=$!
+wait_exec "$st" "$BUILD/workloads/attach_static"
 refuse "statically linked" "statically linked" -p "$st"
 kill "$st"
 cp "$(command -v sleep)" "$W/suid_sleep" && chmod u+s "$W/suid_sleep"
 "$W/suid_sleep" 600 &
 su=$!
+wait_exec "$su" "$W/suid_sleep"
 refuse "set-user-ID" "set-user-ID" -p "$su"
 kill "$su"
 LD_PRELOAD=$HATRACE_LIB HATRACE_OUTPUT="$W/pre.%p.hatf" sleep 600 &
 pre=$!
-sleep 0.2  # let it reach its sleep: the refusal below holds either way
+for ((i = 0; i < 600; i++)); do grep -q libhatrace "/proc/$pre/maps" 2>/dev/null && break; sleep 0.1; done
+grep -q libhatrace "/proc/$pre/maps" || fail "the preloaded sleep has no libhatrace.so mapped"
 refuse "recording already" "records already" -p "$pre"
 kill "$pre"
 # another tracer: a python3 that seizes the process and holds it
