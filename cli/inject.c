@@ -31,6 +31,8 @@
 
 #include "inject.h"
 
+#if defined(__x86_64__)
+
 static int fail(inj_err *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static int fail(inj_err *err, const char *fmt, ...)
 {
@@ -98,10 +100,6 @@ static int find_libc(pid_t pid, char *path, size_t cap, uint64_t *base)
 
 int inj_preflight(pid_t pid, inj_err *err)
 {
-#ifndef __x86_64__
-    (void)pid;
-    return fail(err, "attaching to a running process works on x86-64 only");
-#else
     char path[64], status[4096], v[256];
     snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
     if (pid <= 0 || read_small(path, status, sizeof status) <= 0) return fail(err, "no process %d", (int)pid);
@@ -137,7 +135,6 @@ int inj_preflight(pid_t pid, inj_err *err)
         return fail(err, "process %d has no C library mapped (statically linked?): hatrace attaches to "
                          "dynamically linked programs only", (int)pid);
     return 0;
-#endif
 }
 
 /* ---- the C library's exported functions ------------------------------------------ */
@@ -420,3 +417,42 @@ void inj_release(inj_thread *t)
     ptrace(PTRACE_DETACH, t->tid, NULL, NULL);
     free(t);
 }
+
+#else /* not x86-64: every call says so */
+
+int inj_preflight(pid_t pid, inj_err *err)
+{
+    (void)pid;
+    snprintf(err->msg, sizeof err->msg, "attaching to a running process works on x86-64 only");
+    return -1;
+}
+
+uint64_t inj_libc_function(pid_t pid, const char *name, inj_err *err)
+{
+    (void)name;
+    inj_preflight(pid, err);
+    return 0;
+}
+
+inj_thread *inj_stop(pid_t pid, inj_err *err)
+{
+    inj_preflight(pid, err);
+    return NULL;
+}
+
+int inj_call(inj_thread *t, uint64_t fn, uint64_t a0, uint64_t a1, const void *data, size_t len, uint64_t *ret,
+             inj_err *err)
+{
+    (void)t, (void)fn, (void)a0, (void)a1, (void)data, (void)len, (void)ret;
+    return inj_preflight(0, err);
+}
+
+int inj_read_string(inj_thread *t, uint64_t addr, char *out, size_t cap)
+{
+    (void)t, (void)addr, (void)out, (void)cap;
+    return -1;
+}
+
+void inj_release(inj_thread *t) { (void)t; }
+
+#endif

@@ -172,7 +172,10 @@ int record_attach(pid_t pid, double seconds, const char *lib, int *exited)
     if (ok && (int)rc != ATTACH_OK) {
         cli_error("cannot attach to process %d: %s", (int)pid, attach_failure((int)rc));
         uint64_t ignored;
-        inj_call(t, rl.dlclose, rl.handle, 0, NULL, 0, &ignored, &err);  /* our reference given back */
+        /* our reference given back when the recorder did not start: once started, its
+         * thread key and fork handlers point into it, and it stays mapped */
+        if ((int)rc == ATTACH_PRELOADED || (int)rc == ATTACH_ALREADY || (int)rc == ATTACH_OPTIONS)
+            inj_call(t, rl.dlclose, rl.handle, 0, NULL, 0, &ignored, &err);
         ok = 0;
     }
     inj_release(t);

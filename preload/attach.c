@@ -201,7 +201,9 @@ HT_EXPORT int hatrace_detach(void);
 
 HT_EXPORT int hatrace_attach(const char *options)
 {
-    if (!ht_attach_loaded_late()) return ATTACH_PRELOADED;
+    /* preloaded, this copy or another one (of another path): it records already */
+    void *first = dlsym(RTLD_DEFAULT, "hatrace_attach");
+    if (!ht_attach_loaded_late() || (first && first != (void *)hatrace_attach)) return ATTACH_PRELOADED;
     ht_got_lock();
     int rc = ATTACH_OK;
     if (window_open) {
