@@ -113,7 +113,7 @@ HATF_SRC := $(wildcard hatf/*.c)
 TOOLS_SRC := $(wildcard tools/*.c)
 REPLAY_SRC := $(wildcard replay/*.c)
 PRELOAD_SRC := $(wildcard preload/*.c)
-PRELOAD_CORE_SRC := $(filter-out preload/hooks.c,$(PRELOAD_SRC))
+PRELOAD_CORE_SRC := $(filter-out preload/hooks.c preload/attach.c preload/got_patch.c,$(PRELOAD_SRC))
 CLI_SRC := $(wildcard cli/*.c)
 UNIT_SRC := $(wildcard tests/unit/*/test_*.c)
 WORK_C := $(wildcard tests/workloads/*.c)
@@ -309,6 +309,15 @@ $(B)/workloads/libstacks_lib.so: tests/workloads/lib/stacks_lib.c $(B)/.flags
 	$(Q)$(CC) -std=gnu11 -Wall -Wextra -O1 -g -shared -fPIC -o $@ $<
 $(B)/workloads/stacks_sites: $(B)/workloads/libstacks_lib.so
 $(B)/workloads/stacks_sites: LDFLAGS += -L$(B)/workloads -lstacks_lib -Wl,-rpath,'$$ORIGIN'
+
+# attach_server dlopens a library of its own while hatrace is attached
+$(B)/workloads/libattach_lib.so: tests/workloads/lib/attach_lib.c $(B)/.flags
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo '  CC      $@')
+	$(Q)$(CC) -std=gnu11 -Wall -Wextra -O1 -g -shared -fPIC -o $@ $<
+$(B)/workloads/attach_server: $(B)/workloads/libattach_lib.so
+# a statically linked program, which hatrace record -p refuses
+$(B)/workloads/attach_static: LDFLAGS += -static
 
 # heap_mimalloc calls mimalloc's heap API: link libmimalloc when its header is there
 $(B)/workloads/heap_mimalloc: LDFLAGS += $(if $(wildcard /usr/include/mimalloc.h),-lmimalloc)

@@ -71,11 +71,12 @@ void textout_container_fields(const hatf_info *in, int complete, hatf_buf *out)
     struct tm tm;
     if (gmtime_r(&t, &tm)) strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
     int n = snprintf(line, sizeof line,
-                     "%u.%u pid %u ppid %u start %s clock %s unit %llu/%llu ns %u-bit%s%s cmdline ",
+                     "%u.%u pid %u ppid %u start %s clock %s unit %llu/%llu ns %u-bit%s%s%s cmdline ",
                      in->version_major, in->version_minor, in->pid, in->ppid, when,
                      in->clock[0] ? in->clock : "?", (unsigned long long)in->time_unit_ns_num,
                      (unsigned long long)in->time_unit_ns_den, in->address_bits,
-                     (in->flags & HATF_INFO_FORKED) ? " forked" : "", complete ? "" : " incomplete");
+                     (in->flags & HATF_INFO_FORKED) ? " forked" : "",
+                     (in->flags & HATF_INFO_ATTACHED) ? " attached" : "", complete ? "" : " incomplete");
     hatf_buf_append(out, line, n > 0 && (size_t)n < sizeof line ? (size_t)n : 0);
     /* the command line as a quoted text, escaped like a comment */
     hatf_event c = { .op = HATF_OP_COMMENT, .data = (const uint8_t *)in->cmdline,

@@ -18,10 +18,12 @@
 
 #include "cli_util.h"
 #include "commands.h"
+#include "record_attach.h"
 #include "stats.h"
 
 static const char help[] =
     "usage: hatrace record [OPTIONS] -- CMD [ARGS...]\n"
+    "       hatrace record -p PID [--seconds N] [OPTIONS]\n"
     "\n"
     "Run CMD with every heap operation recorded into a trace file (see\n"
     "docs/recorder.md). Prints the trace path(s), each with its figures read back\n"
@@ -29,6 +31,11 @@ static const char help[] =
     "allocations, size per event), a summary and the next commands at the end, and\n"
     "exits with CMD's exit code.\n"
     "\n"
+    "  -p, --pid PID           attach to the running process PID instead: record\n"
+    "                          from now until --seconds pass, Ctrl-C or its exit,\n"
+    "                          then detach and leave it running (x86-64, glibc\n"
+    "                          2.34 or later; docs/recorder.md, \"Attaching\")\n"
+    "      --seconds N         with -p: the window's length (default: until Ctrl-C)\n"
     "  -o, --output PATTERN    trace file name; %p pid, %e program name, %t start\n"
     "                          time (s since the epoch); default hatrace.%e.%p.hatf\n"
     "      --level N           zstd level, -7..19 (default 3)\n"
@@ -68,6 +75,9 @@ static const char help[] =
     "HATRACE_FOLLOW_CHILDREN, HATRACE_DROP, HATRACE_STACKS, HATRACE_STACKS_FP,\n"
     "HATRACE_TIME_RES, HATRACE_EFFORT, HATRACE_ENCODE_HELPER (and\n"
     "HATRACE_CLOCK=auto|tsc|monotonic).\n"
+    "\n"
+    "With -p, exit status 0 once the window is recorded (the process keeps its\n"
+    "own), 1 when the attach failed (the process is left as it was).\n"
     "\n"
     "Exit status: CMD's (128 + the signal that killed it); 1 when the output folder\n"
     "cannot take traces (CMD is not run); 125 when a trace of the run is missing or\n"
@@ -147,6 +157,8 @@ static void figures(const char *path, int *stacks)
     const char *const *lines;
     size_t damage = r ? hatf_reader_damage(r, &lines) : 0;
     int complete = r && hatf_reader_complete(r);
+    const hatf_info *in = hatf_source_info(s);
+    int attached = in && (in->flags & HATF_INFO_ATTACHED);
     if (r && hatf_reader_stack_count(r)) *stacks = 1;
     hatf_source_close(s);
     if (rc != CLI_OK) {
@@ -169,6 +181,9 @@ static void figures(const char *path, int *stacks)
         cli_signal_text(&sum.death, how, sizeof how);
         fprintf(stderr, "hatrace:   died of %s\n", how);
         fprintf(stderr, "hatrace:   live when it died: %s (%llu bytes in %llu objects; not leaks)\n", leaked,
+                U(sum.live_bytes), U(sum.live_objects));
+    } else if (attached) {
+        fprintf(stderr, "hatrace:   live when it detached: %s (%llu bytes in %llu objects; not leaks)\n", leaked,
                 U(sum.live_bytes), U(sum.live_objects));
     } else {
         fprintf(stderr, "hatrace:   leaked at exit: %s (%llu bytes in %llu objects)\n", leaked, U(sum.live_bytes),
@@ -340,10 +355,27 @@ static int check_output_dir(const char *pattern)
     return CLI_FAIL;
 }
 
+/* -p: the window recorded in a running process, then the traces reported as
+ * for a command. The process appends to the report file: it is made its own. */
+static int record_window(pid_t pid, double seconds, const char *lib, const char *report_path)
+{
+    char proc[64];
+    struct stat st;
+    snprintf(proc, sizeof proc, "/proc/%d", (int)pid);
+    if (geteuid() == 0 && stat(proc, &st) == 0 && chown(report_path, st.st_uid, (gid_t)-1) < 0)
+        cli_error("%s: %s", report_path, strerror(errno));
+    int exited = 0, rc = record_attach(pid, seconds, lib, &exited);
+    int incomplete = 0, untraced = 0;
+    if (rc == CLI_OK) untraced = report(report_path, 1, &incomplete);
+    unlink(report_path);
+    if (rc != CLI_OK) return rc;
+    return untraced || incomplete ? CLI_RECORD_UNTRACED : CLI_OK;
+}
+
 int cmd_record(int argc, char **argv)
 {
     enum { O_LEVEL = 256, O_RING, O_FLUSH, O_FOLLOW, O_NOFOLLOW, O_DROP, O_STACKS, O_STACKS_FP, O_TIME_RES,
-           O_NO_HELPER, O_EFFORT, O_NO_FIGURES };
+           O_NO_HELPER, O_EFFORT, O_NO_FIGURES, O_SECONDS };
     static const struct option opts[] = {
         { "output", required_argument, NULL, 'o' },
         { "level", required_argument, NULL, O_LEVEL },
@@ -358,12 +390,17 @@ int cmd_record(int argc, char **argv)
         { "no-encode-helper", no_argument, NULL, O_NO_HELPER },
         { "effort", required_argument, NULL, O_EFFORT },
         { "no-figures", no_argument, NULL, O_NO_FIGURES },
+        { "pid", required_argument, NULL, 'p' },
+        { "seconds", required_argument, NULL, O_SECONDS },
         { "help", no_argument, NULL, 'h' },
         { 0 },
     };
     int c, rc;
+    pid_t attach_pid = 0;
+    double seconds = 0;
+    char *end;
     cli_getopt_begin();
-    while ((c = getopt_long(argc, argv, "+:o:h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "+:o:p:h", opts, NULL)) != -1) {
         switch (c) {
         case 'o':
             if (!*optarg) return cli_usage("record", "-o: empty pattern");
@@ -406,11 +443,25 @@ int cmd_record(int argc, char **argv)
         case O_TIME_RES:
             if ((rc = set_num("record", "--time-res", "HATRACE_TIME_RES", optarg, 0, 1000000000, 0))) return rc;
             break;
+        case 'p':
+            errno = 0;
+            attach_pid = (pid_t)strtol(optarg, &end, 10);
+            if (errno || end == optarg || *end || attach_pid <= 0)
+                return cli_usage("record", "-p: '%s' is not a process id", optarg);
+            break;
+        case O_SECONDS:
+            errno = 0;
+            seconds = strtod(optarg, &end);
+            if (errno || end == optarg || *end || !(seconds > 0) || seconds > 1e7)
+                return cli_usage("record", "--seconds: '%s' is not a number of seconds above 0", optarg);
+            break;
         case 'h': return cli_help(help);
         default: return cli_bad_option("record", c, argv);
         }
     }
-    if (optind >= argc) return cli_usage("record", "no command to run");
+    if (attach_pid && optind < argc) return cli_usage("record", "-p attaches to a running process: no command to run");
+    if (!attach_pid && seconds > 0) return cli_usage("record", "--seconds goes with -p");
+    if (!attach_pid && optind >= argc) return cli_usage("record", "no command to run");
     if (!getenv("HATRACE_OUTPUT")) {
         char cwd[PATH_MAX], abs[PATH_MAX + 32];
         if (getcwd(cwd, sizeof cwd) && snprintf(abs, sizeof abs, "%s/hatrace.%%e.%%p.hatf", cwd) < (int)sizeof abs)
@@ -445,6 +496,7 @@ int cmd_record(int argc, char **argv)
     }
     close(fd);
     setenv("HATRACE_REPORT", report_path, 1);
+    if (attach_pid) return record_window(attach_pid, seconds, lib, report_path);
 
     pid_t pid = fork();
     if (pid < 0) {

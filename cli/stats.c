@@ -536,6 +536,15 @@ static const char *name_of(hatf_reader *r, int heap, uint64_t id)
 
 #define U(x) ((unsigned long long)(x))
 
+/* Recorded by attaching to a running process (hatrace record -p): its
+ * unknown frees are of objects allocated before tracing, and what is live at
+ * its end was live when the recorder detached. */
+static int attached_trace(hatf_source *s)
+{
+    const hatf_info *in = s ? hatf_source_info(s) : NULL;
+    return in && (in->flags & HATF_INFO_ATTACHED);
+}
+
 static void print_table(hatf_buf *o, stats *st, const char *path, hatf_source *s)
 {
     sort_tables(st);
@@ -552,7 +561,8 @@ static void print_table(hatf_buf *o, stats *st, const char *path, hatf_source *s
     cli_put(o, "%-18s %s\n", "avg_size", d.avg);
     cli_put(o, "%-18s %llu\n", "max_live_objects", U(st->max_live_objects));
     cli_put(o, "%-18s %llu\n", "max_live_bytes", U(st->max_live_bytes));
-    cli_put(o, "%-18s %llu objects, %llu bytes\n", "live_at_end", U(st->live_objects), U(st->live_bytes));
+    cli_put(o, "%-18s %llu objects, %llu bytes%s\n", "live_at_end", U(st->live_objects), U(st->live_bytes),
+            attached_trace(s) ? " (live when the recorder detached, not leaks)" : "");
     if (st->died) {
         char how[160];
         cli_signal_text(&st->death, how, sizeof how);
@@ -560,7 +570,11 @@ static void print_table(hatf_buf *o, stats *st, const char *path, hatf_source *s
     }
     if (st->signals_handled)
         cli_put(o, "%-18s %llu (taken by the program's handlers)\n", "signals", U(st->signals_handled));
-    cli_put(o, "%-18s %llu\n", "unknown_frees", U(st->unknown_frees));
+    if (attached_trace(s))
+        cli_put(o, "%-18s %llu (released, allocated before tracing: an attached recording)\n", "unknown_frees",
+                U(st->unknown_frees));
+    else
+        cli_put(o, "%-18s %llu\n", "unknown_frees", U(st->unknown_frees));
     cli_put(o, "%-18s %llu create, %llu destroy\n", "heap events", U(st->kinds[HATF_OP_HEAP_CREATE]),
         U(st->kinds[HATF_OP_HEAP_DESTROY]));
     cli_put(o, "%-18s %llu create, %llu destroy\n", "thread events", U(st->kinds[HATF_OP_THREAD_CREATE]),
@@ -656,9 +670,9 @@ void stats_json(hatf_buf *o, stats *st, const char *path, hatf_source *s)
         U(st->kinds[HATF_OP_THREAD_CREATE]), U(st->kinds[HATF_OP_THREAD_DESTROY]), U(st->kinds[HATF_OP_COMMENT]));
     cli_put(o, "  \"total_bytes\": %llu,\n  \"avg_size\": %s,\n  \"max_live_objects\": %llu,\n"
            "  \"max_live_bytes\": %llu,\n  \"live_objects_at_end\": %llu,\n  \"live_bytes_at_end\": %llu,\n"
-           "  \"unknown_frees\": %llu,\n",
+           "  \"unknown_frees\": %llu,\n  \"attached\": %s,\n",
         U(st->total_bytes), d.avg_json, U(st->max_live_objects), U(st->max_live_bytes), U(st->live_objects),
-        U(st->live_bytes), U(st->unknown_frees));
+        U(st->live_bytes), U(st->unknown_frees), attached_trace(s) ? "true" : "false");
     cli_put(o, "  \"first_time\": %llu,\n  \"last_time\": %llu,\n  \"duration\": %llu,\n"
            "  \"time_unit_ns\": [%llu, %llu],\n  \"duration_ns\": %.0f,\n",
         U(st->first_time), U(st->last_time), U(d.dur), U(d.num), U(d.den), d.dur_ns);

@@ -58,7 +58,8 @@ static const char help[] =
     "\n"
     "In a fork child's trace (its header says forked), a release of an address\n"
     "the child never allocated is an object inherited from the parent: counted\n"
-    "in a note, not a problem (a second release of it still is).\n"
+    "in a note, not a problem (a second release of it still is).\n"    "Likewise in an attached recording's trace (hatrace record -p; its header\n"
+    "says attached), such a release is of an object allocated before tracing.\n"
     "\n"
     "A process that died of a signal (the recorder's note, hatrace-signal ...\n"
     "fatal) is named in a note; its thread's events after the note are problems.\n"
@@ -112,6 +113,7 @@ typedef struct vstate {
     size_t npend;
     int oom;
     int forked;        /* a fork child's trace: objects may come from the parent */
+    int attached;      /* recorded by attaching to a running process: objects may predate the trace */
     uint64_t inherited; /* releases of objects the parent allocated before the fork */
     int died;          /* the recorder noted the signal the process died of */
     hatf_signal death;
@@ -254,7 +256,7 @@ static void not_live(vstate *v, const addrmap_entry *e, const char *what)
  * @return 1 if so accepted. */
 static int inherited(vstate *v, uint64_t addr, uint32_t thread)
 {
-    if (!v->forked) return 0;
+    if (!v->forked && !v->attached) return 0;
     v->inherited++;
     obj_new(v, addr, 0, 0, thread);
     addrmap_entry *e = addrmap_find(&v->objs, addr);
@@ -515,6 +517,7 @@ int cmd_validate(int argc, char **argv)
     v.ns_per_unit = (double)num / (double)den;
     const hatf_info *info = hatf_source_info(s);  /* NULL: a source without a header */
     v.forked = info && (info->flags & HATF_INFO_FORKED);
+    v.attached = info && (info->flags & HATF_INFO_ATTACHED);
     v.pend = malloc(PENDING_MAX * sizeof *v.pend);
     if (!v.pend || addrmap_init(&v.objs) || addrmap_init(&v.tidx) || addrmap_init(&v.hinst) || addrmap_init(&v.threads) ||
         addrmap_init(&v.heaps)) {
@@ -587,7 +590,10 @@ int cmd_validate(int argc, char **argv)
             cli_signal_text(&v.death, how, sizeof how);
             printf("%s: note: the process died of %s: objects live then are not leaks\n", path, how);
         }
-        if (v.inherited)
+        if (v.inherited && v.attached)
+            printf("%s: note: %llu release%s of objects allocated before tracing (an attached recording)\n",
+                   path, U(v.inherited), v.inherited == 1 ? "" : "s");
+        else if (v.inherited)
             printf("%s: note: %llu release%s of objects inherited from the parent (a fork child's trace)\n",
                    path, U(v.inherited), v.inherited == 1 ? "" : "s");
         if (v.resolved)

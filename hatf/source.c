@@ -153,7 +153,7 @@ static void hatf1_mark(hatf_source *s)
 }
 
 /* Parse the rest of a "# container" line (cli/dump.c writes it):
- * "V.v pid P ppid Q start ISO clock C unit N/D ns B-bit[ forked][ incomplete] cmdline \"...\"".
+ * "V.v pid P ppid Q start ISO clock C unit N/D ns B-bit[ forked][ attached][ incomplete] cmdline \"...\"".
  * A line that does not parse leaves no info: it was only a comment. */
 static void text_header_info(hatf_source *s, const char *p, size_t len)
 {
@@ -180,6 +180,7 @@ static void text_header_info(hatf_source *s, const char *p, size_t len)
     if (end && !*end) in->start_realtime_ns = (uint64_t)timegm(&tm) * 1000000000u;
     const char *rest = line + used;
     if (strstr(rest, " forked")) in->flags |= HATF_INFO_FORKED;
+    if (strstr(rest, " attached")) in->flags |= HATF_INFO_ATTACHED;
     const char *cmd = strstr(rest, " cmdline ");
     if (cmd) {  /* the quoted command line, escaped like a comment's text */
         char c[1100];

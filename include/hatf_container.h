@@ -44,7 +44,11 @@ enum {
     /* A release (free, realloc) may be stamped up to HATF_EARLY_RELEASE_NS before
      * the allocation of its object on another thread: readers put it after that
      * allocation (docs/format-container.md, "Time") */
-    HATF_INFO_EARLY_RELEASE = 1u << 2
+    HATF_INFO_EARLY_RELEASE = 1u << 2,
+    /* The recorder was attached to a running process (hatrace record -p): a
+     * release of an address the trace never allocated is an object allocated
+     * before tracing, not a problem */
+    HATF_INFO_ATTACHED = 1u << 3
 };
 #define HATF_EARLY_RELEASE_NS 2000
 

@@ -47,6 +47,13 @@ void ht_flusher_atfork_child(void)
     if (!ht_fs.out_failed) snprintf(ht_fs.parent_path, sizeof ht_fs.parent_path, "%s", ht_fs.out_path);
     ht_fs.out_path[0] = 0;
     /* the parent's flusher and encoding helper are not in the child */
+    ht_flusher_state_fresh();
+    ht_rings_atfork_child();
+    ht_stacks_atfork_child();
+}
+
+void ht_flusher_state_fresh(void)
+{
     ht_fs.helper_tried = 0;
     ht_fs.helper_on = 0;
     ht_fs.due_left = 0;
@@ -59,6 +66,4 @@ void ht_flusher_atfork_child(void)
     atomic_store(&ht_fs.sync_done, 0);
     ht_fs.death_sig = 0;
     ht_fs.n_events = ht_fs.n_drops = ht_fs.n_waits = ht_fs.n_wait_ns = 0;
-    ht_rings_atfork_child();
-    ht_stacks_atfork_child();
 }

@@ -66,6 +66,12 @@ typedef struct ht_flush_state {
 
 extern ht_flush_state ht_fs HT_HIDDEN;  /* defined, and reset after fork, in flusher_state.c */
 
+/* ---- flusher_state.c ---- */
+/* The flusher, the helper and the counters of one trace as before its first
+ * event (a fork child's trace, an attached process's next window); the file,
+ * the rings and the stacks are their owners' to reset. */
+void ht_flusher_state_fresh(void) HT_HIDDEN;
+
 /* ---- registry.c ---- */
 /* Fork child: every ring is reset and free, none counted dead. */
 void ht_rings_atfork_child(void) HT_HIDDEN;

@@ -30,6 +30,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "attach.h"
 #include "crash.h"
 
 #define HT_EXPORT __attribute__((visibility("default")))
@@ -95,7 +96,20 @@ static size_t arena_size(const void *p)
  * core linked into unit tests (libhatpreload.a) does not start recording the
  * test programs themselves. */
 static void resolve_real(void);  /* the real functions, looked up: given to ht_init */
-__attribute__((constructor(101))) static void ht_ctor(void) { ht_init(resolve_real); }
+__attribute__((constructor(101))) static void ht_ctor(void)
+{
+    if (!ht_attach_loaded_late()) ht_init(resolve_real);  /* else hatrace_attach starts it (attach.c) */
+}
+
+/* Where the real functions are looked up: the next definitions after this
+ * library when it is preloaded; attached, the global scope's (attach.c). */
+static void *real_scope = RTLD_NEXT;
+
+void ht_attach_start(void)
+{
+    real_scope = RTLD_DEFAULT;
+    ht_init(resolve_real);
+}
 
 /* Destructors of the program and of libraries loaded after us run before this
  * one (we are preloaded: first initialised, last finalised), so their frees are
@@ -106,7 +120,7 @@ __attribute__((destructor(101))) static void ht_dtor(void) { ht_finish(); }
  * published together at the end, so no block moves between allocators. */
 static void resolve_real(void)
 {
-#define RESOLVE(name) __typeof__(real_##name) name##_ = (__typeof__(real_##name))dlsym(RTLD_NEXT, #name)
+#define RESOLVE(name) __typeof__(real_##name) name##_ = (__typeof__(real_##name))dlsym(real_scope, #name)
     RESOLVE(calloc);
     RESOLVE(malloc);
     RESOLVE(free);
@@ -131,7 +145,7 @@ static void resolve_real(void)
     RESOLVE(brk);
     RESOLVE(sbrk);
 #undef RESOLVE
-    __typeof__(ht_real_pthread_create) pc = (__typeof__(pc))dlsym(RTLD_NEXT, "pthread_create");
+    __typeof__(ht_real_pthread_create) pc = (__typeof__(pc))dlsym(real_scope, "pthread_create");
     real_calloc = calloc_, real_free = free_, real_realloc = realloc_;
     real_posix_memalign = posix_memalign_;
     real_aligned_alloc = aligned_alloc_, real_memalign = memalign_, real_valloc = valloc_;
@@ -140,7 +154,7 @@ static void resolve_real(void)
     real_execve = execve_, real_execv = execv_, real_execvp = execvp_, real_execvpe = execvpe_;
     real__exit = _exit_;
     real_signal = signal_, real_bsd_signal = bsd_signal_, real_sysv_signal = sysv_signal_;
-    ht_real_sigaction = (__typeof__(ht_real_sigaction))dlsym(RTLD_NEXT, "sigaction");
+    ht_real_sigaction = (__typeof__(ht_real_sigaction))dlsym(real_scope, "sigaction");
     real_mmap = mmap_, real_munmap = munmap_, real_mremap = mremap_, real_brk = brk_, real_sbrk = sbrk_;
     ht_real_pthread_create = pc;
     atomic_signal_fence(memory_order_seq_cst);
@@ -398,7 +412,7 @@ HT_EXPORT void *sbrk(intptr_t incr)
 static __attribute__((noinline)) void *cxx_new_failed(const char *name, size_t n, size_t align, int nothrow)
 {
     static const char nothrow_tag;  /* stands for std::nothrow: an empty object, passed by reference */
-    void *real = dlsym(RTLD_NEXT, name);
+    void *real = dlsym(real_scope, name);
     if (!real) {
         if (nothrow) return NULL;
         abort();  /* no C++ runtime to throw bad_alloc */

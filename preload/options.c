@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "attach.h"
 #include "recorder.h"
 
 typedef struct ht_option {
@@ -79,12 +80,17 @@ int ht_parse_long(const char *s, long *out)
     return 0;
 }
 
+static const char *from_environment(const char *name) { return getenv(name); }
+static const char *(*option_source)(const char *) = from_environment;
+
+void ht_options_from(const char *(*get)(const char *name)) { option_source = get; }
+
 void ht_options_init(void)
 {
     for (int i = 0; i < HT_OPT_COUNT_; i++) {
         ht_option *o = &options[i];
         o->value = o->def;
-        const char *s = getenv(o->env);
+        const char *s = option_source(o->env);
         if (!s || !*s) continue;
         long v;
         if (o->words) {
@@ -105,15 +111,15 @@ void ht_options_init(void)
     }
     /* copies: programs such as redis rewrite their environment block in place
      * to change their process title */
-    const char *s = getenv("HATRACE_OUTPUT");
+    const char *s = option_source("HATRACE_OUTPUT");
     if (s && *s && copy_str(output_buf, sizeof output_buf, s, "HATRACE_OUTPUT")) output = output_buf;
-    s = getenv("HATRACE_CLOCK");
+    s = option_source("HATRACE_CLOCK");
     if (s && *s) {
         if (!strcmp(s, "tsc")) clock_name = "tsc";
         else if (!strcmp(s, "monotonic")) clock_name = "monotonic";
         else if (strcmp(s, "auto")) ht_warn("HATRACE_CLOCK=%s is invalid (expected auto, tsc or monotonic), using auto", s);
     }
-    s = getenv("HATRACE_REPORT");
+    s = option_source("HATRACE_REPORT");
     report = s && *s && copy_str(report_buf, sizeof report_buf, s, "HATRACE_REPORT") ? report_buf : NULL;
     if (options[HT_OPT_VERBOSE].value) {
         for (int i = 0; i < HT_OPT_COUNT_; i++)

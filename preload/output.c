@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "attach.h"
 #include "flusher_state.h"
 
 /* One line per event of a trace's life for hatrace record: "L pid" when the
@@ -175,6 +176,7 @@ int ht_writer_open(void)
         snprintf(info.parent_trace, sizeof info.parent_trace, "%s", ht_fs.parent_path);
     }
     if (ht_opt(HT_OPT_DROP)) info.flags |= HATF_INFO_DROP_MODE;
+    if (ht_attached) info.flags |= HATF_INFO_ATTACHED;
     /* rdtsc may run ahead of the load that gave a free its pointer (docs/recorder.md, "Order") */
     if (ht_use_tsc) info.flags |= HATF_INFO_EARLY_RELEASE;
     hatf_writer_opts opts = { .zstd_level = (int)ht_opt(HT_OPT_ZSTD_LEVEL),

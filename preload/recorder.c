@@ -11,9 +11,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "attach.h"
 #include "recorder.h"
 
 _Atomic int ht_state;
+int ht_attached;
 _Atomic uint32_t ht_poke_word;
 uint64_t ht_t0;
 _Atomic uint64_t ht_lost;
@@ -87,13 +89,18 @@ void ht_init(void (*resolve_real)(void))
     ht_stacks_init();
     ht_clock_init();
     owner_pid = getpid();
-    have_exit_key = pthread_key_create(&exit_key, thread_exit) == 0;
-    if (!have_exit_key) ht_warn("pthread_key_create failed: thread exits are not recorded");
-    pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
+    static int registered;  /* once per process: an attached one starts again for each window */
+    if (!registered) {
+        registered = 1;
+        have_exit_key = pthread_key_create(&exit_key, thread_exit) == 0;
+        if (!have_exit_key) ht_warn("pthread_key_create failed: thread exits are not recorded");
+        pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
+    }
     int st = HT_ST_READY;
     if (ht_output_open() < 0) st = HT_ST_OFF;
-    if (!ht_opt(HT_OPT_FOLLOW_CHILDREN)) stop_following();
-    if (st == HT_ST_READY) ht_crash_install();
+    /* attached: the program's environment and signal actions are its own */
+    if (!ht_opt(HT_OPT_FOLLOW_CHILDREN) && !ht_attached) stop_following();
+    if (st == HT_ST_READY && !ht_attached) ht_crash_install();
     ht_untraced_leave(&ht_t);
     atomic_store_explicit(&ht_state, st, memory_order_release);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
@@ -487,6 +494,18 @@ ht_rawev *ht_ring_full(ht_ring *r)
     return e;
 }
 
+/* The flusher stopped, every ring drained, the trace closed (ht_finish, ht_finish_window). */
+static void end_trace(ht_tls *t)
+{
+    ht_untraced_enter(t);
+    ht_flusher_stop();
+    ht_drain_all();
+    atomic_store_explicit(&ht_state, HT_ST_OFF, memory_order_release);
+    ht_writer_finish();
+    ht_untraced_leave(t);
+    atomic_store_explicit(&finished, 1, memory_order_release);
+}
+
 void ht_finish(void)
 {
     ht_tls *t = &ht_t;
@@ -504,13 +523,36 @@ void ht_finish(void)
     }
     if (t->ring && !t->untraced) ht_emit(HT_K_THREAD_DESTROY, 0, 0, 0, 0);
     t->exited = 1;
-    ht_untraced_enter(t);
-    ht_flusher_stop();
-    ht_drain_all();
-    atomic_store_explicit(&ht_state, HT_ST_OFF, memory_order_release);
-    ht_writer_finish();
-    ht_untraced_leave(t);
-    atomic_store_explicit(&finished, 1, memory_order_release);
+    end_trace(t);
+}
+
+/* ---- an attached process's windows (attach.c) ---- */
+
+void ht_finish_window(void)
+{
+    if (atomic_exchange(&finishing, 1)) return;
+    if (atomic_load_explicit(&ht_state, memory_order_acquire) != HT_ST_READY) {
+        atomic_store_explicit(&finished, 1, memory_order_release);
+        return;
+    }
+    end_trace(&ht_t);
+}
+
+/* The counts and flags of one trace, as before its first event. */
+static void trace_flags_fresh(void)
+{
+    atomic_store(&ht_lost, 0);
+    atomic_store(&ht_poke_word, 0);
+    atomic_store(&ht_side_events, 0);
+    atomic_store(&ht_side_most, 0);
+    atomic_store(&finishing, 0);
+    atomic_store(&finished, 0);
+}
+
+void ht_window_reset(void)
+{
+    trace_flags_fresh();
+    atomic_store(&ht_state, HT_ST_UNINIT);
 }
 
 /* The signal the process dies of (ht_before_death), for the flusher to note. */
@@ -629,12 +671,7 @@ static void atfork_child(void)
     ht_t.parent = 0;
     ht_t.dtor_rounds = 0;
     atomic_store(&next_tid, 2);
-    atomic_store(&ht_lost, 0);
-    atomic_store(&ht_poke_word, 0);
-    atomic_store(&ht_side_events, 0);
-    atomic_store(&ht_side_most, 0);
-    atomic_store(&finishing, 0);
-    atomic_store(&finished, 0);
+    trace_flags_fresh();
     owner_pid = getpid();
     int s = atomic_load(&ht_state);
     if (s == HT_ST_READY && !ht_opt(HT_OPT_FOLLOW_CHILDREN)) atomic_store(&ht_state, HT_ST_OFF);

@@ -27,6 +27,8 @@
  *   unwind.c          the stack walk from DWARF call-frame information (.eh_frame), a per-thread cache of frame
  *                     rules
  *   symbols.c         the load map and the names of every frame, written once at the end
+ *   attach.c, attach.h  a running process's recorder (hatrace record -p): attach, detach, the windows
+ *   got_patch.c, .h   the allocation functions' slots of every loaded object, rewritten and put back
  *   exports.map       version script: only the interposed symbols, the annotation runtime (hatrace_rt_*) and
  *                     mimalloc's heap API are exported
  *   cli/record.c      hatrace record

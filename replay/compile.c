@@ -108,6 +108,8 @@ typedef struct thread_rec {
 struct rp_compiler {
     int single;
     int lost_ok;           /* the trace lost parts: a release of no live object is skipped */
+    int attached;          /* recorded by attaching (HATF_INFO_ATTACHED): a release of no live object
+                              is of one allocated before tracing, skipped */
     uint64_t size_max;     /* an allocation larger is refused (rp_compile_opts.size_max), 0: none */
     uint64_t record, offset; /* the event being compiled: where the peak was reached */
     rp_plan plan;
@@ -763,6 +765,10 @@ static int phases_finish(rp_compiler *c, rp_plan *p)
 static int not_live(rp_compiler *c, hatf_err *err, const hatf_event *ev, uint64_t record, uint64_t offset,
                     uint64_t addr)
 {
+    if (c->attached) {
+        c->plan.st.before_tracing++;
+        return 0;
+    }
     if (c->lost_ok) {
         c->plan.st.lost_objects++;
         return 0;
@@ -1088,6 +1094,7 @@ int rp_compile_source(hatf_source *src, const rp_compile_opts *o, rp_plan *out, 
     hatf_reader *rd = hatf_source_container(src);
     size_t nres = rd ? hatf_reader_resident(rd, &res) : 0;
     const hatf_info *in = hatf_source_info(src);
+    c->attached = in && (in->flags & HATF_INFO_ATTACHED);
     if (nres && in && (c->touch = malloc(sizeof *c->touch)))
         rp_touch_begin(c->touch, res, nres, in->time_unit_ns_num, in->time_unit_ns_den);
     compile_run cr = { .c = c, .err = err };

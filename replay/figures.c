@@ -155,6 +155,9 @@ static void print_notes(FILE *f, const rp_report_ctx *c)
                "%llu never freed)\n",
             (unsigned long long)s->reused_live, (unsigned long long)s->late_consumed,
             (unsigned long long)s->left_displaced);
+    if (s->before_tracing)
+        fprintf(f, "released, allocated before tracing: %llu frees or reallocs of objects made before the "
+                   "recorder was attached, not replayed\n", (unsigned long long)s->before_tracing);
     if (s->lost_objects)
         fprintf(f, "lost with the damage: %llu frees or reallocs of objects made in a damaged part of the "
                    "trace, not replayed\n", (unsigned long long)s->lost_objects);
@@ -312,7 +315,7 @@ void rp_print_json(FILE *f, const rp_report_ctx *c, const rp_report *rep, unsign
                    " \"heaps_shared\": %llu, \"heap_frees\": %llu, \"waits\": %llu, \"free_null_replayed\": %llu,"
                    " \"failed_skipped\": %llu, \"realloc_free_as_free\": %llu, \"pvalloc_as_memalign\": %llu,"
                    " \"inversions_resolved\": %llu, \"late_frees\": %llu, \"displaced_left_live\": %llu,"
-                   " \"lost_objects\": %llu, \"slot_waits\": %llu}",
+                   " \"lost_objects\": %llu, \"before_tracing\": %llu, \"slot_waits\": %llu}",
                 (unsigned long long)s->heaps_created, (unsigned long long)s->heaps_destroyed,
                 (unsigned long long)s->heaps_confined, (unsigned long long)s->heaps_shared,
                 (unsigned long long)s->heap_frees, (unsigned long long)s->waits,
@@ -320,7 +323,7 @@ void rp_print_json(FILE *f, const rp_report_ctx *c, const rp_report *rep, unsign
                 (unsigned long long)s->realloc_free, (unsigned long long)s->pvalloc,
                 (unsigned long long)s->reused_live, (unsigned long long)s->late_consumed,
                 (unsigned long long)s->left_displaced, (unsigned long long)s->lost_objects,
-                (unsigned long long)s->slot_waits);
+                (unsigned long long)s->before_tracing, (unsigned long long)s->slot_waits);
         if (c->nphases) {
             fputs(",\n  \"phases\": [", f);
             int shown = 0;

@@ -133,6 +133,8 @@ typedef struct rp_plan_stats {
     uint64_t left_displaced;    /* ... whose old object was never freed (left live) */
     uint64_t lost_objects;      /* releases of objects a damaged part of the trace
                                    made (rp_compiler_lost_ok): not replayed */
+    uint64_t before_tracing;    /* an attached recording's releases of objects allocated
+                                   before it began (HATF_INFO_ATTACHED): not replayed */
     uint64_t waits;             /* cross-thread operations (each waits for its object) */
     uint64_t slot_waits;        /* slots taken over from another thread's free list (each waits
                                    for the free that emptied it): keeps the slot table bounded */

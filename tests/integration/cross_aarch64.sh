@@ -52,7 +52,7 @@ for d in hatf tools replay preload cli bench tests; do
   for f in "${srcs[@]}"; do compile "$f" "${req[@]}" "${inc[@]}" -O2; done
 done
 for f in tests/workloads/*.c examples/*.c; do compile "$f" -std=gnu11 -Wall -Wextra -Iinclude -O2; done
-compile tests/workloads/lib/stacks_lib.c -std=gnu11 -Wall -Wextra -O2 -fPIC
+for f in tests/workloads/lib/*.c; do compile "$f" -std=gnu11 -Wall -Wextra -O2 -fPIC; done
 for f in tests/fuzz/fuzz_*.c; do compile "$f" -std=gnu11 -Iinclude -Ihatf -D_GNU_SOURCE -O1; done
 compile tests/fuzz/make_seeds.c -std=gnu11 -Wall -Wextra -Iinclude -Ihatf -Ibench -D_GNU_SOURCE -O1
 [ "$bad" -eq 0 ] || fail "$bad of $n sources do not compile for aarch64"
