@@ -666,7 +666,7 @@ static int print_over_time(hatf_buf *o, sites *st, frames *fr, hatf_source *src,
                     .max_live_bytes = st->max_live_bytes, .peak_x = by_records ? st->peak_record : st->peak_time,
                     .path = path };
     cli_time_unit(src, &ot.num, &ot.den);
-    hatf_reader *rd = hatf_source_container(src);
+    hatf_reader *rd = hatf_source_tables(src);
     if (rd) ot.nres = hatf_reader_resident(rd, &ot.res);
     if (!st->peak_no) ot.peak_x = ot.tl->x0;  /* nothing was ever live */
     if (opt->form == SITES_TIMELINE) overtime_text(o, &ot);
@@ -706,7 +706,7 @@ int sites_list_read(const char *path, const sites_opts *opt, sites_list *out)
     hatf_source *src = cli_open_source(path, opt->from);
     if (!src) return CLI_FAIL;
     sites st;
-    if (sites_init(&st) || frames_init(&out->fr, hatf_source_container(src), opt->demangle, opt->lines)) {
+    if (sites_init(&st) || frames_init(&out->fr, hatf_source_tables(src), opt->demangle, opt->lines)) {
         sites_free(&st);
         hatf_source_close(src);
         cli_error("out of memory");
@@ -745,7 +745,7 @@ sites_pass *sites_pass_new(hatf_source *src, int demangle, int lines, uint64_t p
     sites_pass *p = calloc(1, sizeof *p);
     if (!p) return NULL;
     int bad = sites_init(&p->st);
-    if (!bad && !frames_init(&p->fr, hatf_source_container(src), demangle, lines)) p->fr_made = 1;
+    if (!bad && !frames_init(&p->fr, hatf_source_tables(src), demangle, lines)) p->fr_made = 1;
     if (points) {
         p->st.by_time = &p->by_time;
         p->st.by_record = &p->by_record;

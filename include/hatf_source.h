@@ -49,6 +49,11 @@ hatf_source *hatf_source_open_follow(const char *path, hatf_err *err);
 hatf_format hatf_source_format(const hatf_source *s);
 /* Container only (NULL otherwise): the reader, for info, names, damage. */
 hatf_reader *hatf_source_container(hatf_source *s);
+/* The trace's tables (stacks, load map, symbols, stack depth, resident
+ * samples; hatf_reader_stack and the like read them): a container's reader,
+ * or for the text form one holding its table lines (docs/format-text.md,
+ * "Tables"; no events, names or damage); NULL when there are none. */
+hatf_reader *hatf_source_tables(hatf_source *s);
 
 /* The trace's header: a container's, or the one a text trace or a HATF 1.0
  * stream written by `hatrace dump`/`convert` carries (the '# container' line,

@@ -70,6 +70,19 @@ class Info(ctypes.Structure):
                 ("flags", ctypes.c_uint32), ("parent_trace", ctypes.c_char * 4096)]
 
 
+class Module(ctypes.Structure):
+    """hatf_module: one entry of the load map."""
+    _fields_ = [("id", ctypes.c_uint64), ("start", ctypes.c_uint64), ("end", ctypes.c_uint64),
+                ("bias", ctypes.c_uint64), ("build_id", ctypes.c_uint8 * 32),
+                ("build_id_len", ctypes.c_uint32), ("path", ctypes.c_char_p)]
+
+
+class Symbol(ctypes.Structure):
+    """hatf_symbol: the function holding a frame address."""
+    _fields_ = [("addr", ctypes.c_uint64), ("module", ctypes.c_uint64), ("offset", ctypes.c_uint64),
+                ("name", ctypes.c_char_p)]
+
+
 class Counters(ctypes.Structure):
     _fields_ = [("events", ctypes.c_uint64), ("dropped", ctypes.c_uint64),
                 ("ring_waits", ctypes.c_uint64)]
@@ -105,6 +118,11 @@ def _declare(lib):
         "hatf_source_close": (None, [vp]),
         "hatf_source_format": (ctypes.c_int, [vp]),
         "hatf_source_container": (vp, [vp]),
+        "hatf_source_tables": (vp, [vp]),
+        "hatf_reader_stack_count": (sz, [vp]),
+        "hatf_reader_stack_at": (sz, [vp, sz, ctypes.POINTER(u64), ctypes.POINTER(ctypes.POINTER(u64))]),
+        "hatf_reader_symbol": (ctypes.POINTER(Symbol), [vp, u64]),
+        "hatf_reader_modules": (sz, [vp, ctypes.POINTER(ctypes.POINTER(Module))]),
         "hatf_source_info": (ctypes.POINTER(Info), [vp]),
         "hatf_source_read_on": (None, [vp, ctypes.c_int]),
         "hatf_source_jobs": (ctypes.c_int, [vp, ctypes.c_uint]),

@@ -312,6 +312,41 @@ class Trace:
         self._warn_damage()
         return df if thread is None else df[df["thread"].values == thread]
 
+    def stacks(self):
+        """The call stacks' frames as a pandas DataFrame, one row per frame,
+        innermost first (depth 0), in stack id order: stack, depth, address,
+        module (the file name of the module holding the frame, "" when none),
+        module_offset (address in that file: address minus its load bias),
+        function (the name the trace stored, as the program's symbol table has
+        it, C++ names mangled; "" when unnamed) and function_offset: the
+        columns of the frames table `convert --to csv` writes, but for file
+        and line, which come from the modules' debug information on the
+        machine that reads them (that table has them). The stack column is the
+        events' stack id. Empty for a trace without stacks."""
+        import pandas as pd
+        lib = _lib.lib()
+        h = self._open()
+        rows = []
+        try:
+            t = lib.hatf_source_tables(h)
+            mods = ctypes.POINTER(_lib.Module)()
+            nm = lib.hatf_reader_modules(t, ctypes.byref(mods)) if t else 0
+            modules = [(m.id, m.start, m.end, m.bias, os.path.basename(_str(m.path) or ""))
+                       for m in (mods[k] for k in range(nm))]
+            sid = ctypes.c_uint64()
+            fr = ctypes.POINTER(ctypes.c_uint64)()
+            for i in range(lib.hatf_reader_stack_count(t) if t else 0):
+                n = lib.hatf_reader_stack_at(t, i, ctypes.byref(sid), ctypes.byref(fr))
+                for d in range(n):
+                    rows.append((sid.value, d) + _frame(lib, t, modules, fr[d]))
+        finally:
+            lib.hatf_source_close(h)
+        df = pd.DataFrame(rows, columns=STACK_COLUMNS)
+        for c in STACK_COLUMNS:
+            if c not in ("module", "function"):
+                df[c] = df[c].astype(np.uint64)
+        return df
+
     @property
     def threads(self):
         """[(id, name or None)]: a container's threads with a records stream,
@@ -335,6 +370,26 @@ class Trace:
         if p.returncode not in (0, 3):
             raise HatraceError(self.path, _err_of(p.stderr.strip() or "hatrace stats failed"))
         return json.loads(p.stdout)
+
+
+# Trace.stacks()' columns.
+STACK_COLUMNS = ("stack", "depth", "address", "module", "module_offset", "function", "function_offset")
+
+
+def _frame(lib, t, modules, addr):
+    """(address, module, module_offset, function, function_offset) of a
+    frame, as the hatrace commands name it (cli/frames.c): the module its
+    symbol names, else the one whose range holds it."""
+    sp = lib.hatf_reader_symbol(t, addr)
+    sym = sp.contents if sp else None
+    name = _str(sym.name) if sym else None
+    for mid, start, end, bias, base in modules:
+        if (mid == sym.module) if sym and sym.module else start <= addr < end:
+            module, moff = base, addr - bias
+            break
+    else:
+        module, moff = "", 0
+    return (addr, module, moff, name or "", sym.offset if name else 0)
 
 
 def _str(b):
