@@ -23,6 +23,7 @@
 #include "report_page.h"
 #include "sites.h"
 #include "stats.h"
+#include "window.h"
 
 static const char help[] =
     "usage: hatrace report [--top N] [--flame-top N] [--points N] [--sort KEY] [--from FORMAT]\n"
@@ -61,6 +62,7 @@ static const char help[] =
     "  --no-lines     no source lines (nor any look at the modules' files)\n"
     "  --strict       stop at the first damaged part of a container (exit 1)\n"
     "                 instead of reading on past it\n"
+    WINDOW_HELP
     "  -j, --jobs N   read on N threads (default: one per core; 1: this thread alone)\n"
     "  -h, --help     this help\n"
     "\n"
@@ -228,6 +230,7 @@ int cmd_report(int argc, char **argv)
         { "replay", required_argument, NULL, 'R' },
         { "strict", no_argument, NULL, CLI_O_STRICT },
         CLI_JOBS_OPTION,
+        WINDOW_OPTIONS,
         { "help", no_argument, NULL, 'h' },
         { 0 },
     };
@@ -239,6 +242,10 @@ int cmd_report(int argc, char **argv)
     int c, rc;
     cli_getopt_begin();
     while ((c = getopt_long(argc, argv, ":ho:j:", opts, NULL)) != -1) {
+        if (window_option(c)) {
+            if ((rc = window_parse("report", c, optarg))) return rc;
+            continue;
+        }
         switch (c) {
         case 'o': out = optarg; break;
         case 'f': if ((rc = cli_parse_format("report", "--from", optarg, &fmt))) return rc; break;

@@ -24,6 +24,7 @@
 #include "sites.h"
 #include "stats.h"
 #include "temporary.h"
+#include "window.h"
 
 static const char help[] =
     "usage: hatrace stats [--json] [--from FORMAT] [-j N] FILE\n"
@@ -113,6 +114,7 @@ static const char help[] =
     "  --timeout S    --follow: give up on a file that has not grown for S\n"
     "                 seconds (default 30), or sooner when its recording\n"
     "                 process is gone, and read it as a cut trace (exit 3)\n"
+    WINDOW_HELP
     "  -j, --jobs N   read on N threads (default: one per core; 1: this thread alone)\n"
     "  -h, --help     this help\n";
 
@@ -826,6 +828,7 @@ int cmd_stats(int argc, char **argv)
         { "interval", required_argument, NULL, 'I' },
         { "timeout", required_argument, NULL, 'Z' },
         CLI_JOBS_OPTION,
+        WINDOW_OPTIONS,
         { "help", no_argument, NULL, 'h' },
         { 0 },
     };
@@ -838,6 +841,10 @@ int cmd_stats(int argc, char **argv)
                       .points = 50 };
     cli_getopt_begin();
     while ((c = getopt_long(argc, argv, ":hj:", opts, NULL)) != -1) {
+        if (window_option(c)) {
+            if ((rc = window_parse("stats", c, optarg))) return rc;
+            continue;
+        }
         switch (c) {
         case 'f': if ((rc = cli_parse_format("stats", "--from", optarg, &fmt))) return rc; break;
         case 'J': json = 1; break;
@@ -889,7 +896,7 @@ int cmd_stats(int argc, char **argv)
     if (follow_opts && !follow) return cli_usage("stats", "--interval and --timeout go with --follow");
     if (follow) {
         if (diff || by_site || timeline || massif || phases_given || folded || sort_given || by_given ||
-            points_given || fmt == HATF_FMT_HATF1 || fmt == HATF_FMT_TEXT)
+            points_given || window_given() || fmt == HATF_FMT_HATF1 || fmt == HATF_FMT_TEXT)
             return cli_usage("stats", "--follow reads one container as it is written: with --json, --top, "
                                       "--interval, --timeout and --strict only");
         if (argc - optind != 1) return cli_usage("stats", "--follow takes one trace file");

@@ -51,6 +51,9 @@ struct hatf_source {
     int eof;
     hatf_buf scratch;
     hatf_reader *tables;  /* the text form's table lines (text_tables.c), or NULL */
+    hatf_source_filter_fn filter;  /* hatf_source_filter, or NULL */
+    void (*filter_done)(void *ctx);
+    void *filter_ctx;
     hatf_info info;       /* from a '# container' line, or a HATF 1.0 stream's mark, written by dump/convert */
     int have_info;
     int foreign;          /* a HATF 1.0 stream without hatrace's mark: its attribute bytes are opaque */
@@ -408,6 +411,7 @@ HATF_API hatf_source *hatf_source_open_follow(const char *path, hatf_err *err)
 HATF_API void hatf_source_close(hatf_source *s)
 {
     if (!s) return;
+    if (s->filter_done) s->filter_done(s->filter_ctx);
     if (s->iter) hatf_iter_free(s->iter);
     hatf_causal_free(s->causal);
     if (s->reader) hatf_ahead_stop_(s->reader);  /* after the cursors: they give their groups back */
@@ -468,7 +472,7 @@ HATF_API size_t hatf_source_skips(const hatf_source *s, const char *const **line
     return s->nskips;
 }
 
-HATF_API int hatf_source_next(hatf_source *s, hatf_event *ev)
+static int source_next_raw(hatf_source *s, hatf_event *ev)
 {
     if (s->err.code) return s->err.code;
     int rc;
@@ -521,6 +525,28 @@ HATF_API int hatf_source_next(hatf_source *s, hatf_event *ev)
     }
     if (rc > 0) s->record++;
     return rc;
+}
+
+HATF_API int hatf_source_next(hatf_source *s, hatf_event *ev)
+{
+    for (;;) {
+        int rc = source_next_raw(s, ev);
+        if (rc <= 0 || !s->filter) return rc;
+        if ((rc = s->filter(s->filter_ctx, ev)) > 0) return 1;
+        if (rc < 0) {
+            hatf_err_set(&s->err, rc, s->offset, "%s", hatf_strerror(rc));
+            s->err.record = s->record;
+            return rc;
+        }
+    }
+}
+
+HATF_API void hatf_source_filter(hatf_source *s, hatf_source_filter_fn fn, void (*done)(void *ctx), void *ctx)
+{
+    if (s->filter_done) s->filter_done(s->filter_ctx);
+    s->filter = fn;
+    s->filter_done = done;
+    s->filter_ctx = ctx;
 }
 
 HATF_API int hatf_source_resume(hatf_source *s)

@@ -87,6 +87,16 @@ int hatf_source_jobs(hatf_source *s, unsigned n);
  * hatf_source_error says what and where). ev->data valid until the next call. */
 int hatf_source_next(hatf_source *s, hatf_event *ev);
 
+/* A filter of the events a source gives (hatf_source_next, and so
+ * hatf_source_read_columns): fn(ctx, ev) sees each event read, in order, may
+ * change it in place (its data stays the source's), and @return 1 to give
+ * it, 0 to pass over it, or a negative HATF_E_* code (the read fails with
+ * it). Record numbers and offsets (hatf_source_record, _offset) stay those of
+ * the file. done(ctx), when not NULL, is called when the filter is replaced
+ * or the source closed. fn NULL: no filter (the default). */
+typedef int (*hatf_source_filter_fn)(void *ctx, hatf_event *ev);
+void hatf_source_filter(hatf_source *s, hatf_source_filter_fn fn, void (*done)(void *ctx), void *ctx);
+
 /* ---- many events as columns, in one call ----------------------------------
  * For readers that want the events as data (hatrace convert --to csv, the
  * Python package's arrays): each event is one row of fixed columns, written
