@@ -23,6 +23,7 @@
 #include "report_page.h"
 #include "sites.h"
 #include "stats.h"
+#include "suppress.h"
 #include "window.h"
 
 static const char help[] =
@@ -60,6 +61,11 @@ static const char help[] =
     "                 memory and fragmentation, and resident memory over time\n"
     "  --no-demangle  C++ and Rust names as the symbol table has them\n"
     "  --no-lines     no source lines (nor any look at the modules' files)\n"
+    "  --suppress FILE  leaks to take out of the sites' leaked figures, in\n"
+    "                 heaptrack's shape (lines leak:PATTERN, # comments); the\n"
+    "                 summary says what each hid (docs/tools.md, \"Suppressions\")\n"
+    "  --no-builtin-suppressions  keep the C++ runtime's one-time allocations\n"
+    "                 (libstdc++'s emergency pool) among the leaks\n"
     "  --strict       stop at the first damaged part of a container (exit 1)\n"
     "                 instead of reading on past it\n"
     WINDOW_HELP
@@ -231,6 +237,8 @@ int cmd_report(int argc, char **argv)
         { "strict", no_argument, NULL, CLI_O_STRICT },
         CLI_JOBS_OPTION,
         WINDOW_OPTIONS,
+        { "suppress", required_argument, NULL, 'S' },
+        { "no-builtin-suppressions", no_argument, NULL, 'N' },
         { "help", no_argument, NULL, 'h' },
         { 0 },
     };
@@ -239,7 +247,8 @@ int cmd_report(int argc, char **argv)
     uint64_t flame_top = 1000;
     sites_opts so = { .form = SITES_JSON, .sort = SITES_SORT_BYTES, .top = 5000, .demangle = 1, .lines = 1,
                       .points = 2000 };
-    int c, rc;
+    suppressions supp = { 0 };
+    int c, rc, no_builtin = 0;
     cli_getopt_begin();
     while ((c = getopt_long(argc, argv, ":ho:j:", opts, NULL)) != -1) {
         if (window_option(c)) {
@@ -262,6 +271,13 @@ int cmd_report(int argc, char **argv)
         case 'D': so.demangle = 0; break;
         case 'L': so.lines = 0; break;
         case 'R': replay_list = optarg; break;
+        case 'S':
+            if (suppress_load(&supp, optarg)) {
+                suppress_free(&supp);
+                return CLI_FAIL;
+            }
+            break;
+        case 'N': no_builtin = 1; break;
         case CLI_O_STRICT: cli_strict = 1; break;
         case 'j': if ((rc = cli_parse_jobs("report", optarg))) return rc; break;
         case 'h': return cli_help(help);
@@ -291,6 +307,13 @@ int cmd_report(int argc, char **argv)
         return CLI_FAIL;
     }
     so.from = fmt;
+    if (!no_builtin && suppress_builtin(&supp)) {
+        cli_error("out of memory");
+        hatf_source_close(s);
+        cli_replay_free(&x);
+        return CLI_FAIL;
+    }
+    so.supp = &supp;
     both b = { stats_new(s), sites_pass_new(s, so.demangle, so.lines, so.points) };
     rc = CLI_OK;
     if (!b.st || !b.sp) {
@@ -341,5 +364,6 @@ int cmd_report(int argc, char **argv)
     sites_pass_free(b.sp);
     rc = cli_read_end(path, s, rc);
     hatf_source_close(s);
+    suppress_free(&supp);
     return rc;
 }
