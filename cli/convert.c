@@ -494,7 +494,7 @@ static int write_csv(out *o, hatf_source *s, const char *in_path)
         for (int i = 0; i < n; i++) {
             char *p = (char *)hatf_buf_reserve(&o->buf, CSV_ROW_MAX), *start = p;
             if (!p) break;
-            const char *fn = r->function[i] == HATF_COLUMNS_FN_OTHER ? "(other)" : hatf_func_name(r->function[i]);
+            const char *fn = hatf_columns_function_name(r->function[i]);
             p = put_u64(p, r->time[i], ',');
             p = put_u64(p, r->time_ns[i], ',');
             p = put_u64(p, r->thread[i], ',');

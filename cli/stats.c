@@ -341,17 +341,12 @@ static uint64_t resident_peak(hatf_reader *r, uint64_t *max)
  * (docs/FORMAT.md, "Mappings and phases"): counted. */
 static void count_mapping(stats *st, const hatf_event *ev)
 {
-    size_t mark = strlen(HATF_MAP_PREFIX);
-    if (ev->data_len <= mark || ev->data_len >= 128 || memcmp(ev->data, HATF_MAP_PREFIX, mark)) return;
-    char text[128];
-    memcpy(text, ev->data + mark, ev->data_len - mark);
-    text[ev->data_len - mark] = 0;
-    unsigned long long a, b, c, d;
-    long long delta;
-    if (sscanf(text, "mmap %llx %llu", &a, &b) == 2) st->mmaps++, st->mmap_bytes += b;
-    else if (sscanf(text, "munmap %llx %llu", &a, &b) == 2) st->munmaps++, st->munmap_bytes += b;
-    else if (sscanf(text, "mremap %llx %llu %llx %llu", &a, &b, &c, &d) == 4) st->mremaps++;
-    else if (sscanf(text, "brk %lld", &delta) == 1) st->brks++, st->brk_bytes += delta;
+    hatf_map m;
+    if (!hatf_map_parse(ev, &m)) return;
+    if (m.kind == HATF_MAP_MMAP) st->mmaps++, st->mmap_bytes += m.len;
+    else if (m.kind == HATF_MAP_MUNMAP) st->munmaps++, st->munmap_bytes += m.len;
+    else if (m.kind == HATF_MAP_MREMAP) st->mremaps++;
+    else st->brks++, st->brk_bytes += m.delta;
 }
 
 static void counts_now(const stats *st, phase_counts *c)

@@ -124,8 +124,22 @@ void hatf_source_filter(hatf_source *s, hatf_source_filter_fn fn, void (*done)(v
  *                the other ops, HATF_COLUMNS_FN_OTHER for a code this
  *                library does not know (0 included), as stats' "(other)"
  *   stack        the stack attribute's id, 0 when none
- *   failed       1 if the call failed (hatf_event_failed), else 0 */
+ *   failed       1 if the call failed (hatf_event_failed), else 0
+ * A comment noting one of the program's own mappings (hatf_map_parse) gets
+ * its fields: function HATF_COLUMNS_FN_MMAP (address, size: the mapping),
+ * _MUNMAP (the same), _MREMAP (address and size the new mapping,
+ * old_address the old one), _BRK or _BRK_SHRINK (size: the bytes the break
+ * grew or shrank by). */
+#define HATF_COLUMNS_FN_MMAP 250
+#define HATF_COLUMNS_FN_MUNMAP 251
+#define HATF_COLUMNS_FN_MREMAP 252
+#define HATF_COLUMNS_FN_BRK 253
+#define HATF_COLUMNS_FN_BRK_SHRINK 254
 #define HATF_COLUMNS_FN_OTHER 255
+/* The function column's code as convert --to csv names it: "" (0), a
+ * hatf_func_name, "mmap", "munmap", "mremap", "brk", "brk-shrink",
+ * "(other)"; NULL for a code no column holds. */
+const char *hatf_columns_function_name(unsigned code);
 
 typedef struct hatf_columns {
     size_t stride;          /* bytes from a row to the next, or 0: packed */

@@ -101,6 +101,7 @@ class Columns(ctypes.Structure):
 INFO_FORKED = 1
 INFO_DROP_MODE = 2
 COLUMNS_FN_OTHER = 255
+COLUMNS_FN_MMAP = 250  # 250..254: a comment noting a mapping (mmap, munmap, mremap, brk, brk-shrink)
 E_NOMEM = -1  # HATF_E_NOMEM
 FORMATS = {"hatrace": 1, "hatf1.0": 2, "text": 3, "metatf": 4}
 
@@ -114,6 +115,7 @@ def _declare(lib):
         "hatf_strerror": (cp, [ctypes.c_int]),
         "hatf_op_name": (cp, [ctypes.c_uint]),
         "hatf_func_name": (cp, [ctypes.c_uint]),
+        "hatf_columns_function_name": (cp, [ctypes.c_uint]),
         "hatf_source_open": (vp, [cp, ctypes.c_int, ctypes.POINTER(Err)]),
         "hatf_source_close": (None, [vp]),
         "hatf_source_format": (ctypes.c_int, [vp]),

@@ -52,16 +52,29 @@ def op_names():
 
 
 def function_names():
-    """The function column's categories by code: "" (an op that is no call:
-    heap, thread, comment), "malloc", "calloc", ... (hatf_func_name), then
-    "(other)" for a code the library does not know (code 255 in the arrays).
-    A record without a func attribute is the plain call (malloc, free,
-    realloc), as stats counts functions."""
+    """The function column's categories: "" (an op that is no call: heap,
+    thread, comment), "malloc", "calloc", ... (hatf_func_name, codes from 1),
+    then "mmap", "munmap", "mremap", "brk", "brk-shrink" (a comment noting one
+    of the program's own mappings, codes 250 to 254) and "(other)" for a code
+    the library does not know (code 255); function_codes() maps the arrays'
+    codes to them. A record without a func attribute is the plain call
+    (malloc, free, realloc), as stats counts functions."""
     lib = _lib.lib()
     out = [""]
     while lib.hatf_func_name(len(out)):
         out.append(lib.hatf_func_name(len(out)).decode())
-    return out + ["(other)"]
+    return out + [lib.hatf_columns_function_name(c).decode() for c in range(_lib.COLUMNS_FN_MMAP, 256)]
+
+
+def function_codes():
+    """For each code of the arrays' function column (0 to 255), its place in
+    function_names()."""
+    names = function_names()
+    k = len(names) - (256 - _lib.COLUMNS_FN_MMAP)  # the library's functions, "" included
+    lut = np.full(256, len(names) - 1, dtype=np.int8)
+    lut[:k] = np.arange(k)
+    lut[_lib.COLUMNS_FN_MMAP:] = np.arange(k, len(names))
+    return lut
 
 
 def _sniff(path):
@@ -408,11 +421,7 @@ def frame(u64, u8, n):
     import pandas as pd
     df = pd.DataFrame(u64[:, :n].T, columns=list(Columns.U64), copy=False)
     ops = pd.Categorical.from_codes(u8[0, :n].view(np.int8), categories=op_names())
-    names = function_names()
-    # codes 0..k-1 are the library's functions, 255 the last category, "(other)"
-    lut = np.full(256, len(names) - 1, dtype=np.int8)
-    lut[:len(names) - 1] = np.arange(len(names) - 1)
-    fns = pd.Categorical.from_codes(lut[u8[1, :n]], categories=names)
+    fns = pd.Categorical.from_codes(function_codes()[u8[1, :n]], categories=function_names())
     df.insert(COLUMNS.index("op"), "op", ops)
     df.insert(COLUMNS.index("function"), "function", fns)
     df.insert(COLUMNS.index("failed"), "failed", u8[2, :n].view(np.bool_))

@@ -86,7 +86,7 @@ def test_structured_array_is_the_frame(recorded):
             continue
         assert (a[c] == col).all(), c
     names = hatrace.function_names()
-    assert (np.array(names, dtype=object)[np.minimum(a["function"], len(names) - 1)] == df["function"].astype(str).values).all()
+    assert (np.array(names, dtype=object)[hatrace.function_codes()[a["function"]]] == df["function"].astype(str).values).all()
 
 
 def test_formats(golden, hatrace_cmd, tmp_path):
