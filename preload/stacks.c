@@ -69,12 +69,15 @@ _Atomic uint64_t ht_stacks_full;
 static int stk_fp;            /* HATRACE_STACKS_FP=1: walk frame pointers (x86-64 only) */
 #endif
 static int stk_check;         /* HATRACE_STACKS_CHECK=1: compare walks with libunwind's */
+#ifdef HT_HAVE_LIBUNWIND
 /* The recorder's own code (libhatrace.so's executable segment): a frame in
  * it (its pthread_create wrapper, under the allocations glibc's
  * pthread_create makes) is the recorder's, not the program's. */
 static uintptr_t own_lo, own_hi;
+#endif
 static _Atomic uint64_t stk_checked, stk_mismatch;
 
+#ifdef HT_HAVE_LIBUNWIND
 static int find_own_code(struct dl_phdr_info *info, size_t size, void *data)
 {
     (void)size;
@@ -89,6 +92,7 @@ static int find_own_code(struct dl_phdr_info *info, size_t size, void *data)
     }
     return 0;
 }
+#endif
 
 void ht_stacks_init(void)
 {
@@ -265,6 +269,7 @@ __attribute__((noinline, cold)) static void check_walk(const uint64_t *fr, int n
 }
 #endif
 
+#ifdef HT_HAVE_LIBUNWIND
 /* frames[0..n) without the recorder's own. @return how many are left. */
 static inline int drop_own_frames(uint64_t *fr, int n)
 {
@@ -273,6 +278,7 @@ static inline int drop_own_frames(uint64_t *fr, int n)
         if (fr[i] - own_lo >= own_hi - own_lo) fr[k++] = fr[i];
     return k;
 }
+#endif
 
 __attribute__((noinline)) uint64_t ht_stack_here(void)
 {
