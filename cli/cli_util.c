@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cli_util.h"
+#include "window.h"
 
 void cli_error(const char *fmt, ...)
 {
@@ -207,6 +208,10 @@ hatf_source *cli_open_source(const char *path, hatf_format fmt)
     else {
         hatf_source_read_on(s, !cli_strict);
         hatf_source_jobs(s, cli_jobs);
+        if (window_install(s) < 0) {
+            hatf_source_close(s);
+            return NULL;
+        }
     }
     return s;
 }

@@ -24,6 +24,7 @@
 #include "hatf_text.h"
 #include "sites.h"
 #include "textout.h"
+#include "csv_frames.h"
 
 static const char help[] =
     "usage: hatrace convert [--from FORMAT] [--to FORMAT] [--best] [--time-res NS] [--plain]\n"
@@ -42,7 +43,8 @@ static const char help[] =
     "                 hatf1.0, text, metatf (Meta-TF, the HATF DTD embedded,\n"
     "                 docs/metatf.md), or csv: a header row, then per event\n"
     "                 time,time_ns,thread,heap,op,size,address,old_address,\n"
-    "                 function,stack,failed (numbers in decimal);\n"
+    "                 function,stack,failed (numbers in decimal), and the stacks'\n"
+    "                 frames in OUT.frames.csv (x.csv: x.frames.csv; none for -o -);\n"
     "                 pprof: the sites of stats --sites as a gzip-compressed\n"
     "                 profile.proto (go tool pprof, Pyroscope, Parca, Perfetto),\n"
     "                 sample types alloc_objects, alloc_space, inuse_objects,\n"
@@ -188,7 +190,9 @@ static int start_out(out *o, hatf_source *s, int best, uint64_t time_res, int pl
             strip_info(&info);
         }
         textout_header(s, o->strip && si ? &info : NULL, &o->buf);
-        return 0;
+        /* the tables as --strip and --no-stacks leave them: frames without names, or none */
+        unsigned parts = HATF_TEXT_RESIDENT | (o->no_stacks ? 0 : HATF_TEXT_STACKS) | (o->strip ? 0 : HATF_TEXT_NAMES);
+        return hatf_text_format_tables(hatf_source_tables(s), parts, &o->buf) < 0 ? HATF_E_NOMEM : 0;
     }
     case HATF_FMT_METATF:
     case HATF_FMT_HATF1: {
@@ -226,7 +230,7 @@ static int start_out(out *o, hatf_source *s, int best, uint64_t time_res, int pl
     case HATF_FMT_CONTAINER: {
         o->hatrace_attrs = 1;
         hatf_info info;
-        hatf_reader *r = hatf_source_container(s);
+        hatf_reader *r = hatf_source_container(s), *t = hatf_source_tables(s);
         const hatf_info *si = hatf_source_info(s);
         if (si) info = *si;
         else default_info(&info);
@@ -250,14 +254,14 @@ static int start_out(out *o, hatf_source *s, int best, uint64_t time_res, int pl
             o->counters.events = 0;
         }
         /* with the stacks, how deep they were taken (kept by --strip: a depth names nothing) */
-        if (r && !o->no_stacks && hatf_reader_stack_depth(r) &&
-            hatf_writer_stack_depth(o->w, hatf_reader_stack_depth(r)) < 0) {
+        if (t && !o->no_stacks && hatf_reader_stack_depth(t) &&
+            hatf_writer_stack_depth(o->w, hatf_reader_stack_depth(t)) < 0) {
             cli_error("%s: cannot write the stack depth", o->path);
             return -1;
         }
-        if (r) {  /* the resident memory sampled while recording (kept by --strip: sizes name nothing) */
+        if (t) {  /* the resident memory sampled while recording (kept by --strip: sizes name nothing) */
             const hatf_resident *res;
-            size_t n = hatf_reader_resident(r, &res);
+            size_t n = hatf_reader_resident(t, &res);
             for (size_t i = 0; i < n; i++)
                 if (hatf_writer_resident(o->w, res[i].time_ns, res[i].bytes, res[i].own) < 0) {
                     cli_error("%s: cannot write the resident memory samples", o->path);
@@ -274,8 +278,10 @@ static int start_out(out *o, hatf_source *s, int best, uint64_t time_res, int pl
                     return -1;
                 }
             }
+        }
+        if (t && !o->strip) {
             const hatf_module *mods;
-            n = hatf_reader_modules(r, &mods);
+            size_t n = hatf_reader_modules(t, &mods);
             for (size_t i = 0; i < n; i++)
                 if (hatf_writer_module(o->w, &mods[i]) < 0) {
                     cli_error("%s: cannot write the load map", o->path);
@@ -408,7 +414,8 @@ static int put_event(out *o, hatf_source *s, const hatf_event *in)
             const char *nm = hatf_reader_heap_name(r, ev->heap);
             if (nm) hatf_writer_name_heap(o->w, ev->heap, nm);
         }
-        if (r && !o->no_stacks) rc = copy_stack(o, r, ev);
+        hatf_reader *t = hatf_source_tables(s);
+        if (t && !o->no_stacks) rc = copy_stack(o, t, ev);
         if (rc == 0) rc = hatf_writer_add(o->w, ev, 1);
         o->counters.events++;
         if (rc < 0) cli_error("%s: writing record %llu: %s", o->path,
@@ -507,7 +514,7 @@ static int write_csv(out *o, hatf_source *s, const char *in_path)
         for (int i = 0; i < n; i++) {
             char *p = (char *)hatf_buf_reserve(&o->buf, CSV_ROW_MAX), *start = p;
             if (!p) break;
-            const char *fn = r->function[i] == HATF_COLUMNS_FN_OTHER ? "(other)" : hatf_func_name(r->function[i]);
+            const char *fn = hatf_columns_function_name(r->function[i]);
             p = put_u64(p, r->time[i], ',');
             p = put_u64(p, r->time_ns[i], ',');
             p = put_u64(p, r->thread[i], ',');
@@ -627,6 +634,15 @@ int cmd_convert(int argc, char **argv)
     if (csv) {  /* no place for a loss in a table: the damage is said on stderr, exit 3 */
         hatf_buf_init(&o.buf);
         ok = write_csv(&o, s, in_path) == 0;
+        char fpath[4096];
+        if (ok && strcmp(out_path, "-") != 0) {  /* the stacks' frames beside the events */
+            if (csv_frames_path(out_path, fpath, sizeof fpath) < 0) {
+                cli_error("%s: name too long for its frames table", out_path);
+                ok = 0;
+            } else if (csv_frames_write(s, fpath, force, in_path) < 0) {
+                ok = 0;
+            }
+        }
     } else {
         ok = start_out(&o, s, best, time_res, plain) == 0;
         hatf_event ev;

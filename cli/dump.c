@@ -164,7 +164,7 @@ int cmd_dump(int argc, char **argv)
     }
 
     frames fr;
-    if (frames_init(&fr, hatf_source_container(s), demangle, stacks && lines)) {
+    if (frames_init(&fr, hatf_source_tables(s), demangle, stacks && lines)) {
         cli_error("out of memory");
         hatf_source_close(s);
         return CLI_FAIL;
@@ -172,11 +172,15 @@ int cmd_dump(int argc, char **argv)
     hatf_buf out;
     hatf_buf_init(&out);
     textout_header(s, NULL, &out);
+    rc = CLI_OK;
+    if (hatf_text_format_tables(hatf_source_tables(s), HATF_TEXT_TABLES, &out) < 0) {
+        cli_error("%s: out of memory", path);
+        rc = CLI_FAIL;
+    }
     hatf_reader *cr = hatf_source_container(s);
     size_t shown = cr ? hatf_reader_damage(cr, NULL) : 0;  /* the header's '# damage:' lines */
-    rc = CLI_OK;
     hatf_event ev;
-    for (uint64_t n = 0; n < limit; n++) {
+    for (uint64_t n = 0; n < limit && rc == CLI_OK; n++) {
         int r = hatf_source_next(s, &ev);
         if (r == 0) break;
         if (r < 0) { rc = cli_source_failed(path, s); break; }

@@ -41,13 +41,19 @@ void phases_free(phases *p)
     memset(p, 0, sizeof *p);
 }
 
-int phases_comment(phases *p, const uint8_t *text, size_t len, const phase_counts *now)
+int phases_is_phase(const uint8_t *text, size_t len)
 {
     static const char *const not_phases[] = { HATF1_HATRACE_MARK, HATF_MAP_PREFIX, HATF_SIGNAL_PREFIX };
     for (size_t i = 0; i < sizeof not_phases / sizeof *not_phases; i++) {
         size_t mark = strlen(not_phases[i]);
         if (len >= mark && memcmp(text, not_phases[i], mark) == 0) return 0;
     }
+    return 1;
+}
+
+int phases_comment(phases *p, const uint8_t *text, size_t len, const phase_counts *now)
+{
+    if (!phases_is_phase(text, len)) return 0;
     p->v[p->n - 1].end = *now;
     return phase_begin(p, (const char *)text, len, now);
 }

@@ -40,6 +40,9 @@ typedef struct phases {
 int phases_init(phases *p, const phase_counts *now);
 void phases_free(phases *p);
 
+/* 1 when the comment (text, len) starts a phase, 0 for hatrace's own. */
+int phases_is_phase(const uint8_t *text, size_t len);
+
 /* A comment (text, len): the current phase ends at now, one named by it
  * begins (not for hatrace's HATF 1.0 mark). @return 0, or -1 out of memory. */
 int phases_comment(phases *p, const uint8_t *text, size_t len, const phase_counts *now);

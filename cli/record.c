@@ -65,6 +65,8 @@ static const char help[] =
     "                          (default 1000; 0: the raw clock, a larger trace);\n"
     "                          readers order equal times of different threads by\n"
     "                          address liveness\n"
+    "      --force             replace the -o file when it exists (a name without\n"
+    "                          %p, %e or %t; without --force, an existing one is an error)\n"
     "      --no-figures        end with the paths and counts only, without the figures\n"
     "                          read back from each trace (which reads it once more:\n"
     "                          about 0.1 s per million events)\n"
@@ -303,7 +305,8 @@ static int report(const char *path, int ran, int *incomplete)
     }
     if (n) {
         /* what to look at next (the first trace: the command's own) */
-        if (stacks)
+        const char *asked = getenv("HATRACE_STACKS");
+        if (stacks || (asked && strcmp(asked, "0") != 0))
             fprintf(stderr, "hatrace: next: hatrace stats --sites %s (where the memory goes); "
                             "hatrace stats --timeline %s\n", tr[0].path, tr[0].path);
         else
@@ -372,10 +375,28 @@ static int record_window(pid_t pid, double seconds, const char *lib, const char 
     return untraced || incomplete ? CLI_RECORD_UNTRACED : CLI_OK;
 }
 
+/* A plain -o name (no %p, %e, %t) that exists: the recorder would write
+ * beside it under another name, so it is refused, or with --force removed
+ * first (docs/recorder.md, "Output"). @return 0, or -1 after saying why. */
+static int keep_existing(const char *out, int force)
+{
+    struct stat st;
+    if (!out || strchr(out, '%') || lstat(out, &st) != 0) return 0;
+    if (!force) {
+        cli_error("%s exists: use --force to replace it, or a name with %%p (the pid) for a new one", out);
+        return -1;
+    }
+    if (S_ISDIR(st.st_mode) || unlink(out) != 0) {
+        cli_error("%s: cannot replace it: %s", out, S_ISDIR(st.st_mode) ? "a folder" : strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
 int cmd_record(int argc, char **argv)
 {
     enum { O_LEVEL = 256, O_RING, O_FLUSH, O_FOLLOW, O_NOFOLLOW, O_DROP, O_STACKS, O_STACKS_FP, O_TIME_RES,
-           O_NO_HELPER, O_EFFORT, O_NO_FIGURES, O_SECONDS };
+           O_NO_HELPER, O_EFFORT, O_NO_FIGURES, O_SECONDS, O_FORCE };
     static const struct option opts[] = {
         { "output", required_argument, NULL, 'o' },
         { "level", required_argument, NULL, O_LEVEL },
@@ -392,10 +413,11 @@ int cmd_record(int argc, char **argv)
         { "no-figures", no_argument, NULL, O_NO_FIGURES },
         { "pid", required_argument, NULL, 'p' },
         { "seconds", required_argument, NULL, O_SECONDS },
+        { "force", no_argument, NULL, O_FORCE },
         { "help", no_argument, NULL, 'h' },
         { 0 },
     };
-    int c, rc;
+    int c, rc, force = 0;
     pid_t attach_pid = 0;
     double seconds = 0;
     char *end;
@@ -428,6 +450,7 @@ int cmd_record(int argc, char **argv)
         case O_DROP: setenv("HATRACE_DROP", "1", 1); break;
         case O_NO_HELPER: setenv("HATRACE_ENCODE_HELPER", "0", 1); break;
         case O_NO_FIGURES: no_figures = 1; break;
+        case O_FORCE: force = 1; break;
         case O_EFFORT:
             if (strcmp(optarg, "auto") && strcmp(optarg, "fast") && strcmp(optarg, "full") && strcmp(optarg, "stored"))
                 return cli_usage("record", "--effort: expected auto, fast, full or stored");
@@ -468,7 +491,7 @@ int cmd_record(int argc, char **argv)
             setenv("HATRACE_OUTPUT", abs, 1);
     }
     char **cmd = argv + optind;
-    if (check_output_dir(getenv("HATRACE_OUTPUT"))) return CLI_FAIL;
+    if (check_output_dir(getenv("HATRACE_OUTPUT")) || keep_existing(getenv("HATRACE_OUTPUT"), force)) return CLI_FAIL;
 
     char lib[PATH_MAX];
     if (find_library(lib, sizeof lib) < 0) return CLI_FAIL;

@@ -10,6 +10,7 @@
 #include "commands.h"
 #include "replay_run.h"
 #include "replay_tune.h"
+#include "window.h"
 
 static const char help[] =
     "usage: hatrace replay [options] FILE\n"
@@ -56,6 +57,7 @@ static const char help[] =
     "                     depend on it)\n"
     "  --strict           stop at the first damaged part of a container (exit 1)\n"
     "                     instead of reading on past it (the damage said)\n"
+    WINDOW_HELP
     "  -j, --jobs N       read on N threads (default: one per core;\n"
     "                     1: this thread alone)\n"
     "  -h, --help         this help\n";
@@ -100,6 +102,7 @@ int cmd_replay(int argc, char **argv)
         { "window-ops", required_argument, NULL, O_WINDOW },
         { "strict", no_argument, NULL, CLI_O_STRICT },
         CLI_JOBS_OPTION,
+        WINDOW_OPTIONS,
         { "help", no_argument, NULL, 'h' },
         { 0 },
     };
@@ -109,6 +112,10 @@ int cmd_replay(int argc, char **argv)
     hatf_format fmt = HATF_FMT_AUTO;
     cli_getopt_begin();
     while ((c = getopt_long(argc, argv, "+:hj:", opts, NULL)) != -1) {
+        if (window_option(c)) {
+            if ((rc = window_parse("replay", c, optarg))) return rc;
+            continue;
+        }
         switch (c) {
         case O_ALLOC: alloc_list = optarg; break;
         case O_THREADS:

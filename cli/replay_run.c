@@ -104,7 +104,7 @@ static int compile_once(const char *cmd, const char *path, hatf_format fmt, int 
     }
     /* the recorded program's resident memory at its peak, when sampled, the recorder's own memory taken out */
     x->program_rss = 0;
-    hatf_reader *rd = hatf_source_container(src);
+    hatf_reader *rd = hatf_source_tables(src);
     const hatf_resident *res;
     for (size_t i = 0, n = rd ? hatf_reader_resident(rd, &res) : 0; i < n; i++)
         if (res[i].bytes - res[i].own > x->program_rss) x->program_rss = res[i].bytes - res[i].own;

@@ -24,6 +24,8 @@
 #include "report_page.h"
 #include "sites.h"
 #include "stats.h"
+#include "suppress.h"
+#include "window.h"
 
 static const char help[] =
     "usage: hatrace report [--top N] [--flame-top N] [--points N] [--sort KEY] [--from FORMAT]\n"
@@ -66,8 +68,14 @@ static const char help[] =
     "                 chart of peak resident memory against throughput\n"
     "  --no-demangle  C++ and Rust names as the symbol table has them\n"
     "  --no-lines     no source lines (nor any look at the modules' files)\n"
+    "  --suppress FILE  leaks to take out of the sites' leaked figures, in\n"
+    "                 heaptrack's shape (lines leak:PATTERN, # comments); the\n"
+    "                 summary says what each hid (docs/tools.md, \"Suppressions\")\n"
+    "  --no-builtin-suppressions  keep the C++ runtime's one-time allocations\n"
+    "                 (libstdc++'s emergency pool) among the leaks\n"
     "  --strict       stop at the first damaged part of a container (exit 1)\n"
     "                 instead of reading on past it\n"
+    WINDOW_HELP
     "  -j, --jobs N   read on N threads (default: one per core; 1: this thread alone)\n"
     "  -h, --help     this help\n"
     "\n"
@@ -240,6 +248,9 @@ int cmd_report(int argc, char **argv)
         { "tune", required_argument, NULL, 'U' },
         { "strict", no_argument, NULL, CLI_O_STRICT },
         CLI_JOBS_OPTION,
+        WINDOW_OPTIONS,
+        { "suppress", required_argument, NULL, 'S' },
+        { "no-builtin-suppressions", no_argument, NULL, 'N' },
         { "help", no_argument, NULL, 'h' },
         { 0 },
     };
@@ -248,9 +259,14 @@ int cmd_report(int argc, char **argv)
     uint64_t flame_top = 1000;
     sites_opts so = { .form = SITES_JSON, .sort = SITES_SORT_BYTES, .top = 5000, .demangle = 1, .lines = 1,
                       .points = 2000 };
-    int c, rc;
+    suppressions supp = { 0 };
+    int c, rc, no_builtin = 0;
     cli_getopt_begin();
     while ((c = getopt_long(argc, argv, ":ho:j:", opts, NULL)) != -1) {
+        if (window_option(c)) {
+            if ((rc = window_parse("report", c, optarg))) return rc;
+            continue;
+        }
         switch (c) {
         case 'o': out = optarg; break;
         case 'f': if ((rc = cli_parse_format("report", "--from", optarg, &fmt))) return rc; break;
@@ -268,6 +284,13 @@ int cmd_report(int argc, char **argv)
         case 'L': so.lines = 0; break;
         case 'R': replay_list = optarg; break;
         case 'U': tune_list = optarg; break;
+        case 'S':
+            if (suppress_load(&supp, optarg)) {
+                suppress_free(&supp);
+                return CLI_FAIL;
+            }
+            break;
+        case 'N': no_builtin = 1; break;
         case CLI_O_STRICT: cli_strict = 1; break;
         case 'j': if ((rc = cli_parse_jobs("report", optarg))) return rc; break;
         case 'h': return cli_help(help);
@@ -306,6 +329,13 @@ int cmd_report(int argc, char **argv)
         return CLI_FAIL;
     }
     so.from = fmt;
+    if (!no_builtin && suppress_builtin(&supp)) {
+        cli_error("out of memory");
+        hatf_source_close(s);
+        cli_replay_free(&x);
+        return CLI_FAIL;
+    }
+    so.supp = &supp;
     both b = { stats_new(s), sites_pass_new(s, so.demangle, so.lines, so.points) };
     rc = CLI_OK;
     if (!b.st || !b.sp) {
@@ -360,5 +390,6 @@ int cmd_report(int argc, char **argv)
     sites_pass_free(b.sp);
     rc = cli_read_end(path, s, rc);
     hatf_source_close(s);
+    suppress_free(&supp);
     return rc;
 }

@@ -306,7 +306,8 @@ static void put_frame_json(hatf_buf *o, frames *fr, uint64_t addr)
 /* With table (the report), each site's frames are numbers into one list of
  * frames written once at the end ("frame_table"): stacks share most frames.
  * @return 0, or -1 out of memory. */
-static int print_json(hatf_buf *o, const sites *st, frames *fr, const char *path, size_t shown, int table)
+static int print_json(hatf_buf *o, const sites *st, frames *fr, const char *path, size_t shown, int table,
+                      const suppressions *supp)
 {
     addrmap seen;   /* frame address -> its number in the table */
     uint64_t *order = NULL;
@@ -360,6 +361,10 @@ static int print_json(hatf_buf *o, const sites *st, frames *fr, const char *path
         cli_put(o, "\n]");
         addrmap_free(&seen);
         free(order);
+    }
+    if (supp && suppress_said(supp)) {
+        cli_put(o, ", \"suppressed\": ");
+        suppress_print(o, supp, 1);
     }
     cli_put(o, "}\n");
     return rc;
@@ -656,7 +661,7 @@ oom:
 struct sites_pass {
     sites st;
     frames fr;
-    int fr_made, settled;
+    int fr_made, settled, suppressed;
     timeline by_time, by_record;
 };
 
@@ -671,7 +676,7 @@ void sites_pass_overtime(sites_pass *p, hatf_source *src, const char *path, uint
                       .max_live_bytes = st->max_live_bytes, .peak_x = by_records ? st->peak_record : st->peak_time,
                       .path = path };
     cli_time_unit(src, &ot->num, &ot->den);
-    hatf_reader *rd = hatf_source_container(src);
+    hatf_reader *rd = hatf_source_tables(src);
     if (rd) ot->nres = hatf_reader_resident(rd, &ot->res);
     if (!st->peak_no) ot->peak_x = ot->tl->x0;  /* nothing was ever live */
 }
@@ -720,7 +725,7 @@ int sites_list_read(const char *path, const sites_opts *opt, sites_list *out)
     hatf_source *src = cli_open_source(path, opt->from);
     if (!src) return CLI_FAIL;
     sites st;
-    if (sites_init(&st) || frames_init(&out->fr, hatf_source_container(src), opt->demangle, opt->lines)) {
+    if (sites_init(&st) || frames_init(&out->fr, hatf_source_tables(src), opt->demangle, opt->lines)) {
         sites_free(&st);
         hatf_source_close(src);
         cli_error("out of memory");
@@ -753,7 +758,7 @@ sites_pass *sites_pass_new(hatf_source *src, int demangle, int lines, uint64_t p
     sites_pass *p = calloc(1, sizeof *p);
     if (!p) return NULL;
     int bad = sites_init(&p->st);
-    if (!bad && !frames_init(&p->fr, hatf_source_container(src), demangle, lines)) p->fr_made = 1;
+    if (!bad && !frames_init(&p->fr, hatf_source_tables(src), demangle, lines)) p->fr_made = 1;
     if (points) {
         p->st.by_time = &p->by_time;
         p->st.by_record = &p->by_record;
@@ -787,11 +792,33 @@ heaplive *sites_pass_live(sites_pass *p, sites_heap_fn *observe, void *ctx)
 
 int sites_pass_unstacked(const sites_pass *p) { return p->st.records && !p->st.stacked; }
 
+/* Take the leaks a suppression matches out of their sites' leaked figures,
+ * counted in the suppression. */
+static void apply_suppressions(sites *st, frames *fr, suppressions *supp, const char *path)
+{
+    if (supp->user && st->records && !st->stacked)
+        cli_error("%s: --suppress matches call stacks, and the trace has none (record it with --stacks): "
+                  "nothing suppressed", path);
+    for (size_t i = 0; i < st->n; i++) {
+        site *s = &st->v[i];
+        const uint64_t *f;
+        size_t n = s->live_objects ? sites_stack(fr->r, s->stack, &f) : 0;
+        suppression *x = n ? suppress_find(supp, fr, f, n) : NULL;
+        if (!x) continue;
+        x->sites++;
+        x->objects += s->live_objects;
+        x->bytes += s->live_bytes;
+        s->live_objects = s->live_bytes = 0;
+    }
+}
+
 int sites_pass_print(sites_pass *p, hatf_source *src, const char *path, const sites_opts *opt, hatf_buf *o)
 {
     sites *st = &p->st;
     if (!p->settled) settle_at_peak(st);
     p->settled = 1;
+    if (opt->supp && !p->suppressed) apply_suppressions(st, &p->fr, opt->supp, path);
+    p->suppressed = 1;
     if (over_time(opt->form)) {  /* the sites keep their order: --massif's second reading makes them in it */
         if (!st->by_time) return -1;
         return print_over_time(o, p, src, path, opt);
@@ -802,9 +829,10 @@ int sites_pass_print(sites_pass *p, hatf_source *src, const char *path, const si
     sitegroups_head head = { path, st->records, st->stacked, st->tmp.count, st->max_live_bytes };
     if (opt->form == SITES_FOLDED_JSON) return print_folded_json(o, st, &p->fr, opt->top);
     if (opt->by != SITES_BY_STACK) return sitegroups_print(o, st->v, st->n, &p->fr, opt, &head);
-    if (opt->form == SITES_JSON) return print_json(o, st, &p->fr, path, shown, opt->frame_table);
+    if (opt->form == SITES_JSON) return print_json(o, st, &p->fr, path, shown, opt->frame_table, opt->supp);
     if (opt->form == SITES_TEXT) {
         print_text(o, st, &p->fr, shown);
+        if (opt->supp && suppress_said(opt->supp)) suppress_print(o, opt->supp, 0);
         return 0;
     }
     return print_folded(o, st, &p->fr, shown);

@@ -10,6 +10,7 @@
 #include "hatf_container.h"
 #include "hatf_source.h"
 #include "lookahead.h"
+#include "suppress.h"
 
 /* in the order of their names in stats --sort and --by (cli/stats.c) */
 enum { SITES_SORT_COUNT, SITES_SORT_BYTES, SITES_SORT_PEAK, SITES_SORT_AT_PEAK, SITES_SORT_LEAKED,
@@ -53,6 +54,7 @@ typedef struct sites_opts {
     int by;           /* SITES_BY_* (sitegroups.h): one line per stack, or grouped */
     hatf_format from; /* the trace's format as given: --massif reads it twice */
     int frame_table;  /* SITES_JSON by stack: frames as numbers into one "frame_table" */
+    suppressions *supp; /* leaks to take out of the sites' leaked figures (suppress.h), or NULL */
 } sites_opts;
 
 /* The sites of a trace, for comparing two (sitediff.c). */

@@ -24,13 +24,14 @@
 #include "sites.h"
 #include "stats.h"
 #include "temporary.h"
+#include "window.h"
 
 static const char help[] =
     "usage: hatrace stats [--json] [--from FORMAT] [-j N] FILE\n"
     "       hatrace stats --follow [--json] [--top N] [--interval MS] [--timeout S] FILE\n"
     "       hatrace stats [--json] [--from FORMAT] FILE|FOLDER...\n"
     "       hatrace stats --sites [--by stack|function|line] [--sort KEY] [--top N] [--json | --folded]\n"
-    "                     [--no-demangle] [--no-lines] FILE\n"
+    "                     [--no-demangle] [--no-lines] [--suppress FILE] [--no-builtin-suppressions] FILE\n"
     "       hatrace stats --diff [--by stack|function|line] [--sort KEY] [--top N] [--json | --folded] OLD NEW\n"
     "       hatrace stats --timeline [--points N] [--json] FILE\n"
     "       hatrace stats --massif [--points N] [--no-demangle] [--no-lines] FILE > massif.out\n"
@@ -53,6 +54,14 @@ static const char help[] =
     "                 call chain by function name, with each call's source\n"
     "                 file:line where this machine has the module's debug\n"
     "                 information (same build id)\n"
+    "  --suppress FILE  with --sites: leaks to take out of the sites' leaked\n"
+    "                 figures, in heaptrack's shape (lines leak:PATTERN matched in\n"
+    "                 a frame's function, module or source file, * ^ $ as in\n"
+    "                 LeakSanitizer's; # comments), each said with what it hid\n"
+    "                 (docs/tools.md, \"Suppressions\"); more than one may be given\n"
+    "  --no-builtin-suppressions  keep the C++ runtime's one-time allocations\n"
+    "                 (libstdc++'s emergency pool), suppressed by default, among\n"
+    "                 the leaks\n"
     "  --by WHAT      one line per call stack (stack, the default), or per\n"
     "                 place the allocation was made: the innermost function\n"
     "                 that is not operator new (function), or that and the\n"
@@ -113,6 +122,7 @@ static const char help[] =
     "  --timeout S    --follow: give up on a file that has not grown for S\n"
     "                 seconds (default 30), or sooner when its recording\n"
     "                 process is gone, and read it as a cut trace (exit 3)\n"
+    WINDOW_HELP
     "  -j, --jobs N   read on N threads (default: one per core; 1: this thread alone)\n"
     "  -h, --help     this help\n";
 
@@ -331,17 +341,12 @@ static uint64_t resident_peak(hatf_reader *r, uint64_t *max)
  * (docs/FORMAT.md, "Mappings and phases"): counted. */
 static void count_mapping(stats *st, const hatf_event *ev)
 {
-    size_t mark = strlen(HATF_MAP_PREFIX);
-    if (ev->data_len <= mark || ev->data_len >= 128 || memcmp(ev->data, HATF_MAP_PREFIX, mark)) return;
-    char text[128];
-    memcpy(text, ev->data + mark, ev->data_len - mark);
-    text[ev->data_len - mark] = 0;
-    unsigned long long a, b, c, d;
-    long long delta;
-    if (sscanf(text, "mmap %llx %llu", &a, &b) == 2) st->mmaps++, st->mmap_bytes += b;
-    else if (sscanf(text, "munmap %llx %llu", &a, &b) == 2) st->munmaps++, st->munmap_bytes += b;
-    else if (sscanf(text, "mremap %llx %llu %llx %llu", &a, &b, &c, &d) == 4) st->mremaps++;
-    else if (sscanf(text, "brk %lld", &delta) == 1) st->brks++, st->brk_bytes += delta;
+    hatf_map m;
+    if (!hatf_map_parse(ev, &m)) return;
+    if (m.kind == HATF_MAP_MMAP) st->mmaps++, st->mmap_bytes += m.len;
+    else if (m.kind == HATF_MAP_MUNMAP) st->munmaps++, st->munmap_bytes += m.len;
+    else if (m.kind == HATF_MAP_MREMAP) st->mremaps++;
+    else st->brks++, st->brk_bytes += m.delta;
 }
 
 static void counts_now(const stats *st, phase_counts *c)
@@ -835,11 +840,14 @@ int cmd_stats(int argc, char **argv)
         { "by", required_argument, NULL, 'B' },
         { "diff", no_argument, NULL, 'X' },
         { "phases", no_argument, NULL, 'P' },
+        { "suppress", required_argument, NULL, 'S' },
+        { "no-builtin-suppressions", no_argument, NULL, 'N' },
         { "strict", no_argument, NULL, CLI_O_STRICT },
         { "follow", no_argument, NULL, 'W' },
         { "interval", required_argument, NULL, 'I' },
         { "timeout", required_argument, NULL, 'Z' },
         CLI_JOBS_OPTION,
+        WINDOW_OPTIONS,
         { "help", no_argument, NULL, 'h' },
         { 0 },
     };
@@ -847,11 +855,17 @@ int cmd_stats(int argc, char **argv)
     int follow = 0, follow_opts = 0;
     uint64_t interval_ms = 1000, timeout_s = 30;
     int json = 0, c, rc, by_site = 0, folded = 0, top_given = 0, sort_given = 0, timeline = 0, massif = 0,
-        points_given = 0, by_given = 0, diff = 0, phases_given = 0;
+        points_given = 0, by_given = 0, diff = 0, phases_given = 0, no_builtin = 0;
+    const char **supp_files = NULL;
+    size_t nsupp = 0;
     sites_opts so = { .form = SITES_TEXT, .sort = SITES_SORT_COUNT, .top = 20, .demangle = 1, .lines = 1,
                       .points = 50 };
     cli_getopt_begin();
     while ((c = getopt_long(argc, argv, ":hj:", opts, NULL)) != -1) {
+        if (window_option(c)) {
+            if ((rc = window_parse("stats", c, optarg))) return rc;
+            continue;
+        }
         switch (c) {
         case 'f': if ((rc = cli_parse_format("stats", "--from", optarg, &fmt))) return rc; break;
         case 'J': json = 1; break;
@@ -874,6 +888,12 @@ int cmd_stats(int argc, char **argv)
         case 'T': timeline = 1; break;
         case 'X': diff = by_site = 1; break;
         case 'P': phases_given = 1; break;
+        case 'S':
+            if (!supp_files) supp_files = calloc((size_t)argc, sizeof *supp_files);
+            if (!supp_files) return cli_usage("stats", "out of memory");
+            supp_files[nsupp++] = optarg;
+            break;
+        case 'N': no_builtin = 1; break;
         case 'M': massif = 1; break;
         case 'p':
             if ((rc = cli_parse_u64("stats", "--points", optarg, &so.points))) return rc;
@@ -903,7 +923,7 @@ int cmd_stats(int argc, char **argv)
     if (follow_opts && !follow) return cli_usage("stats", "--interval and --timeout go with --follow");
     if (follow) {
         if (diff || by_site || timeline || massif || phases_given || folded || sort_given || by_given ||
-            points_given || fmt == HATF_FMT_HATF1 || fmt == HATF_FMT_TEXT)
+            points_given || window_given() || fmt == HATF_FMT_HATF1 || fmt == HATF_FMT_TEXT)
             return cli_usage("stats", "--follow reads one container as it is written: with --json, --top, "
                                       "--interval, --timeout and --strict only");
         if (argc - optind != 1) return cli_usage("stats", "--follow takes one trace file");
@@ -913,6 +933,8 @@ int cmd_stats(int argc, char **argv)
     if (phases_given && (by_site || timeline || massif))
         return cli_usage("stats", "--phases splits the main figures: not with --sites, --timeline or --massif");
     if (timeline + massif + by_site > 1) return cli_usage("stats", "--sites, --timeline and --massif are three reports: choose one");
+    if ((nsupp || no_builtin) && (!by_site || diff))
+        return cli_usage("stats", "--suppress and --no-builtin-suppressions go with --sites (leaks by call stack)");
     if ((timeline || massif) && (sort_given || top_given || folded))
         return cli_usage("stats", "--sort, --top and --folded go with --sites");
     if (massif && json) return cli_usage("stats", "--massif and --json are two different outputs: choose one");
@@ -947,11 +969,27 @@ int cmd_stats(int argc, char **argv)
     if (!s) return CLI_FAIL;
     if (by_site || timeline || massif) {
         so.from = fmt;
+        suppressions supp = { 0 };
+        if (by_site && !timeline && !massif) {
+            for (size_t i = 0; i < nsupp; i++)
+                if (suppress_load(&supp, supp_files[i])) {
+                    suppress_free(&supp);
+                    hatf_source_close(s);
+                    return CLI_FAIL;
+                }
+            if (!no_builtin && suppress_builtin(&supp)) {
+                cli_error("out of memory");
+                return CLI_FAIL;
+            }
+            so.supp = &supp;
+        }
         if (timeline) so.form = json ? SITES_TIMELINE_JSON : SITES_TIMELINE;
         else if (massif) so.form = SITES_MASSIF;
         else so.form = folded ? SITES_FOLDED : json ? SITES_JSON : SITES_TEXT;
         if (folded && !top_given) so.top = 0;
         rc = cli_read_end(path, s, sites_report(s, path, &so));
+        suppress_free(&supp);
+        free(supp_files);
         hatf_source_close(s);
         return cli_finish_stdout(rc);
     }

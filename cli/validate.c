@@ -30,6 +30,7 @@
 #include "cli_util.h"
 #include "commands.h"
 #include "lookahead.h"
+#include "window.h"
 
 #define WINDOW_RECORDS 1000
 #define WINDOW_NS 10000     /* 10 us */
@@ -37,7 +38,8 @@
 #define HELD_PER_ADDR 2    /* allocations of one address held back at once */
 
 static const char help[] =
-    "usage: hatrace validate [--from FORMAT] [--max-errors N] [-j N] FILE\n"
+    "usage: hatrace validate [--from FORMAT] [--max-errors N] [--strict] [--from-time T]\n"
+    "                        [--to-time T] [--phase NAME] [--thread N] [-j N] FILE\n"
     "\n"
     "Check a trace deeply and print one line per problem, with its record\n"
     "number and byte offset, then a summary. Problems: malformed or truncated\n"
@@ -66,6 +68,9 @@ static const char help[] =
     "\n"
     "  --from FORMAT     hatrace (default), hatf1.0, text or metatf\n"
     "  --max-errors N    print at most N problems (default 100; 0: no limit)\n"
+    "  --strict          stop at the first damaged part of a container (exit 1)\n"
+    "                    instead of reading on past it (the damage said, exit 3)\n"
+    WINDOW_HELP
     "  -j, --jobs N      read on N threads (default: one per core;\n"
     "                    1: this thread alone)\n"
     "  -h, --help        this help\n"
@@ -488,7 +493,9 @@ int cmd_validate(int argc, char **argv)
     static const struct option opts[] = {
         { "from", required_argument, NULL, 'f' },
         { "max-errors", required_argument, NULL, 'm' },
+        { "strict", no_argument, NULL, CLI_O_STRICT },
         CLI_JOBS_OPTION,
+        WINDOW_OPTIONS,
         { "help", no_argument, NULL, 'h' },
         { 0 },
     };
@@ -497,10 +504,15 @@ int cmd_validate(int argc, char **argv)
     int c, rc;
     cli_getopt_begin();
     while ((c = getopt_long(argc, argv, ":hj:", opts, NULL)) != -1) {
+        if (window_option(c)) {
+            if ((rc = window_parse("validate", c, optarg))) return rc;
+            continue;
+        }
         switch (c) {
         case 'f': if ((rc = cli_parse_format("validate", "--from", optarg, &fmt))) return rc; break;
         case 'm': if ((rc = cli_parse_u64("validate", "--max-errors", optarg, &max_errors))) return rc; break;
         case 'j': if ((rc = cli_parse_jobs("validate", optarg))) return rc; break;
+        case CLI_O_STRICT: cli_strict = 1; break;
         case 'h': return cli_help(help);
         default: return cli_bad_option("validate", c, argv);
         }
@@ -561,7 +573,7 @@ int cmd_validate(int argc, char **argv)
         if (got >= 0 || v.oom) break;
         /* a damaged chunk group of a container: say so and check the rest */
         hatf_err damage = *hatf_source_error(s);
-        if (hatf_source_resume(s) != 0) break;
+        if (cli_strict || hatf_source_resume(s) != 0) break;  /* --strict: the first damage ends the check */
         report_read_error(&v, &damage);
     }
     lookahead_free(&q);

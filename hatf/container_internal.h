@@ -160,6 +160,15 @@ int hatf_stacktab_add_(hatf_reader *r, unsigned type, uint64_t id, const uint8_t
 /* A resident-memory entry (container_tables.c). @return 0, HATF_E_CORRUPT or HATF_E_NOMEM. */
 int hatf_resident_add_(hatf_reader *r, uint64_t time_ns, const uint8_t *p, size_t len);
 int hatf_stacktab_finish_(hatf_reader *r);
+/* A reader with no file, holding tables alone (the text form's table lines,
+ * hatf/text_tables.c): fill it with these, then hatf_stacktab_finish_.
+ * add: @return 0, HATF_E_CORRUPT or HATF_E_NOMEM, as hatf_stacktab_add_. */
+hatf_reader *hatf_tables_new_(void);
+int hatf_tables_stack_(hatf_reader *r, uint64_t id, const uint64_t *frames, size_t n);
+int hatf_tables_module_(hatf_reader *r, const hatf_module *m);
+int hatf_tables_symbol_(hatf_reader *r, const hatf_symbol *s);
+int hatf_tables_resident_(hatf_reader *r, uint64_t time_ns, uint64_t bytes, uint64_t own);
+void hatf_tables_stack_depth_(hatf_reader *r, unsigned depth);
 void hatf_stacktab_free_(hatf_reader *r);
 
 /* A NUL-terminated copy of n bytes (a table's name or path); NULL: no memory. */

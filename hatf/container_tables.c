@@ -18,13 +18,53 @@
 
 /* ---- writer ---------------------------------------------------------------- */
 
-HATF_API int hatf_writer_stack(hatf_writer *w, uint64_t id, const uint64_t *frames, size_t n)
+/* An entry's bytes, as the writer stores them and a tables-only reader
+ * (hatf_tables_*_) takes them. @return the length. */
+static size_t stack_bytes(const uint64_t *frames, size_t n, uint8_t *buf)
 {
-    uint8_t buf[HATF_STACK_MAX * HATF_VARINT_MAX];
     if (n > HATF_STACK_MAX) n = HATF_STACK_MAX;
     size_t k = 0;
     for (size_t i = 0; i < n; i++) k += hatf_varint_put(buf + k, frames[i]);
-    return hatf_writer_table_entry_(w, HATF_TAB_STACK, id, buf, k);
+    return k;
+}
+
+static size_t resident_bytes(uint64_t bytes, uint64_t own, uint8_t *buf)
+{
+    size_t k = hatf_varint_put(buf, bytes);
+    return k + hatf_varint_put(buf + k, own);
+}
+
+static size_t module_bytes(const hatf_module *m, uint8_t *buf, size_t cap)
+{
+    size_t k = 0;
+    uint32_t bl = m->build_id_len > HATF_BUILD_ID_MAX ? HATF_BUILD_ID_MAX : m->build_id_len;
+    k += hatf_varint_put(buf + k, m->start);
+    k += hatf_varint_put(buf + k, m->end);
+    k += hatf_varint_put(buf + k, m->bias);
+    k += hatf_varint_put(buf + k, bl);
+    memcpy(buf + k, m->build_id, bl);
+    k += bl;
+    size_t pl = m->path ? strlen(m->path) : 0;
+    if (pl > cap - k) pl = cap - k;
+    memcpy(buf + k, m->path, pl);
+    return k + pl;
+}
+
+static size_t symbol_bytes(const hatf_symbol *s, uint8_t *buf, size_t cap)
+{
+    size_t k = 0;
+    k += hatf_varint_put(buf + k, s->module);
+    k += hatf_varint_put(buf + k, s->offset);
+    size_t nl = s->name ? strlen(s->name) : 0;
+    if (nl > cap - k) nl = cap - k;
+    memcpy(buf + k, s->name, nl);
+    return k + nl;
+}
+
+HATF_API int hatf_writer_stack(hatf_writer *w, uint64_t id, const uint64_t *frames, size_t n)
+{
+    uint8_t buf[HATF_STACK_MAX * HATF_VARINT_MAX];
+    return hatf_writer_table_entry_(w, HATF_TAB_STACK, id, buf, stack_bytes(frames, n, buf));
 }
 
 HATF_API int hatf_writer_stack_depth(hatf_writer *w, unsigned depth)
@@ -36,38 +76,60 @@ HATF_API int hatf_writer_stack_depth(hatf_writer *w, unsigned depth)
 HATF_API int hatf_writer_resident(hatf_writer *w, uint64_t time_ns, uint64_t bytes, uint64_t own)
 {
     uint8_t buf[2 * HATF_VARINT_MAX];
-    size_t k = hatf_varint_put(buf, bytes);
-    k += hatf_varint_put(buf + k, own);
-    return hatf_writer_table_entry_(w, HATF_TAB_RESIDENT, time_ns, buf, k);
+    return hatf_writer_table_entry_(w, HATF_TAB_RESIDENT, time_ns, buf, resident_bytes(bytes, own, buf));
 }
 
 HATF_API int hatf_writer_module(hatf_writer *w, const hatf_module *m)
 {
     uint8_t buf[HATF_STR_MAX];
-    size_t k = 0;
-    uint32_t bl = m->build_id_len > HATF_BUILD_ID_MAX ? HATF_BUILD_ID_MAX : m->build_id_len;
-    k += hatf_varint_put(buf + k, m->start);
-    k += hatf_varint_put(buf + k, m->end);
-    k += hatf_varint_put(buf + k, m->bias);
-    k += hatf_varint_put(buf + k, bl);
-    memcpy(buf + k, m->build_id, bl);
-    k += bl;
-    size_t pl = m->path ? strlen(m->path) : 0;
-    if (pl > sizeof buf - k) pl = sizeof buf - k;
-    memcpy(buf + k, m->path, pl);
-    return hatf_writer_table_entry_(w, HATF_TAB_MODULE, m->id, buf, k + pl);
+    return hatf_writer_table_entry_(w, HATF_TAB_MODULE, m->id, buf, module_bytes(m, buf, sizeof buf));
 }
 
 HATF_API int hatf_writer_symbol(hatf_writer *w, const hatf_symbol *s)
 {
     uint8_t buf[HATF_STR_MAX];
-    size_t k = 0;
-    k += hatf_varint_put(buf + k, s->module);
-    k += hatf_varint_put(buf + k, s->offset);
-    size_t nl = s->name ? strlen(s->name) : 0;
-    if (nl > sizeof buf - k) nl = sizeof buf - k;
-    memcpy(buf + k, s->name, nl);
-    return hatf_writer_table_entry_(w, HATF_TAB_SYMBOL, s->addr, buf, k + nl);
+    return hatf_writer_table_entry_(w, HATF_TAB_SYMBOL, s->addr, buf, symbol_bytes(s, buf, sizeof buf));
+}
+
+/* ---- a reader of tables alone (the text form's table lines) ---------------- */
+
+hatf_reader *hatf_tables_new_(void)
+{
+    hatf_reader *r = calloc(1, sizeof *r);
+    if (r) {
+        r->fd = -1;
+        r->complete = 1;
+    }
+    return r;
+}
+
+int hatf_tables_stack_(hatf_reader *r, uint64_t id, const uint64_t *frames, size_t n)
+{
+    uint8_t buf[HATF_STACK_MAX * HATF_VARINT_MAX];
+    return hatf_stacktab_add_(r, HATF_TAB_STACK, id, buf, stack_bytes(frames, n, buf));
+}
+
+int hatf_tables_module_(hatf_reader *r, const hatf_module *m)
+{
+    uint8_t buf[HATF_STR_MAX];
+    return hatf_stacktab_add_(r, HATF_TAB_MODULE, m->id, buf, module_bytes(m, buf, sizeof buf));
+}
+
+int hatf_tables_symbol_(hatf_reader *r, const hatf_symbol *s)
+{
+    uint8_t buf[HATF_STR_MAX];
+    return hatf_stacktab_add_(r, HATF_TAB_SYMBOL, s->addr, buf, symbol_bytes(s, buf, sizeof buf));
+}
+
+int hatf_tables_resident_(hatf_reader *r, uint64_t time_ns, uint64_t bytes, uint64_t own)
+{
+    uint8_t buf[2 * HATF_VARINT_MAX];
+    return hatf_resident_add_(r, time_ns, buf, resident_bytes(bytes, own, buf));
+}
+
+void hatf_tables_stack_depth_(hatf_reader *r, unsigned depth)
+{
+    r->stack_depth = depth > HATF_STACK_MAX ? HATF_STACK_MAX : depth;
 }
 
 /* ---- reader ---------------------------------------------------------------- */
@@ -250,6 +312,15 @@ HATF_API size_t hatf_reader_stack(const hatf_reader *r, uint64_t id, const uint6
 HATF_API size_t hatf_reader_stack_count(const hatf_reader *r)
 {
     return r->stk ? r->stk->nst : 0;
+}
+
+HATF_API size_t hatf_reader_stack_at(const hatf_reader *r, size_t i, uint64_t *id, const uint64_t **frames)
+{
+    const struct hatf_stacktab *t = r->stk;
+    if (!t || i >= t->nst) return 0;
+    *id = t->st[i].id;
+    *frames = t->fr + t->st[i].off;
+    return t->st[i].n;
 }
 
 static int cmp_resident(const void *a, const void *b)

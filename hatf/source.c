@@ -21,6 +21,7 @@
 #include "hatf_container.h"
 #include "hatf_source.h"
 #include "hatf_text.h"
+#include "text_internal.h"
 #include "causal.h"
 #include "hatf1_internal.h"
 #include "metatf_read.h"
@@ -49,6 +50,10 @@ struct hatf_source {
     uint64_t line_no;     /* lines consumed */
     int eof;
     hatf_buf scratch;
+    hatf_reader *tables;  /* the text form's table lines (text_tables.c), or NULL */
+    hatf_source_filter_fn filter;  /* hatf_source_filter, or NULL */
+    void (*filter_done)(void *ctx);
+    void *filter_ctx;
     hatf_info info;       /* from a '# container' line, or a HATF 1.0 stream's mark, written by dump/convert */
     int have_info;
     int foreign;          /* a HATF 1.0 stream without hatrace's mark: its attribute bytes are opaque */
@@ -226,6 +231,53 @@ static int text_header(hatf_source *s)
     return 0;
 }
 
+/* The next line without taking it (a '#' line or blank one is no event).
+ * @return 1 with *line, *len, 0 at the end, or an error. */
+static int text_peek(hatf_source *s, const char **line, size_t *len)
+{
+    if (!memchr(s->buf + s->start, '\n', s->end - s->start)) {
+        int rc = text_fill(s);
+        if (rc) return rc;
+    }
+    if (s->start == s->end) return 0;
+    const char *p = s->buf + s->start, *nl = memchr(p, '\n', s->end - s->start);
+    *line = p;
+    *len = nl ? (size_t)(nl - p) : s->end - s->start;
+    return 1;
+}
+
+/* The lines before the first event: comments, and the table lines, read
+ * into s->tables (then sorted for lookups). */
+static int text_tables(hatf_source *s)
+{
+    const char *line;
+    size_t len;
+    uint64_t off;
+    char *name = NULL;
+    int rc;
+    while ((rc = text_peek(s, &line, &len)) > 0) {
+        size_t b = 0;
+        while (b < len && (line[b] == ' ' || line[b] == '\t' || line[b] == '\r')) b++;
+        if (b < len && line[b] != '#') break;  /* the first event */
+        if ((rc = text_line(s, &line, &len, &off)) <= 0) break;
+        while (len && line[len - 1] == '\r') len--;
+        if (!hatf_text_is_table_(line, len)) continue;
+        if ((!s->tables && !(s->tables = hatf_tables_new_())) || (!name && !(name = malloc(65536)))) {
+            rc = hatf_err_set(&s->err, HATF_E_NOMEM, off, "out of memory");
+            break;
+        }
+        hatf_err e = { 0 };
+        if ((rc = hatf_text_parse_table_(line, len, off, s->tables, name, &e)) < 0) {
+            hatf_err_set(&s->err, e.code, e.offset, "line %llu, %s", (unsigned long long)s->line_no, e.msg);
+            break;
+        }
+    }
+    free(name);
+    if (rc >= 0 && s->tables && hatf_stacktab_finish_(s->tables) < 0)
+        rc = hatf_err_set(&s->err, HATF_E_NOMEM, 0, "out of memory");
+    return rc < 0 ? rc : 0;
+}
+
 static int text_next(hatf_source *s, hatf_event *ev)
 {
     for (;;) {
@@ -236,6 +288,9 @@ static int text_next(hatf_source *s, hatf_event *ev)
         if (rc <= 0) return rc;
         hatf_err e = { 0 };
         rc = hatf_text_parse(line, len, off, ev, &s->scratch, &e);
+        if (rc == 0 && hatf_text_is_table_(line, len))
+            rc = hatf_err_set(&e, HATF_E_CORRUPT, off, "column 1: a table line after the first event "
+                                                        "(tables come before the events)");
         if (rc == 0) continue;
         if (rc < 0) {
             hatf_err_set(&s->err, e.code, e.offset, "line %llu, %s", (unsigned long long)s->line_no, e.msg);
@@ -302,7 +357,7 @@ HATF_API hatf_source *hatf_source_open(const char *path, hatf_format fmt, hatf_e
             s->buf = malloc(TEXT_READ_CHUNK + HATF_TEXT_LINE_MAX + 1);
             if (!s->buf) { hatf_err_set(err, HATF_E_NOMEM, 0, "out of memory"); goto fail; }
             hatf_buf_init(&s->scratch);
-            if (text_header(s) < 0) { if (err) *err = s->err; goto fail; }
+            if (text_header(s) < 0 || text_tables(s) < 0) { if (err) *err = s->err; goto fail; }
         } else if (fmt != HATF_FMT_CONTAINER) {
             hatf_err_set(err, HATF_E_USAGE, 0, "unknown format %d", (int)fmt);
             goto fail;
@@ -357,10 +412,12 @@ HATF_API hatf_source *hatf_source_open_follow(const char *path, hatf_err *err)
 HATF_API void hatf_source_close(hatf_source *s)
 {
     if (!s) return;
+    if (s->filter_done) s->filter_done(s->filter_ctx);
     if (s->iter) hatf_iter_free(s->iter);
     hatf_causal_free(s->causal);
     if (s->reader) hatf_ahead_stop_(s->reader);  /* after the cursors: they give their groups back */
     if (s->reader) hatf_reader_close(s->reader);
+    hatf_reader_close(s->tables);
     mtf_close(s->mtf);
     if (s->map) munmap((void *)s->map, s->map_len);
     if (s->fd >= 0) close(s->fd);
@@ -376,6 +433,8 @@ HATF_API hatf_format hatf_source_format(const hatf_source *s) { return s->fmt; }
 HATF_API int hatf_source_foreign(const hatf_source *s) { return s->foreign; }
 
 HATF_API hatf_reader *hatf_source_container(hatf_source *s) { return s->reader; }
+
+HATF_API hatf_reader *hatf_source_tables(hatf_source *s) { return s->reader ? s->reader : s->tables; }
 
 HATF_API hatf_metatf_reader *hatf_source_metatf(hatf_source *s)
 {
@@ -414,7 +473,7 @@ HATF_API size_t hatf_source_skips(const hatf_source *s, const char *const **line
     return s->nskips;
 }
 
-HATF_API int hatf_source_next(hatf_source *s, hatf_event *ev)
+static int source_next_raw(hatf_source *s, hatf_event *ev)
 {
     if (s->err.code) return s->err.code;
     int rc;
@@ -467,6 +526,28 @@ HATF_API int hatf_source_next(hatf_source *s, hatf_event *ev)
     }
     if (rc > 0) s->record++;
     return rc;
+}
+
+HATF_API int hatf_source_next(hatf_source *s, hatf_event *ev)
+{
+    for (;;) {
+        int rc = source_next_raw(s, ev);
+        if (rc <= 0 || !s->filter) return rc;
+        if ((rc = s->filter(s->filter_ctx, ev)) > 0) return 1;
+        if (rc < 0) {
+            hatf_err_set(&s->err, rc, s->offset, "%s", hatf_strerror(rc));
+            s->err.record = s->record;
+            return rc;
+        }
+    }
+}
+
+HATF_API void hatf_source_filter(hatf_source *s, hatf_source_filter_fn fn, void (*done)(void *ctx), void *ctx)
+{
+    if (s->filter_done) s->filter_done(s->filter_ctx);
+    s->filter = fn;
+    s->filter_done = done;
+    s->filter_ctx = ctx;
 }
 
 HATF_API int hatf_source_resume(hatf_source *s)

@@ -17,6 +17,7 @@
 #include "hatf.h"
 #include "hatf_text.h"
 #include "bytes.h"
+#include "text_internal.h"
 
 /* Text names of the hatrace attribute keys, indexed by hatf_attr_key. */
 static const char *const key_names[HATF_A_KEY_MAX_ + 1] = {
@@ -27,7 +28,7 @@ static const char hexdig[16] = "0123456789abcdef";
 
 /* ---- formatting ---------------------------------------------------------- */
 
-static char *put_dec(char *p, uint64_t v)
+char *hatf_text_put_dec_(char *p, uint64_t v)
 {
     char tmp[20];
     int n = 0;
@@ -36,7 +37,7 @@ static char *put_dec(char *p, uint64_t v)
     return p;
 }
 
-static char *put_hex(char *p, uint64_t v)
+char *hatf_text_put_hex_(char *p, uint64_t v)
 {
     *p++ = '0'; *p++ = 'x';
     int sh = 60;
@@ -45,7 +46,7 @@ static char *put_hex(char *p, uint64_t v)
     return p;
 }
 
-static char *put_str(char *p, const char *s)
+char *hatf_text_put_str_(char *p, const char *s)
 {
     size_t n = strlen(s);
     memcpy(p, s, n);
@@ -54,13 +55,13 @@ static char *put_str(char *p, const char *s)
 
 static char *put_hexbytes(char *p, const uint8_t *d, size_t n)
 {
-    p = put_str(p, "hex:");
+    p = hatf_text_put_str_(p, "hex:");
     for (size_t i = 0; i < n; i++) { *p++ = hexdig[d[i] >> 4]; *p++ = hexdig[d[i] & 15]; }
     return p;
 }
 
 /* Bytes a quoted comment takes: control bytes become \xHH, the rest as is. */
-static size_t quoted_len(const uint8_t *d, size_t n)
+size_t hatf_text_quoted_len_(const uint8_t *d, size_t n)
 {
     size_t len = 2;
     for (size_t i = 0; i < n; i++) {
@@ -72,7 +73,7 @@ static size_t quoted_len(const uint8_t *d, size_t n)
     return len;
 }
 
-static char *put_quoted(char *p, const uint8_t *d, size_t n)
+char *hatf_text_put_quoted_(char *p, const uint8_t *d, size_t n)
 {
     *p++ = '"';
     for (size_t i = 0; i < n; i++) {
@@ -98,22 +99,22 @@ static char *put_quoted(char *p, const uint8_t *d, size_t n)
 static char *put_attrs(char *p, const hatf_event *ev)
 {
     if (!ev->attr_is_bytes) {
-        if (ev->attr) { p = put_str(p, " attr="); p = put_dec(p, ev->attr); }
+        if (ev->attr) { p = hatf_text_put_str_(p, " attr="); p = hatf_text_put_dec_(p, ev->attr); }
         return p;
     }
     hatf_attrs a;
     if (ev->attr_is_bytes != HATF_ATTRS_HATRACE || ev->data_len == 0 || hatf_attrs_decode(ev->data, ev->data_len, &a) != 0) {
-        p = put_str(p, " attr=");
+        p = hatf_text_put_str_(p, " attr=");
         return put_hexbytes(p, ev->data, ev->data_len);
     }
     for (unsigned k = 1; k <= HATF_A_KEY_MAX_; k++) {
         if (!(a.present & (1u << k))) continue;
         *p++ = ' ';
-        p = put_str(p, key_names[k]);
+        p = hatf_text_put_str_(p, key_names[k]);
         *p++ = '=';
         const char *fn = k == HATF_A_FUNC && a.value[k] < HATF_FN_COUNT_
                              ? hatf_func_name((unsigned)a.value[k]) : NULL;
-        p = fn ? put_str(p, fn) : put_dec(p, a.value[k]);
+        p = fn ? hatf_text_put_str_(p, fn) : hatf_text_put_dec_(p, a.value[k]);
     }
     return p;
 }
@@ -125,32 +126,32 @@ HATF_API int hatf_text_format(const hatf_event *ev, hatf_buf *out)
     char *start = (char *)hatf_buf_reserve(out, need);
     if (!start) return HATF_E_NOMEM;
     char *p = start;
-    p = put_dec(p, ev->time); *p++ = ' ';
-    p = put_dec(p, ev->thread); *p++ = ' ';
-    p = put_dec(p, ev->heap); *p++ = ' ';
+    p = hatf_text_put_dec_(p, ev->time); *p++ = ' ';
+    p = hatf_text_put_dec_(p, ev->thread); *p++ = ' ';
+    p = hatf_text_put_dec_(p, ev->heap); *p++ = ' ';
     const char *name = hatf_op_name(ev->op);
     if (!name) return HATF_E_LIMIT;
-    p = put_str(p, name);
+    p = hatf_text_put_str_(p, name);
     switch (ev->op) {
     case HATF_OP_ALLOC:
-        *p++ = ' '; p = put_dec(p, ev->size);
-        *p++ = ' '; p = put_hex(p, ev->addr);
+        *p++ = ' '; p = hatf_text_put_dec_(p, ev->size);
+        *p++ = ' '; p = hatf_text_put_hex_(p, ev->addr);
         break;
     case HATF_OP_FREE:
-        *p++ = ' '; p = put_hex(p, ev->addr);
+        *p++ = ' '; p = hatf_text_put_hex_(p, ev->addr);
         break;
     case HATF_OP_REALLOC_INPLACE: case HATF_OP_REALLOC_MOVE:
     case HATF_OP_REALLOC_NEW: case HATF_OP_REALLOC_FREE:
-        *p++ = ' '; p = put_dec(p, ev->size);
-        *p++ = ' '; p = put_hex(p, ev->addr);
-        p = put_str(p, " -> ");
-        p = put_hex(p, ev->new_addr);
+        *p++ = ' '; p = hatf_text_put_dec_(p, ev->size);
+        *p++ = ' '; p = hatf_text_put_hex_(p, ev->addr);
+        p = hatf_text_put_str_(p, " -> ");
+        p = hatf_text_put_hex_(p, ev->new_addr);
         break;
     case HATF_OP_COMMENT:
         *p++ = ' ';
         /* quoted unless escaping would overflow the line limit: hex always fits */
-        if (quoted_len(ev->data, ev->data_len) + 64 <= HATF_TEXT_LINE_MAX)
-            p = put_quoted(p, ev->data, ev->data_len);
+        if (hatf_text_quoted_len_(ev->data, ev->data_len) + 64 <= HATF_TEXT_LINE_MAX)
+            p = hatf_text_put_quoted_(p, ev->data, ev->data_len);
         else
             p = put_hexbytes(p, ev->data, ev->data_len);
         break;
@@ -165,29 +166,22 @@ HATF_API int hatf_text_format(const hatf_event *ev, hatf_buf *out)
 
 /* ---- parsing ------------------------------------------------------------- */
 
-typedef struct cursor {
-    const char *s;
-    size_t len, pos;
-    uint64_t line_offset;
-    hatf_err *err;
-} cursor;
-
-static int fail(cursor *c, size_t pos, const char *what)
+int hatf_text_fail_(hatf_text_cursor *c, size_t pos, const char *what)
 {
     return hatf_err_set(c->err, HATF_E_CORRUPT, c->line_offset, "column %zu: %s", pos + 1, what);
 }
 
 static int is_blank(char ch) { return ch == ' ' || ch == '\t' || ch == '\r'; }
 
-static void skip_blanks(cursor *c)
+void hatf_text_skip_blanks_(hatf_text_cursor *c)
 {
     while (c->pos < c->len && is_blank(c->s[c->pos])) c->pos++;
 }
 
 /* Next whitespace-delimited token; *tok_pos is where it starts. @return its length (0 at the end). */
-static size_t token(cursor *c, size_t *tok_pos)
+size_t hatf_text_token_(hatf_text_cursor *c, size_t *tok_pos)
 {
-    skip_blanks(c);
+    hatf_text_skip_blanks_(c);
     *tok_pos = c->pos;
     while (c->pos < c->len && !is_blank(c->s[c->pos])) c->pos++;
     return c->pos - *tok_pos;
@@ -215,41 +209,41 @@ static int parse_dec(const char *s, size_t n, uint64_t *out, size_t *bad)
     return 0;
 }
 
-static int read_dec(cursor *c, const char *what, uint64_t *out)
+int hatf_text_read_dec_(hatf_text_cursor *c, const char *what, uint64_t *out)
 {
-    size_t at, n = token(c, &at), bad;
+    size_t at, n = hatf_text_token_(c, &at), bad;
     if (n == 0) {
         char m[96];
         snprintf(m, sizeof m, "missing %s", what);
-        return fail(c, at, m);
+        return hatf_text_fail_(c, at, m);
     }
     if (parse_dec(c->s + at, n, out, &bad) != 0) {
         char m[96];
         snprintf(m, sizeof m, "%s must be a decimal number below 2^64", what);
-        return fail(c, at + bad, m);
+        return hatf_text_fail_(c, at + bad, m);
     }
     return 0;
 }
 
-static int read_addr(cursor *c, const char *what, uint64_t *out)
+int hatf_text_read_addr_(hatf_text_cursor *c, const char *what, uint64_t *out)
 {
-    size_t at, n = token(c, &at);
+    size_t at, n = hatf_text_token_(c, &at);
     char m[96];
     if (n == 0) {
         snprintf(m, sizeof m, "missing %s", what);
-        return fail(c, at, m);
+        return hatf_text_fail_(c, at, m);
     }
     const char *s = c->s + at;
     if (n < 3 || s[0] != '0' || (s[1] != 'x' && s[1] != 'X')) {
         snprintf(m, sizeof m, "%s must be hex with 0x", what);
-        return fail(c, at, m);
+        return hatf_text_fail_(c, at, m);
     }
     uint64_t v = 0;
     for (size_t i = 2; i < n; i++) {
         int d = hexval(s[i]);
         if (d < 0 || (v >> 60)) {
             snprintf(m, sizeof m, d < 0 ? "bad hex digit in %s" : "%s is wider than 64 bits", what);
-            return fail(c, at + i, m);
+            return hatf_text_fail_(c, at + i, m);
         }
         v = v << 4 | (uint64_t)d;
     }
@@ -273,26 +267,26 @@ static long parse_hexbytes(const char *s, size_t n, uint8_t *out, size_t *bad)
 }
 
 /* The comment text: "..." with escapes, or hex:..., into out. */
-static int read_comment(cursor *c, uint8_t *out, size_t *out_len)
+int hatf_text_read_comment_(hatf_text_cursor *c, uint8_t *out, size_t *out_len)
 {
-    skip_blanks(c);
+    hatf_text_skip_blanks_(c);
     size_t at = c->pos;
-    if (at == c->len) return fail(c, at, "missing comment text (\"...\" or hex:...)");
+    if (at == c->len) return hatf_text_fail_(c, at, "missing comment text (\"...\" or hex:...)");
     if (c->s[at] != '"') {
-        size_t n = token(c, &at), bad;
+        size_t n = hatf_text_token_(c, &at), bad;
         long k = parse_hexbytes(c->s + at, n, out, &bad);
-        if (k < 0) return fail(c, at + bad, "comment text must be \"...\" or hex:BYTES (at most 65535)");
+        if (k < 0) return hatf_text_fail_(c, at + bad, "comment text must be \"...\" or hex:BYTES (at most 65535)");
         *out_len = (size_t)k;
         return 0;
     }
     size_t k = 0, i = at + 1;
     for (;;) {
-        if (i >= c->len) return fail(c, i, "unterminated comment text");
+        if (i >= c->len) return hatf_text_fail_(c, i, "unterminated comment text");
         unsigned char ch = (unsigned char)c->s[i];
         if (ch == '"') { i++; break; }
-        if (k == 65535) return fail(c, i, "comment longer than 65535 bytes");
+        if (k == 65535) return hatf_text_fail_(c, i, "comment longer than 65535 bytes");
         if (ch == '\\') {
-            if (i + 1 >= c->len) return fail(c, i, "unterminated escape");
+            if (i + 1 >= c->len) return hatf_text_fail_(c, i, "unterminated escape");
             char e = c->s[i + 1];
             switch (e) {
             case '"': out[k++] = '"'; i += 2; break;
@@ -303,66 +297,66 @@ static int read_comment(cursor *c, uint8_t *out, size_t *out_len)
             case 'x': {
                 int hi = i + 2 < c->len ? hexval(c->s[i + 2]) : -1;
                 int lo = i + 3 < c->len ? hexval(c->s[i + 3]) : -1;
-                if (hi < 0 || lo < 0) return fail(c, i, "\\x needs two hex digits");
+                if (hi < 0 || lo < 0) return hatf_text_fail_(c, i, "\\x needs two hex digits");
                 out[k++] = (uint8_t)(hi << 4 | lo);
                 i += 4;
                 break;
             }
-            default: return fail(c, i, "unknown escape (use \\\" \\\\ \\n \\t \\r \\xHH)");
+            default: return hatf_text_fail_(c, i, "unknown escape (use \\\" \\\\ \\n \\t \\r \\xHH)");
             }
             continue;
         }
-        if (ch < 0x20 || ch == 0x7f) return fail(c, i, "control byte in comment text (use \\xHH)");
+        if (ch < 0x20 || ch == 0x7f) return hatf_text_fail_(c, i, "control byte in comment text (use \\xHH)");
         out[k++] = ch;
         i++;
     }
     c->pos = i;
-    if (i < c->len && !is_blank(c->s[i])) return fail(c, i, "text after the closing quote");
+    if (i < c->len && !is_blank(c->s[i])) return hatf_text_fail_(c, i, "text after the closing quote");
     *out_len = k;
     return 0;
 }
 
 /* Attributes: key=value tokens to the end of the line. */
-static int read_attrs(cursor *c, hatf_event *ev, uint8_t *out)
+static int read_attrs(hatf_text_cursor *c, hatf_event *ev, uint8_t *out)
 {
     hatf_attrs a;
     memset(&a, 0, sizeof a);
     int raw = 0;  /* attr= seen */
     size_t first = SIZE_MAX;
     for (;;) {
-        size_t at, n = token(c, &at);
+        size_t at, n = hatf_text_token_(c, &at);
         if (n == 0) break;
         if (first == SIZE_MAX) first = at;
         const char *s = c->s + at;
         const char *eq = memchr(s, '=', n);
-        if (!eq) return fail(c, at, "expected an attribute key=value");
+        if (!eq) return hatf_text_fail_(c, at, "expected an attribute key=value");
         size_t kl = (size_t)(eq - s), vpos = at + kl + 1, vl = n - kl - 1, bad;
         const char *v = eq + 1;
         if (kl == 4 && memcmp(s, "attr", 4) == 0) {
-            if (raw || a.present) return fail(c, at, "attr= cannot be combined with other attributes");
+            if (raw || a.present) return hatf_text_fail_(c, at, "attr= cannot be combined with other attributes");
             raw = 1;
             if (vl >= 4 && memcmp(v, "hex:", 4) == 0) {
                 long k = parse_hexbytes(v, vl, out, &bad);
-                if (k < 0) return fail(c, vpos + bad, "attr=hex: needs an even number of hex digits (at most 65535 bytes)");
+                if (k < 0) return hatf_text_fail_(c, vpos + bad, "attr=hex: needs an even number of hex digits (at most 65535 bytes)");
                 ev->attr_is_bytes = HATF_ATTRS_FOREIGN;  /* raw bytes: no hatrace meaning */
                 ev->data = out;
                 ev->data_len = (uint16_t)k;
             } else if (parse_dec(v, vl, &ev->attr, &bad) != 0) {
-                return fail(c, vpos + bad, "attr= takes a decimal number or hex:BYTES");
+                return hatf_text_fail_(c, vpos + bad, "attr= takes a decimal number or hex:BYTES");
             }
             continue;
         }
         unsigned key = 0;
         for (unsigned k = 1; k <= HATF_A_KEY_MAX_; k++)
             if (strlen(key_names[k]) == kl && memcmp(key_names[k], s, kl) == 0) key = k;
-        if (!key) return fail(c, at, "unknown attribute (func align stack ostid parent failed nmemb attr)");
-        if (raw) return fail(c, at, "attr= cannot be combined with other attributes");
-        if (a.present & (1u << key)) return fail(c, at, "attribute given twice");
+        if (!key) return hatf_text_fail_(c, at, "unknown attribute (func align stack ostid parent failed nmemb attr)");
+        if (raw) return hatf_text_fail_(c, at, "attr= cannot be combined with other attributes");
+        if (a.present & (1u << key)) return hatf_text_fail_(c, at, "attribute given twice");
         uint64_t val;
         int fn = key == HATF_A_FUNC ? hatf_func_from_name(v, vl) : -1;
         if (fn > 0) val = (uint64_t)fn;
         else if (parse_dec(v, vl, &val, &bad) != 0)
-            return fail(c, vpos + bad, key == HATF_A_FUNC ? "func= takes a function name or a number"
+            return hatf_text_fail_(c, vpos + bad, key == HATF_A_FUNC ? "func= takes a function name or a number"
                                                          : "attribute value must be a decimal number");
         a.value[key] = val;
         a.present |= 1u << key;
@@ -378,11 +372,11 @@ static int read_attrs(cursor *c, hatf_event *ev, uint8_t *out)
 HATF_API int hatf_text_parse(const char *line, size_t len, uint64_t line_offset,
                              hatf_event *ev, hatf_buf *scratch, hatf_err *err)
 {
-    cursor c = { line, len, 0, line_offset, err };
+    hatf_text_cursor c = { line, len, 0, line_offset, err };
     memset(ev, 0, sizeof *ev);
     if (len > HATF_TEXT_LINE_MAX)
         return hatf_err_set(err, HATF_E_LIMIT, line_offset, "line longer than %d bytes", HATF_TEXT_LINE_MAX);
-    skip_blanks(&c);
+    hatf_text_skip_blanks_(&c);
     if (c.pos == len || line[c.pos] == '#') return 0;
 
     /* decoded bytes are never longer than the line they come from */
@@ -391,37 +385,37 @@ HATF_API int hatf_text_parse(const char *line, size_t len, uint64_t line_offset,
     if (!out) return hatf_err_set(err, HATF_E_NOMEM, line_offset, "out of memory");
 
     int rc;
-    if ((rc = read_dec(&c, "time", &ev->time)) || (rc = read_dec(&c, "thread", &ev->thread)) ||
-        (rc = read_dec(&c, "heap", &ev->heap)))
+    if ((rc = hatf_text_read_dec_(&c, "time", &ev->time)) || (rc = hatf_text_read_dec_(&c, "thread", &ev->thread)) ||
+        (rc = hatf_text_read_dec_(&c, "heap", &ev->heap)))
         return rc;
-    size_t at, n = token(&c, &at);
-    if (n == 0) return fail(&c, at, "missing operation");
+    size_t at, n = hatf_text_token_(&c, &at);
+    if (n == 0) return hatf_text_fail_(&c, at, "missing operation");
     int op = hatf_op_from_name(line + at, n);
-    if (op < 0) return fail(&c, at, "unknown operation (alloc free realloc-inplace realloc-move realloc-new realloc-free heap-create heap-destroy thread-create thread-destroy comment)");
+    if (op < 0) return hatf_text_fail_(&c, at, "unknown operation (alloc free realloc-inplace realloc-move realloc-new realloc-free heap-create heap-destroy thread-create thread-destroy comment)");
     ev->op = (uint8_t)op;
 
     switch (op) {
     case HATF_OP_ALLOC:
-        if ((rc = read_dec(&c, "size", &ev->size)) || (rc = read_addr(&c, "address", &ev->addr))) return rc;
+        if ((rc = hatf_text_read_dec_(&c, "size", &ev->size)) || (rc = hatf_text_read_addr_(&c, "address", &ev->addr))) return rc;
         break;
     case HATF_OP_FREE:
-        if ((rc = read_addr(&c, "address", &ev->addr))) return rc;
+        if ((rc = hatf_text_read_addr_(&c, "address", &ev->addr))) return rc;
         break;
     case HATF_OP_REALLOC_INPLACE: case HATF_OP_REALLOC_MOVE:
     case HATF_OP_REALLOC_NEW: case HATF_OP_REALLOC_FREE:
-        if ((rc = read_dec(&c, "size", &ev->size)) || (rc = read_addr(&c, "old address", &ev->addr)))
+        if ((rc = hatf_text_read_dec_(&c, "size", &ev->size)) || (rc = hatf_text_read_addr_(&c, "old address", &ev->addr)))
             return rc;
-        n = token(&c, &at);
-        if (n != 2 || line[at] != '-' || line[at + 1] != '>') return fail(&c, at, "expected -> between the old and the new address");
-        if ((rc = read_addr(&c, "new address", &ev->new_addr))) return rc;
+        n = hatf_text_token_(&c, &at);
+        if (n != 2 || line[at] != '-' || line[at + 1] != '>') return hatf_text_fail_(&c, at, "expected -> between the old and the new address");
+        if ((rc = hatf_text_read_addr_(&c, "new address", &ev->new_addr))) return rc;
         break;
     case HATF_OP_COMMENT: {
         size_t k = 0;
-        if ((rc = read_comment(&c, out, &k))) return rc;
+        if ((rc = hatf_text_read_comment_(&c, out, &k))) return rc;
         ev->data = out;
         ev->data_len = (uint16_t)k;
-        n = token(&c, &at);
-        if (n) return fail(&c, at, "text after the comment");
+        n = hatf_text_token_(&c, &at);
+        if (n) return hatf_text_fail_(&c, at, "text after the comment");
         return 1;
     }
     default:

@@ -124,6 +124,20 @@ int hatf_signal_format(const hatf_signal *s, char *buf, size_t cap);
 /* Read ev as a signal note. @return 1 and *out filled if it is one, else 0. */
 int hatf_signal_parse(const hatf_event *ev, hatf_signal *out);
 
+/* One of the program's own mappings the recorder noted (HATF_MAP_PREFIX;
+ * docs/FORMAT.md, "Mappings"): "hatrace-map mmap ADDR LEN anon|file",
+ * "munmap ADDR LEN", "mremap OLD OLDLEN NEW NEWLEN", "brk DELTA". */
+enum { HATF_MAP_MMAP = 1, HATF_MAP_MUNMAP, HATF_MAP_MREMAP, HATF_MAP_BRK };
+typedef struct hatf_map {
+    int kind;             /* HATF_MAP_* */
+    uint64_t addr, len;   /* mmap, munmap; mremap: the new mapping */
+    uint64_t old_addr, old_len;  /* mremap: the old one */
+    int64_t delta;        /* brk: the break's change in bytes (negative: it shrank) */
+    int file;             /* mmap: 1 of a file, 0 anonymous */
+} hatf_map;
+/* Read ev as a mapping note. @return 1 and *out filled if it is one, else 0. */
+int hatf_map_parse(const hatf_event *ev, hatf_map *out);
+
 
 /* Does this op carry a size / an address / a second address? */
 static inline int hatf_op_has_size(unsigned op) { return op == HATF_OP_ALLOC || (op >= 2 && op <= 5); }

@@ -240,6 +240,9 @@ const char *hatf_reader_heap_name(const hatf_reader *r, uint64_t heap);
 size_t hatf_reader_stack(const hatf_reader *r, uint64_t id, const uint64_t **frames);
 /* Number of stack ids stored (ids need not be dense in a damaged file). */
 size_t hatf_reader_stack_count(const hatf_reader *r);
+/* The i-th stored stack (i < hatf_reader_stack_count), in id order: *id and
+ * *frames (innermost first). @return its frame count, 0 when i is past the end. */
+size_t hatf_reader_stack_at(const hatf_reader *r, size_t i, uint64_t *id, const uint64_t **frames);
 /* The most frames a stack was given when recording (hatf_writer_stack_depth):
  * a stack of that many frames may be cut. @return it, 0 when the trace does
  * not say (written before it did, or by another writer). */

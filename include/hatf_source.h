@@ -49,6 +49,11 @@ hatf_source *hatf_source_open_follow(const char *path, hatf_err *err);
 hatf_format hatf_source_format(const hatf_source *s);
 /* Container only (NULL otherwise): the reader, for info, names, damage. */
 hatf_reader *hatf_source_container(hatf_source *s);
+/* The trace's tables (stacks, load map, symbols, stack depth, resident
+ * samples; hatf_reader_stack and the like read them): a container's reader,
+ * or for the text form one holding its table lines (docs/format-text.md,
+ * "Tables"; no events, names or damage); NULL when there are none. */
+hatf_reader *hatf_source_tables(hatf_source *s);
 
 /* The trace's header: a container's, or the one a text trace or a HATF 1.0
  * stream written by `hatrace dump`/`convert` carries (the '# container' line,
@@ -82,6 +87,16 @@ int hatf_source_jobs(hatf_source *s, unsigned n);
  * hatf_source_error says what and where). ev->data valid until the next call. */
 int hatf_source_next(hatf_source *s, hatf_event *ev);
 
+/* A filter of the events a source gives (hatf_source_next, and so
+ * hatf_source_read_columns): fn(ctx, ev) sees each event read, in order, may
+ * change it in place (its data stays the source's), and @return 1 to give
+ * it, 0 to pass over it, or a negative HATF_E_* code (the read fails with
+ * it). Record numbers and offsets (hatf_source_record, _offset) stay those of
+ * the file. done(ctx), when not NULL, is called when the filter is replaced
+ * or the source closed. fn NULL: no filter (the default). */
+typedef int (*hatf_source_filter_fn)(void *ctx, hatf_event *ev);
+void hatf_source_filter(hatf_source *s, hatf_source_filter_fn fn, void (*done)(void *ctx), void *ctx);
+
 /* ---- many events as columns, in one call ----------------------------------
  * For readers that want the events as data (hatrace convert --to csv, the
  * Python package's arrays): each event is one row of fixed columns, written
@@ -109,8 +124,22 @@ int hatf_source_next(hatf_source *s, hatf_event *ev);
  *                the other ops, HATF_COLUMNS_FN_OTHER for a code this
  *                library does not know (0 included), as stats' "(other)"
  *   stack        the stack attribute's id, 0 when none
- *   failed       1 if the call failed (hatf_event_failed), else 0 */
+ *   failed       1 if the call failed (hatf_event_failed), else 0
+ * A comment noting one of the program's own mappings (hatf_map_parse) gets
+ * its fields: function HATF_COLUMNS_FN_MMAP (address, size: the mapping),
+ * _MUNMAP (the same), _MREMAP (address and size the new mapping,
+ * old_address the old one), _BRK or _BRK_SHRINK (size: the bytes the break
+ * grew or shrank by). */
+#define HATF_COLUMNS_FN_MMAP 250
+#define HATF_COLUMNS_FN_MUNMAP 251
+#define HATF_COLUMNS_FN_MREMAP 252
+#define HATF_COLUMNS_FN_BRK 253
+#define HATF_COLUMNS_FN_BRK_SHRINK 254
 #define HATF_COLUMNS_FN_OTHER 255
+/* The function column's code as convert --to csv names it: "" (0), a
+ * hatf_func_name, "mmap", "munmap", "mremap", "brk", "brk-shrink",
+ * "(other)"; NULL for a code no column holds. */
+const char *hatf_columns_function_name(unsigned code);
 
 typedef struct hatf_columns {
     size_t stride;          /* bytes from a row to the next, or 0: packed */

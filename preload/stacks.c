@@ -19,6 +19,7 @@
  *
  * At the end (ht_stacks_finish) the unique frame addresses go to symbols.c.
  */
+#include <link.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,7 +69,30 @@ _Atomic uint64_t ht_stacks_full;
 static int stk_fp;            /* HATRACE_STACKS_FP=1: walk frame pointers (x86-64 only) */
 #endif
 static int stk_check;         /* HATRACE_STACKS_CHECK=1: compare walks with libunwind's */
+#ifdef HT_HAVE_LIBUNWIND
+/* The recorder's own code (libhatrace.so's executable segment): a frame in
+ * it (its pthread_create wrapper, under the allocations glibc's
+ * pthread_create makes) is the recorder's, not the program's. */
+static uintptr_t own_lo, own_hi;
+#endif
 static _Atomic uint64_t stk_checked, stk_mismatch;
+
+#ifdef HT_HAVE_LIBUNWIND
+static int find_own_code(struct dl_phdr_info *info, size_t size, void *data)
+{
+    (void)size;
+    uintptr_t here = (uintptr_t)data;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+        if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X) || here - lo >= ph->p_memsz) continue;
+        own_lo = lo;
+        own_hi = lo + ph->p_memsz;
+        return 1;
+    }
+    return 0;
+}
+#endif
 
 void ht_stacks_init(void)
 {
@@ -82,6 +106,7 @@ void ht_stacks_init(void)
     if (ht_stack_depth && ht_opt(HT_OPT_STACKS_FP)) ht_warn("HATRACE_STACKS_FP is for x86-64 only: ignored");
 #endif
     stk_check = (int)ht_opt(HT_OPT_STACKS_CHECK);
+    if (ht_stack_depth) dl_iterate_phdr(find_own_code, (void *)(uintptr_t)&ht_stacks_init);
     /* per-thread caches: no lock shared between threads while unwinding */
     if (ht_stack_depth) {
         unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
@@ -244,6 +269,17 @@ __attribute__((noinline, cold)) static void check_walk(const uint64_t *fr, int n
 }
 #endif
 
+#ifdef HT_HAVE_LIBUNWIND
+/* frames[0..n) without the recorder's own. @return how many are left. */
+static inline int drop_own_frames(uint64_t *fr, int n)
+{
+    int k = 0;
+    for (int i = 0; i < n; i++)
+        if (fr[i] - own_lo >= own_hi - own_lo) fr[k++] = fr[i];
+    return k;
+}
+#endif
+
 __attribute__((noinline)) uint64_t ht_stack_here(void)
 {
 #ifdef HT_HAVE_LIBUNWIND
@@ -280,6 +316,7 @@ __attribute__((noinline)) uint64_t ht_stack_here(void)
         }
     }
     uint64_t id = 0;
+    if (n > 0) n = drop_own_frames(fr, n);
     if (n > 0) id = lookup(r, s, fr, (uint32_t)n);
     atomic_signal_fence(memory_order_seq_cst);
     t->busy = 0;

@@ -87,6 +87,9 @@
     facts.push(['died of', 'died', `signal ${d.signal} (${d.name}, code ${d.code}) on thread ${d.thread} ${where}`, d.signal]);
   }
   if (S.signals_handled) facts.push(['signals handled', 'signals_handled', fmt(S.signals_handled), S.signals_handled]);
+  // leaks taken out of the sites' leaked figures by suppressions (--suppress, the built-in list): each with what it hid
+  for (const x of D.sites.stack.suppressed || [])
+    facts.push(['suppressed leaks', 'suppressed-' + x.origin, `${bytes(x.bytes)} in ${fmt(x.objects)} objects: ${x.suppression} (${x.origin})`, x.bytes]);
   const dl = $('summary-list');
   for (const [label, key, text, value] of facts) {
     dl.appendChild(el('dt', {}, label));

@@ -35,3 +35,5 @@ build/hatrace replay --plot "$out/kvstore.png" "$out/kvstore.hatf"
 echo
 echo "chart: $out/kvstore.png"
 echo "report: $out/kvstore.html"
+echo
+echo "the command is build/hatrace (\`make install\` puts hatrace on the PATH): build/hatrace stats $out/kvstore.hatf"

@@ -16,11 +16,11 @@ checkout's build/ folder, where make install put it, and the loader's path.
 """
 
 from .figures import figures
-from .trace import (COLUMNS, EVENT_DTYPE, DamageWarning, HatraceError, Trace, empty_frame, function_names,
-                    op_names)
+from .trace import (COLUMNS, EVENT_DTYPE, DamageWarning, HatraceError, Trace, empty_frame, function_codes,
+                    function_names, op_names)
 
 __all__ = ["COLUMNS", "EVENT_DTYPE", "DamageWarning", "HatraceError", "Trace", "empty_frame", "figures",
-           "function_names", "op_names", "open"]
+           "function_codes", "function_names", "op_names", "open"]
 
 
 def open(path, format=None, strict=False, jobs=0):  # noqa: A001 (the package's open, as gzip.open)

@@ -70,6 +70,19 @@ class Info(ctypes.Structure):
                 ("flags", ctypes.c_uint32), ("parent_trace", ctypes.c_char * 4096)]
 
 
+class Module(ctypes.Structure):
+    """hatf_module: one entry of the load map."""
+    _fields_ = [("id", ctypes.c_uint64), ("start", ctypes.c_uint64), ("end", ctypes.c_uint64),
+                ("bias", ctypes.c_uint64), ("build_id", ctypes.c_uint8 * 32),
+                ("build_id_len", ctypes.c_uint32), ("path", ctypes.c_char_p)]
+
+
+class Symbol(ctypes.Structure):
+    """hatf_symbol: the function holding a frame address."""
+    _fields_ = [("addr", ctypes.c_uint64), ("module", ctypes.c_uint64), ("offset", ctypes.c_uint64),
+                ("name", ctypes.c_char_p)]
+
+
 class Counters(ctypes.Structure):
     _fields_ = [("events", ctypes.c_uint64), ("dropped", ctypes.c_uint64),
                 ("ring_waits", ctypes.c_uint64)]
@@ -88,6 +101,7 @@ class Columns(ctypes.Structure):
 INFO_FORKED = 1
 INFO_DROP_MODE = 2
 COLUMNS_FN_OTHER = 255
+COLUMNS_FN_MMAP = 250  # 250..254: a comment noting a mapping (mmap, munmap, mremap, brk, brk-shrink)
 E_NOMEM = -1  # HATF_E_NOMEM
 FORMATS = {"hatrace": 1, "hatf1.0": 2, "text": 3, "metatf": 4}
 
@@ -101,10 +115,16 @@ def _declare(lib):
         "hatf_strerror": (cp, [ctypes.c_int]),
         "hatf_op_name": (cp, [ctypes.c_uint]),
         "hatf_func_name": (cp, [ctypes.c_uint]),
+        "hatf_columns_function_name": (cp, [ctypes.c_uint]),
         "hatf_source_open": (vp, [cp, ctypes.c_int, ctypes.POINTER(Err)]),
         "hatf_source_close": (None, [vp]),
         "hatf_source_format": (ctypes.c_int, [vp]),
         "hatf_source_container": (vp, [vp]),
+        "hatf_source_tables": (vp, [vp]),
+        "hatf_reader_stack_count": (sz, [vp]),
+        "hatf_reader_stack_at": (sz, [vp, sz, ctypes.POINTER(u64), ctypes.POINTER(ctypes.POINTER(u64))]),
+        "hatf_reader_symbol": (ctypes.POINTER(Symbol), [vp, u64]),
+        "hatf_reader_modules": (sz, [vp, ctypes.POINTER(ctypes.POINTER(Module))]),
         "hatf_source_info": (ctypes.POINTER(Info), [vp]),
         "hatf_source_read_on": (None, [vp, ctypes.c_int]),
         "hatf_source_jobs": (ctypes.c_int, [vp, ctypes.c_uint]),

@@ -52,16 +52,29 @@ def op_names():
 
 
 def function_names():
-    """The function column's categories by code: "" (an op that is no call:
-    heap, thread, comment), "malloc", "calloc", ... (hatf_func_name), then
-    "(other)" for a code the library does not know (code 255 in the arrays).
-    A record without a func attribute is the plain call (malloc, free,
-    realloc), as stats counts functions."""
+    """The function column's categories: "" (an op that is no call: heap,
+    thread, comment), "malloc", "calloc", ... (hatf_func_name, codes from 1),
+    then "mmap", "munmap", "mremap", "brk", "brk-shrink" (a comment noting one
+    of the program's own mappings, codes 250 to 254) and "(other)" for a code
+    the library does not know (code 255); function_codes() maps the arrays'
+    codes to them. A record without a func attribute is the plain call
+    (malloc, free, realloc), as stats counts functions."""
     lib = _lib.lib()
     out = [""]
     while lib.hatf_func_name(len(out)):
         out.append(lib.hatf_func_name(len(out)).decode())
-    return out + ["(other)"]
+    return out + [lib.hatf_columns_function_name(c).decode() for c in range(_lib.COLUMNS_FN_MMAP, 256)]
+
+
+def function_codes():
+    """For each code of the arrays' function column (0 to 255), its place in
+    function_names()."""
+    names = function_names()
+    k = len(names) - (256 - _lib.COLUMNS_FN_MMAP)  # the library's functions, "" included
+    lut = np.full(256, len(names) - 1, dtype=np.int8)
+    lut[:k] = np.arange(k)
+    lut[_lib.COLUMNS_FN_MMAP:] = np.arange(k, len(names))
+    return lut
 
 
 def _sniff(path):
@@ -312,6 +325,41 @@ class Trace:
         self._warn_damage()
         return df if thread is None else df[df["thread"].values == thread]
 
+    def stacks(self):
+        """The call stacks' frames as a pandas DataFrame, one row per frame,
+        innermost first (depth 0), in stack id order: stack, depth, address,
+        module (the file name of the module holding the frame, "" when none),
+        module_offset (address in that file: address minus its load bias),
+        function (the name the trace stored, as the program's symbol table has
+        it, C++ names mangled; "" when unnamed) and function_offset: the
+        columns of the frames table `convert --to csv` writes, but for file
+        and line, which come from the modules' debug information on the
+        machine that reads them (that table has them). The stack column is the
+        events' stack id. Empty for a trace without stacks."""
+        import pandas as pd
+        lib = _lib.lib()
+        h = self._open()
+        rows = []
+        try:
+            t = lib.hatf_source_tables(h)
+            mods = ctypes.POINTER(_lib.Module)()
+            nm = lib.hatf_reader_modules(t, ctypes.byref(mods)) if t else 0
+            modules = [(m.id, m.start, m.end, m.bias, os.path.basename(_str(m.path) or ""))
+                       for m in (mods[k] for k in range(nm))]
+            sid = ctypes.c_uint64()
+            fr = ctypes.POINTER(ctypes.c_uint64)()
+            for i in range(lib.hatf_reader_stack_count(t) if t else 0):
+                n = lib.hatf_reader_stack_at(t, i, ctypes.byref(sid), ctypes.byref(fr))
+                for d in range(n):
+                    rows.append((sid.value, d) + _frame(lib, t, modules, fr[d]))
+        finally:
+            lib.hatf_source_close(h)
+        df = pd.DataFrame(rows, columns=STACK_COLUMNS)
+        for c in STACK_COLUMNS:
+            if c not in ("module", "function"):
+                df[c] = df[c].astype(np.uint64)
+        return df
+
     @property
     def threads(self):
         """[(id, name or None)]: a container's threads with a records stream,
@@ -337,6 +385,26 @@ class Trace:
         return json.loads(p.stdout)
 
 
+# Trace.stacks()' columns.
+STACK_COLUMNS = ("stack", "depth", "address", "module", "module_offset", "function", "function_offset")
+
+
+def _frame(lib, t, modules, addr):
+    """(address, module, module_offset, function, function_offset) of a
+    frame, as the hatrace commands name it (cli/frames.c): the module its
+    symbol names, else the one whose range holds it."""
+    sp = lib.hatf_reader_symbol(t, addr)
+    sym = sp.contents if sp else None
+    name = _str(sym.name) if sym else None
+    for mid, start, end, bias, base in modules:
+        if (mid == sym.module) if sym and sym.module else start <= addr < end:
+            module, moff = base, addr - bias
+            break
+    else:
+        module, moff = "", 0
+    return (addr, module, moff, name or "", sym.offset if name else 0)
+
+
 def _str(b):
     return b.decode("utf-8", "replace") if b else None
 
@@ -353,11 +421,7 @@ def frame(u64, u8, n):
     import pandas as pd
     df = pd.DataFrame(u64[:, :n].T, columns=list(Columns.U64), copy=False)
     ops = pd.Categorical.from_codes(u8[0, :n].view(np.int8), categories=op_names())
-    names = function_names()
-    # codes 0..k-1 are the library's functions, 255 the last category, "(other)"
-    lut = np.full(256, len(names) - 1, dtype=np.int8)
-    lut[:len(names) - 1] = np.arange(len(names) - 1)
-    fns = pd.Categorical.from_codes(lut[u8[1, :n]], categories=names)
+    fns = pd.Categorical.from_codes(function_codes()[u8[1, :n]], categories=function_names())
     df.insert(COLUMNS.index("op"), "op", ops)
     df.insert(COLUMNS.index("function"), "function", fns)
     df.insert(COLUMNS.index("failed"), "failed", u8[2, :n].view(np.bool_))

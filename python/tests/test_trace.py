@@ -86,7 +86,7 @@ def test_structured_array_is_the_frame(recorded):
             continue
         assert (a[c] == col).all(), c
     names = hatrace.function_names()
-    assert (np.array(names, dtype=object)[np.minimum(a["function"], len(names) - 1)] == df["function"].astype(str).values).all()
+    assert (np.array(names, dtype=object)[hatrace.function_codes()[a["function"]]] == df["function"].astype(str).values).all()
 
 
 def test_formats(golden, hatrace_cmd, tmp_path):
@@ -210,3 +210,33 @@ def test_lying_event_count(hatrace_cmd, tmp_path):
     with pytest.warns(hatrace.DamageWarning, match="lie.hatf: .*ends after 1 of 1048576 events"):
         df = t.to_pandas()
     assert len(df) == 2000
+
+
+def test_stacks_equal_stats_sites(hatrace_cmd, tmp_path):
+    """Trace.stacks() of a recording with stacks (tests/workloads/stacks_sites:
+    a static function, a shared library's, two threads) gives every site's
+    frames as stats --sites --json does: the same addresses in the same
+    order, the same names and offsets where the trace names the frame; and
+    its text copy gives the same frame."""
+    from conftest import BUILD
+    prog = BUILD / "workloads" / "stacks_sites"
+    if not os.access(prog, os.X_OK):
+        pytest.fail("tests/workloads/stacks_sites is not built (make tests)")
+    p = tmp_path / "s.hatf"
+    run(hatrace_cmd, "record", "--stacks", "-o", p, "--", prog, stderr=subprocess.DEVNULL)
+    t = hatrace.open(p)
+    df = t.stacks()
+    sites = t.stats("--sites", "--top", "0")["top"]
+    assert len(sites) >= 4 and len(df) > 0
+    names = set()
+    for site in sites:
+        mine = df[df["stack"] == site["stack"]].sort_values("depth")
+        assert [int(a, 16) for a in (f["addr"] for f in site["frames"])] == list(mine["address"])
+        for f, (_, row) in zip(site["frames"], mine.iterrows()):
+            if row["function"]:
+                assert (f["function"], f["offset"]) == (row["function"], row["function_offset"])
+                names.add(row["function"])
+    assert {"static_leaf", "lib_make", "grow_buf", "thread_leaf", "main"} <= names
+    txt = tmp_path / "s.txt"
+    run(hatrace_cmd, "convert", "--to", "text", p, "-o", txt)
+    pd.testing.assert_frame_equal(hatrace.open(txt).stacks(), df)

@@ -34,6 +34,12 @@ python3 -c 'import json,sys; s=json.load(open(sys.argv[1]))
 c=sum(x["calls"] for x in s["top"] if x["frames"] and x["frames"][0]["function"]=="lib_make")
 sys.exit(c!=250)' "$W/sites.json" || fail "json lib_make calls"
 
+# no frame of the recorder's own (its pthread_create wrapper, under glibc's
+# pthread_create's allocations): the frames table names no libhatrace.so
+"$HATRACE" convert --to csv "$W/s.hatf" -o "$W/s.csv" || fail "convert --to csv"
+grep -q ',pthread_create,' "$W/s.frames.csv" || fail "no pthread_create frame (the thread's allocations)"
+! grep -q 'libhatrace' "$W/s.frames.csv" || fail "a frame of the recorder: $(grep libhatrace "$W/s.frames.csv" | head -1)"
+
 # dump --stacks: every alloc of static_leaf is followed by its frames
 n=$("$HATRACE" dump --stacks "$W/s.hatf" | grep -c '^#   at static_leaf+')
 [ "$n" = 100 ] || fail "dump --stacks shows static_leaf $n times, want 100"

@@ -67,6 +67,11 @@ for cmd in dump stats; do
   [ "$(wc -l <"$W/strict.err")" -eq 1 ] && grep -q "t.hatf: offset [0-9]*:" "$W/strict.err" ||
     { cat "$W/strict.err"; fail "$cmd --strict: not one line with the offset"; }
 done
+# validate --strict: the check ends at the damage (fewer records read), exit 1
+"$HATRACE" validate --strict "$W/t.hatf" >"$W/vstrict.txt" 2>&1 && fail "validate --strict passed a damaged file"
+strict_n=$(awk '/records, [0-9]+ problem/ { print $2 }' "$W/vstrict.txt")
+grep -qE "offset [0-9]+: .*checksum mismatch" "$W/vstrict.txt" && [ "${strict_n:-$read_n}" -lt "$read_n" ] ||
+  { cat "$W/vstrict.txt"; fail "validate --strict: read $strict_n records, not fewer than $read_n, or no damage line"; }
 # the trace cut at half its length: what is before the cut, and exit 3
 head -c $((size / 2)) "$W/t.hatf" >"$W/cut.hatf"
 "$HATRACE" stats "$W/cut.hatf" >"$W/cut.txt" 2>"$W/cut.err"; s=$?
