@@ -17,7 +17,9 @@ grep -q '^#   at main+' "$W/want.txt" || fail "no named frame in the recorded tr
 for f in c b; do
   "$HATRACE" dump --stacks "$W/$f.hatf" | grep -v '^# container' | diff "$W/want.txt" - >/dev/null ||
     fail "$f.hatf: dump --stacks differs from the recorded trace"
-  diff <("$HATRACE" stats "$W/p.hatf" | sed 1d) <("$HATRACE" stats "$W/$f.hatf" | sed 1d) >/dev/null ||
+  # (chunk_groups says how the groups are coded: the recorder's fast, convert's in full)
+  diff <("$HATRACE" stats "$W/p.hatf" | sed 1d | grep -v '^chunk_groups') \
+       <("$HATRACE" stats "$W/$f.hatf" | sed 1d | grep -v '^chunk_groups') >/dev/null ||
     fail "$f.hatf: stats (heap and thread names) differ"
 done
 
