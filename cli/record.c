@@ -54,7 +54,7 @@ static const char help[] =
     "                          unpacked (the least CPU, 4-9 bytes per event);\n"
     "                          full codes them with the address model (the\n"
     "                          smallest trace, at several times the CPU).\n"
-    "                          `hatrace convert --best` recodes a trace in full\n"
+    "                          `hatrace convert` recodes a trace in full\n"
     "      --no-encode-helper  encode every chunk group on the flusher thread, not\n"
     "                          on a helper thread that yields its CPU between slices\n"
     "      --stacks[=DEPTH]    record the call stack of each allocation and realloc,\n"
