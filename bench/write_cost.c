@@ -17,7 +17,7 @@
  * the bytes per event the writer produced. -n reads only the first MAX_EVENTS
  * events. The output goes to OUT (default /dev/null;
  * a file lets two builds be compared byte for byte). --fast codes every group the
- * recorder's fast way (hatf_writer_set_fast_). --defer gives full groups to a
+ * recorder's fast way, stored (hatf_writer_set_coding_, --effort stored). --defer gives full groups to a
  * helper thread as the recorder does (container_jobs.h): the time is then the
  * writer thread's alone. For instruction counts run one pass
  * under callgrind (`-r 1`, then subtract a `--read-only` run) or `perf stat`.

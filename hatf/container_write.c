@@ -58,7 +58,7 @@ struct hatf_writer {
     hatf_gout gout;
     hatf_jobq *q;             /* hatf_writer_defer_: groups queued for a helper */
     uint64_t due;             /* groups sealed before this number are to be written now */
-    int fast, packed;         /* hatf_writer_set_coding_: how the groups begun now are coded */
+    enum hatf_coding_ coding; /* hatf_writer_set_coding_: how the groups begun now are coded */
     uint64_t fast_groups, fast_events, stored_events;  /* groups sealed fast, their events, those stored */
     uint64_t last_thread;     /* the thread of the last batch (a batch of comments alone goes there) */
     uint64_t losses;          /* hatf_writer_note_loss entries so far */
@@ -167,8 +167,8 @@ static void thread_start_group(hatf_writer *w, wthread *t)
     w->pending -= t->events;
     t->g.rec.len = 0;
     t->g.tsec.len = 0;
-    t->g.fast = w->fast;
-    t->g.packed = w->fast && w->packed;
+    t->g.fast = w->coding != HATF_CODING_FULL_;
+    t->g.packed = w->coding == HATF_CODING_PACKED_;
     t->g.adr.len = 0;
     t->g.adr_prev = 0;
     t->tc.t_run = 0;
@@ -768,11 +768,7 @@ void hatf_writer_defer_counts_(const hatf_writer *w, uint64_t *by_helper, uint64
     if (w->q) hatf_jobq_counts_(w->q, by_helper, by_writer, twice);
 }
 
-void hatf_writer_set_coding_(hatf_writer *w, enum hatf_coding_ coding)
-{
-    w->fast = coding != HATF_CODING_FULL_;
-    w->packed = coding == HATF_CODING_PACKED_;
-}
+void hatf_writer_set_coding_(hatf_writer *w, enum hatf_coding_ coding) { w->coding = coding; }
 
 void hatf_writer_fast_counts_(const hatf_writer *w, uint64_t *groups, uint64_t *events, uint64_t *stored)
 {

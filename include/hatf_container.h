@@ -263,8 +263,8 @@ size_t hatf_reader_modules(const hatf_reader *r, const hatf_module **mods);
 /* Total events in intact chunks (from chunk headers, without decoding). */
 uint64_t hatf_reader_event_count(const hatf_reader *r);
 /* Chunk groups (a records chunk and its address chunk) in intact chunks, and
- * of them the ones coded fast (address coding 4, the recorder's cheap coding
- * while no CPU was idle; `hatrace convert` recodes them in full), with their
+ * of them the ones coded fast (address coding 4 or 5, the recorder's default
+ * coding; `hatrace convert` recodes them in full), with their
  * events. Any pointer may be NULL. */
 void hatf_reader_coding(const hatf_reader *r, uint64_t *groups, uint64_t *fast_groups, uint64_t *fast_events);
 
