@@ -4,7 +4,7 @@
  * of one thread, a flush every --flush-events events), to /dev/null.
  *
  *   write_cost [-r RUNS] [-n MAX_EVENTS] [--level N] [--time-res NS] [--chunk N] [--flush-events N]
- *              [--defer] [--fast] [--raw] [--out OUT] FILE
+ *              [--defer] [--fast|--packed] [--raw] [--out OUT] FILE
  *
  * --raw feeds the recorder's own path instead of hatf_writer_add: each
  * thread's malloc and free records as the rings hold them (16-byte units,
@@ -17,7 +17,8 @@
  * the bytes per event the writer produced. -n reads only the first MAX_EVENTS
  * events. The output goes to OUT (default /dev/null;
  * a file lets two builds be compared byte for byte). --fast codes every group the
- * recorder's fast way, stored (hatf_writer_set_coding_, --effort stored). --defer gives full groups to a
+ * recorder's fast way, stored (hatf_writer_set_coding_, --effort stored); --packed, the
+ * recorder's default (fast, packed by zstd on this thread). --defer gives full groups to a
  * helper thread as the recorder does (container_jobs.h): the time is then the
  * writer thread's alone. For instruction counts run one pass
  * under callgrind (`-r 1`, then subtract a `--read-only` run) or `perf stat`.
@@ -159,11 +160,12 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--read-only")) read_only = 1;
         else if (!strcmp(a, "--defer")) defer = 1;
         else if (!strcmp(a, "--fast")) fast = 1;
+        else if (!strcmp(a, "--packed")) fast = 2;
         else if (!strcmp(a, "--raw")) raw = 1;
         else if (!strcmp(a, "--out") && i + 1 < argc) out = argv[++i];
         else if (a[0] != '-' && !path) path = a;
         else die("usage", "write_cost [-r RUNS] [-n MAX] [--level N] [--time-res NS] [--chunk N] "
-                          "[--flush-events N] [--read-only] [--defer] [--fast] [--raw] [--out OUT] FILE");
+                          "[--flush-events N] [--read-only] [--defer] [--fast|--packed] [--raw] [--out OUT] FILE");
     }
     if (!path) die("usage", "a container FILE is needed");
     if (runs < 1 || runs > MAX_RUNS) die("-r", "1..51");
@@ -222,7 +224,7 @@ int main(int argc, char **argv)
         double t0 = cpu_s();
         hatf_writer *w = read_only ? NULL : hatf_writer_open_fd(fd, &info, &o, &err);
         if (!read_only && !w) die("writer", err.msg);
-        if (w && fast) hatf_writer_set_coding_(w, HATF_CODING_STORED_);
+        if (w && fast) hatf_writer_set_coding_(w, fast == 2 ? HATF_CODING_PACKED_ : HATF_CODING_STORED_);
         if (w && defer) {
             hatf_jobq *q = hatf_writer_defer_(w, 4);
             pthread_t th;

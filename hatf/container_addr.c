@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "container_addr.h"
+#include "container_format.h"
 #include "hatf_check.h"
 
 #define TABLE_BITS0 8
@@ -26,6 +27,7 @@ void hatf_amodel_free(hatf_amodel *m)
     free(m->fresh);
     free(m->pred);
     free(m->map);
+    free(m->hist);
     /* as after hatf_amodel_init: an encoder stays one (reset's out-of-memory
      * path frees, and a later reset must make the encoder's map again) */
     hatf_amodel_init(m, m->encoder);
@@ -37,6 +39,17 @@ static uint32_t sbs_for(uint32_t n) { return (n >> HATF_SB_SHIFT) + 1; }
 
 int hatf_amodel_reset(hatf_amodel *m, uint32_t max_objects, int coding)
 {
+    if (coding == HATF_ACODE_REF) {  /* no model: the group's addresses instead */
+        if (max_objects > m->hist_cap) {
+            free(m->hist);
+            m->hist_cap = 0;
+            if (!(m->hist = malloc((size_t)max_objects * sizeof *m->hist))) return HATF_E_NOMEM;
+            m->hist_cap = max_objects;
+        }
+        max_objects = 0;
+    }
+    m->nhist = 0;
+    m->prev_new = 0;
     if (max_objects < 64) max_objects = 64;
     if (m->words) {
         memset(m->words, 0, words_for(m->nseq) * sizeof *m->words);

@@ -67,6 +67,9 @@ typedef struct hatf_amodel {
     int coding;             /* HATF_ACODE_MODEL (3), or 2 when decoding an older trace */
     uint64_t top, top_size; /* coding 3: the last address coded from the top (or escaped), its size */
     uint64_t last_new, last_size, last_esc;  /* last_new, last_size: coding 2 only */
+    uint64_t *hist;         /* coding 6: the group's non-NULL addresses so far (nhist of hist_cap) */
+    uint32_t nhist, hist_cap;
+    uint64_t prev_new;      /* coding 6: the last non-NULL new address (last_new: of any kind) */
     uint32_t nfreed;        /* addresses freed in the group; the decoder keeps the last HATF_RECENT in recent */
     uint64_t recent[HATF_RECENT];
 } hatf_amodel;
@@ -76,7 +79,8 @@ void hatf_amodel_init(hatf_amodel *m, int encoder);
  * encoder still), ready for another hatf_amodel_reset. */
 void hatf_amodel_free(hatf_amodel *m);
 /* Empty the model for a group of at most max_objects allocations, coded
- * with coding (HATF_ACODE_MODEL; a decoder also takes HATF_ACODE_MODEL2).
+ * with coding (HATF_ACODE_MODEL; a decoder also takes HATF_ACODE_MODEL2, and
+ * the fast codings: for HATF_ACODE_REF max_objects bounds its addresses).
  * @return 0 or HATF_E_NOMEM. */
 int hatf_amodel_reset(hatf_amodel *m, uint32_t max_objects, int coding);
 
@@ -91,29 +95,62 @@ typedef struct hatf_aitem { uint64_t size, addr, new_addr; uint8_t op; } hatf_ai
  * out, in order; out->failed on out of memory.
  * pre: hatf_amodel_reset with room for every alloc of the group. */
 void hatf_aenc_run(hatf_amodel *m, const hatf_aitem *a, size_t n, hatf_buf *out);
-/* One address in coding 5 (HATF_ACODE_DELTA_N), no model: 0 for NULL, else
- * 1 + zigzag(a - *prev) as a varint at o, *prev being the previous non-NULL
- * address of the group (0 at its start); a NULL address leaves *prev as it
- * was (coding 4 gave it zigzag(0 - *prev): 7 bytes for a realloc(NULL, n)'s
- * old address, most of a Lua trace's addresses); pdep: the varint
- * spread by pdep (hatf_varint_put8_pdep's pre; the same bytes). pre:
- * HATF_VARINT_MAX bytes of room at o (those past the code are scratch), and
- * a - *prev within +-2^63 (a user space's addresses: zigzag below 2^64 - 1).
- * @return the end of the code (at most HATF_VARINT_MAX bytes). */
-static inline uint8_t *hatf_adelta_put_by(uint8_t *o, uint64_t a, uint64_t *prev, int pdep)
+
+/* Coding 6 (HATF_ACODE_REF), the recorder's fast groups: an address the
+ * group has coded before is named by its distance back, the others by a
+ * difference, in one varint each: 0 NULL; odd v, the non-NULL address coded
+ * (v + 1) / 2 addresses back (v = 1: the last one coded); even v >= 4,
+ * ref + unzigzag((v - 4) / 2), ref being the group's previous non-NULL new
+ * address (an alloc's, a realloc's new one) for a new address, else its
+ * previous non-NULL address of any kind (0 at the start); 2, the address
+ * itself in the varint that follows (a difference of 2^61 or more: tagged
+ * pointers, say). Most frees name an
+ * object allocated shortly before and most allocations reuse a block freed
+ * shortly before: on real programs zstd then packs the addresses 2-3 times
+ * smaller than coding 5's differences (docs/format-container.md). The encoder
+ * finds an earlier address in a table by hash, shared by every group of a
+ * writer (a slot names the group that wrote it: only its own count); the
+ * decoder keeps the group's addresses (hatf_amodel.hist). */
+#define HATF_AREF_MAX (1 + HATF_VARINT_MAX)  /* the escape and the address */
+#define HATF_AREF_BITS 12  /* as small as a table can be and match as often on the corpus (4096-65536 tried) */
+typedef struct hatf_aref_slot { uint64_t addr; uint32_t group, pos; } hatf_aref_slot;
+/* One group's coding 6 state: its references and the addresses coded so far. */
+typedef struct hatf_aref {
+    uint64_t prev, prev_new;
+    uint32_t n;               /* non-NULL addresses coded */
+    uint32_t group;           /* the group's number in the table (never 0) */
+} hatf_aref;
+
+/* One address in coding 6; is_new: an alloc's or a realloc's new address;
+ * tab: the writer's 1 << HATF_AREF_BITS slots; pdep: the varint spread by
+ * pdep (hatf_varint_put8_pdep's pre; the same bytes). pre: HATF_VARINT_MAX
+ * bytes of room at o (those past the code are scratch). @return the end of
+ * the code (at most HATF_AREF_MAX bytes). */
+static inline uint8_t *hatf_aref_put(uint8_t *o, uint64_t a, int is_new, hatf_aref *r, hatf_aref_slot *tab, int pdep)
 {
-    uint64_t v = (hatf_zigzag((int64_t)(a - *prev)) + 1) & -(uint64_t)(a != 0);  /* no branch */
-    if (a) *prev = a;
-    /* no short path: a thread's deltas are as often long as short where its
-     * objects come from other threads (a branch on the length mispredicted
-     * there: 6.7-7.3 ns an event against 7.5-7.7 coding server_sim's units,
-     * bench/write_cost --raw --fast; equal on alloc_chain's) */
+    if (!a) {
+        *o = 0;
+        return o + 1;
+    }
+    hatf_aref_slot *s = &tab[(a * 0x9E3779B97F4A7C15ull) >> (64 - HATF_AREF_BITS)];
+    uint64_t v;
+    if (s->addr == a && s->group == r->group) {
+        v = 2 * (uint64_t)(r->n - 1 - s->pos) + 1;
+    } else {
+        v = hatf_zigzag((int64_t)(a - (is_new ? r->prev_new : r->prev)));
+        if (__builtin_expect(v >> 62 != 0, 0)) {
+            *o++ = 2;
+            v = a;
+        } else {
+            v = 2 * v + 4;
+        }
+    }
+    *s = (hatf_aref_slot){ a, r->group, r->n++ };
+    r->prev = a;
+    if (is_new) r->prev_new = a;
     return o + (pdep ? hatf_varint_put8_pdep(o, v) : hatf_varint_put8(o, v));
 }
-static inline uint8_t *hatf_adelta_put(uint8_t *o, uint64_t a, uint64_t *prev)
-{
-    return hatf_adelta_put_by(o, a, prev, 0);
-}
+
 /* hatf_aenc_run for one event. */
 void hatf_aenc_event(hatf_amodel *m, unsigned op, uint64_t size, uint64_t addr,
                      uint64_t new_addr, hatf_buf *out);
@@ -234,7 +271,8 @@ int hatf_adec_isa(void);
 /* Decode the addresses of e[0..n) (op and size read, addr / new_addr set)
  * from *pp..end (container_adec.c). isa: HATF_ADEC_*, from hatf_adec_isa.
  * pre: hatf_amodel_reset with room for every alloc of the group (codings 4
- * and 5, HATF_ACODE_DELTA and _N, need none: last_new holds the previous address).
+ * and 5, HATF_ACODE_DELTA and _N, need none: last_new holds the previous
+ * address; coding 6, room for its non-NULL addresses).
  * @return the events done; fewer than n when the next one's code is bad. */
 uint32_t hatf_adec_run(hatf_amodel *m, hatf_event *e, uint32_t n, const uint8_t **pp,
                        const uint8_t *end, int isa);

@@ -218,6 +218,54 @@ static uint32_t run_delta(hatf_amodel *m, hatf_event *e, uint32_t n, const uint8
     return k;
 }
 
+/* Coding 6 (HATF_ACODE_REF, container_addr.h): one address, is_new an
+ * alloc's or a realloc's new one. @return 0 or -1 (the stream ended, or a
+ * distance back past the group's first address). */
+HATF_AINLINE int ref_next(hatf_amodel *m, uint64_t *prev, const uint8_t **pp, const uint8_t *end, uint64_t *addr,
+                          int is_new)
+{
+    uint64_t v, a;
+    if (!hatf_varint_next(pp, end, &v)) return -1;
+    if (!v) {
+        *addr = 0;
+        return 0;
+    }
+    if (v & 1) {
+        uint64_t back = (v - 1) >> 1;
+        if (back >= m->nhist) return -1;
+        a = m->hist[m->nhist - 1 - back];
+    } else if (v == 2) {
+        if (!hatf_varint_next(pp, end, &a)) return -1;
+        if (!a) return -1;  /* the encoder codes NULL as 0 */
+    } else {
+        a = (is_new ? m->prev_new : *prev) + (uint64_t)hatf_unzigzag((v - 4) >> 1);
+        if (!a) return -1;
+    }
+    if (m->nhist == m->hist_cap) return -1;
+    m->hist[m->nhist++] = a;
+    *prev = a;
+    if (is_new) m->prev_new = a;
+    *addr = a;
+    return 0;
+}
+
+static uint32_t run_ref(hatf_amodel *m, hatf_event *e, uint32_t n, const uint8_t **pp, const uint8_t *end)
+{
+    const uint8_t *p = *pp;
+    uint64_t prev = m->last_new;
+    uint32_t k;
+    for (k = 0; k < n; k++) {
+        hatf_event *ev = &e[k];
+        unsigned op = ev->op;
+        if (op > HATF_OP_REALLOC_FREE) continue;
+        if (ref_next(m, &prev, &p, end, &ev->addr, op == HATF_OP_ALLOC)) break;
+        if (op >= HATF_OP_REALLOC_INPLACE && ref_next(m, &prev, &p, end, &ev->new_addr, 1)) break;
+    }
+    m->last_new = prev;
+    *pp = p;
+    return k;
+}
+
 int hatf_adec_isa(void)
 {
 #if defined(__x86_64__) || defined(__i386__)
@@ -238,7 +286,8 @@ int hatf_adec_isa(void)
 uint32_t hatf_adec_run(hatf_amodel *m, hatf_event *e, uint32_t n, const uint8_t **pp,
                        const uint8_t *end, int isa)
 {
-    if (hatf_acode_is_delta(m->coding)) return run_delta(m, e, n, pp, end);
+    if (m->coding == HATF_ACODE_REF) return run_ref(m, e, n, pp, end);
+    if (hatf_acode_is_fast(m->coding)) return run_delta(m, e, n, pp, end);
 #ifdef __x86_64__
     if (isa == HATF_ADEC_BMI2) return run_bmi2(m, e, n, pp, end);
 #endif

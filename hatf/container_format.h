@@ -56,12 +56,15 @@ enum { HATF_CODEC_STORED = 0, HATF_CODEC_ZSTD = 1 };
  * 2: one bump reference (the newest object), still read; 3: the top and per-class
  * bump references (written since); 4: each address as the difference from the
  * previous one (the recorder's fast groups: a few instructions an address),
- * still read; 5: the same, NULL as 0 and the others one up (written since). */
-enum { HATF_ACODE_MODEL2 = 2, HATF_ACODE_MODEL = 3, HATF_ACODE_DELTA = 4, HATF_ACODE_DELTA_N = 5 };
+ * still read; 5: the same, NULL as 0 and the others one up, still read; 6: an
+ * address seen earlier in the group as its distance back, the others as a
+ * difference (written since). */
+enum { HATF_ACODE_MODEL2 = 2, HATF_ACODE_MODEL = 3, HATF_ACODE_DELTA = 4, HATF_ACODE_DELTA_N = 5,
+       HATF_ACODE_REF = 6 };
 /* A coding of the recorder's fast groups (no model). */
-static inline int hatf_acode_is_delta(unsigned coding)
+static inline int hatf_acode_is_fast(unsigned coding)
 {
-    return coding == HATF_ACODE_DELTA || coding == HATF_ACODE_DELTA_N;
+    return coding == HATF_ACODE_DELTA || coding == HATF_ACODE_DELTA_N || coding == HATF_ACODE_REF;
 }
 
 /* Records chunk codings: 0, a HATF 1.0 stream with its times (written before);

@@ -130,7 +130,7 @@ int hatf_group_encode(hatf_genc *c, const hatf_group *g, hatf_gout *o)
     o->len1 = o->out.len;
     h = g->h;
     h.kind = HATF_CK_ADDRS;
-    h.coding = g->fast ? HATF_ACODE_DELTA_N : HATF_ACODE_MODEL;
+    h.coding = g->fast ? HATF_ACODE_REF : HATF_ACODE_MODEL;
     return hatf_chunk_pack(cctx, &h, adr->p, adr->len, &o->out, pause);
 }
 

@@ -22,8 +22,8 @@ typedef struct hatf_group {
     size_t nitems, cap_items;
     int fast;                 /* set when it starts: coded the cheap way, its addresses in adr */
     int packed;               /* a fast group whose chunks zstd packs at HATF_PACK_LEVEL (else stored) */
-    hatf_buf adr;             /* a fast group's address codes (coding 5), made as the events came */
-    uint64_t adr_prev;        /* the last non-NULL address coded into adr */
+    hatf_buf adr;             /* a fast group's address codes (coding 6), made as the events came */
+    hatf_aref aref;           /* their state: references, count, the group's number in the writer's table */
 } hatf_group;
 
 /* zstd's level for packed fast groups: about 550 MB/s on the fast coding's
@@ -56,7 +56,7 @@ void hatf_gout_free(hatf_gout *o);
 /* Encode g into o->out (emptied first): its records chunk, then its address
  * chunk; o->len1 = bytes of the first. g is only read. A fast group costs a
  * few instructions per event instead of the model's hundreds: its address
- * codes (coding 5, HATF_ACODE_DELTA_N) are made as its events come, and both
+ * codes (coding 6, HATF_ACODE_REF) are made as its events come, and both
  * chunks are stored, or packed by zstd at HATF_PACK_LEVEL.
  * @return 0, HATF_E_NOMEM or HATF_E_IO (zstd failed). */
 int hatf_group_encode(hatf_genc *c, const hatf_group *g, hatf_gout *o);

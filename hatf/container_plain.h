@@ -76,15 +76,16 @@ static inline size_t hatf_plain_read(const uint64_t *x, unsigned *op, uint64_t *
 
 /* Where hatf1_encode_plain_ puts the times and addresses, and takes them up
  * again: the thread's clock, the writer's conversion (NULL: times as they
- * are), the time section's end; a fast group's coding 5 end and reference
- * (it NULL), else the items for the model; the units the events took; pdep:
- * the CPU has a fast pdep for coding 5's varints (hatf_adec_isa). */
+ * are), the time section's end; a fast group's coding 6 end, state and
+ * table (it NULL), else the items for the model; the units the events took;
+ * pdep: the CPU has a fast pdep for coding 6's varints (hatf_adec_isa). */
 typedef struct hatf_plain_io {
     hatf_tclock c;
     hatf_tconv *conv;
     uint8_t *tso;
     uint8_t *ao;
-    uint64_t prev;
+    hatf_aref r;
+    hatf_aref_slot *tab;
     hatf_aitem *it;
     size_t units;
     int pdep;

@@ -715,7 +715,7 @@ HATF_API void hatf_reader_coding(const hatf_reader *r, uint64_t *groups, uint64_
         const hatf_rthread *t = &r->th[i];
         g += t->ng;
         for (size_t j = 0; j < t->ng; j++)
-            if (hatf_acode_is_delta(t->g[j].ah.coding)) fg++, fe += t->g[j].rh.events;
+            if (hatf_acode_is_fast(t->g[j].ah.coding)) fg++, fe += t->g[j].rh.events;
     }
     if (groups) *groups = g;
     if (fast_groups) *fast_groups = fg;
@@ -956,13 +956,15 @@ int hatf_cursor_fill_(hatf_cursor *c)
             memcpy(msg, c->err.msg, sizeof msg);
             return cursor_damage(c, rc, c->err.offset, "%s; %u events of thread %llu skipped", msg, g->rh.events, LLU(c->t->thread));
         }
-        if (g->ah.coding != HATF_ACODE_MODEL && g->ah.coding != HATF_ACODE_MODEL2 && !hatf_acode_is_delta(g->ah.coding))
+        if (g->ah.coding != HATF_ACODE_MODEL && g->ah.coding != HATF_ACODE_MODEL2 && !hatf_acode_is_fast(g->ah.coding))
             return cursor_damage(c, HATF_E_CORRUPT, g->aoff, "offset %llu: address chunk with unknown coding %u",
                                  LLU(g->aoff), g->ah.coding);
         /* every allocation takes at least one address byte: a header that
          * claims more events than the stream could hold costs no memory */
         uint32_t objects = c->adr.len < g->rh.events ? (uint32_t)c->adr.len : g->rh.events;
-        if (hatf_acode_is_delta(g->ah.coding)) objects = 0;  /* no model */
+        if (g->ah.coding == HATF_ACODE_REF)  /* its addresses: at most two an event, a byte each */
+            objects = c->adr.len < 2 * (uint64_t)g->rh.events ? (uint32_t)c->adr.len : 2 * g->rh.events;
+        else if (hatf_acode_is_fast(g->ah.coding)) objects = 0;  /* no model */
         if (!c->am && (c->am = malloc(sizeof *c->am))) hatf_amodel_init(c->am, 0);
         if (!c->dec) c->dec = malloc(sizeof *c->dec);
         if (!c->am || !c->dec || hatf_amodel_reset(c->am, objects, g->ah.coding) != 0)

@@ -42,7 +42,9 @@ struct hatf_writer {
     size_t pending, pending_max;  /* events in open groups, all threads; the bound on them */
     int level, best;
     int coarse;               /* time_res_ns given: times go through tconv */
-    int pdep;                 /* the CPU's pdep is fast: coding 5's varints spread by it */
+    int pdep;                 /* the CPU's pdep is fast: coding 6's varints spread by it */
+    hatf_aref_slot *aref_tab; /* coding 6's addresses seen, every fast group's (made when first needed) */
+    uint32_t aref_groups;     /* the last group number given in it */
     uint64_t base;            /* the file's offset at open */
     uint64_t reserved;        /* the file's blocks are allocated ahead up to this offset (UINT64_MAX: not) */
     hatf_tconv tconv;
@@ -162,6 +164,18 @@ static int thmap_grow(hatf_writer *w)
     return 0;
 }
 
+/* A number for a new fast group in the writer's coding 6 table, never 0 (an
+ * empty slot's); the table is emptied when the numbers wrap, so a slot can
+ * only ever name the group that wrote it. */
+static uint32_t aref_group_next(hatf_writer *w)
+{
+    if (++w->aref_groups == 0) {
+        if (w->aref_tab) memset(w->aref_tab, 0, sizeof *w->aref_tab << HATF_AREF_BITS);
+        w->aref_groups = 1;
+    }
+    return w->aref_groups;
+}
+
 static void thread_start_group(hatf_writer *w, wthread *t)
 {
     w->pending -= t->events;
@@ -170,7 +184,7 @@ static void thread_start_group(hatf_writer *w, wthread *t)
     t->g.fast = w->coding != HATF_CODING_FULL_;
     t->g.packed = w->coding == HATF_CODING_PACKED_;
     t->g.adr.len = 0;
-    t->g.adr_prev = 0;
+    t->g.aref = (hatf_aref){ .group = aref_group_next(w) };
     t->tc.t_run = 0;
     hatf1_encoder_init(&t->enc, &t->g.rec, HATF1_BEST);
     t->enc.split_addr = 1;
@@ -210,11 +224,13 @@ static wthread *thread_get(hatf_writer *w, uint64_t thread)
 }
 
 /* Where take_events puts the addresses: items for the model (a group coded
- * in full), or coding 5's codes at ao (a fast group), prev their reference. */
+ * in full), or coding 6's codes at ao (a fast group), r their state and tab
+ * the writer's table. */
 typedef struct addr_out {
     hatf_aitem *it;
     uint8_t *ao;
-    uint64_t prev;
+    hatf_aref r;
+    hatf_aref_slot *tab;
 } addr_out;
 
 /* Events ev[0..n) after their records: their times into the time section
@@ -229,7 +245,7 @@ uint8_t *take_events(hatf_tclock *c, hatf_tconv *conv, const hatf_event *ev, siz
     if (coarse) cv = *conv;  /* in registers too */
     hatf_aitem *a = ad->it;
     uint8_t *ao = ad->ao;
-    uint64_t prev = ad->prev;
+    hatf_aref r = ad->r;  /* in registers */
     uint64_t x = 0;
     for (const hatf_event *e = ev, *end = ev + n; e < end; e++) {
         unsigned op = e->op;
@@ -247,13 +263,13 @@ uint8_t *take_events(hatf_tclock *c, hatf_tconv *conv, const hatf_event *ev, siz
             *a++ = (hatf_aitem){ e->size, e->addr, e->new_addr, (uint8_t)op };
             continue;
         }
-        ao = hatf_adelta_put(ao, e->addr, &prev);  /* the order of container_addr.h */
-        if (op >= HATF_OP_REALLOC_INPLACE) ao = hatf_adelta_put(ao, e->new_addr, &prev);
+        ao = hatf_aref_put(ao, e->addr, op == HATF_OP_ALLOC, &r, ad->tab, 0);  /* the order of container_addr.h */
+        if (op >= HATF_OP_REALLOC_INPLACE) ao = hatf_aref_put(ao, e->new_addr, 1, &r, ad->tab, 0);
     }
     if (coarse) *conv = cv;
     ad->it = a;
     ad->ao = ao;
-    ad->prev = prev;
+    ad->r = r;
     *other |= x;
     return o;
 }
@@ -466,9 +482,12 @@ static int chunk_begin(hatf_writer *w, wthread *t, size_t left, size_t *m, addr_
     *m = cut - t->events < left ? cut - t->events : left;
     *ad = (addr_out){ 0 };
     if (t->g.fast) {
-        ad->ao = hatf_buf_reserve(&t->g.adr, *m * 2 * HATF_VARINT_MAX);
+        if (!w->aref_tab && !(w->aref_tab = calloc((size_t)1 << HATF_AREF_BITS, sizeof *w->aref_tab)))
+            return fail(w, HATF_E_NOMEM, "out of memory");
+        ad->ao = hatf_buf_reserve(&t->g.adr, *m * 2 * HATF_AREF_MAX);
         if (!ad->ao) return fail(w, HATF_E_NOMEM, "out of memory");
-        ad->prev = t->g.adr_prev;
+        ad->r = t->g.aref;
+        ad->tab = w->aref_tab;
     } else {
         if (t->g.nitems + *m > t->g.cap_items && items_grow(t, t->g.nitems + *m))
             return fail(w, HATF_E_NOMEM, "out of memory");
@@ -482,7 +501,7 @@ static void chunk_end(wthread *t, const addr_out *ad)
 {
     if (t->g.fast) {
         t->g.adr.len = (size_t)(ad->ao - t->g.adr.p);
-        t->g.adr_prev = ad->prev;
+        t->g.aref = ad->r;
     } else {
         t->g.nitems = (size_t)(ad->it - t->g.items);
     }
@@ -588,7 +607,7 @@ long hatf_writer_add_plain_(hatf_writer *w, uint64_t thread, const uint64_t *raw
         if (rc) return rc;
         uint8_t *o0 = hatf_buf_reserve(&t->g.tsec, m * 2 * HATF_VARINT_MAX);
         if (!o0) return fail(w, HATF_E_NOMEM, "out of memory");
-        hatf_plain_io io = { t->tc, w->coarse ? &w->tconv : NULL, o0, ad.ao, ad.prev, ad.it, 0, w->pdep };
+        hatf_plain_io io = { t->tc, w->coarse ? &w->tconv : NULL, o0, ad.ao, ad.r, ad.tab, ad.it, 0, w->pdep };
         size_t done = hatf1_encode_plain_(&t->enc, thread, x, units - nu, m, HATF_CK_WRITER_RAW_CUT, &io);
         if (done == 0) {  /* the stream's state first (a group's first record): this one the general way */
             hatf_event e;
@@ -601,7 +620,7 @@ long hatf_writer_add_plain_(hatf_writer *w, uint64_t thread, const uint64_t *raw
             else io.tso = take_events(&io.c, NULL, &e, done, thread, io.tso, &ad, &other, 0, !ad.it);
         } else {
             ad.ao = io.ao;
-            ad.prev = io.prev;
+            ad.r = io.r;
             ad.it = io.it;
         }
         t->tc = io.c;
@@ -735,6 +754,7 @@ HATF_API int hatf_writer_close(hatf_writer *w, const hatf_counters *counters, ha
     }
     free(w->th);
     free(w->thmap);
+    free(w->aref_tab);
     hatf_buf_free(&w->tables);
     hatf_buf_free(&w->obuf);
     hatf_gout_free(&w->gout);

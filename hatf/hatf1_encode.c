@@ -722,7 +722,8 @@ size_t encode_plain(hatf1_encoder *e, uint64_t thread, const uint64_t *raw, size
     hatf_tconv cv;
     if (coarse) cv = *io->conv;  /* in registers too */
     uint8_t *o = io->tso, *ao = io->ao;
-    uint64_t prev = io->prev;
+    hatf_aref r = io->r;  /* in registers */
+    hatf_aref_slot *tab = io->tab;
     hatf_aitem *it = io->it;
     const uint64_t *x = raw, *xend = raw + units * HATF_RAW_UNIT_WORDS;
     uint64_t last_a = 0;
@@ -754,8 +755,8 @@ size_t encode_plain(hatf1_encoder *e, uint64_t thread, const uint64_t *raw, size
             o = hatf_time_add(&c, time, o);
         }
         if (fast) {
-            ao = hatf_adelta_put_by(ao, a, &prev, pdep);  /* the order of container_addr.h */
-            if (op >= HATF_OP_REALLOC_INPLACE) ao = hatf_adelta_put_by(ao, na, &prev, pdep);
+            ao = hatf_aref_put(ao, a, op == HATF_OP_ALLOC, &r, tab, pdep);  /* the order of container_addr.h */
+            if (op >= HATF_OP_REALLOC_INPLACE) ao = hatf_aref_put(ao, na, 1, &r, tab, pdep);
         } else {
             *it++ = (hatf_aitem){ size, a, na, (uint8_t)op };
         }
@@ -766,7 +767,7 @@ size_t encode_plain(hatf1_encoder *e, uint64_t thread, const uint64_t *raw, size
     io->c = c;
     io->tso = o;
     io->ao = ao;
-    io->prev = prev;
+    io->r = r;
     io->it = it;
     io->units = (size_t)(x - raw) / HATF_RAW_UNIT_WORDS;
     if (!k) return 0;

@@ -411,49 +411,137 @@ static void test_varint_put8(void)
     CU_ASSERT_EQUAL(bad, 0);
 }
 
-/* hatf_adelta_put writes 0 for NULL, else 1 + zigzag(a - prev), as
- * hatf_varint_put does (the one- and two-byte codes are its own), within
- * HATF_VARINT_MAX bytes, and keeps the last non-NULL address. */
-static void test_adelta_put(void)
+/* Coding 6 round trip: two groups coded in turn through one table (as a
+ * writer's threads share it), each address drawn from its group's past ones,
+ * NULL, near the last or anywhere (past 2^61 too); each group decodes to
+ * its own addresses, and no code passes HATF_AREF_MAX bytes. */
+static void test_aref_round_trip(void)
 {
+    enum { N = 100000 };
+    hatf_aref_slot *tab = calloc((size_t)1 << HATF_AREF_BITS, sizeof *tab);
+    hatf_event *ev[2] = { calloc(N, sizeof **ev), calloc(N, sizeof **ev) };
+    uint8_t *code[2] = { malloc(N * 2 * HATF_AREF_MAX + 8), malloc(N * 2 * HATF_AREF_MAX + 8) };
+    CU_ASSERT_FATAL(tab && ev[0] && ev[1] && code[0] && code[1]);
+    uint8_t *o[2] = { code[0], code[1] };
+    hatf_aref r[2] = { { .group = 1 }, { .group = 2 } };
     size_t bad = 0;
-    uint64_t prev = 0, ref = 0;
-    for (int i = 0; i < 200000; i++) {
-        uint64_t r = rnd(), a;
-        switch (i % 5) {
-        case 0: a = 0; break;                                                /* NULL */
-        case 1: a = ref + (r % 0x4000) - 0x2000; break;                      /* one or two bytes */
-        case 2: a = ref + ((r >> 8) % 0x200) - 0x100; break;                 /* around 0x80 and 0x4000 */
-        case 3: a = ref + (r >> (r & 63)); break;                            /* any length */
-        default: a = r; break;
+    for (int i = 0; i < N; i++) {
+        int g = i & 1;
+        hatf_event *e = &ev[g][i / 2];
+        uint64_t x = rnd();
+        unsigned ops[] = { HATF_OP_ALLOC, HATF_OP_FREE, HATF_OP_REALLOC_MOVE, HATF_OP_REALLOC_NEW };
+        e->op = (uint8_t)ops[x & 3];
+        uint64_t addr[2];
+        for (int k = 0; k < 2; k++) {
+            uint64_t y = rnd();
+            int j = i / 2 - 1 - (int)(y >> 40) % 64;  /* an earlier event of the group */
+            switch (y % 6) {
+            case 0: addr[k] = 0; break;
+            case 1: case 2: addr[k] = j >= 0 && ev[g][j].addr ? ev[g][j].addr : 0x7000 + (y & 0xfff0); break;
+            case 3: addr[k] = r[g].prev + ((y >> 8) & 0x3ff0); break;
+            case 4: addr[k] = y >> (y & 15); break;  /* any, tagged pointers' too */
+            default: addr[k] = (y >> (y & 15)) & ((1ull << 47) - 1); break;
+            }
         }
-        uint8_t want[HATF_VARINT_MAX], got[HATF_VARINT_MAX + 8];
-        memset(got, 0xa5, sizeof got);
-        size_t lw = hatf_varint_put(want, a ? hatf_zigzag((int64_t)(a - ref)) + 1 : 0);
-        size_t lg = (size_t)(hatf_adelta_put(got, a, &prev) - got);
-        if (a) ref = a;
-        bad += lw != lg || memcmp(want, got, lw) != 0 || prev != ref;
-        for (size_t k = HATF_VARINT_MAX; k < sizeof got; k++) bad += got[k] != 0xa5;
+        e->addr = e->op == HATF_OP_REALLOC_NEW ? 0 : addr[0];
+        e->new_addr = e->op == HATF_OP_REALLOC_MOVE || e->op == HATF_OP_REALLOC_NEW ? addr[1] : 0;
+        uint8_t *o0 = o[g];
+        o[g] = hatf_aref_put(o[g], e->addr, e->op == HATF_OP_ALLOC, &r[g], tab, 0);
+        bad += o[g] - o0 > HATF_AREF_MAX;
+        if (e->op >= HATF_OP_REALLOC_INPLACE) {
+            o0 = o[g];
+            o[g] = hatf_aref_put(o[g], e->new_addr, 1, &r[g], tab, 0);
+            bad += o[g] - o0 > HATF_AREF_MAX;
+        }
     }
     CU_ASSERT_EQUAL(bad, 0);
+    for (int g = 0; g < 2; g++) {
+        hatf_amodel d;
+        hatf_amodel_init(&d, 0);
+        CU_ASSERT_EQUAL_FATAL(hatf_amodel_reset(&d, N, HATF_ACODE_REF), 0);
+        hatf_event *got = calloc(N / 2, sizeof *got);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(got);
+        for (int i = 0; i < N / 2; i++) got[i].op = ev[g][i].op;
+        const uint8_t *p = code[g];
+        CU_ASSERT_EQUAL(hatf_adec_run(&d, got, N / 2, &p, o[g], HATF_ADEC_PLAIN), N / 2);
+        CU_ASSERT(p == o[g]);
+        size_t diff = 0;
+        for (int i = 0; i < N / 2; i++) diff += got[i].addr != ev[g][i].addr || got[i].new_addr != ev[g][i].new_addr;
+        CU_ASSERT_EQUAL(diff, 0);
+        free(got);
+        hatf_amodel_free(&d);
+    }
+    free(tab); free(ev[0]); free(ev[1]); free(code[0]); free(code[1]);
 }
 
-/* Coding 5, the fast groups' (no model): NULL as 0, each other address as 1
- * + the zigzag difference from the previous non-NULL one; coding 4 (before
- * it, without the NULL code) still read. */
+/* Coding 6's bytes for the events above, and what its decoder refuses. */
+static void test_address_coding_ref_bytes(void)
+{
+    size_t n = sizeof coding_events / sizeof coding_events[0];
+    hatf_aref_slot *tab = calloc((size_t)1 << HATF_AREF_BITS, sizeof *tab);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(tab);
+    uint8_t out[96], *o = out;
+    hatf_aref r = { .group = 7 };
+    for (size_t i = 0; i < n; i++) {
+        o = hatf_aref_put(o, coding_events[i].addr, coding_events[i].op == HATF_OP_ALLOC, &r, tab, 0);
+        if (coding_events[i].op == HATF_OP_REALLOC_INPLACE) o = hatf_aref_put(o, coding_events[i].new_addr, 1, &r, tab, 0);
+    }
+    o = hatf_aref_put(o, 0x4000000000002020, 0, &r, tab, 0);  /* 2^62 from the last */
+    static const uint8_t want[] = {
+        0x84, 0x80, 0x01,  /* 0x1000, new: 4 + 2 zigzag(0x1000 - 0) */
+        0x44,              /* 0x1010: the last new address + 0x10 */
+        0x03,              /* free 0x1000: the address coded 1 before the last (1 + 2 * 1) */
+        0x01,              /* 0x1000 again: the last one */
+        0x84, 0x80, 0x04,  /* free 0x5000: the last address (0x1000) + 0x4000 */
+        0x00,              /* free(NULL) */
+        0x07,              /* realloc 0x1010: 3 back */
+        0x01,              /* ... in place: the last */
+        0x01,              /* free 0x1010 */
+        0x07,              /* 0x5000, freed 3 back */
+        0x84, 0x80, 0x04,  /* 0x9000: the last new address (0x5000) + 0x4000 */
+        0x82, 0x80, 0x07,  /* 0x2000: -0x7000 */
+        0x84, 0x01,        /* 0x2020: +0x20 */
+        0x02, 0xa0, 0xc0, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x40,  /* a tagged 0x2020: 2, the address */
+    };
+    CU_ASSERT_EQUAL_FATAL((size_t)(o - out), sizeof want);
+    CU_ASSERT(memcmp(out, want, sizeof want) == 0);
+    hatf_amodel d;
+    check_decode(want, sizeof want - 10, HATF_ACODE_REF, coding_events, n, &d);
+    hatf_event tagged = { .op = HATF_OP_FREE };
+    const uint8_t *p = want + sizeof want - 10;
+    CU_ASSERT_EQUAL(hatf_adec_event(&d, &tagged, &p, want + sizeof want), 0);
+    CU_ASSERT_EQUAL(tagged.addr, 0x4000000000002020);
+    hatf_amodel_free(&d);
+    /* a distance back past the group's first address, a difference that
+     * lands on NULL (the encoder codes it 0), an end inside a varint */
+    static const uint8_t past[] = { 0x84, 0x80, 0x01, 0x03 }, one[] = { 0x84, 0x80, 0x01 };
+    hatf_amodel_init(&d, 0);
+    p = past;
+    hatf_event e = { .op = HATF_OP_FREE };
+    CU_ASSERT_EQUAL_FATAL(hatf_amodel_reset(&d, 16, HATF_ACODE_REF), 0);
+    CU_ASSERT_EQUAL(hatf_adec_event(&d, &e, &p, past + sizeof past), 0);
+    CU_ASSERT_EQUAL(e.addr, 0x1000);
+    CU_ASSERT_EQUAL(hatf_adec_event(&d, &e, &p, past + sizeof past), -1);
+    CU_ASSERT_EQUAL_FATAL(hatf_amodel_reset(&d, 16, HATF_ACODE_REF), 0);
+    p = one;
+    CU_ASSERT_EQUAL(hatf_adec_event(&d, &e, &p, one + sizeof one), 0);
+    /* then 0x1000 + unzigzag((0x4002 - 4) / 2) = 0x1000 - 0x1000 */
+    static const uint8_t back_to_null[] = { 0x82, 0x80, 0x01 };
+    p = back_to_null;
+    CU_ASSERT_EQUAL(hatf_adec_event(&d, &e, &p, back_to_null + sizeof back_to_null), -1);
+    CU_ASSERT_EQUAL_FATAL(hatf_amodel_reset(&d, 16, HATF_ACODE_REF), 0);
+    p = want;
+    CU_ASSERT_EQUAL(hatf_adec_event(&d, &e, &p, want + 1), -1);
+    hatf_amodel_free(&d);
+    free(tab);
+}
+
+/* Coding 5, the fast groups' before coding 6 (no model), still read: NULL as
+ * 0, each other address as 1 + the zigzag difference from the previous
+ * non-NULL one; coding 4 (before it, without the NULL code) still read. */
 static void test_address_coding_delta_bytes(void)
 {
     size_t n = sizeof coding_events / sizeof coding_events[0];
-    hatf_buf out;
-    hatf_buf_init(&out);
-    uint8_t *o = hatf_buf_reserve(&out, n * 2 * HATF_VARINT_MAX), *o0 = o;
-    CU_ASSERT_PTR_NOT_NULL_FATAL(o);
-    uint64_t prev = 0;
-    for (size_t i = 0; i < n; i++) {
-        o = hatf_adelta_put(o, coding_events[i].addr, &prev);
-        if (coding_events[i].op == HATF_OP_REALLOC_INPLACE) o = hatf_adelta_put(o, coding_events[i].new_addr, &prev);
-    }
-    out.len = (size_t)(o - o0);
     static const uint8_t want[] = {
         0x81, 0x40,        /* 0x1000 - 0: 1 + zigzag 0x2000 */
         0x21,              /* 0x1010: +0x10 */
@@ -469,10 +557,8 @@ static void test_address_coding_delta_bytes(void)
         0x80, 0xc0, 0x03,  /* 0x2000: -0x7000 */
         0x41,              /* 0x2020: +0x20 */
     };
-    CU_ASSERT_EQUAL_FATAL(out.len, sizeof want);
-    CU_ASSERT(memcmp(out.p, want, sizeof want) == 0);
     hatf_amodel d;
-    check_decode(out.p, out.len, HATF_ACODE_DELTA_N, coding_events, n, &d);
+    check_decode(want, sizeof want, HATF_ACODE_DELTA_N, coding_events, n, &d);
     hatf_amodel_free(&d);
     /* coding 4, as the recorder wrote it before: NULL as the difference to 0 */
     static const uint8_t want4[] = {
@@ -486,7 +572,6 @@ static void test_address_coding_delta_bytes(void)
     CU_ASSERT_EQUAL_FATAL(hatf_amodel_reset(&d, 16, HATF_ACODE_DELTA), 0);
     CU_ASSERT_EQUAL(hatf_adec_event(&d, &e, &p, want + 1), -1);
     hatf_amodel_free(&d);
-    hatf_buf_free(&out);
 }
 
 /* A model freed (as reset's out-of-memory path frees it) is an encoder still:
@@ -1256,7 +1341,8 @@ static CU_TestInfo tests[] = {
     { "address coding 2 still decodes", test_address_coding2_bytes },
     { "address coding 4 (fast groups) bytes", test_address_coding_delta_bytes },
     { "varint writer of the hot loops", test_varint_put8 },
-    { "address coding 4: one address, every length", test_adelta_put },
+    { "address coding 6: two groups through one table, round trip", test_aref_round_trip },
+    { "address coding 6: bytes and what the decoder refuses", test_address_coding_ref_bytes },
     { "address model freed, then reset: an encoder still", test_amodel_free_then_reset },
     { "time section: the worked example, and damage", test_time_section },
     { "address ranks, many objects", test_address_ranks_large },
