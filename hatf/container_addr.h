@@ -126,7 +126,8 @@ typedef struct hatf_aref {
  * pdep (hatf_varint_put8_pdep's pre; the same bytes). pre: HATF_VARINT_MAX
  * bytes of room at o (those past the code are scratch). @return the end of
  * the code (at most HATF_AREF_MAX bytes). */
-static inline uint8_t *hatf_aref_put(uint8_t *o, uint64_t a, int is_new, hatf_aref *r, hatf_aref_slot *tab, int pdep)
+static inline __attribute__((always_inline))
+uint8_t *hatf_aref_put(uint8_t *o, uint64_t a, int is_new, hatf_aref *r, hatf_aref_slot *tab, int pdep)
 {
     if (!a) {
         *o = 0;
