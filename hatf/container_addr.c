@@ -39,15 +39,10 @@ static uint32_t sbs_for(uint32_t n) { return (n >> HATF_SB_SHIFT) + 1; }
 
 int hatf_amodel_reset(hatf_amodel *m, uint32_t max_objects, int coding)
 {
-    if (coding == HATF_ACODE_REF) {  /* no model: the group's addresses instead */
-        if (max_objects > m->hist_cap) {
-            free(m->hist);
-            m->hist_cap = 0;
-            if (!(m->hist = malloc((size_t)max_objects * sizeof *m->hist))) return HATF_E_NOMEM;
-            m->hist_cap = max_objects;
-        }
-        max_objects = 0;
-    }
+    /* coding 6: no model, the group's addresses instead, kept as they are
+     * decoded (memory for what the chunk holds, not what it claims) */
+    m->hist_max = coding == HATF_ACODE_REF ? max_objects : 0;
+    if (coding == HATF_ACODE_REF) max_objects = 0;
     m->nhist = 0;
     m->prev_new = 0;
     if (max_objects < 64) max_objects = 64;
@@ -105,6 +100,18 @@ int hatf_amodel_reset(hatf_amodel *m, uint32_t max_objects, int coding)
     m->top = m->top_size = 0;
     m->last_new = m->last_size = m->last_esc = 0;
     m->nfreed = 0;
+    return 0;
+}
+
+int hatf_amodel_grow_hist_(hatf_amodel *m)
+{
+    if (m->hist_cap >= m->hist_max) return -1;
+    uint32_t cap = m->hist_cap < 4096 ? 4096 : m->hist_cap > m->hist_max / 2 ? m->hist_max : 2 * m->hist_cap;
+    if (cap > m->hist_max) cap = m->hist_max;
+    uint64_t *h = realloc(m->hist, (size_t)cap * sizeof *h);
+    if (!h) return -1;
+    m->hist = h;
+    m->hist_cap = cap;
     return 0;
 }
 

@@ -67,8 +67,8 @@ typedef struct hatf_amodel {
     int coding;             /* HATF_ACODE_MODEL (3), or 2 when decoding an older trace */
     uint64_t top, top_size; /* coding 3: the last address coded from the top (or escaped), its size */
     uint64_t last_new, last_size, last_esc;  /* last_new, last_size: coding 2 only */
-    uint64_t *hist;         /* coding 6: the group's non-NULL addresses so far (nhist of hist_cap) */
-    uint32_t nhist, hist_cap;
+    uint64_t *hist;         /* coding 6: the group's non-NULL addresses so far (nhist of hist_cap, */
+    uint32_t nhist, hist_cap, hist_max;  /* grown as they come, to at most hist_max) */
     uint64_t prev_new;      /* coding 6: the last non-NULL new address (last_new: of any kind) */
     uint32_t nfreed;        /* addresses freed in the group; the decoder keeps the last HATF_RECENT in recent */
     uint64_t recent[HATF_RECENT];
@@ -164,6 +164,9 @@ static inline uint64_t hatf_hash64(uint64_t x, unsigned bits)
 }
 
 int hatf_amodel_grow_pred_(hatf_amodel *m);
+/* Room for one more of coding 6's addresses, up to hist_max. @return 0, or
+ * -1 at hist_max (more addresses than the chunk can have) or out of memory. */
+int hatf_amodel_grow_hist_(hatf_amodel *m);
 
 /* Rank counting takes hw: nonzero when the caller is built for the
  * popcnt instruction (target("popcnt"), chosen at run time), else 0; it is a

@@ -241,7 +241,7 @@ HATF_AINLINE int ref_next(hatf_amodel *m, uint64_t *prev, const uint8_t **pp, co
         a = (is_new ? m->prev_new : *prev) + (uint64_t)hatf_unzigzag((v - 4) >> 1);
         if (!a) return -1;
     }
-    if (m->nhist == m->hist_cap) return -1;
+    if (m->nhist == m->hist_cap && hatf_amodel_grow_hist_(m)) return -1;
     m->hist[m->nhist++] = a;
     *prev = a;
     if (is_new) m->prev_new = a;
