@@ -10,6 +10,7 @@
 #include "container_addr.h"
 #include "addrmap.h"
 #include "hatf1_internal.h"
+#include "container_stream.h"
 
 /* A chunk group: one records chunk and its address chunk. */
 typedef struct hatf_rgroup {
@@ -74,7 +75,26 @@ struct hatf_reader {
     uint64_t scan_pos;        /* the next chunk to take when the file grows */
     uint64_t index_off;       /* the index chunk the scan met, 0: none yet */
     uint64_t follow_late;     /* events of threads that came after later events went out (merge.c) */
+    uint32_t models;          /* address models the merge's cursors hold (HATF_MODELS_KEEP) */
+    uint32_t open;            /* the merge's cursors with more of a group to hand out (HATF_OPEN_MAX) */
+    int open_said;            /* the HATF_OPEN_MAX damage line is out */
 };
+
+/* The merge's cursors each hold an address model (~70 KB) while their
+ * thread's group is being decoded. Past HATF_MODELS_KEEP of them, a cursor
+ * gives its model back as soon as its group is decoded, not at its thread's
+ * end: a file whose threads' groups all overlap in time then costs ~3 KB a
+ * thread, not ~80 KB.
+ * A cursor is in the middle of a group while the group has batches (or
+ * damage) to hand out after the one it handed out last, whoever decoded it;
+ * it holds the group's model or decoded events. With HATF_OPEN_MAX cursors
+ * there, a cursor's next group is skipped, with one damage line for the
+ * file: only groups of more than a batch each (HATF_CURSOR_BATCH events), on
+ * that many threads, all overlapping in time, get there (~95 KB each with
+ * the batch: 190 MB). The same groups are skipped whatever the number of
+ * decoding threads. */
+#define HATF_MODELS_KEEP 256u
+#define HATF_OPEN_MAX 2048u
 
 /* Events decoded per refill of a cursor: enough to amortise the refill, few
  * enough that the array (72 bytes an event) stays in the L1 cache. */
@@ -93,6 +113,7 @@ typedef struct hatf_cursor {
     uint32_t left;            /* events of the loaded group not yet decoded */
     int loaded;               /* a group is loaded and consistent so far */
     hatf_buf rec, adr;
+    hatf_zpay zr, za;         /* how much of rec and adr is there yet (container_stream.h) */
     hatf1_decoder *dec;       /* these three from its first group on, freed at its end */
     const uint8_t *ap, *aend;
     const uint8_t *tp, *tend; /* the time section (records coding 1), else tp NULL */
@@ -112,6 +133,8 @@ typedef struct hatf_cursor {
     int worker;               /* a decoding thread's (source_jobs.c): damage goes to err only, not to
                                * the reader's lines, and it decodes every group itself */
     hatf_event *own_evs;      /* evs as allocated; evs points into a group decoded ahead while one is handed out */
+    uint32_t own_cap;         /* events own_evs holds: a group's events up to HATF_CURSOR_BATCH */
+    int open;                 /* in the middle of a group: counted in r->open (HATF_OPEN_MAX) */
     struct hatf_ahead_group *ahead; /* the group decoded ahead being handed out, or NULL */
     /* a following reader (merge.c): the cursor cannot go on before more of the
      * file is read (its thread's next group is not there yet); key is then the
@@ -138,6 +161,16 @@ void hatf_cursor_free(hatf_cursor *c);
  * on with the next group). Either way the events handed out before stay valid
  * until the next refill, their data until a group is loaded. */
 int hatf_cursor_fill_(hatf_cursor *c);
+
+/* Has the cursor's group more to hand out after its last batch (HATF_OPEN_MAX;
+ * a decoding thread's cursor is not counted)? */
+void hatf_cursor_open_(hatf_cursor *c, int more);
+
+/* Read a chunk's stored payload into io and check it against its header's
+ * hash. @return 0 or a negative code with a message in err. */
+int hatf_read_stored_(hatf_reader *r, hatf_buf *io, uint64_t off, const hatf_chunk_hdr *h, hatf_err *err);
+/* "records", "address", ... for messages. */
+const char *hatf_kind_name_(unsigned kind);
 
 /* Read, check and decompress a chunk's payload into out, with dctx and the
  * buffer io for the stored bytes (the reader's, or a decoding thread's own:

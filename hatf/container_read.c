@@ -75,11 +75,10 @@ static int read_at(int fd, void *p, size_t n, uint64_t off)
     return 0;
 }
 
-int hatf_load_payload_with_(hatf_reader *r, ZSTD_DCtx *dctx, hatf_buf *io, uint64_t off, const hatf_chunk_hdr *h,
-                            hatf_buf *out, hatf_err *err)
+int hatf_read_stored_(hatf_reader *r, hatf_buf *io, uint64_t off, const hatf_chunk_hdr *h, hatf_err *err)
 {
     io->len = 0;
-    if (!hatf_buf_reserve(io, (size_t)h->stored_len + 1) || !hatf_buf_reserve(out, (size_t)h->raw_len + 1))
+    if (!hatf_buf_reserve(io, (size_t)h->stored_len + 1))
         return hatf_err_set(err, HATF_E_NOMEM, off, "offset %llu: out of memory", LLU(off));
     if (read_at(r->fd, io->p, h->stored_len, off + HATF_CK_HDR) != 0)
         return hatf_err_set(err, HATF_E_TRUNCATED, off, "offset %llu: %s chunk cannot be read (%s)",
@@ -87,6 +86,20 @@ int hatf_load_payload_with_(hatf_reader *r, ZSTD_DCtx *dctx, hatf_buf *io, uint6
     if (XXH3_64bits(io->p, h->stored_len) != h->payload_hash)
         return hatf_err_set(err, HATF_E_CORRUPT, off, "offset %llu: %s chunk checksum mismatch (thread %llu, group %u)",
                             LLU(off), kind_name(h->kind), LLU(h->thread), h->seq);
+    io->len = h->stored_len;
+    return 0;
+}
+
+const char *hatf_kind_name_(unsigned kind) { return kind_name(kind); }
+
+int hatf_load_payload_with_(hatf_reader *r, ZSTD_DCtx *dctx, hatf_buf *io, uint64_t off, const hatf_chunk_hdr *h,
+                            hatf_buf *out, hatf_err *err)
+{
+    int rc = hatf_read_stored_(r, io, off, h, err);
+    if (rc) return rc;
+    out->len = 0;
+    if (!hatf_buf_reserve(out, (size_t)h->raw_len + 1))
+        return hatf_err_set(err, HATF_E_NOMEM, off, "offset %llu: out of memory", LLU(off));
     if (h->codec == HATF_CODEC_STORED) {
         if (h->stored_len != h->raw_len)
             return hatf_err_set(err, HATF_E_CORRUPT, off, "offset %llu: stored chunk with raw length %u != %u",
@@ -759,19 +772,40 @@ int hatf_cursor_init(hatf_cursor *c, hatf_reader *r, const hatf_rthread *t)
     return 0;
 }
 
+/* Give back the cursor's address model (HATF_MODELS_KEEP). */
+void hatf_cursor_open_(hatf_cursor *c, int more)
+{
+    more = more && !c->worker;
+    if (c->open == more) return;
+    c->open = more;
+    if (more) c->r->open++;
+    else c->r->open--;
+}
+
+static void model_release(hatf_cursor *c)
+{
+    if (!c->am) return;
+    hatf_amodel_free(c->am);
+    free(c->am);
+    c->am = NULL;
+    if (!c->worker) c->r->models--;
+}
+
 /* Give back what the cursor's groups needed (hatf_cursor_init). */
 static void cursor_release(hatf_cursor *c)
 {
     hatf_buf_free(&c->rec);
     hatf_buf_free(&c->adr);
-    if (c->am) hatf_amodel_free(c->am);
-    free(c->am);
+    hatf_zpay_free_(&c->zr);
+    hatf_zpay_free_(&c->za);
+    hatf_cursor_open_(c, 0);
+    model_release(c);
     free(c->dec);
     if (c->evs == c->own_evs) c->evs = NULL;
     free(c->own_evs);
-    c->am = NULL;
     c->dec = NULL;
     c->own_evs = NULL;
+    c->own_cap = 0;
 }
 
 void hatf_cursor_free(hatf_cursor *c)
@@ -795,6 +829,7 @@ static int cursor_damage(hatf_cursor *c, int code, uint64_t off, const char *fmt
     if (!c->worker) hatf_reader_add_damage_(c->r, "%s", msg);
     c->left = 0;
     c->loaded = 0;
+    hatf_cursor_open_(c, 0);
     return code;
 }
 
@@ -847,16 +882,77 @@ static uint32_t times_run(hatf_cursor *c, hatf_event *e, uint32_t n)
     return k;
 }
 
+/* A streamed payload went bad (c->err): the group's events not handed out are lost. */
+static int stream_bad(hatf_cursor *c)
+{
+    char msg[sizeof c->err.msg];
+    memcpy(msg, c->err.msg, sizeof msg);
+    return cursor_damage(c, c->err.code, c->err.offset, "%s; %u events of thread %llu skipped", msg, c->left,
+                         LLU(c->t->thread));
+}
+
+/* hatf1_decode_many on a records payload decompressed as far as the decoder
+ * goes (container_stream.h): HATF_STREAM_AHEAD past it before the batch, so
+ * its first event is whole. A later one may be cut by the end of what is
+ * there (the decoder checks every length: it fails, it cannot decode as
+ * another event): the batch is then decoded again up to it, from the state
+ * before, and the next batch starts there with more.
+ * @return 0 with the decoder's result in *got, or the damage code. */
+static int stream_records(hatf_cursor *c, uint32_t want, int *got)
+{
+    hatf1_decoder *d = c->dec;
+    size_t hat = (size_t)d->base_offset, at = hat + d->pos;
+    if (c->zr.have - at < HATF_STREAM_AHEAD) {
+        if (hatf_zpay_more_(&c->zr, &c->rec, at + HATF_STREAM_AHEAD, &c->err) != 0) return stream_bad(c);
+        d->len = c->zr.have - hat;
+    }
+    if (hatf_zpay_done(&c->zr)) {
+        *got = hatf1_decode_many(d, c->evs, want);
+        return 0;
+    }
+    hatf1_decoder before = *d;
+    *got = hatf1_decode_many(d, c->evs, want);
+    if (*got > 0 && d->err.code) {
+        *d = before;
+        *got = hatf1_decode_many(d, c->evs, (size_t)*got);
+    }
+    return 0;
+}
+
+/* The loaded group's events are all decoded: will the refill after them
+ * find its streams not used up exactly (hatf_cursor_fill_)? */
+static int tail_bad(const hatf_cursor *c)
+{
+    return c->dec->base_offset + c->dec->pos != c->zr.raw || c->ap != c->adr.p + c->za.raw ||
+           (c->tp && (c->tp != c->tend || c->t_left));
+}
+
 /* Decode the next batch of the loaded group: records first, then their
  * addresses in one tight loop. Damage after some good events is kept in
  * pend and reported once those events are handed out. */
 static int decode_batch(hatf_cursor *c)
 {
     uint32_t want = c->left < HATF_CURSOR_BATCH ? c->left : HATF_CURSOR_BATCH;
-    if (!c->evs && !(c->evs = c->own_evs = malloc(HATF_CURSOR_BATCH * sizeof *c->evs)))
-        return cursor_damage(c, HATF_E_NOMEM, c->chunk_off, "offset %llu: out of memory", LLU(c->chunk_off));
-    int got = hatf1_decode_many(c->dec, c->evs, want);
+    if (c->evs == c->own_evs && c->own_cap < want) {  /* as many as the group has, up to a batch */
+        hatf_event *e = realloc(c->own_evs, want * sizeof *e);
+        if (!e) return cursor_damage(c, HATF_E_NOMEM, c->chunk_off, "offset %llu: out of memory", LLU(c->chunk_off));
+        c->evs = c->own_evs = e;
+        c->own_cap = want;
+    }
+    int got = 0;
+    if (hatf_zpay_done(&c->zr)) {
+        got = hatf1_decode_many(c->dec, c->evs, want);
+    } else {
+        int rc = stream_records(c, want, &got);
+        if (rc) return rc;
+    }
     if (got <= 0) return cursor_bad(c, got, HATF_BAD_RECORDS);
+    if (!hatf_zpay_done(&c->za)) {  /* the addresses of got events: HATF_CK_EVENT_ADDR_MAX bytes each at most */
+        size_t at = (size_t)(c->ap - c->adr.p);
+        if (hatf_zpay_more_(&c->za, &c->adr, at + (size_t)got * HATF_CK_EVENT_ADDR_MAX, &c->err) != 0)
+            return stream_bad(c);
+        c->aend = c->adr.p + c->za.have;
+    }
     /* got < want: the decoder returns the error or the early end next time */
     hatf_event *e = c->evs;
     uint32_t n = (uint32_t)got, k;
@@ -867,11 +963,13 @@ static int decode_batch(hatf_cursor *c)
         if (kt < k) k = kt, where = HATF_BAD_TIMES;
     }
     c->left -= k;
+    if (!c->left && c->r->models > HATF_MODELS_KEEP) model_release(c);  /* its group is decoded */
     if (k < n) {
         if (k == 0) return cursor_bad(c, HATF_E_CORRUPT, where);
         c->pend = HATF_E_CORRUPT;
         c->pend_where = where;
     }
+    hatf_cursor_open_(c, c->left || c->pend || tail_bad(c));
     c->i = 0;
     c->n = k;
     return (int)k;
@@ -883,15 +981,19 @@ static int decode_batch(hatf_cursor *c)
 static int load_times(hatf_cursor *c, const hatf_rgroup *g, size_t *hat)
 {
     c->tp = NULL;
-    if (g->rh.coding == HATF_RCODE_HATF) return 0;
+    if (g->rh.coding == HATF_RCODE_HATF)
+        return hatf_zpay_more_(&c->zr, &c->rec, HATF_STREAM_AHEAD, &c->err) != 0 ? stream_bad(c) : 0;
     if (g->rh.coding != HATF_RCODE_TIMES)
         return cursor_damage(c, HATF_E_CORRUPT, g->roff, "offset %llu: records chunk with unknown coding %u",
                              LLU(g->roff), g->rh.coding);
     uint64_t tlen, v;
-    size_t u = hatf_varint_get(c->rec.p, c->rec.len, &tlen);
+    /* a streamed payload: its time section is there whole before the first event */
+    if (hatf_zpay_more_(&c->zr, &c->rec, HATF_VARINT_MAX, &c->err) != 0) return stream_bad(c);
+    size_t u = hatf_varint_get(c->rec.p, c->zr.have, &tlen);
     if (!u || tlen > c->rec.len - u)
         return cursor_damage(c, HATF_E_CORRUPT, g->roff, "offset %llu: records chunk (thread %llu, group %u): time section longer than its chunk",
                              LLU(g->roff), LLU(c->t->thread), g->rh.seq);
+    if (hatf_zpay_more_(&c->zr, &c->rec, u + (size_t)tlen + HATF_STREAM_AHEAD, &c->err) != 0) return stream_bad(c);
     c->tp = c->rec.p + u;
     c->tend = c->tp + tlen;
     *hat = u + (size_t)tlen;
@@ -903,6 +1005,27 @@ static int load_times(hatf_cursor *c, const hatf_rgroup *g, size_t *hat)
                              LLU(g->roff), LLU(c->t->thread), g->rh.seq);
     c->t_left = v + 1;
     return 0;
+}
+
+/* HATF_OPEN_MAX cursors are in the middle of a group: the cursor's next
+ * group is skipped (taken from the decoding threads if one has it), said
+ * once for the file. @return the damage code. */
+static int open_full(hatf_cursor *c)
+{
+    const hatf_rgroup *g = &c->t->g[c->gi];
+    int rc = 0;
+    if (c->r->ahead && hatf_ahead_take_(c, &rc) == HATF_AHEAD_DECODED) hatf_ahead_done_(c);
+    else c->gi++;
+    hatf_err *e = &c->err;
+    memset(e, 0, sizeof *e);
+    hatf_err_set(e, HATF_E_LIMIT, g->roff, "offset %llu: more than %u threads' chunk groups overlap in time; "
+                 "the groups past that are skipped", LLU(g->roff), HATF_OPEN_MAX);
+    if (!c->r->open_said) hatf_reader_add_damage_(c->r, "%s", e->msg);
+    c->r->open_said = 1;
+    c->left = 0;
+    c->loaded = 0;
+    hatf_cursor_open_(c, 0);
+    return HATF_E_LIMIT;
 }
 
 int hatf_cursor_fill_(hatf_cursor *c)
@@ -924,10 +1047,10 @@ int hatf_cursor_fill_(hatf_cursor *c)
             /* a finished group must have used both streams exactly */
             const hatf_rgroup *g = &c->t->g[c->gi - 1];
             c->loaded = 0;
-            if (c->dec->pos != c->dec->len)
+            if (c->dec->base_offset + c->dec->pos != c->zr.raw)
                 return cursor_damage(c, HATF_E_CORRUPT, c->chunk_off, "offset %llu: records chunk (thread %llu, group %u) has bytes after its %u events",
                                      LLU(c->chunk_off), LLU(c->t->thread), g->rh.seq, g->rh.events);
-            if (c->ap != c->aend)
+            if (c->ap != c->adr.p + c->za.raw)
                 return cursor_damage(c, HATF_E_CORRUPT, g->aoff, "offset %llu: address chunk (thread %llu, group %u) has bytes left over",
                                      LLU(g->aoff), LLU(c->t->thread), g->rh.seq);
             if (c->tp && (c->tp != c->tend || c->t_left))
@@ -939,6 +1062,7 @@ int hatf_cursor_fill_(hatf_cursor *c)
             if (!c->worker && !c->r->following && !c->ahead) cursor_release(c);  /* its thread is done */
             return 0;
         }
+        if (!c->worker && c->r->open >= HATF_OPEN_MAX) return open_full(c);
         int rc = 0, ahead = !c->worker && c->r->ahead ? hatf_ahead_take_(c, &rc) : HATF_AHEAD_NONE;
         if (ahead == HATF_AHEAD_DECODED) {
             if ((rc = hatf_ahead_next_(c))) return rc;
@@ -948,8 +1072,11 @@ int hatf_cursor_fill_(hatf_cursor *c)
         c->chunk_off = g->roff;
         if (ahead == HATF_AHEAD_NONE) {  /* else a decoding thread loaded the payloads (or failed: rc, c->err) */
             memset(&c->err, 0, sizeof c->err);
-            rc = hatf_load_payload_with_(c->r, c->dctx, c->io, g->roff, &g->rh, &c->rec, &c->err);
-            if (!rc) rc = hatf_load_payload_with_(c->r, c->dctx, c->io, g->aoff, &g->ah, &c->adr, &c->err);
+            rc = hatf_zpay_load_(&c->zr, c->r, c->dctx, c->io, g->roff, &g->rh, &c->rec, &c->err);
+            if (!rc) rc = hatf_zpay_load_(&c->za, c->r, c->dctx, c->io, g->aoff, &g->ah, &c->adr, &c->err);
+        } else {
+            hatf_zpay_whole_(&c->zr, &c->rec);
+            hatf_zpay_whole_(&c->za, &c->adr);
         }
         if (rc) {
             char msg[sizeof c->err.msg];
@@ -961,20 +1088,24 @@ int hatf_cursor_fill_(hatf_cursor *c)
                                  LLU(g->aoff), g->ah.coding);
         /* every allocation takes at least one address byte: a header that
          * claims more events than the stream could hold costs no memory */
-        uint32_t objects = c->adr.len < g->rh.events ? (uint32_t)c->adr.len : g->rh.events;
+        uint32_t objects = c->za.raw < g->rh.events ? (uint32_t)c->za.raw : g->rh.events;
         if (g->ah.coding == HATF_ACODE_REF)  /* its addresses: at most two an event, a byte each */
-            objects = c->adr.len < 2 * (uint64_t)g->rh.events ? (uint32_t)c->adr.len : 2 * g->rh.events;
+            objects = c->za.raw < 2 * (uint64_t)g->rh.events ? (uint32_t)c->za.raw : 2 * g->rh.events;
         else if (hatf_acode_is_fast(g->ah.coding)) objects = 0;  /* no model */
-        if (!c->am && (c->am = malloc(sizeof *c->am))) hatf_amodel_init(c->am, 0);
+        if (!c->am && (c->am = malloc(sizeof *c->am))) {
+            hatf_amodel_init(c->am, 0);
+            if (!c->worker) c->r->models++;
+        }
         if (!c->dec) c->dec = malloc(sizeof *c->dec);
         if (!c->am || !c->dec || hatf_amodel_reset(c->am, objects, g->ah.coding) != 0)
             return cursor_damage(c, HATF_E_NOMEM, g->roff, "offset %llu: out of memory", LLU(g->roff));
         size_t hat = 0;  /* where the HATF stream starts */
+        c->left = g->rh.events;  /* (said skipped if the payload goes bad here) */
         rc = load_times(c, g, &hat);
         if (rc) return rc;
-        hatf1_decoder_init(c->dec, c->rec.p + hat, c->rec.len - hat, hat);
+        hatf1_decoder_init(c->dec, c->rec.p + hat, c->zr.have - hat, hat);
         c->ap = c->adr.p;
-        c->aend = c->adr.p + c->adr.len;
+        c->aend = c->adr.p + c->za.have;
         c->left = g->rh.events;
         c->loaded = 1;
         memset(&c->err, 0, sizeof c->err);

@@ -39,7 +39,7 @@ uint32_t hatf_ahead_decode_max_ = 1u << 17;
 /* A group decoded (or only loaded) ahead, kept for reuse when given back. */
 struct hatf_ahead_group {
     struct hatf_ahead_group *next_free;
-    int failed;               /* out of memory: the merge decodes the group itself */
+    int failed;               /* out of memory, or a streamed group too large to decode ahead: the merge decodes the group itself */
     int loaded;               /* only loaded: its payloads in rec and adr, or the error load_rc, err */
     int load_rc;
     hatf_err err;
@@ -170,7 +170,10 @@ static void load_group(hatf_reader *r, ZSTD_DCtx *dctx, hatf_buf *io, const ahea
                        struct hatf_ahead_group *res)
 {
     res->g = j->g;
-    res->failed = 0;
+    /* a payload decompressed as it is decoded (container_stream.h): the
+     * merge's cursor does it, not in whole here */
+    res->failed = hatf_zpay_streamed(&j->g.rh) || hatf_zpay_streamed(&j->g.ah);
+    if (res->failed) return;
     res->loaded = 1;
     res->nev = res->nitems = res->nerrs = res->next = 0;
     memset(&res->err, 0, sizeof res->err);
@@ -418,6 +421,7 @@ int hatf_ahead_next_(hatf_cursor *c)
         return 0;
     }
     const ahead_item *it = &g->items[g->next++];
+    hatf_cursor_open_(c, g->next < g->nitems);  /* as its own decoding says it */
     if (it->rc > 0) {
         c->evs = g->evs + it->at;
         c->i = 0;
@@ -434,6 +438,7 @@ void hatf_ahead_done_(hatf_cursor *c)
     struct hatf_ahead *a = c->r->ahead;
     struct hatf_ahead_group *g = c->ahead;
     c->ahead = NULL;
+    hatf_cursor_open_(c, 0);
     c->evs = c->own_evs;
     c->i = c->n = 0;
     pthread_mutex_lock(&a->mu);
