@@ -82,7 +82,8 @@
     // a process that died of a signal did not exit: what was live then is no leak
     S.died ? ['live when it died', 'live_bytes_at_end', `${bytes(S.live_bytes_at_end)} in ${fmt(S.live_objects_at_end)} objects (not leaks)`, S.live_bytes_at_end]
            : ['leaked at the end', 'live_bytes_at_end', `${bytes(S.live_bytes_at_end)} in ${fmt(S.live_objects_at_end)} objects`, S.live_bytes_at_end],
-    ['temporary allocations', 'temporary', fmt(D.sites.stack.temporary), D.sites.stack.temporary],
+    ['temporary allocations', 'temporary', `${fmt(D.sites.stack.temporary)}: objects freed before their thread made any` +
+      ' other allocation (heaptrack counts by another rule: docs/tools.md, "stats")', D.sites.stack.temporary],
     ['complete', 'complete', C ? (C.complete && !C.damage.length && !C.dropped ? 'yes' : 'NO') : 'unknown (no container)'],
   ];
   if (C) facts.push(['dropped events', 'dropped', fmt(C.dropped), C.dropped]);
