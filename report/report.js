@@ -176,11 +176,13 @@
   const frameTable = D.sites.stack.frame_table || [];
   // a frame's function as shown; one nothing names by its module and offset (its flame graph node)
   const frameName = (f) => f.demangled || f.node || f.addr;
-  function frameText(f) {
+  // a frame's lines as the call chain shows them, [text, function]: the functions inlined at
+  // the call, innermost first, then its own
+  function frameLines(f) {
     const src = f.file ? ` ${f.file}:${f.line}` : '';
-    const lines = (f.inlined || []).map((i) => `${i.demangled} (inlined) ${i.file}:${i.line}`);
-    lines.push(f.demangled ? `${f.demangled}${f.offset ? '+0x' + f.offset.toString(16) : ''}${f.module ? ` (${f.module})` : ''}${src}`
-                           : frameName(f) + src);
+    const lines = (f.inlined || []).map((i) => [`${i.demangled} (inlined) ${i.file}:${i.line}`, i.demangled || i.function]);
+    lines.push([f.demangled ? `${f.demangled}${f.offset ? '+0x' + f.offset.toString(16) : ''}${f.module ? ` (${f.module})` : ''}${src}`
+                            : frameName(f) + src, frameName(f)]);
     return lines;
   }
   const isNew = (name) => name.startsWith('operator new');
@@ -206,32 +208,42 @@
     if (at >= 0) return [frameName(fs[at]) + (fs[at].file ? `  ${fs[at].file}:${fs[at].line}` : ''), callers];
     return [s.stack ? (fs.length ? frameName(fs[0]) : '(stack not in the trace)') : '(no stack)', callers];
   }
-  // sites that share a place are told apart by their callers' names, as many as it takes; sites
-  // whose chains have the same names, by the first caller that differs in its offset or line
+  // sites that share a place are told apart by their callers' names, as many as it takes (past
+  // three, the first and the one that differs, "…" for those between, unless that is ambiguous);
+  // sites whose chains have the same names, by the first caller that differs in its offset or line
   function tellApart(rows) {
     const byPlace = new Map();
     for (const r of rows) (byPlace.get(r.place) || byPlace.set(r.place, []).get(r.place)).push(r);
     const key = (cs, n, how) => cs.slice(0, n).map(how).join('\u0000');
-    const last = (f) => frameText(f).at(-1);
+    const last = (f) => frameLines(f).at(-1)[0];
+    const ARROW = ' \u2190 ', SKIP = '\u2026';
     for (const group of byPlace.values()) {
       if (group.length < 2) continue;
       const callers = group.map((r) => r.callers);
-      group.forEach((r, j) => {
+      const labels = group.map((r, j) => {
         const mine = callers[j], alike = (n, how) => callers.some((cs, m) => m !== j && key(cs, n, how) === key(mine, n, how));
         let d = 1;
         while (d < mine.length && alike(d, frameName)) d++;
         if (mine.length && !alike(d, frameName)) {
-          r.place += ' \u2190 ' + mine.slice(0, d).map(frameName).join(' \u2190 ');
-          return;
+          const names = mine.slice(0, d).map(frameName);
+          return { full: ARROW + names.join(ARROW), short: ARROW + (d > 3 ? [names[0], SKIP, names[d - 1]] : names).join(ARROW) };
         }
         const at = mine.findIndex((f, k) => !alike(k + 1, last));
-        r.place += at < 0 ? ` [stack ${r.stack}]` : ` \u2190 ${at ? '\u2026 \u2190 ' : ''}${last(mine[at])}`;
+        const text = at < 0 ? ` [stack ${r.stack}]` : `${ARROW}${at ? SKIP + ARROW : ''}${last(mine[at])}`;
+        return { full: text, short: text };
+      });
+      const shorts = labels.map((l) => l.short);
+      group.forEach((r, j) => {
+        r.place += shorts.indexOf(shorts[j]) === shorts.lastIndexOf(shorts[j]) ? labels[j].short : labels[j].full;
       });
     }
   }
   const views = {
-    stack: D.sites.stack.top.map((s, i) => Object.assign({}, s, { rank: i + 1, place: placeOf(s)[0], callers: placeOf(s)[1], chain: chainOf(s),
-      lines: s.frames.map((k) => frameText(frameTable[k]).map((t) => [t, frameName(frameTable[k])])).flat() })),
+    stack: D.sites.stack.top.map((s, i) => {
+      const [place, callers] = placeOf(s);
+      return Object.assign({}, s, { rank: i + 1, place, callers, chain: chainOf(s),
+        lines: s.frames.flatMap((k) => frameLines(frameTable[k])) });
+    }),
   };
   tellApart(views.stack);
   for (const r of views.stack) r.text = r.lines.map((l) => l[0]).join('\n');
