@@ -333,7 +333,11 @@
   // sites whose chain holds it (once per site, recursion or not); and per caller and callee, of
   // the sites that pass through that call. The figures that add up: calls, bytes, at the
   // heap's peak, leaked, temporary.
-  const figKeys = ['calls', 'bytes', 'at_peak_bytes', 'leaked_bytes', 'temporary'];
+  const figures = { calls: 'calls', bytes: 'bytes', at_peak_bytes: "at the heap's peak", leaked_bytes: 'leaked',
+    temporary: 'temporary' };
+  const figKeys = Object.keys(figures);
+  for (const id of ['callers-table', 'callers-up', 'callers-down'])
+    for (const k of figKeys) $(id).tHead.rows[0].appendChild(el('th', { 'data-key': k }, figures[k]));
   const zero = () => Object.fromEntries(figKeys.map((k) => [k, 0]));
   const addTo = (a, x) => { for (const k of figKeys) a[k] += x[k]; };
   const fnStats = new Map();
