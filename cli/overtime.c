@@ -29,7 +29,8 @@ static uint64_t end_at(const overtime *ot, size_t i)
 }
 
 /* The resident column (overtime.h), interval by interval in order: the samples
- * up to interval i's end from *k on. @return its figure, 0 before any sample. */
+ * up to interval i's end from *k on. @return its figure, 0 before any sample
+ * (*k still 0: the callers show none). */
 static uint64_t resident_upto(const overtime *ot, size_t i, size_t *k, uint64_t *last)
 {
     uint64_t end = end_at(ot, i), best = 0;
@@ -92,7 +93,11 @@ void overtime_text(hatf_buf *o, const overtime *ot)
         bar[w] = 0;
         cli_put(o, "%12s %14llu %12llu %14llu %10llu %10llu %14llu", at, U(s->live_bytes),
                 U(s->live_objects), U(s->max_live_bytes), U(s->allocs), U(s->frees), U(s->bytes));
-        if (rescol) cli_put(o, " %14llu", U(resident_upto(ot, i, &k, &res_last)));
+        if (rescol) {
+            uint64_t res = resident_upto(ot, i, &k, &res_last);
+            if (k) cli_put(o, " %14llu", U(res));
+            else cli_put(o, " %14s", "-");  /* not sampled yet: unknown, not 0 */
+        }
         cli_put(o, "  |%s\n", bar);
     }
 }
@@ -113,7 +118,10 @@ void overtime_json(hatf_buf *o, const overtime *ot)
                    "\"allocs\": %llu, \"frees\": %llu, \"bytes\": %llu",
                 i ? "," : "", U(x_out(ot, end_at(ot, i))), U(s->live_bytes), U(s->live_objects),
                 U(s->max_live_bytes), U(s->allocs), U(s->frees), U(s->bytes));
-        if (rescol) cli_put(o, ", \"resident_bytes\": %llu", U(resident_upto(ot, i, &k, &res_last)));
+        if (rescol) {
+            uint64_t res = resident_upto(ot, i, &k, &res_last);
+            if (k) cli_put(o, ", \"resident_bytes\": %llu", U(res));  /* absent before the first sample */
+        }
         cli_put(o, "}");
     }
     cli_put(o, "%s]}\n", tl->n ? "\n" : "");

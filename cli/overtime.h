@@ -29,7 +29,8 @@ typedef struct overtime {
 /* The table: one line per interval, the peak and the end above it; with
  * resident samples (and times), a column of the most resident bytes sampled
  * in each interval (the last one before it when none fell in it), the
- * recorder's own memory taken out. */
+ * recorder's own memory taken out; "-" (JSON: no resident_bytes) before the
+ * first sample, whose figure is unknown rather than 0. */
 void overtime_text(hatf_buf *o, const overtime *ot);
 void overtime_json(hatf_buf *o, const overtime *ot);
 
@@ -41,7 +42,8 @@ uint64_t overtime_end(const overtime *ot, size_t i);
 int overtime_has_resident(const overtime *ot);
 
 /* The resident column's figure for interval i, taken in order from i = 0
- * with *k and *last at 0 (they carry the samples already passed). */
+ * with *k and *last at 0 (they carry the samples already passed); *k still 0
+ * after it: no sample yet, the figure is unknown. */
 uint64_t overtime_resident(const overtime *ot, size_t i, size_t *k, uint64_t *last);
 
 /* The sites' live bytes at the end of every `every`-th interval but the

@@ -269,7 +269,8 @@ static void print_text(hatf_buf *o, const sites *st, frames *fr, size_t shown)
 }
 
 /* One frame as JSON: its address, function (as stored, and as shown),
- * offset, source line and the functions inlined at the call. */
+ * offset, module, its flame-graph node ("module+0xvaddr" when nothing names
+ * it), source line and the functions inlined at the call. */
 static void put_frame_json(hatf_buf *o, frames *fr, uint64_t addr)
 {
     const hatf_symbol *sy = hatf_reader_symbol(fr->r, addr);
@@ -281,6 +282,14 @@ static void put_frame_json(hatf_buf *o, frames *fr, uint64_t addr)
     cli_put(o, ", \"demangled\": ");
     cli_json_string(o, d ? d : name ? name : "");
     cli_put(o, ", \"offset\": %llu", U(off));
+    uint64_t vaddr;
+    const char *mod = frames_module(fr, addr, &vaddr);
+    char node[1024];
+    frames_node(fr, addr, node, sizeof node);
+    cli_put(o, ", \"module\": ");
+    cli_json_string(o, mod ? mod : "");
+    cli_put(o, ", \"node\": ");
+    cli_json_string(o, node);
     const char *file;
     int line;
     if (!frames_line(fr, addr, &file, &line)) {

@@ -61,6 +61,7 @@
     problems.forEach((p) => ul.appendChild(el('li', {}, p)));
     b.appendChild(ul);
   }
+  const siteBytes = D.flame.totals[D.flame.figures.indexOf('bytes')];
   const facts = [
     ['file', 'file', S.file + ` (${S.format})`],
     ['program', 'cmdline', C ? C.cmdline || '(not recorded)' : '(the format has no header)'],
@@ -71,13 +72,18 @@
     ['allocations', 'allocs', fmt(S.allocs), S.allocs],
     ['frees', 'frees', fmt(S.frees), S.frees],
     ['reallocs', 'reallocs', fmt(S.reallocs), S.reallocs],
-    ['bytes allocated', 'total_bytes', bytes(S.total_bytes), S.total_bytes],
+    // one definition on the whole page, the sites' and the flame graph's: allocs and reallocs
+    ['bytes allocated', 'bytes', `${bytes(siteBytes)}: what allocations and reallocs asked for (a realloc its new size),` +
+      ' as the sites table and the flame graph count it', siteBytes],
+    ['of it by allocations', 'total_bytes', `${bytes(S.total_bytes)} (stats' total_bytes; the threads and heaps tables count these)`,
+      S.total_bytes],
     ['peak live bytes', 'max_live_bytes', `${bytes(S.max_live_bytes)} at ${at(tl.peak_at)}`, S.max_live_bytes],
     ['peak live objects', 'max_live_objects', fmt(S.max_live_objects), S.max_live_objects],
     // a process that died of a signal did not exit: what was live then is no leak
     S.died ? ['live when it died', 'live_bytes_at_end', `${bytes(S.live_bytes_at_end)} in ${fmt(S.live_objects_at_end)} objects (not leaks)`, S.live_bytes_at_end]
            : ['leaked at the end', 'live_bytes_at_end', `${bytes(S.live_bytes_at_end)} in ${fmt(S.live_objects_at_end)} objects`, S.live_bytes_at_end],
-    ['temporary allocations', 'temporary', fmt(D.sites.stack.temporary), D.sites.stack.temporary],
+    ['temporary allocations', 'temporary', `${fmt(D.sites.stack.temporary)}: objects freed before their thread made any` +
+      ' other allocation (heaptrack counts by another rule: docs/tools.md, "stats")', D.sites.stack.temporary],
     ['complete', 'complete', C ? (C.complete && !C.damage.length && !C.dropped ? 'yes' : 'NO') : 'unknown (no container)'],
   ];
   if (C) facts.push(['dropped events', 'dropped', fmt(C.dropped), C.dropped]);
@@ -141,15 +147,18 @@
     },
   };
   const chartDiv = $('overtime-chart');
-  // the process's resident memory as the recorder sampled it, where the trace has it
-  const hasRes = iv.length && iv.every((v) => typeof v.resident_bytes === 'number');
+  // the process's resident memory as the recorder sampled it, where the trace has it: before
+  // the first sample an interval has none (a gap in the line, not 0)
+  const resOf = (v) => (typeof v.resident_bytes === 'number' ? v.resident_bytes : null);
+  const hasRes = iv.some((v) => resOf(v) !== null);
   const series = [{ label: byTime ? 'ms' : 'record' },
                   { label: 'live bytes (end of interval)', stroke: '#2b6cb0', fill: 'rgba(43,108,176,0.12)', width: 1.5 },
                   { label: 'most live bytes in interval', stroke: '#888', dash: [4, 3], width: 1 }];
   const data = [xs, live, most];
   if (hasRes) {
     series.push({ label: 'resident bytes (sampled)', stroke: '#2f855a', width: 1.5 });
-    data.push([iv[0].resident_bytes].concat(iv.map((v) => v.resident_bytes)));
+    data.push([resOf(iv[0])].concat(iv.map(resOf)));
+    chartDiv.dataset.residentMissing = iv.filter((v) => resOf(v) === null).length;
   }
   chartDiv.dataset.series = series.slice(1).map((x) => x.label).join('|');
   const plot = new uPlot({
@@ -165,27 +174,79 @@
 
   // ---- allocation sites ----
   const frameTable = D.sites.stack.frame_table || [];
-  function frameText(f) {
-    let name = f.demangled || f.function || f.addr;
+  // a frame's function as shown; one nothing names by its module and offset (its flame graph node)
+  const frameName = (f) => f.demangled || f.node || f.addr;
+  // a frame's lines as the call chain shows them, [text, function]: the functions inlined at
+  // the call, innermost first, then its own
+  function frameLines(f) {
     const src = f.file ? ` ${f.file}:${f.line}` : '';
-    const lines = (f.inlined || []).map((i) => `${i.demangled} (inlined) ${i.file}:${i.line}`);
-    lines.push(`${name}${f.offset ? '+0x' + f.offset.toString(16) : ''}${src}`);
+    const lines = (f.inlined || []).map((i) => [`${i.demangled} (inlined) ${i.file}:${i.line}`, i.demangled || i.function]);
+    lines.push([f.demangled ? `${f.demangled}${f.offset ? '+0x' + f.offset.toString(16) : ''}${f.module ? ` (${f.module})` : ''}${src}`
+                            : frameName(f) + src, frameName(f)]);
     return lines;
   }
-  // a stack's place: its innermost frame that is not operator new, as --by function
+  const isNew = (name) => name.startsWith('operator new');
+  // a site's functions, innermost first, the inlined ones at each call too, without the
+  // operator new it starts with (as heaptrack's views leave it out)
+  function chainOf(s) {
+    const names = [];
+    for (const k of s.frames) {
+      const f = frameTable[k];
+      for (const i of f.inlined || []) names.push(i.demangled || i.function);
+      names.push(frameName(f));
+    }
+    let i = 0;
+    while (i < names.length - 1 && isNew(names[i])) i++;
+    return names.slice(i);
+  }
+  // a stack's place: its innermost frame that is not operator new, as --by function; the
+  // frames' names outside it, its callers
   function placeOf(s) {
     const fs = s.frames.map((i) => frameTable[i]);
-    for (const f of fs) {
-      const name = f.demangled || f.function;
-      if (name && name.startsWith('operator new')) continue;
-      return (name || f.addr) + (f.file ? `  ${f.file}:${f.line}` : '');
+    const at = fs.findIndex((f) => !(f.demangled && isNew(f.demangled)));
+    const callers = fs.slice(at + 1);
+    if (at >= 0) return [frameName(fs[at]) + (fs[at].file ? `  ${fs[at].file}:${fs[at].line}` : ''), callers];
+    return [s.stack ? (fs.length ? frameName(fs[0]) : '(stack not in the trace)') : '(no stack)', callers];
+  }
+  // sites that share a place are told apart by their callers' names, as many as it takes (past
+  // three, the first and the one that differs, "…" for those between, unless that is ambiguous);
+  // sites whose chains have the same names, by the first caller that differs in its offset or line
+  function tellApart(rows) {
+    const byPlace = new Map();
+    for (const r of rows) (byPlace.get(r.place) || byPlace.set(r.place, []).get(r.place)).push(r);
+    const key = (cs, n, how) => cs.slice(0, n).map(how).join('\u0000');
+    const last = (f) => frameLines(f).at(-1)[0];
+    const ARROW = ' \u2190 ', SKIP = '\u2026';
+    for (const group of byPlace.values()) {
+      if (group.length < 2) continue;
+      const callers = group.map((r) => r.callers);
+      const labels = group.map((r, j) => {
+        const mine = callers[j], alike = (n, how) => callers.some((cs, m) => m !== j && key(cs, n, how) === key(mine, n, how));
+        let d = 1;
+        while (d < mine.length && alike(d, frameName)) d++;
+        if (mine.length && !alike(d, frameName)) {
+          const names = mine.slice(0, d).map(frameName);
+          return { full: ARROW + names.join(ARROW), short: ARROW + (d > 3 ? [names[0], SKIP, names[d - 1]] : names).join(ARROW) };
+        }
+        const at = mine.findIndex((f, k) => !alike(k + 1, last));
+        const text = at < 0 ? ` [stack ${r.stack}]` : `${ARROW}${at ? SKIP + ARROW : ''}${last(mine[at])}`;
+        return { full: text, short: text };
+      });
+      const shorts = labels.map((l) => l.short);
+      group.forEach((r, j) => {
+        r.place += shorts.indexOf(shorts[j]) === shorts.lastIndexOf(shorts[j]) ? labels[j].short : labels[j].full;
+      });
     }
-    return s.stack ? (fs.length ? fs[0].addr : '(stack not in the trace)') : '(no stack)';
   }
   const views = {
-    stack: D.sites.stack.top.map((s, i) => Object.assign({}, s, { rank: i + 1, place: placeOf(s),
-      text: s.frames.map((k) => frameText(frameTable[k]).join('\n')).join('\n') })),
+    stack: D.sites.stack.top.map((s, i) => {
+      const [place, callers] = placeOf(s);
+      return Object.assign({}, s, { rank: i + 1, place, callers, chain: chainOf(s),
+        lines: s.frames.flatMap((k) => frameLines(frameTable[k])) });
+    }),
   };
+  tellApart(views.stack);
+  for (const r of views.stack) r.text = r.lines.map((l) => l[0]).join('\n');
   for (const by of ['function', 'line']) {
     views[by] = D.sites[by].top.map((g, i) => Object.assign({}, g, { rank: i + 1, peak_bytes: undefined,
       text: `${g.stacks.length} stack${g.stacks.length === 1 ? '' : 's'}: ${g.stacks.slice(0, 20).join(', ')}${g.stacks.length > 20 ? ', ...' : ''}` }));
@@ -220,7 +281,15 @@
         const next = tr.nextSibling;
         if (next && next.classList.contains('frames')) { next.remove(); return; }
         const fr = el('tr', { class: 'frames' }), td = el('td', { colspan: cells.length });
-        td.appendChild(el('div', {}, r.text || '(no frames)'));
+        if (!r.lines) td.appendChild(el('div', {}, r.text || '(no frames)'));
+        else if (!r.lines.length) td.appendChild(el('div', {}, r.stack ? '(stack not in the trace)' : '(no stack)'));
+        // the call chain, innermost first; a function's line opens its callers and callees
+        for (const [text, name] of r.lines || []) {
+          const line = el('div', { class: 'frame', title: 'callers and callees of ' + name }, text);
+          line.dataset.function = name;
+          line.onclick = (e) => { e.stopPropagation(); showFunction(name); };
+          td.appendChild(line);
+        }
         fr.appendChild(td);
         tr.after(fr);
       };
@@ -246,7 +315,7 @@
       (d.records_with_stack ? '' : ' (record with hatrace record --stacks to see where memory is allocated)') + '. ' +
       (groups !== null && all < groups ? `Shown: the first ${fmt(all)} by ${D.limits.sort} (--top); ${fmt(groups - all)} sites left out. ` :
        by !== 'stack' && all >= D.limits.top && D.limits.top ? `Shown: the first ${fmt(all)} by ${D.limits.group_sort} (--top); any more are left out. ` : '') +
-      'Click a column to sort, a row for its stack.';
+      'Click a column to sort, a row for its call chain (innermost first), a function in it for its callers and callees.';
   }
   for (const th of table.tHead.rows[0].cells) {
     th.onclick = () => {
@@ -258,6 +327,102 @@
   $('sites-by').onchange = () => { limit = 500; drawSites(); };
   $('sites-search').oninput = () => { limit = 500; drawSites(); };
   drawSites();
+
+  // ---- callers and callees (as heaptrack_gui shows them), from the sites the page holds ----
+  // A function's figures: self, of the sites whose innermost function it is; inclusive, of the
+  // sites whose chain holds it (once per site, recursion or not); and per caller and callee, of
+  // the sites that pass through that call. The figures that add up: calls, bytes, at the
+  // heap's peak, leaked, temporary.
+  const figures = { calls: 'calls', bytes: 'bytes', at_peak_bytes: "at the heap's peak", leaked_bytes: 'leaked',
+    temporary: 'temporary' };
+  const figKeys = Object.keys(figures);
+  for (const id of ['callers-table', 'callers-up', 'callers-down'])
+    for (const k of figKeys) $(id).tHead.rows[0].appendChild(el('th', { 'data-key': k }, figures[k]));
+  const zero = () => Object.fromEntries(figKeys.map((k) => [k, 0]));
+  const addTo = (a, x) => { for (const k of figKeys) a[k] += x[k]; };
+  const fnStats = new Map();
+  const entry = (n) => fnStats.get(n) ||
+    fnStats.set(n, { name: n, self: zero(), incl: zero(), callers: new Map(), callees: new Map() }).get(n);
+  const edge = (m, n, x) => addTo(m.get(n) || m.set(n, zero()).get(n), x);
+  const OUTERMOST = '(outermost: no caller)', HERE = '(allocates here)';
+  for (const r of views.stack) {
+    const c = r.chain;
+    if (!c.length) continue;
+    addTo(entry(c[0]).self, r);
+    const seen = new Set();
+    c.forEach((n, i) => {
+      if (seen.has(n)) return;
+      seen.add(n);
+      const e = entry(n);
+      addTo(e.incl, r);
+      edge(e.callers, i + 1 < c.length ? c[i + 1] : OUTERMOST, r);
+      edge(e.callees, i ? c[i - 1] : HERE, r);
+    });
+  }
+  const fnRows = [...fnStats.values()].map((e) => Object.assign({ name: e.name, self_calls: e.self.calls,
+    self_bytes: e.self.bytes }, e.incl));
+  const figCells = (x) => figKeys.map((k) => num(x[k]));
+  const ctable = $('callers-table'), cbody = ctable.tBodies[0];
+  let cKey = 'bytes', cDesc = true;
+  function drawFunctions() {
+    const q = $('callers-search').value.trim().toLowerCase();
+    const rows = fnRows.filter((r) => !q || r.name.toLowerCase().includes(q)).sort((a, b) => {
+      if (cKey === 'name') return cDesc ? b.name.localeCompare(a.name) : a.name.localeCompare(b.name);
+      return (cDesc ? b[cKey] - a[cKey] : a[cKey] - b[cKey]) || a.name.localeCompare(b.name);
+    });
+    for (const th of ctable.tHead.rows[0].cells) {
+      th.classList.toggle('sorted-desc', th.dataset.key === cKey && cDesc);
+      th.classList.toggle('sorted-asc', th.dataset.key === cKey && !cDesc);
+    }
+    const frag = document.createDocumentFragment();
+    for (const r of rows.slice(0, 500)) {
+      const tr = row([[r.name, undefined, 'text'], num(r.self_calls), num(r.self_bytes)].concat(figCells(r)));
+      tr.className = 'function';
+      tr.dataset.function = r.name;
+      tr.onclick = () => showFunction(r.name);
+      frag.appendChild(tr);
+    }
+    cbody.replaceChildren(frag);
+    $('callers-count').textContent = `${fmt(rows.length)} functions` + (rows.length > 500 ? ', the first 500 drawn' : '');
+  }
+  for (const th of ctable.tHead.rows[0].cells) {
+    th.onclick = () => {
+      if (cKey === th.dataset.key) cDesc = !cDesc;
+      else { cKey = th.dataset.key; cDesc = cKey !== 'name'; }
+      drawFunctions();
+    };
+  }
+  $('callers-search').oninput = drawFunctions;
+  const shownSites = views.stack.filter((r) => r.chain.length).length;
+  $('callers-note').textContent = `${fmt(fnRows.length)} functions in the chains of the ${fmt(shownSites)} sites with a stack` +
+    ` the page holds (those of the sites table, --top). Self: the sites whose innermost function it is (operator new` +
+    ` left out); the other figures, inclusive: every site whose chain holds the function, once. Click a function` +
+    ` for who calls it and what it calls.`;
+  function edgeTable(id, m) {
+    const body = $(id).tBodies[0], frag = document.createDocumentFragment();
+    for (const [n, x] of [...m.entries()].sort((a, b) => b[1].bytes - a[1].bytes || b[1].calls - a[1].calls)) {
+      const tr = row([[n, undefined, 'text']].concat(figCells(x)));
+      tr.dataset.function = n;
+      if (fnStats.has(n)) tr.onclick = () => showFunction(n);
+      frag.appendChild(tr);
+    }
+    body.replaceChildren(frag);
+  }
+  function showFunction(name) {
+    const e = fnStats.get(name);
+    if (!e) return;
+    const d = $('callers-detail');
+    d.hidden = false;
+    d.dataset.function = name;
+    $('callers-title').textContent = name;
+    $('callers-figures').textContent = `inclusive: ${fmt(e.incl.calls)} calls, ${bytes(e.incl.bytes)};` +
+      ` self: ${fmt(e.self.calls)} calls, ${bytes(e.self.bytes)}`;
+    edgeTable('callers-up', e.callers);
+    edgeTable('callers-down', e.callees);
+    for (const tr of cbody.rows) tr.classList.toggle('chosen', tr.dataset.function === name);
+    $('callers').scrollIntoView();
+  }
+  drawFunctions();
 
   // ---- flame graph ----
   const F = D.flame;

@@ -331,17 +331,22 @@ class Trace:
         self._warn_damage()
         return df if thread is None else df[df["thread"].values == thread]
 
-    def stacks(self):
+    def stacks(self, lines=True):
         """The call stacks' frames as a pandas DataFrame, one row per frame,
         innermost first (depth 0), in stack id order: stack, depth, address,
         module (the file name of the module holding the frame, "" when none),
         module_offset (address in that file: address minus its load bias),
         function (the name the trace stored, as the program's symbol table has
-        it, C++ names mangled; "" when unnamed) and function_offset: the
-        columns of the frames table `convert --to csv` writes, but for file
-        and line, which come from the modules' debug information on the
-        machine that reads them (that table has them). The stack column is the
-        events' stack id. Empty for a trace without stacks."""
+        it, C++ names mangled; "" when unnamed), function_offset, and with
+        lines, file and line: the columns of the frames table `convert --to
+        csv` writes. The stack column is the events' stack id. Empty for a
+        trace without stacks.
+
+        A trace holds no source lines: they come from the modules' debug
+        information on the machine that reads them, found by build id, which
+        the hatrace command looks up (`stats --sites`, reading the trace once
+        more: lines=False skips it). file is "" and line 0 where it found none,
+        and for a stored stack no event uses."""
         import pandas as pd
         lib = _lib.lib()
         h = self._open()
@@ -364,7 +369,23 @@ class Trace:
         for c in STACK_COLUMNS:
             if c not in ("module", "function"):
                 df[c] = df[c].astype(np.uint64)
+        if lines:
+            src = self._source_lines() if len(df) else {}
+            at = [src.get((s, d), ("", 0)) for s, d in zip(df["stack"], df["depth"])]
+            df["file"] = [f for f, _ in at]
+            df["line"] = np.array([n for _, n in at], dtype=np.uint64)
         return df
+
+    def _source_lines(self):
+        """{(stack, depth): (file, line)} of the frames the command found a
+        line for, from `stats --sites --json` (every site, its frames in
+        order)."""
+        out = {}
+        for site in self.stats("--sites", "--top", "0")["top"]:
+            for d, f in enumerate(site["frames"]):
+                if f.get("file"):
+                    out[(int(site["stack"]), d)] = (f["file"], int(f["line"]))
+        return out
 
     @property
     def threads(self):

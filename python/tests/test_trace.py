@@ -216,8 +216,8 @@ def test_stacks_equal_stats_sites(hatrace_cmd, tmp_path):
     """Trace.stacks() of a recording with stacks (tests/workloads/stacks_sites:
     a static function, a shared library's, two threads) gives every site's
     frames as stats --sites --json does: the same addresses in the same
-    order, the same names and offsets where the trace names the frame; and
-    its text copy gives the same frame."""
+    order, the same names and offsets where the trace names the frame, the
+    same source file and line; and its text copy gives the same frame."""
     from conftest import BUILD
     prog = BUILD / "workloads" / "stacks_sites"
     if not os.access(prog, os.X_OK):
@@ -228,7 +228,7 @@ def test_stacks_equal_stats_sites(hatrace_cmd, tmp_path):
     df = t.stacks()
     sites = t.stats("--sites", "--top", "0")["top"]
     assert len(sites) >= 4 and len(df) > 0
-    names = set()
+    names, lined = set(), set()
     for site in sites:
         mine = df[df["stack"] == site["stack"]].sort_values("depth")
         assert [int(a, 16) for a in (f["addr"] for f in site["frames"])] == list(mine["address"])
@@ -236,7 +236,13 @@ def test_stacks_equal_stats_sites(hatrace_cmd, tmp_path):
             if row["function"]:
                 assert (f["function"], f["offset"]) == (row["function"], row["function_offset"])
                 names.add(row["function"])
+            assert (row["file"], row["line"]) == (f.get("file", ""), f.get("line", 0))
+            if row["file"]:
+                lined.add(row["function"])
     assert {"static_leaf", "lib_make", "grow_buf", "thread_leaf", "main"} <= names
+    # source lines where the workload's debug information gives them (it is built with -g)
+    assert {"static_leaf", "lib_make", "grow_buf", "thread_leaf", "main"} <= lined, lined
+    assert list(t.stacks(lines=False).columns) == list(df.columns[:-2])
     txt = tmp_path / "s.txt"
     run(hatrace_cmd, "convert", "--to", "text", p, "-o", txt)
     pd.testing.assert_frame_equal(hatrace.open(txt).stacks(), df)

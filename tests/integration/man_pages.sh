@@ -8,6 +8,7 @@
 #    (--word tokens) of `hatrace CMD --help` are those of its section; the
 #    SYNOPSIS, DESCRIPTION and OPTIONS sections hold those of `hatrace --help`.
 #    So a new option or command without its man page text fails here;
+#  - libhatf(3) names every symbol build/libhatf.so exports (nm -D);
 #  - libhatf(3)'s first example compiles against the built library and counts
 #    the events of a trace as `hatrace stats` counts its records.
 # Skipped (77) when neither man nor groff is installed.
@@ -90,6 +91,16 @@ for c in $cmds; do
 done
 [ "$bad" -eq 0 ] || fail "$bad parts of hatrace(1) name other long options than --help"
 
+# --- libhatf(3) names every function the library exports ---------------------
+command -v nm >/dev/null || fail "nm not found (binutils)"
+nm -D --defined-only "$BUILD/libhatf.so" | awk '{ sub(/@.*/, "", $3); print $3 }' | sort -u >"$W/exported"
+[ "$(wc -l <"$W/exported")" -ge 50 ] && grep -qx hatf_source_open "$W/exported" ||
+  fail "nm lists no exports of $BUILD/libhatf.so: $(head -3 "$W/exported")"
+while read -r sym; do
+  grep -qw -- "$sym" docs/man/libhatf.3 || echo "$sym" >>"$W/unnamed"
+done <"$W/exported"
+[ ! -s "$W/unnamed" ] || fail "libhatf(3) does not name these exported functions: $(tr '\n' ' ' <"$W/unnamed")"
+
 # --- libhatf(3)'s example ----------------------------------------------------
 awk '/^\.EX/ { on = 1; next } /^\.EE/ { exit } on' docs/man/libhatf.3 |
   sed -e 's/\\e/\\/g' -e 's/\\-/-/g' >"$W/example.c"
@@ -103,4 +114,4 @@ want=$("$HATRACE" stats --json "$W/t.hatf" | sed -n 's/^ *"records": *\([0-9]*\)
 got=$("$W/example" "$W/t.hatf") || fail "the example failed: $got"
 [ "$got" = "$want events (libhatf $(sed -n 's/^#define HATF_VERSION_\(MAJOR\|MINOR\|PATCH\)  *\([0-9]*\).*/\2/p' include/hatf_version.h | paste -sd.))" ] ||
   fail "the example says '$got', stats says $want records"
-echo "ok: hatrace(1) and libhatf(3) render cleanly; options of $(wc -w <<<"$cmds") commands match --help; the example counts $want events"
+echo "ok: hatrace(1) and libhatf(3) render cleanly; libhatf(3) names the $(wc -l <"$W/exported") exported functions; options of $(wc -w <<<"$cmds") commands match --help; the example counts $want events"

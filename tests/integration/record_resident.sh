@@ -38,13 +38,14 @@ assert s["container"]["max_resident_bytes"] >= int(sys.argv[2]) and s["container
 PY
 # stats --timeline shows it beside the live bytes
 "$HATRACE" stats --timeline --json "$W/r.hatf" >"$W/tl.json" || fail "stats --timeline --json"
-python3 -c 'import json,sys; t = json.load(open(sys.argv[1])); assert max(i["resident_bytes"] for i in t["intervals"]) >= int(sys.argv[2])' \
+python3 -c 'import json,sys; t = json.load(open(sys.argv[1])); assert max(i.get("resident_bytes", 0) for i in t["intervals"]) >= int(sys.argv[2])' \
   "$W/tl.json" "$made" || fail "stats --timeline: no interval with the resident bytes the program made"
 "$HATRACE" stats --timeline "$W/r.hatf" | grep -q ' resident_bytes$' || fail "stats --timeline: no resident column"
 # stats --massif: each interval's snapshot has the live bytes as mem_heap_B and what
 # --timeline's resident_bytes are over them as mem_heap_extra_B (the peak's too), so the
-# total reaches what the program made resident; a trace without samples (its text
-# form) has mem_heap_extra_B 0 throughout
+# total reaches what the program made resident (an interval before the first sample
+# has no resident_bytes: extra 0); a trace without samples (its text form) has
+# mem_heap_extra_B 0 throughout
 massif_check() { # MASSIF TIMELINE.json MADE|none
   python3 - "$@" <<'PY'
 import json, sys
@@ -64,9 +65,9 @@ if made == "none":
     sys.exit(0)
 assert "resident" in desc, desc
 for s, iv in zip(ends, ivs):
-    assert s[0] == iv["live_bytes"] and s[1] == max(0, iv["resident_bytes"] - iv["live_bytes"]), (s, iv)
+    assert s[0] == iv["live_bytes"] and s[1] == max(0, iv.get("resident_bytes", 0) - iv["live_bytes"]), (s, iv)
 i = next(k for k, iv in enumerate(ivs) if iv["max_live_bytes"] == tl["max_live_bytes"])
-assert peak[0][0] == tl["max_live_bytes"] and peak[0][1] == max(0, ivs[i]["resident_bytes"] - peak[0][0]), (peak, ivs[i])
+assert peak[0][0] == tl["max_live_bytes"] and peak[0][1] == max(0, ivs[i].get("resident_bytes", 0) - peak[0][0]), (peak, ivs[i])
 assert max(h + x for h, x, _ in snaps) >= int(made), "no snapshot reaches the resident bytes the program made"
 PY
 }

@@ -7,7 +7,11 @@
 //   node report_browser.mjs PLAYWRIGHT_CORE CHROMIUM PAGE.html STATS.json EXPECT.json SHOTS [PARTIAL [REPLAY.json]]
 // EXPECT.json: {"frames": [names the flame graph must hold], "calls": total
 // calls of the sites, "bytes": their bytes, "cut": [the frames drawn dashed as
-// a cut chain's root], optional}. PARTIAL: the page must say the trace is
+// a cut chain's root], optional, "places": [the sites' places, when given],
+// "chain": [a site's call chain as its click shows it, the first line naming
+// the site], "callers_of": a function, "fn_calls": the calls of the sites whose
+// chain holds it, "callers" and "callees": {function: calls} through it,
+// "resident_missing": the intervals drawn without a resident point}. PARTIAL: the page must say the trace is
 // damaged (an empty word: it must not). REPLAY.json: what hatrace replay
 // --json printed for the allocators the page was made with (report --replay):
 // the allocators view shows them (ops, calls and peak live bytes the same, the
@@ -57,8 +61,12 @@ try {
   check(await page.locator('#overtime-chart canvas').count() >= 1, 'no chart of memory over time');
   // resident memory beside the live bytes where the recorder sampled it (stats says how many samples)
   const lines = await page.$eval('#overtime-chart', (d) => d.dataset.series || '');
-  const sampled = !!(stats.container && stats.container.resident_samples > 0);
+  const sampled = !!(stats.container && stats.container.resident_samples > 0) || expect.resident_missing !== undefined;
   check(lines.includes('resident bytes (sampled)') === sampled, `memory over time: lines ${lines}, resident samples ${sampled}`);
+  if (expect.resident_missing !== undefined) {
+    const missing = await page.$eval('#overtime-chart', (d) => d.dataset.residentMissing);
+    check(missing === String(expect.resident_missing), `memory over time: ${missing} intervals without resident, want ${expect.resident_missing}`);
+  }
   check(await page.locator('#sites-table tbody tr').count() > 0, 'empty sites table');
   check(await page.locator('#flame-chart svg g').count() > 0, 'empty flame graph');
 
@@ -106,6 +114,52 @@ try {
   check(places.length >= 1 && places.length < calls.length, `search '${expect.search}': ${places.length} rows of ${calls.length}`);
   check(places.some((p) => p.includes(expect.search)), `search '${expect.search}' finds no such place`);
   await page.fill('#sites-search', '');
+  }
+  // one definition of the bytes allocated: the sites' (allocs and reallocs)
+  check(await value('#sum-bytes') === String(expect.bytes), `summary bytes allocated ${await value('#sum-bytes')}, sites ${expect.bytes}`);
+  // sites that share an innermost frame are told apart; where expected, the places themselves
+  const stackPlaces = await page.$$eval('#sites-table tbody tr.site td:nth-child(2)', (cs) => cs.map((c) => c.textContent));
+  check(new Set(stackPlaces).size === stackPlaces.length, `two sites with the same place: ${stackPlaces.join(' | ')}`);
+  if (expect.places.length)
+    check(JSON.stringify([...stackPlaces].sort()) === JSON.stringify([...expect.places].sort()), `sites' places: ${stackPlaces.join(' | ')}`);
+  // a click on a site: its whole call chain, innermost first, each frame a line; none a bare
+  // address when its module is known
+  const site = page.locator('#sites-table tbody tr.site', { hasText: expect.chain.length ? expect.chain[0] : '' }).first();
+  if (await site.count()) {
+    await site.click();
+    const chain = await page.$$eval('#sites-table tr.frames div.frame', (ds) => ds.map((d) => d.textContent));
+    if (expect.chain.length) check(JSON.stringify(chain) === JSON.stringify(expect.chain), `call chain on a click: ${chain.join(' | ')}`);
+    check(!chain.some((t) => /^0x[0-9a-f]+ \(/.test(t)), `a frame in a known module shown as a bare address: ${chain.join(' | ')}`);
+    const said = await page.locator('#sites-table tr.frames').textContent();
+    check(chain.length >= 1 || /^\((no stack|stack not in the trace)\)$/.test(said), `no call chain on a click: ${said}`);
+    await site.click();
+    check(await page.locator('#sites-table tr.frames').count() === 0, 'a second click does not close the chain');
+  }
+  // callers and callees: a function's inclusive calls, who calls it, what it calls, as the sites' chains add up
+  if (expect.callers_of) {
+    const fn = expect.callers_of;
+    await page.locator('#sites-table tbody tr.site').first().click();
+    const inChain = page.locator(`#sites-table tr.frames div.frame[data-function="${fn}"]`);
+    if (!await inChain.count()) {  // not in the first site's chain: from the functions table
+      await page.locator('#sites-table tbody tr.site').first().click();
+      await page.fill('#callers-search', fn);
+      await page.locator(`#callers-table tr.function[data-function="${fn}"]`).click();
+    } else {
+      await inChain.first().click();
+      await page.locator('#sites-table tbody tr.site').first().click();
+    }
+    check(await page.locator('#callers-detail').getAttribute('data-function') === fn, `callers and callees: ${fn} not shown`);
+    const incl = await value(`#callers-table tr.function[data-function="${fn}"] td:nth-child(4)`);
+    check(incl === String(expect.fn_calls), `${fn}: inclusive calls ${incl}, want ${expect.fn_calls}`);
+    const edges = async (id) => Object.fromEntries(await page.$$eval(`#${id} tbody tr`, (rs) =>
+      rs.map((r) => [r.dataset.function, Number(r.cells[1].dataset.value)])));
+    const up = await edges('callers-up'), down = await edges('callers-down');
+    check(JSON.stringify(up, Object.keys(up).sort()) === JSON.stringify(expect.callers, Object.keys(expect.callers).sort()),
+      `${fn}: callers ${JSON.stringify(up)}, want ${JSON.stringify(expect.callers)}`);
+    check(JSON.stringify(down, Object.keys(down).sort()) === JSON.stringify(expect.callees, Object.keys(expect.callees).sort()),
+      `${fn}: callees ${JSON.stringify(down)}, want ${JSON.stringify(expect.callees)}`);
+    await page.fill('#callers-search', '');
+    await page.locator('#callers').screenshot({ path: `${shots}/callers.png` });
   }
   await page.selectOption('#sites-by', 'function');
   const fnPlaces = await page.$$eval('#sites-table tbody tr.site td:nth-child(2)', (cs) => cs.map((c) => c.textContent));

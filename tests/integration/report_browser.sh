@@ -39,14 +39,45 @@ command -v node >/dev/null || fail "node not found"
 driver=$(dirname "$0")/report_browser.mjs
 shots=$BUILD/report-shots
 
-# what the driver expects: the sites' calls and bytes, and frames and places (lists with ',') and a search
+# what the driver expects: the sites' calls and bytes, and frames and places (lists with ',') and a search;
+# with CALLERS_OF=F, F's calls and its callers' and callees' from the sites' chains (innermost first, the
+# inlined functions too, without a leading operator new); PLACES and CHAIN ('|' between), the sites'
+# places and a site's call chain as the page must show them; RESIDENT_MISSING, the intervals the
+# page must draw without a resident point (stats --timeline has none for them)
 expect() { # SITES.json FRAMES OUTERMOST FUNCTIONS SEARCH [CUT]
-  python3 -c 'import json, sys
-words = lambda a: [w for w in a.split(",") if w]
+  python3 -c 'import json, os, sys
+words = lambda a, sep=",": [w for w in a.split(sep) if w]
 s = json.load(open(sys.argv[1]))
-print(json.dumps({"calls": sum(x["calls"] for x in s["top"]), "bytes": sum(x["bytes"] for x in s["top"]),
-                  "frames": words(sys.argv[2]), "outermost": words(sys.argv[3]), "functions": words(sys.argv[4]),
-                  "search": sys.argv[5], "cut": words(sys.argv[6]) if len(sys.argv) > 6 else []}))' "$@"
+e = {"calls": sum(x["calls"] for x in s["top"]), "bytes": sum(x["bytes"] for x in s["top"]),
+     "frames": words(sys.argv[2]), "outermost": words(sys.argv[3]), "functions": words(sys.argv[4]),
+     "search": sys.argv[5], "cut": words(sys.argv[6]) if len(sys.argv) > 6 else [],
+     "places": words(os.environ.get("PLACES", ""), "|"), "chain": words(os.environ.get("CHAIN", ""), "|")}
+if os.environ.get("RESIDENT_MISSING"):
+    e["resident_missing"] = int(os.environ["RESIDENT_MISSING"])
+fn = os.environ.get("CALLERS_OF")
+if fn:
+    def chain(x):
+        names = []
+        for f in x["frames"]:
+            names += [i["demangled"] or i["function"] for i in f.get("inlined", [])]
+            names.append(f["demangled"] or f["node"] or f["addr"])
+        while len(names) > 1 and names[0].startswith("operator new"):
+            names.pop(0)
+        return names
+    up, down, n = {}, {}, 0
+    for x in s["top"]:
+        c = chain(x)
+        if fn not in c:
+            continue
+        i = c.index(fn)
+        n += x["calls"]
+        k = c[i + 1] if i + 1 < len(c) else "(outermost: no caller)"
+        up[k] = up.get(k, 0) + x["calls"]
+        k = c[i - 1] if i else "(allocates here)"
+        down[k] = down.get(k, 0) + x["calls"]
+    assert n, "no site calls " + fn
+    e.update(callers_of=fn, fn_calls=n, callers=up, callees=down)
+print(json.dumps(e))' "$@"
 }
 
 record_stacks "$BUILD/workloads/stacks_sites" "$W/s.hatf"
@@ -58,7 +89,7 @@ record_stacks "$BUILD/workloads/stacks_sites" "$W/s.hatf"
 ! grep -qiE '<(script|link|img|iframe)[^>]* (src|href)=' "$W/s.html" || fail "the page loads something from outside"
 size=$(stat -c %s "$W/s.html")
 [ "$size" -lt 3000000 ] || fail "page of $size bytes"
-expect "$W/sites.json" main,chain_a,static_leaf,lib_make,grow_buf,worker,thread_leaf _start \
+CALLERS_OF=lib_make expect "$W/sites.json" main,chain_a,static_leaf,lib_make,grow_buf,worker,thread_leaf _start \
   static_leaf,lib_make,grow_buf,thread_leaf lib_make >"$W/expect.json"
 node "$driver" "$pw" "$chromium" "$W/s.html" "$W/stats.json" "$W/expect.json" "$shots" || fail "the page in the browser"
 for v in summary overtime sites flame tables; do [ -s "$shots/$v.png" ] || fail "no screenshot of $v"; done
@@ -109,6 +140,28 @@ node "$driver" "$pw" "$chromium" "$W/g.html" "$W/gstats.json" "$W/gexpect.json" 
 expect "$W/csites.json" "[truncated],chain,leaf" "[truncated]" leaf "" "[truncated]" >"$W/cexpect.json"
 node "$driver" "$pw" "$chromium" "$W/c.html" "$W/cstats.json" "$W/cexpect.json" "$W/cshots" ||
   fail "the page of a trace with cut chains"
+
+# sites told apart and named (tests/golden/inputs/report-sites.txt): two share their innermost
+# function and differ by their callers; a frame no symbol names is its module and offset, never a
+# bare address; load_rows' callers and callees; the resident line missing before the first sample
+t=$(dirname "$0")/../golden/inputs/report-sites.txt
+"$HATRACE" stats --from text --json "$t" >"$W/ustats.json" || fail "stats --json (report-sites)"
+"$HATRACE" stats --from text --sites --json --top 0 "$t" >"$W/usites.json" || fail "stats --sites --json (report-sites)"
+"$HATRACE" stats --from text --timeline --json --points 4 "$t" >"$W/utl.json" || fail "stats --timeline (report-sites)"
+"$HATRACE" report --from text --points 4 "$t" -o "$W/u.html" 2>"$W/u.err" || fail "report (report-sites): $(cat "$W/u.err")"
+RESIDENT_MISSING=$(python3 -c 'import json, sys
+print(sum("resident_bytes" not in i for i in json.load(open(sys.argv[1]))["intervals"]))' "$W/utl.json")
+[ "$RESIDENT_MISSING" = 1 ] || fail "report-sites: $RESIDENT_MISSING intervals before the first resident sample, want 1"
+export RESIDENT_MISSING
+PLACES='list_append ← load_rows|list_append ← parse_args|libsqlite3.so.0+0xa7504' \
+CHAIN='libsqlite3.so.0+0xa7504|load_rows+0x10 (prog)|main+0x20 (prog)' CALLERS_OF=load_rows \
+  expect "$W/usites.json" list_append,load_rows,main,libsqlite3.so.0+0xa7504 main "" parse_args >"$W/uexpect.json"
+python3 -c 'import json, sys; e = json.load(open(sys.argv[1]))
+assert e["callers"] == {"main": 3} and e["callees"] == {"list_append": 1, "libsqlite3.so.0+0xa7504": 2}, e
+assert e["bytes"] == 1000, e' "$W/uexpect.json" || fail "report-sites: the sites are not as the trace was made"
+node "$driver" "$pw" "$chromium" "$W/u.html" "$W/ustats.json" "$W/uexpect.json" "$W/ushots" ||
+  fail "the page of report-sites.txt"
+unset RESIDENT_MISSING
 
 # C++: new, new[], delete and delete[] in the calls by function (the driver checks each of stats')
 record_stacks "$BUILD/workloads/rec_cxx" "$W/cxx.hatf"
