@@ -105,9 +105,13 @@ static void add_raw(hatf_writer *w, const tstream *ts, uint64_t thread, size_t f
             i++;
             continue;
         }
+        /* the run of plain events up to the next other one (which has no
+         * units: the units past it would be taken ahead of it) */
+        size_t j = i + 1;
+        while (j < end && raw_plain(&ts->ev[j], &fn)) j++;
         size_t events = 0;
         long took = hatf_writer_add_plain_(w, thread, ts->raw + ts->at[i] * HATF_RAW_UNIT_WORDS,
-                                           ts->at[end] - ts->at[i], &events);
+                                           ts->at[j] - ts->at[i], &events);
         if (took < 0) die("write", "hatf_writer_add_plain_ failed");
         i += events;
         if (!events) die("write", "hatf_writer_add_plain_ took no event");
