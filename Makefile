@@ -27,15 +27,16 @@
 #   hatf/*.c      -> libhatf.a, libhatf.so.MAJOR.MINOR.PATCH (the format library;
 #                    the version is read from include/hatf_version.h, the .so
 #                    exports the hatf_* names of hatf/libhatf.map)
-#   tools/*.c     -> libhattools.a       (helpers of the tools, not of the format:
-#                                         address map, lookahead; linked into the
-#                                         command and the tests)
+#   analyze/*.c   -> libhatanalyze.a     (the analysis: the figures the commands
+#                                         print, computed from libhatf's events;
+#                                         linked into the command, the tests and
+#                                         the benchmarks; docs/architecture.md)
 #   replay/*.c    -> libhatreplay.a      (linked into the command)
 #   preload/*.c   -> libhatrace.so       (preload/hooks.c holds the interposed symbols;
 #                                         the rest also goes into libhatpreload.a for tests)
 #   cli/*.c       -> hatrace
 #   tests/unit/MODULE/test_*.c -> one CUnit program each, $(B)/tests/test_* (main:
-#                               tests/unit/cunit_main.c; MODULE: hatf tools preload replay cli)
+#                               tests/unit/cunit_main.c; MODULE: hatf analyze preload replay cli)
 #   tests/workloads/*.c|*.cc -> programs run under the preload
 #   tests/fuzz/fuzz_*.c      -> libFuzzer targets (clang)
 #   bench/*.c                -> benchmark programs
@@ -110,7 +111,7 @@ HATF_SO_REAL := libhatf.so.$(HATF_VERSION)
 HATF_SO_LIBS := -lzstd -lxxhash -lpthread -lm
 
 HATF_SRC := $(wildcard hatf/*.c)
-TOOLS_SRC := $(wildcard tools/*.c)
+ANALYZE_SRC := $(wildcard analyze/*.c)
 REPLAY_SRC := $(wildcard replay/*.c)
 PRELOAD_SRC := $(wildcard preload/*.c)
 PRELOAD_CORE_SRC := $(filter-out preload/hooks.c preload/attach.c preload/got_patch.c,$(PRELOAD_SRC))
@@ -124,7 +125,7 @@ EXAMPLE_SRC := $(wildcard examples/*.c)
 
 obj = $(patsubst %.c,$(B)/obj/%.o,$(1))
 HATF_OBJ := $(call obj,$(HATF_SRC))
-TOOLS_OBJ := $(call obj,$(TOOLS_SRC))
+ANALYZE_OBJ := $(call obj,$(ANALYZE_SRC))
 REPLAY_OBJ := $(call obj,$(REPLAY_SRC))
 PRELOAD_OBJ := $(call obj,$(PRELOAD_SRC))
 PRELOAD_CORE_OBJ := $(call obj,$(PRELOAD_CORE_SRC))
@@ -157,7 +158,7 @@ MAN_OUT := $(patsubst docs/man/%,$(B)/man/%,$(MAN_SRC))
 all: $(B)/libhatf.a $(B)/libhatf.so $(B)/hatrace $(PRELOAD_SO) $(B)/hatf.pc $(EXAMPLE_BIN) $(MAN_OUT)
 
 # Rebuild everything when the flags change.
-FLAGS_ID = $(CC) $(CFLAGS) $(REQ_CFLAGS) $(CHECK_CFLAGS) $(SANITIZE) $(foreach d,hatf tools preload replay cli tests bench,$(INC_$(d)))
+FLAGS_ID = $(CC) $(CFLAGS) $(REQ_CFLAGS) $(CHECK_CFLAGS) $(SANITIZE) $(foreach d,hatf analyze preload replay cli tests bench,$(INC_$(d)))
 $(B)/.flags: FORCE
 	@mkdir -p $(B)
 	@echo '$(FLAGS_ID)' | cmp -s - $@ || echo '$(FLAGS_ID)' > $@
@@ -165,27 +166,27 @@ $(B)/.flags: FORCE
 # Each layer sees only the include paths of the layers beneath it (a file's
 # own folder is always seen: #include "x.h" looks there first):
 #   hatf/     include/ (libhatf)
-#   tools/    include/ (the tools' helpers), and by their path two of libhatf's
-#             headers: addrmap.h (tools/addrmap.c is libhatf's map compiled
-#             again under the tools' names) and hatf_check.h (HATF_PRE)
+#   analyze/  include/, and by their path two of libhatf's internal headers:
+#             addrmap.h (the address map, linked from libhatf.a) and
+#             hatf_check.h (HATF_PRE)
 #   preload/  include/, and of libhatf's internals hatf/hatf_recorder.h alone
 #             (included by its path)
-#   replay/, cli/   include/ and tools/ (cli/ includes replay/replay.h by its path)
-#   tests/unit     everything (they test internals): include/ tools/ hatf/ preload/
+#   replay/, cli/   include/ and analyze/ (cli/ includes replay/replay.h by its path)
+#   tests/unit     everything (they test internals): include/ analyze/ hatf/ preload/
 #                  replay/ cli/ tests/unit/; every test includes by name ("ring.h")
-#   bench/         include/ tools/ hatf/ (format benchmarks read chunk headers and
+#   bench/         include/ analyze/ hatf/ (format benchmarks read chunk headers and
 #                  the HATF 1.0 coder's state)
 # (make print-INC_hatf ... : tests/integration/cross_aarch64.sh reads them)
 INC_hatf := -Iinclude
-INC_tools := -Iinclude
+INC_analyze := -Iinclude
 INC_preload := -Iinclude
-INC_replay := -Iinclude -Itools
-INC_cli := -Iinclude -Itools
-INC_tests := -Iinclude -Itools -Ihatf -Ipreload -Ireplay -Icli -Itests/unit
-INC_bench := -Iinclude -Itools -Ihatf
+INC_replay := -Iinclude -Ianalyze
+INC_cli := -Iinclude -Ianalyze
+INC_tests := -Iinclude -Ianalyze -Ihatf -Ipreload -Ireplay -Icli -Itests/unit
+INC_bench := -Iinclude -Ianalyze -Ihatf
 INC = -Iinclude
 $(B)/obj/hatf/%.o $(B)/obj-so/hatf/%.o: INC = $(INC_hatf)
-$(B)/obj/tools/%.o: INC = $(INC_tools)
+$(B)/obj/analyze/%.o: INC = $(INC_analyze)
 $(B)/obj/preload/%.o $(B)/obj-so/preload/%.o: INC = $(INC_preload)
 $(B)/obj/replay/%.o: INC = $(INC_replay)
 $(B)/obj/cli/%.o: INC = $(INC_cli)
@@ -200,7 +201,7 @@ $(B)/libhatf.a: $(HATF_OBJ)
 	@$(if $(Q),echo '  AR      $@')
 	$(Q)rm -f $@ && ar rcs $@ $^
 
-$(B)/libhattools.a: $(TOOLS_OBJ)
+$(B)/libhatanalyze.a: $(ANALYZE_OBJ)
 	@$(if $(Q),echo '  AR      $@')
 	$(Q)rm -f $@ && ar rcs $@ $^
 
@@ -212,9 +213,9 @@ $(B)/libhatpreload.a: $(PRELOAD_CORE_OBJ)
 	@$(if $(Q),echo '  AR      $@')
 	$(Q)rm -f $@ && $(if $^,ar rcs $@ $^,printf '!<arch>\n' > $@)
 
-$(B)/hatrace: $(CLI_OBJ) $(B)/libhatreplay.a $(B)/libhattools.a $(B)/libhatf.a
+$(B)/hatrace: $(CLI_OBJ) $(B)/libhatreplay.a $(B)/libhatanalyze.a $(B)/libhatf.a
 	@$(if $(Q),echo '  LD      $@')
-	$(Q)$(CC) $(CFLAGS) $(LDSAN) -o $@ $(CLI_OBJ) $(B)/libhatreplay.a $(B)/libhattools.a $(B)/libhatf.a \
+	$(Q)$(CC) $(CFLAGS) $(LDSAN) -o $@ $(CLI_OBJ) $(B)/libhatreplay.a $(B)/libhatanalyze.a $(B)/libhatf.a \
 	    $(LIBS) $(CLI_LIBS) $(LDFLAGS)
 
 ifneq ($(SANITIZE),)
@@ -280,7 +281,7 @@ $(REPORT_PAGE_OBJ): $(B)/gen/report_page.c $(B)/.flags
 	$(Q)$(CC) $(REQ_CFLAGS) $(CHECK_CFLAGS) -Iinclude -Icli $(CFLAGS) -c $< -o $@
 
 # Each test file declares its tests; tests/unit/cunit_main.c is their main().
-TEST_LIBS := $(B)/libhatpreload.a $(B)/libhatreplay.a $(B)/libhattools.a $(B)/libhatf.a
+TEST_LIBS := $(B)/libhatpreload.a $(B)/libhatreplay.a $(B)/libhatanalyze.a $(B)/libhatf.a
 TEST_MAIN := $(B)/obj/tests/unit/cunit_main.o
 # A test of a tool's module links that module's object (no test includes a .c).
 TEST_OBJ_test_timeline := $(B)/obj/cli/timeline.o
@@ -337,10 +338,10 @@ $(B)/workloads/%: tests/workloads/%.cc $(B)/.flags
 	@$(if $(Q),echo '  CXX     $@')
 	$(Q)$(CXX) -Wall -Wextra -Iinclude -O1 -g -o $@ $< -lpthread $(LDFLAGS)
 
-$(B)/bench/%: bench/%.c $(B)/libhatf.a $(B)/libhattools.a $(B)/libhatreplay.a $(B)/.flags
+$(B)/bench/%: bench/%.c $(B)/libhatf.a $(B)/libhatanalyze.a $(B)/libhatreplay.a $(B)/.flags
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo '  CC      $@')
-	$(Q)$(CC) $(REQ_CFLAGS) $(CHECK_CFLAGS) $(INC_bench) $(CFLAGS) -O2 -o $@ $< $(B)/libhatreplay.a $(B)/libhattools.a $(B)/libhatf.a \
+	$(Q)$(CC) $(REQ_CFLAGS) $(CHECK_CFLAGS) $(INC_bench) $(CFLAGS) -O2 -o $@ $< $(B)/libhatreplay.a $(B)/libhatanalyze.a $(B)/libhatf.a \
 	    $(LIBS) $(BENCH_LIBS) $(LDFLAGS)
 
 # libFuzzer targets: built with clang from the sources, not from libhatf.a, so
