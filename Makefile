@@ -71,7 +71,7 @@ CXXFLAGS ?= -O2 -g
 REQ_CFLAGS := -std=gnu11 -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wformat=2 -fPIC \
               -fvisibility=hidden -MMD -MP -D_GNU_SOURCE
 LIBS := -lzstd -lxxhash -lpthread -ldl -lm
-# the command alone: C++ and Rust names demangled (cli/frames.c), source lines (cli/srclines.c),
+# the command alone: C++ and Rust names demangled (analyze/frames.c), source lines (analyze/srclines.c),
 # gzip for convert --to pprof and heaptrack (cli/export_sink.c)
 CLI_LIBS := -liberty -ldw -lelf -lz
 # the benchmarks alone: gzip's figures beside zstd's (bench/format_size.c)
@@ -284,14 +284,14 @@ $(REPORT_PAGE_OBJ): $(B)/gen/report_page.c $(B)/.flags
 TEST_LIBS := $(B)/libhatpreload.a $(B)/libhatreplay.a $(B)/libhatanalyze.a $(B)/libhatf.a
 TEST_MAIN := $(B)/obj/tests/unit/cunit_main.o
 # A test of a tool's module links that module's object (no test includes a .c).
-TEST_OBJ_test_timeline := $(B)/obj/cli/timeline.o
 TEST_OBJ_test_pbwire := $(B)/obj/cli/pbwire.o
-TEST_OBJ_test_strtab := $(B)/obj/cli/strtab.o
 .SECONDEXPANSION:
 vpath test_%.c $(sort $(dir $(UNIT_SRC)))
 # (dependency files of a build from before the tests moved into their modules'
 # folders still name tests/unit/test_*.c: nothing to make for those)
 tests/unit/test_%.c: ;
+# (nor for those of tests that left tests/unit/tools and tests/unit/cli for tests/unit/analyze)
+tests/unit/tools/test_%.c tests/unit/cli/test_%.c: ;
 $(B)/tests/%: %.c $(TEST_MAIN) $(TEST_LIBS) $$(TEST_OBJ_$$*) $(B)/.flags
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo '  TEST    $@')

@@ -21,7 +21,7 @@
 
 #include "addrmap.h"
 #include "cli_util.h"
-#include "frames.h"
+#include "frames_text.h"
 #include "heaplive.h"
 #include "lookahead.h"
 #include "overtime.h"

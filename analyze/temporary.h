@@ -7,8 +7,8 @@
  * temporary. The caller says which frees end a live object (heaplive.h): a
  * free of an object a heap-destroy already ended is none.
  */
-#ifndef HATRACE_CLI_TEMPORARY_H
-#define HATRACE_CLI_TEMPORARY_H
+#ifndef ANALYZE_TEMPORARY_H
+#define ANALYZE_TEMPORARY_H
 
 #include <stdint.h>
 

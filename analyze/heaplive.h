@@ -13,8 +13,8 @@
  * generation, bumped at destroy, that its entries remember; entries of an
  * older generation are dead and swept out when they outnumber the live ones.
  */
-#ifndef HATRACE_CLI_HEAPLIVE_H
-#define HATRACE_CLI_HEAPLIVE_H
+#ifndef ANALYZE_HEAPLIVE_H
+#define ANALYZE_HEAPLIVE_H
 
 #include <stdint.h>
 
