@@ -25,7 +25,6 @@
 #include "sites.h"
 #include "stats.h"
 #include "suppress.h"
-#include "window.h"
 
 static const char help[] =
     "usage: hatrace report [--top N] [--flame-top N] [--points N] [--sort KEY] [--from FORMAT]\n"

@@ -19,12 +19,11 @@
 #include "commands.h"
 #include "heaplive.h"
 #include "lookahead.h"
-#include "phases.h"
+#include "phases_print.h"
 #include "sitediff.h"
 #include "sites.h"
 #include "stats.h"
 #include "temporary.h"
-#include "window.h"
 
 static const char help[] =
     "usage: hatrace stats [--json] [--from FORMAT] [-j N] FILE\n"
