@@ -23,7 +23,7 @@
 #include "replay_tune.h"
 #include "report_page.h"
 #include "sites.h"
-#include "stats.h"
+#include "stats_print.h"
 #include "suppress.h"
 
 static const char help[] =
