@@ -4,7 +4,8 @@
 #                         build/hatf.pc, build/hatrace, build/libhatrace.so
 #   make test             build and run every test (unit, golden, integration, short fuzz),
 #                         with the contract checks on (CHECKS=1, hatf/hatf_check.h)
-#   make check            the quick part of test: unit and golden tests (CHECKS=1 too)
+#   make check            the quick part of test: unit and golden tests, the layers'
+#                         check (scripts/check-layers.py; CHECKS=1 too)
 #   make fuzz             run every libFuzzer target for FUZZ_SECONDS each (needs clang)
 #   make bench            build the benchmarks (run them from bench/, see bench/README.md)
 #   make install PREFIX=/usr/local DESTDIR=   (also LIBDIR, INCLUDEDIR, BINDIR,
@@ -384,10 +385,10 @@ TEST_FUZZ_SECONDS ?= 10
 tests: $(UNIT_BIN) $(WORK_BIN)
 
 check: all $(UNIT_BIN)
-	$(Q)B=$(B) SANITIZE=$(SANITIZE) CHECKS=$(CHECKS) scripts/run-tests.sh unit golden
+	$(Q)B=$(B) SANITIZE=$(SANITIZE) CHECKS=$(CHECKS) scripts/run-tests.sh unit golden layers
 
 test: all $(UNIT_BIN) $(WORK_BIN) $(FUZZ_BIN)
-	$(Q)TEST_FUZZ_SECONDS=$(TEST_FUZZ_SECONDS) B=$(B) SANITIZE=$(SANITIZE) CHECKS=$(CHECKS) scripts/run-tests.sh unit golden integration fuzz
+	$(Q)TEST_FUZZ_SECONDS=$(TEST_FUZZ_SECONDS) B=$(B) SANITIZE=$(SANITIZE) CHECKS=$(CHECKS) scripts/run-tests.sh unit golden layers integration fuzz
 
 fuzz: $(FUZZ_BIN)
 	$(Q)TEST_FUZZ_SECONDS=$(FUZZ_SECONDS) B=$(B) scripts/run-tests.sh fuzz
