@@ -118,7 +118,21 @@ static const char help[] =
 static const char *const sort_words[] = { "count", "bytes", "peak", "at-peak", "leaked", "temporary" };
 static const char *const by_words[] = { "stack", "function", "line" };
 
-int cmd_stats(int argc, char **argv)
+/* What stats' options asked for. */
+typedef struct stats_args {
+    hatf_format fmt;
+    int follow, follow_opts;
+    uint64_t interval_ms, timeout_s;
+    int json, by_site, folded, top_given, sort_given, timeline, massif, points_given, by_given, diff,
+        phases_given, no_builtin;
+    const char **supp_files;
+    size_t nsupp;
+    sites_opts so;
+} stats_args;
+
+/* Read the options into *a. @return 0 to go on, else the exit code (with
+ * *stop set when it is not an error: --help). */
+static int parse_args(int argc, char **argv, stats_args *a, int *stop)
 {
     static const struct option opts[] = {
         { "from", required_argument, NULL, 'f' },
@@ -146,15 +160,7 @@ int cmd_stats(int argc, char **argv)
         { "help", no_argument, NULL, 'h' },
         { 0 },
     };
-    hatf_format fmt = HATF_FMT_AUTO;
-    int follow = 0, follow_opts = 0;
-    uint64_t interval_ms = 1000, timeout_s = 30;
-    int json = 0, c, rc, by_site = 0, folded = 0, top_given = 0, sort_given = 0, timeline = 0, massif = 0,
-        points_given = 0, by_given = 0, diff = 0, phases_given = 0, no_builtin = 0;
-    const char **supp_files = NULL;
-    size_t nsupp = 0;
-    sites_opts so = { .form = SITES_TEXT, .sort = SITES_SORT_COUNT, .top = 20, .demangle = 1, .lines = 1,
-                      .points = 50 };
+    int c, rc;
     cli_getopt_begin();
     while ((c = getopt_long(argc, argv, ":hj:", opts, NULL)) != -1) {
         if (window_option(c)) {
@@ -162,139 +168,164 @@ int cmd_stats(int argc, char **argv)
             continue;
         }
         switch (c) {
-        case 'f': if ((rc = cli_parse_format("stats", "--from", optarg, &fmt))) return rc; break;
-        case 'J': json = 1; break;
-        case 's': by_site = 1; break;
+        case 'f': if ((rc = cli_parse_format("stats", "--from", optarg, &a->fmt))) return rc; break;
+        case 'J': a->json = 1; break;
+        case 's': a->by_site = 1; break;
         case 'o':
-            sort_given = 1;
-            rc = cli_parse_word("stats", "--sort", optarg, sort_words, sizeof sort_words / sizeof *sort_words, &so.sort);
+            a->sort_given = 1;
+            rc = cli_parse_word("stats", "--sort", optarg, sort_words, sizeof sort_words / sizeof *sort_words, &a->so.sort);
             if (rc) return rc;
             break;
         case 't':
-            if ((rc = cli_parse_u64("stats", "--top", optarg, &so.top))) return rc;
-            top_given = 1;
+            if ((rc = cli_parse_u64("stats", "--top", optarg, &a->so.top))) return rc;
+            a->top_given = 1;
             break;
-        case 'F': folded = 1; break;
+        case 'F': a->folded = 1; break;
         case 'B':
-            by_given = 1;
-            if ((rc = cli_parse_word("stats", "--by", optarg, by_words, sizeof by_words / sizeof *by_words, &so.by)))
+            a->by_given = 1;
+            if ((rc = cli_parse_word("stats", "--by", optarg, by_words, sizeof by_words / sizeof *by_words, &a->so.by)))
                 return rc;
             break;
-        case 'T': timeline = 1; break;
-        case 'X': diff = by_site = 1; break;
-        case 'P': phases_given = 1; break;
+        case 'T': a->timeline = 1; break;
+        case 'X': a->diff = a->by_site = 1; break;
+        case 'P': a->phases_given = 1; break;
         case 'S':
-            if (!supp_files) supp_files = calloc((size_t)argc, sizeof *supp_files);
-            if (!supp_files) return cli_usage("stats", "out of memory");
-            supp_files[nsupp++] = optarg;
+            if (!a->supp_files) a->supp_files = calloc((size_t)argc, sizeof *a->supp_files);
+            if (!a->supp_files) return cli_usage("stats", "out of memory");
+            a->supp_files[a->nsupp++] = optarg;
             break;
-        case 'N': no_builtin = 1; break;
-        case 'M': massif = 1; break;
+        case 'N': a->no_builtin = 1; break;
+        case 'M': a->massif = 1; break;
         case 'p':
-            if ((rc = cli_parse_u64("stats", "--points", optarg, &so.points))) return rc;
-            if (so.points < 1 || so.points > 100000) return cli_usage("stats", "--points: %s is not 1 to 100000", optarg);
-            points_given = 1;
+            if ((rc = cli_parse_u64("stats", "--points", optarg, &a->so.points))) return rc;
+            if (a->so.points < 1 || a->so.points > 100000) return cli_usage("stats", "--points: %s is not 1 to 100000", optarg);
+            a->points_given = 1;
             break;
-        case 'D': so.demangle = 0; break;
-        case 'L': so.lines = 0; break;
+        case 'D': a->so.demangle = 0; break;
+        case 'L': a->so.lines = 0; break;
         case CLI_O_STRICT: cli_strict = 1; break;
-        case 'W': follow = 1; break;
+        case 'W': a->follow = 1; break;
         case 'I':
-            if ((rc = cli_parse_u64("stats", "--interval", optarg, &interval_ms))) return rc;
-            if (interval_ms < 10 || interval_ms > 3600000)
+            if ((rc = cli_parse_u64("stats", "--interval", optarg, &a->interval_ms))) return rc;
+            if (a->interval_ms < 10 || a->interval_ms > 3600000)
                 return cli_usage("stats", "--interval: %s is not 10 to 3600000 (milliseconds)", optarg);
-            follow_opts = 1;
+            a->follow_opts = 1;
             break;
         case 'Z':
-            if ((rc = cli_parse_u64("stats", "--timeout", optarg, &timeout_s))) return rc;
-            if (timeout_s < 1) return cli_usage("stats", "--timeout: at least 1 (seconds)");
-            follow_opts = 1;
+            if ((rc = cli_parse_u64("stats", "--timeout", optarg, &a->timeout_s))) return rc;
+            if (a->timeout_s < 1) return cli_usage("stats", "--timeout: at least 1 (seconds)");
+            a->follow_opts = 1;
             break;
         case 'j': if ((rc = cli_parse_jobs("stats", optarg))) return rc; break;
-        case 'h': return cli_help(help);
+        case 'h': *stop = 1; return cli_help(help);
         default: return cli_bad_option("stats", c, argv);
         }
     }
-    if (follow_opts && !follow) return cli_usage("stats", "--interval and --timeout go with --follow");
-    if (follow) {
-        if (diff || by_site || timeline || massif || phases_given || folded || sort_given || by_given ||
-            points_given || window_given() || fmt == HATF_FMT_HATF1 || fmt == HATF_FMT_TEXT)
+    return 0;
+}
+
+/* Options that do not go together. @return 0, or CLI_USAGE after saying why;
+ * --follow: its exit code with *stop set. */
+static int check_args(int argc, char **argv, stats_args *a, int *stop)
+{
+    if (a->follow_opts && !a->follow) return cli_usage("stats", "--interval and --timeout go with --follow");
+    if (a->follow) {
+        if (a->diff || a->by_site || a->timeline || a->massif || a->phases_given || a->folded || a->sort_given || a->by_given ||
+            a->points_given || window_given() || a->fmt == HATF_FMT_HATF1 || a->fmt == HATF_FMT_TEXT)
             return cli_usage("stats", "--follow reads one container as it is written: with --json, --top, "
                                       "--interval, --timeout and --strict only");
         if (argc - optind != 1) return cli_usage("stats", "--follow takes one trace file");
-        return cli_finish_stdout(stats_follow(argv[optind], json, interval_ms, timeout_s, top_given ? so.top : 5));
+        *stop = 1;
+        return cli_finish_stdout(stats_follow(argv[optind], a->json, a->interval_ms, a->timeout_s, a->top_given ? a->so.top : 5));
     }
-    if (diff && (timeline || massif)) return cli_usage("stats", "--diff compares sites: not with --timeline or --massif");
-    if (phases_given && (by_site || timeline || massif))
+    if (a->diff && (a->timeline || a->massif)) return cli_usage("stats", "--diff compares sites: not with --timeline or --massif");
+    if (a->phases_given && (a->by_site || a->timeline || a->massif))
         return cli_usage("stats", "--phases splits the main figures: not with --sites, --timeline or --massif");
-    if (timeline + massif + by_site > 1) return cli_usage("stats", "--sites, --timeline and --massif are three reports: choose one");
-    if ((nsupp || no_builtin) && (!by_site || diff))
+    if (a->timeline + a->massif + a->by_site > 1) return cli_usage("stats", "--sites, --timeline and --massif are three reports: choose one");
+    if ((a->nsupp || a->no_builtin) && (!a->by_site || a->diff))
         return cli_usage("stats", "--suppress and --no-builtin-suppressions go with --sites (leaks by call stack)");
-    if ((timeline || massif) && (sort_given || top_given || folded))
+    if ((a->timeline || a->massif) && (a->sort_given || a->top_given || a->folded))
         return cli_usage("stats", "--sort, --top and --folded go with --sites");
-    if (massif && json) return cli_usage("stats", "--massif and --json are two different outputs: choose one");
-    if (points_given && !timeline && !massif) return cli_usage("stats", "--points goes with --timeline or --massif");
-    if (folded && !by_site) return cli_usage("stats", "--folded goes with --sites");
-    if (by_given && !by_site) return cli_usage("stats", "--by goes with --sites");
-    if (so.by != SITES_BY_STACK && folded)
+    if (a->massif && a->json) return cli_usage("stats", "--massif and --json are two different outputs: choose one");
+    if (a->points_given && !a->timeline && !a->massif) return cli_usage("stats", "--points goes with --timeline or --massif");
+    if (a->folded && !a->by_site) return cli_usage("stats", "--folded goes with --sites");
+    if (a->by_given && !a->by_site) return cli_usage("stats", "--by goes with --sites");
+    if (a->so.by != SITES_BY_STACK && a->folded)
         return cli_usage("stats", "--by %s and --folded: a flame graph merges by function itself; choose one",
-                         so.by == SITES_BY_LINE ? "line" : "function");
-    if (so.by != SITES_BY_STACK && so.sort == SITES_SORT_PEAK && !diff)
+                         a->so.by == SITES_BY_LINE ? "line" : "function");
+    if (a->so.by != SITES_BY_STACK && a->so.sort == SITES_SORT_PEAK && !a->diff)
         return cli_usage("stats", "--sort peak goes with --by stack (a group's sites reach their peaks at "
                                   "different moments); at-peak sums");
-    if (folded && json) return cli_usage("stats", "--folded and --json are two different outputs: choose one");
-    if (diff) {
+    if (a->folded && a->json) return cli_usage("stats", "--folded and --json are two different outputs: choose one");
+    return 0;
+}
+
+/* stats --sites, --timeline, --massif of the trace s at path. */
+static int run_sites(stats_args *a, hatf_source *s, const char *path)
+{
+    int rc;
+    a->so.from = a->fmt;
+    suppressions supp = { 0 };
+    if (a->by_site && !a->timeline && !a->massif) {
+        for (size_t i = 0; i < a->nsupp; i++)
+            if (suppress_load(&supp, a->supp_files[i])) {
+                suppress_free(&supp);
+                hatf_source_close(s);
+                return CLI_FAIL;
+            }
+        if (!a->no_builtin && suppress_builtin(&supp)) {
+            cli_error("out of memory");
+            return CLI_FAIL;
+        }
+        a->so.supp = &supp;
+    }
+    if (a->timeline) a->so.form = a->json ? SITES_TIMELINE_JSON : SITES_TIMELINE;
+    else if (a->massif) a->so.form = SITES_MASSIF;
+    else a->so.form = a->folded ? SITES_FOLDED : a->json ? SITES_JSON : SITES_TEXT;
+    if (a->folded && !a->top_given) a->so.top = 0;
+    rc = cli_read_end(path, s, sites_report(s, path, &a->so));
+    suppress_free(&supp);
+    free(a->supp_files);
+    hatf_source_close(s);
+    return cli_finish_stdout(rc);
+}
+
+int cmd_stats(int argc, char **argv)
+{
+    stats_args args = { .fmt = HATF_FMT_AUTO, .interval_ms = 1000, .timeout_s = 30,
+                        .so = { .form = SITES_TEXT, .sort = SITES_SORT_COUNT, .top = 20, .demangle = 1,
+                                .lines = 1, .points = 50 } };
+    stats_args *a = &args;
+    int rc, stop = 0;
+    if ((rc = parse_args(argc, argv, a, &stop)) || stop) return rc;
+    if ((rc = check_args(argc, argv, a, &stop)) || stop) return rc;
+    if (a->diff) {
         if (argc - optind != 2) return cli_usage("stats", "--diff takes two traces, OLD and NEW");
-        so.from = fmt;
-        so.form = folded ? SITES_FOLDED : json ? SITES_JSON : SITES_TEXT;
-        if (!sort_given) so.sort = SITES_SORT_BYTES;
-        if (folded && !top_given) so.top = 0;
-        return cli_finish_stdout(sitediff_report(argv[optind], argv[optind + 1], &so));
+        a->so.from = a->fmt;
+        a->so.form = a->folded ? SITES_FOLDED : a->json ? SITES_JSON : SITES_TEXT;
+        if (!a->sort_given) a->so.sort = SITES_SORT_BYTES;
+        if (a->folded && !a->top_given) a->so.top = 0;
+        return cli_finish_stdout(sitediff_report(argv[optind], argv[optind + 1], &a->so));
     }
     struct stat dir;
     if (argc - optind > 1 || (argc - optind == 1 && stat(argv[optind], &dir) == 0 && S_ISDIR(dir.st_mode))) {
-        if (by_site || timeline || massif || phases_given)
+        if (a->by_site || a->timeline || a->massif || a->phases_given)
             return cli_usage("stats", "--sites, --timeline, --massif and --phases read one trace (several: the "
                                       "processes' table)");
-        return stats_many(argc - optind, argv + optind, fmt, json);
+        return stats_many(argc - optind, argv + optind, a->fmt, a->json);
     }
     const char *path;
     if ((rc = cli_one_file("stats", argc, argv, &path))) return rc;
-    hatf_source *s = cli_open_source(path, fmt);
+    hatf_source *s = cli_open_source(path, a->fmt);
     if (!s) return CLI_FAIL;
-    if (by_site || timeline || massif) {
-        so.from = fmt;
-        suppressions supp = { 0 };
-        if (by_site && !timeline && !massif) {
-            for (size_t i = 0; i < nsupp; i++)
-                if (suppress_load(&supp, supp_files[i])) {
-                    suppress_free(&supp);
-                    hatf_source_close(s);
-                    return CLI_FAIL;
-                }
-            if (!no_builtin && suppress_builtin(&supp)) {
-                cli_error("out of memory");
-                return CLI_FAIL;
-            }
-            so.supp = &supp;
-        }
-        if (timeline) so.form = json ? SITES_TIMELINE_JSON : SITES_TIMELINE;
-        else if (massif) so.form = SITES_MASSIF;
-        else so.form = folded ? SITES_FOLDED : json ? SITES_JSON : SITES_TEXT;
-        if (folded && !top_given) so.top = 0;
-        rc = cli_read_end(path, s, sites_report(s, path, &so));
-        suppress_free(&supp);
-        free(supp_files);
-        hatf_source_close(s);
-        return cli_finish_stdout(rc);
-    }
+    if (a->by_site || a->timeline || a->massif) return run_sites(a, s, path);
 
-    stats *st = stats_read(s, path, phases_given);
+    stats *st = stats_read(s, path, a->phases_given);
     rc = st ? CLI_OK : CLI_FAIL;
     if (st) {
         hatf_buf o;
         hatf_buf_init(&o);
-        if (json) stats_json(&o, st, path, s);
+        if (a->json) stats_json(&o, st, path, s);
         else stats_table(&o, st, path, s);
         fwrite(o.p, 1, o.len, stdout);
         hatf_buf_free(&o);
