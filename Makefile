@@ -4,7 +4,8 @@
 #                         build/hatf.pc, build/hatrace, build/libhatrace.so
 #   make test             build and run every test (unit, golden, integration, short fuzz),
 #                         with the contract checks on (CHECKS=1, hatf/hatf_check.h)
-#   make check            the quick part of test: unit and golden tests (CHECKS=1 too)
+#   make check            the quick part of test: unit and golden tests, the layers'
+#                         check (scripts/check-layers.py; CHECKS=1 too)
 #   make fuzz             run every libFuzzer target for FUZZ_SECONDS each (needs clang)
 #   make bench            build the benchmarks (run them from bench/, see bench/README.md)
 #   make install PREFIX=/usr/local DESTDIR=   (also LIBDIR, INCLUDEDIR, BINDIR,
@@ -27,15 +28,16 @@
 #   hatf/*.c      -> libhatf.a, libhatf.so.MAJOR.MINOR.PATCH (the format library;
 #                    the version is read from include/hatf_version.h, the .so
 #                    exports the hatf_* names of hatf/libhatf.map)
-#   tools/*.c     -> libhattools.a       (helpers of the tools, not of the format:
-#                                         address map, lookahead; linked into the
-#                                         command and the tests)
+#   analyze/*.c   -> libhatanalyze.a     (the analysis: the figures the commands
+#                                         print, computed from libhatf's events;
+#                                         linked into the command, the tests and
+#                                         the benchmarks; docs/architecture.md)
 #   replay/*.c    -> libhatreplay.a      (linked into the command)
 #   preload/*.c   -> libhatrace.so       (preload/hooks.c holds the interposed symbols;
 #                                         the rest also goes into libhatpreload.a for tests)
 #   cli/*.c       -> hatrace
 #   tests/unit/MODULE/test_*.c -> one CUnit program each, $(B)/tests/test_* (main:
-#                               tests/unit/cunit_main.c; MODULE: hatf tools preload replay cli)
+#                               tests/unit/cunit_main.c; MODULE: hatf analyze preload replay cli)
 #   tests/workloads/*.c|*.cc -> programs run under the preload
 #   tests/fuzz/fuzz_*.c      -> libFuzzer targets (clang)
 #   bench/*.c                -> benchmark programs
@@ -70,7 +72,7 @@ CXXFLAGS ?= -O2 -g
 REQ_CFLAGS := -std=gnu11 -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wformat=2 -fPIC \
               -fvisibility=hidden -MMD -MP -D_GNU_SOURCE
 LIBS := -lzstd -lxxhash -lpthread -ldl -lm
-# the command alone: C++ and Rust names demangled (cli/frames.c), source lines (cli/srclines.c),
+# the command alone: C++ and Rust names demangled (analyze/frames.c), source lines (analyze/srclines.c),
 # gzip for convert --to pprof and heaptrack (cli/export_sink.c)
 CLI_LIBS := -liberty -ldw -lelf -lz
 # the benchmarks alone: gzip's figures beside zstd's (bench/format_size.c)
@@ -110,7 +112,7 @@ HATF_SO_REAL := libhatf.so.$(HATF_VERSION)
 HATF_SO_LIBS := -lzstd -lxxhash -lpthread -lm
 
 HATF_SRC := $(wildcard hatf/*.c)
-TOOLS_SRC := $(wildcard tools/*.c)
+ANALYZE_SRC := $(wildcard analyze/*.c)
 REPLAY_SRC := $(wildcard replay/*.c)
 PRELOAD_SRC := $(wildcard preload/*.c)
 PRELOAD_CORE_SRC := $(filter-out preload/hooks.c preload/attach.c preload/got_patch.c,$(PRELOAD_SRC))
@@ -124,7 +126,7 @@ EXAMPLE_SRC := $(wildcard examples/*.c)
 
 obj = $(patsubst %.c,$(B)/obj/%.o,$(1))
 HATF_OBJ := $(call obj,$(HATF_SRC))
-TOOLS_OBJ := $(call obj,$(TOOLS_SRC))
+ANALYZE_OBJ := $(call obj,$(ANALYZE_SRC))
 REPLAY_OBJ := $(call obj,$(REPLAY_SRC))
 PRELOAD_OBJ := $(call obj,$(PRELOAD_SRC))
 PRELOAD_CORE_OBJ := $(call obj,$(PRELOAD_CORE_SRC))
@@ -157,7 +159,7 @@ MAN_OUT := $(patsubst docs/man/%,$(B)/man/%,$(MAN_SRC))
 all: $(B)/libhatf.a $(B)/libhatf.so $(B)/hatrace $(PRELOAD_SO) $(B)/hatf.pc $(EXAMPLE_BIN) $(MAN_OUT)
 
 # Rebuild everything when the flags change.
-FLAGS_ID = $(CC) $(CFLAGS) $(REQ_CFLAGS) $(CHECK_CFLAGS) $(SANITIZE) $(foreach d,hatf tools preload replay cli tests bench,$(INC_$(d)))
+FLAGS_ID = $(CC) $(CFLAGS) $(REQ_CFLAGS) $(CHECK_CFLAGS) $(SANITIZE) $(foreach d,hatf analyze preload replay cli tests bench,$(INC_$(d)))
 $(B)/.flags: FORCE
 	@mkdir -p $(B)
 	@echo '$(FLAGS_ID)' | cmp -s - $@ || echo '$(FLAGS_ID)' > $@
@@ -165,27 +167,27 @@ $(B)/.flags: FORCE
 # Each layer sees only the include paths of the layers beneath it (a file's
 # own folder is always seen: #include "x.h" looks there first):
 #   hatf/     include/ (libhatf)
-#   tools/    include/ (the tools' helpers), and by their path two of libhatf's
-#             headers: addrmap.h (tools/addrmap.c is libhatf's map compiled
-#             again under the tools' names) and hatf_check.h (HATF_PRE)
+#   analyze/  include/, and by their path two of libhatf's internal headers:
+#             addrmap.h (the address map, linked from libhatf.a) and
+#             hatf_check.h (HATF_PRE)
 #   preload/  include/, and of libhatf's internals hatf/hatf_recorder.h alone
 #             (included by its path)
-#   replay/, cli/   include/ and tools/ (cli/ includes replay/replay.h by its path)
-#   tests/unit     everything (they test internals): include/ tools/ hatf/ preload/
+#   replay/, cli/   include/ and analyze/ (cli/ includes replay/replay.h by its path)
+#   tests/unit     everything (they test internals): include/ analyze/ hatf/ preload/
 #                  replay/ cli/ tests/unit/; every test includes by name ("ring.h")
-#   bench/         include/ tools/ hatf/ (format benchmarks read chunk headers and
+#   bench/         include/ analyze/ hatf/ (format benchmarks read chunk headers and
 #                  the HATF 1.0 coder's state)
 # (make print-INC_hatf ... : tests/integration/cross_aarch64.sh reads them)
 INC_hatf := -Iinclude
-INC_tools := -Iinclude
+INC_analyze := -Iinclude
 INC_preload := -Iinclude
-INC_replay := -Iinclude -Itools
-INC_cli := -Iinclude -Itools
-INC_tests := -Iinclude -Itools -Ihatf -Ipreload -Ireplay -Icli -Itests/unit
-INC_bench := -Iinclude -Itools -Ihatf
+INC_replay := -Iinclude -Ianalyze
+INC_cli := -Iinclude -Ianalyze
+INC_tests := -Iinclude -Ianalyze -Ihatf -Ipreload -Ireplay -Icli -Itests/unit
+INC_bench := -Iinclude -Ianalyze -Ihatf
 INC = -Iinclude
 $(B)/obj/hatf/%.o $(B)/obj-so/hatf/%.o: INC = $(INC_hatf)
-$(B)/obj/tools/%.o: INC = $(INC_tools)
+$(B)/obj/analyze/%.o: INC = $(INC_analyze)
 $(B)/obj/preload/%.o $(B)/obj-so/preload/%.o: INC = $(INC_preload)
 $(B)/obj/replay/%.o: INC = $(INC_replay)
 $(B)/obj/cli/%.o: INC = $(INC_cli)
@@ -200,7 +202,7 @@ $(B)/libhatf.a: $(HATF_OBJ)
 	@$(if $(Q),echo '  AR      $@')
 	$(Q)rm -f $@ && ar rcs $@ $^
 
-$(B)/libhattools.a: $(TOOLS_OBJ)
+$(B)/libhatanalyze.a: $(ANALYZE_OBJ)
 	@$(if $(Q),echo '  AR      $@')
 	$(Q)rm -f $@ && ar rcs $@ $^
 
@@ -212,9 +214,9 @@ $(B)/libhatpreload.a: $(PRELOAD_CORE_OBJ)
 	@$(if $(Q),echo '  AR      $@')
 	$(Q)rm -f $@ && $(if $^,ar rcs $@ $^,printf '!<arch>\n' > $@)
 
-$(B)/hatrace: $(CLI_OBJ) $(B)/libhatreplay.a $(B)/libhattools.a $(B)/libhatf.a
+$(B)/hatrace: $(CLI_OBJ) $(B)/libhatreplay.a $(B)/libhatanalyze.a $(B)/libhatf.a
 	@$(if $(Q),echo '  LD      $@')
-	$(Q)$(CC) $(CFLAGS) $(LDSAN) -o $@ $(CLI_OBJ) $(B)/libhatreplay.a $(B)/libhattools.a $(B)/libhatf.a \
+	$(Q)$(CC) $(CFLAGS) $(LDSAN) -o $@ $(CLI_OBJ) $(B)/libhatreplay.a $(B)/libhatanalyze.a $(B)/libhatf.a \
 	    $(LIBS) $(CLI_LIBS) $(LDFLAGS)
 
 ifneq ($(SANITIZE),)
@@ -280,17 +282,17 @@ $(REPORT_PAGE_OBJ): $(B)/gen/report_page.c $(B)/.flags
 	$(Q)$(CC) $(REQ_CFLAGS) $(CHECK_CFLAGS) -Iinclude -Icli $(CFLAGS) -c $< -o $@
 
 # Each test file declares its tests; tests/unit/cunit_main.c is their main().
-TEST_LIBS := $(B)/libhatpreload.a $(B)/libhatreplay.a $(B)/libhattools.a $(B)/libhatf.a
+TEST_LIBS := $(B)/libhatpreload.a $(B)/libhatreplay.a $(B)/libhatanalyze.a $(B)/libhatf.a
 TEST_MAIN := $(B)/obj/tests/unit/cunit_main.o
 # A test of a tool's module links that module's object (no test includes a .c).
-TEST_OBJ_test_timeline := $(B)/obj/cli/timeline.o
 TEST_OBJ_test_pbwire := $(B)/obj/cli/pbwire.o
-TEST_OBJ_test_strtab := $(B)/obj/cli/strtab.o
 .SECONDEXPANSION:
 vpath test_%.c $(sort $(dir $(UNIT_SRC)))
 # (dependency files of a build from before the tests moved into their modules'
 # folders still name tests/unit/test_*.c: nothing to make for those)
 tests/unit/test_%.c: ;
+# (nor for those of tests that left tests/unit/tools and tests/unit/cli for tests/unit/analyze)
+tests/unit/tools/test_%.c tests/unit/cli/test_%.c: ;
 $(B)/tests/%: %.c $(TEST_MAIN) $(TEST_LIBS) $$(TEST_OBJ_$$*) $(B)/.flags
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo '  TEST    $@')
@@ -337,10 +339,10 @@ $(B)/workloads/%: tests/workloads/%.cc $(B)/.flags
 	@$(if $(Q),echo '  CXX     $@')
 	$(Q)$(CXX) -Wall -Wextra -Iinclude -O1 -g -o $@ $< -lpthread $(LDFLAGS)
 
-$(B)/bench/%: bench/%.c $(B)/libhatf.a $(B)/libhattools.a $(B)/libhatreplay.a $(B)/.flags
+$(B)/bench/%: bench/%.c $(B)/libhatf.a $(B)/libhatanalyze.a $(B)/libhatreplay.a $(B)/.flags
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo '  CC      $@')
-	$(Q)$(CC) $(REQ_CFLAGS) $(CHECK_CFLAGS) $(INC_bench) $(CFLAGS) -O2 -o $@ $< $(B)/libhatreplay.a $(B)/libhattools.a $(B)/libhatf.a \
+	$(Q)$(CC) $(REQ_CFLAGS) $(CHECK_CFLAGS) $(INC_bench) $(CFLAGS) -O2 -o $@ $< $(B)/libhatreplay.a $(B)/libhatanalyze.a $(B)/libhatf.a \
 	    $(LIBS) $(BENCH_LIBS) $(LDFLAGS)
 
 # libFuzzer targets: built with clang from the sources, not from libhatf.a, so
@@ -383,10 +385,10 @@ TEST_FUZZ_SECONDS ?= 10
 tests: $(UNIT_BIN) $(WORK_BIN)
 
 check: all $(UNIT_BIN)
-	$(Q)B=$(B) SANITIZE=$(SANITIZE) CHECKS=$(CHECKS) scripts/run-tests.sh unit golden
+	$(Q)B=$(B) SANITIZE=$(SANITIZE) CHECKS=$(CHECKS) scripts/run-tests.sh unit golden layers
 
 test: all $(UNIT_BIN) $(WORK_BIN) $(FUZZ_BIN)
-	$(Q)TEST_FUZZ_SECONDS=$(TEST_FUZZ_SECONDS) B=$(B) SANITIZE=$(SANITIZE) CHECKS=$(CHECKS) scripts/run-tests.sh unit golden integration fuzz
+	$(Q)TEST_FUZZ_SECONDS=$(TEST_FUZZ_SECONDS) B=$(B) SANITIZE=$(SANITIZE) CHECKS=$(CHECKS) scripts/run-tests.sh unit golden layers integration fuzz
 
 fuzz: $(FUZZ_BIN)
 	$(Q)TEST_FUZZ_SECONDS=$(FUZZ_SECONDS) B=$(B) scripts/run-tests.sh fuzz

@@ -199,6 +199,67 @@ int cli_parse_jobs(const char *cmd, const char *arg)
     return 0;
 }
 
+/* the window options (--from-time, --to-time, --phase, --thread) */
+static struct {
+    int given;
+    window_spec spec;
+} window_opts = { 0, { 0, UINT64_MAX, NULL, 0, 0 } };
+
+int window_parse_time(const char *arg, uint64_t *ns)
+{
+    char *end;
+    if (!arg[0] || arg[0] == '-' || arg[0] == '+') return -1;
+    double v = strtod(arg, &end);
+    double scale = 1e9;
+    if (!strcmp(end, "ns")) scale = 1;
+    else if (!strcmp(end, "us")) scale = 1e3;
+    else if (!strcmp(end, "ms")) scale = 1e6;
+    else if (strcmp(end, "s") && *end) return -1;
+    double x = v * scale;
+    if (!(x >= 0) || x >= 1.8e19) return -1;
+    *ns = (uint64_t)(x + 0.5);
+    return 0;
+}
+
+int window_parse(const char *cmd, int opt, const char *arg)
+{
+    window_opts.given = 1;
+    switch (opt) {
+    case WINDOW_O_FROM:
+    case WINDOW_O_TO: {
+        uint64_t ns;
+        if (window_parse_time(arg, &ns))
+            return cli_usage(cmd, "%s: %s is not a time (a number of s, ms, us or ns: 1.5s, 250ms)",
+                             opt == WINDOW_O_FROM ? "--from-time" : "--to-time", arg);
+        if (opt == WINDOW_O_FROM) window_opts.spec.from_ns = ns;
+        else window_opts.spec.to_ns = ns;
+        if (window_opts.spec.from_ns >= window_opts.spec.to_ns) return cli_usage(cmd, "--from-time must be before --to-time");
+        return 0;
+    }
+    case WINDOW_O_PHASE:
+        window_opts.spec.phase = arg;
+        return 0;
+    default:
+        window_opts.spec.has_thread = 1;
+        return cli_parse_u64(cmd, "--thread", arg, &window_opts.spec.thread);
+    }
+}
+
+int window_given(void) { return window_opts.given; }
+
+/* Put the window options' window on s. @return 0, or -1 out of memory (said). */
+static int window_install(hatf_source *s)
+{
+    if (!window_opts.given) return 0;
+    uint64_t num, den;
+    cli_time_unit(s, &num, &den);
+    if (window_filter(s, &window_opts.spec, num, den) < 0) {
+        cli_error("out of memory");
+        return -1;
+    }
+    return 0;
+}
+
 hatf_source *cli_open_source(const char *path, hatf_format fmt)
 {
     hatf_err err = { 0 };

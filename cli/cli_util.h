@@ -124,4 +124,38 @@ void cli_json_string(hatf_buf *out, const char *s);
  * mapped) on thread 3 at address 0x0", or "... sent by process 1234". */
 void cli_signal_text(const hatf_signal *s, char *out, size_t cap);
 
+/* The window options of the reading commands (stats, report, validate, replay). */
+enum { WINDOW_O_FROM = 950, WINDOW_O_TO, WINDOW_O_PHASE, WINDOW_O_THREAD };
+
+#define WINDOW_OPTIONS                                                  \
+    { "from-time", required_argument, NULL, WINDOW_O_FROM },            \
+    { "to-time", required_argument, NULL, WINDOW_O_TO },                \
+    { "phase", required_argument, NULL, WINDOW_O_PHASE },               \
+    { "thread", required_argument, NULL, WINDOW_O_THREAD }
+
+/* The options' lines of a command's --help. */
+#define WINDOW_HELP                                                                      \
+    "  --from-time T, --to-time T  only the events from T on, and before T: a time\n"   \
+    "                 since the trace's start, in s, ms, us or ns (1.5s, 250ms;\n"      \
+    "                 s when no unit is given)\n"                                        \
+    "  --phase NAME   only the phase NAME (as stats --phases names them: from the\n"     \
+    "                 program's comment NAME to its next one; \"(start)\": before\n"     \
+    "                 the first)\n"                                                      \
+    "  --thread N     only the calls of thread N and the objects they made (their\n"     \
+    "                 frees by any thread included); docs/tools.md, \"Windows\"\n"
+
+/* 1 when opt is one of WINDOW_OPTIONS. */
+static inline int window_option(int opt) { return opt >= WINDOW_O_FROM && opt <= WINDOW_O_THREAD; }
+
+/* Take a window option's value for the sources cli_open_source opens next
+ * (analyze/window.h says what a window holds).
+ * @return 0, or CLI_USAGE after saying why. */
+int window_parse(const char *cmd, int opt, const char *arg);
+
+/* 1 when a window option was given. */
+int window_given(void);
+
+/* "T" as nanoseconds ("1.5s", "250ms", "20us", "100ns", "2"). @return 0 or -1. */
+int window_parse_time(const char *arg, uint64_t *ns);
+
 #endif

@@ -1,6 +1,6 @@
 /* csv_frames.c — the stacks' frames as a CSV table; see csv_frames.h.
  * Names as stats --sites shows them (demangled), source lines from the
- * modules' debug information on this machine (cli/srclines.h), so a row
+ * modules' debug information on this machine (analyze/srclines.h), so a row
  * says what the site report's "at" line says. */
 #include <errno.h>
 #include <fcntl.h>

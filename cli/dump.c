@@ -5,7 +5,7 @@
 
 #include "cli_util.h"
 #include "commands.h"
-#include "frames.h"
+#include "frames_text.h"
 #include "hatf_metatf.h"
 #include "hatf_text.h"
 #include "sites.h"

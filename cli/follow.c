@@ -31,7 +31,8 @@
 #include "cli_util.h"
 #include "lookahead.h"
 #include "sites.h"
-#include "stats.h"
+#include "follow.h"
+#include "stats_print.h"
 
 #define U(x) ((unsigned long long)(x))
 

@@ -12,7 +12,7 @@
 
 #include "frames.h"
 #include "hatf_container.h"
-#include "sites.h"
+#include "site.h"
 #include "timeline.h"
 
 typedef struct overtime {

@@ -19,7 +19,8 @@
 #include "cli_util.h"
 #include "commands.h"
 #include "record_attach.h"
-#include "stats.h"
+#include "stats_many.h"
+#include "stats_read.h"
 
 static const char help[] =
     "usage: hatrace record [OPTIONS] -- CMD [ARGS...]\n"

@@ -10,7 +10,6 @@
 #include "commands.h"
 #include "replay_run.h"
 #include "replay_tune.h"
-#include "window.h"
 
 static const char help[] =
     "usage: hatrace replay [options] FILE\n"

@@ -23,9 +23,8 @@
 #include "replay_tune.h"
 #include "report_page.h"
 #include "sites.h"
-#include "stats.h"
+#include "stats_print.h"
 #include "suppress.h"
-#include "window.h"
 
 static const char help[] =
     "usage: hatrace report [--top N] [--flame-top N] [--points N] [--sort KEY] [--from FORMAT]\n"

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli_util.h"
+#include "frames_text.h"
 #include "sitegroups.h"
 
 #define U(x) ((unsigned long long)(x))

@@ -17,7 +17,8 @@
 #include <stddef.h>
 
 #include "frames.h"
-#include "sites.h"
+#include "site.h"
+#include "sites_opts.h"
 
 /* The header the report starts with, as the site report has it. */
 typedef struct sitegroups_head {

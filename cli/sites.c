@@ -21,7 +21,7 @@
 
 #include "addrmap.h"
 #include "cli_util.h"
-#include "frames.h"
+#include "frames_text.h"
 #include "heaplive.h"
 #include "lookahead.h"
 #include "overtime.h"
@@ -51,18 +51,6 @@ typedef struct sites {
     sites_heap_fn *observe;  /* told each change of a heap's live objects, or NULL */
     void *observe_ctx;
 } sites;
-
-size_t sites_stack(hatf_reader *r, uint64_t id, const uint64_t **out)
-{
-    return r && id ? hatf_reader_stack(r, id, out) : 0;
-}
-
-uint64_t sites_event_stack(const hatf_event *ev)
-{
-    hatf_attrs a;
-    hatf_event_attrs(ev, &a);
-    return hatf_attrs_get(&a, HATF_A_STACK, 0);
-}
 
 static site *site_of(sites *st, uint64_t stack, uint32_t *pos)
 {
@@ -226,17 +214,6 @@ static inline __attribute__((always_inline)) void prefetch_event(void *ctx, cons
     heaplive_prefetch(&((sites *)ctx)->live, ev);
 }
 
-uint64_t sites_key(const site *s, int sort)
-{
-    switch (sort) {
-    case SITES_SORT_BYTES: return s->bytes;
-    case SITES_SORT_PEAK: return s->peak_bytes;
-    case SITES_SORT_AT_PEAK: return s->at_peak_bytes;
-    case SITES_SORT_LEAKED: return s->live_bytes;
-    case SITES_SORT_TEMPORARY: return s->temporary;
-    default: return s->calls;
-    }
-}
 static int sort_key;
 static uint64_t key_of(const site *s) { return sites_key(s, sort_key); }
 static int cmp_site(const void *a, const void *b)

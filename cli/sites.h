@@ -10,52 +10,8 @@
 #include "hatf_container.h"
 #include "hatf_source.h"
 #include "lookahead.h"
-#include "suppress.h"
-
-/* in the order of their names in stats --sort and --by (cli/stats.c) */
-enum { SITES_SORT_COUNT, SITES_SORT_BYTES, SITES_SORT_PEAK, SITES_SORT_AT_PEAK, SITES_SORT_LEAKED,
-       SITES_SORT_TEMPORARY };
-enum { SITES_BY_STACK, SITES_BY_FUNCTION, SITES_BY_LINE };  /* sitegroups.h */
-enum { SITES_TEXT, SITES_JSON, SITES_FOLDED, SITES_TIMELINE, SITES_TIMELINE_JSON, SITES_MASSIF,
-       SITES_FOLDED_JSON };
-
-/* One call stack's figures. */
-typedef struct site {
-    uint64_t stack;
-    uint64_t calls, bytes;
-    uint64_t live_objects, live_bytes, peak_objects, peak_bytes;  /* live: leaked, at the end */
-    uint64_t temporary;
-    /* what the site held when the whole heap was at its peak: at_peak_* are
-     * valid while tag is the peak's number, else the live figures still are */
-    uint64_t at_peak_objects, at_peak_bytes, tag;
-    uint32_t heap, cell;   /* the site's cell in the heap it last allocated in, cell UINT32_MAX: none yet */
-} site;
-
-/* The root frame --folded gives a chain cut at the recording's stack depth
- * (hatf_reader_stack_depth), so a flame graph shows it apart. */
-#define SITES_TRUNCATED "[truncated]"
-
-/* Site s's figure for sort key (SITES_SORT_*). */
-uint64_t sites_key(const site *s, int sort);
-
-typedef struct sites_opts {
-    int form;         /* SITES_TEXT, SITES_JSON, or SITES_FOLDED: one line per call
-                         chain, outermost frame first, with the sort key's figure;
-                         SITES_FOLDED_JSON: the chains of the first top sites by
-                         any figure, with every figure (hatrace report);
-                         or the heap over time (overtime.h): SITES_TIMELINE (a
-                         table), SITES_TIMELINE_JSON, SITES_MASSIF */
-    int sort;         /* SITES_SORT_* */
-    uint64_t top;     /* the first top sites (0: all) */
-    int demangle;     /* C++ and Rust names demangled (text and folded; JSON has both) */
-    int lines;        /* source file:line of each frame where known (text and JSON), and
-                         names from the modules here for frames the trace left unnamed */
-    uint64_t points;  /* the heap over time: at most this many intervals */
-    int by;           /* SITES_BY_* (sitegroups.h): one line per stack, or grouped */
-    hatf_format from; /* the trace's format as given: --massif reads it twice */
-    int frame_table;  /* SITES_JSON by stack: frames as numbers into one "frame_table" */
-    suppressions *supp; /* leaks to take out of the sites' leaked figures (suppress.h), or NULL */
-} sites_opts;
+#include "site.h"
+#include "sites_opts.h"
 
 /* The sites of a trace, for comparing two (sitediff.c). */
 typedef struct sites_list {
@@ -117,12 +73,5 @@ void sites_pass_free(sites_pass *p);
  * number when the trace has no times, with the trace's resident samples. */
 struct overtime;
 void sites_pass_overtime(sites_pass *p, hatf_source *src, const char *path, uint64_t points, struct overtime *ot);
-
-/* The frames of stack id (*out), innermost first, or 0 frames when the trace has no
- * stack tables (a text or raw HATF 1.0 trace: r is NULL) or not this one. */
-size_t sites_stack(hatf_reader *r, uint64_t id, const uint64_t **out);
-
-/* The event's HATF_A_STACK id, 0 if it has none. */
-uint64_t sites_event_stack(const hatf_event *ev);
 
 #endif

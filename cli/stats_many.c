@@ -9,7 +9,8 @@
 #include <sys/stat.h>
 
 #include "cli_util.h"
-#include "stats.h"
+#include "stats_many.h"
+#include "stats_read.h"
 
 #define U(x) ((unsigned long long)(x))
 

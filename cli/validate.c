@@ -30,7 +30,6 @@
 #include "cli_util.h"
 #include "commands.h"
 #include "lookahead.h"
-#include "window.h"
 
 #define WINDOW_RECORDS 1000
 #define WINDOW_NS 10000     /* 10 us */

@@ -1,12 +1,10 @@
 /* addrmap.h — an open-addressing hash table keyed by 64-bit values (addresses,
  * thread and heap ids), for the readers' causal order (causal.c) and thread
  * index (container_read.c), and for the tools (stats, validate, the replay
- * compiler). Not installed.
+ * compiler, through analyze/addrmap.h). Not installed.
  *
- * One source, two copies: libhatf's, whose functions carry hatf_ names (the
- * defines below: libhatf.a defines no name outside hatf_), and the tools'
- * (tools/addrmap.h, tools/addrmap.c: this file and addrmap.c compiled again
- * with ADDRMAP_TOOLS defined, under the addrmap_ names the tools call).
+ * Its functions carry hatf_ names (the defines below: libhatf.a defines no
+ * name outside hatf_); the analysis links them from libhatf.a.
  *
  * Linear probing with Fibonacci hashing (addresses differ mostly in their
  * middle bits; multiplying by 2^64/phi spreads them), at most 3/4 full, and
@@ -20,7 +18,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#ifndef ADDRMAP_TOOLS
 #define addrmap_big_alloc hatf_addrmap_big_alloc_
 #define addrmap_big_free hatf_addrmap_big_free_
 #define addrmap_init hatf_addrmap_init_
@@ -30,7 +27,6 @@
 #define addrmap_put hatf_addrmap_put_
 #define addrmap_remove hatf_addrmap_remove_
 #define addrmap_index hatf_addrmap_index_
-#endif
 
 typedef struct addrmap_entry {
     uint64_t key;

@@ -8,8 +8,8 @@
  * compiles to nothing and cond is not evaluated: release builds pay nothing,
  * on the recorder's hot path too.
  *
- * Seen by libhatf, by the recorder (through hatf_recorder.h) and by the tools
- * (tools/check.h).
+ * Seen by libhatf, by the recorder (through hatf_recorder.h) and by the layers
+ * above (analyze/check.h).
  */
 #ifndef HATF_CHECK_H
 #define HATF_CHECK_H

@@ -152,7 +152,7 @@ typedef struct rp_plan_stats {
 
 /* A phase of the trace (replay --phases): the events from a comment of the
  * program's (not hatrace's own marks) to the next, the first one "(start)";
- * the same phases as stats --phases (cli/phases.h). */
+ * the same phases as stats --phases (analyze/phases.h). */
 #define RP_PHASES_MAX 256     /* later comments do not start phases */
 typedef struct rp_phase {
     char name[64];            /* the comment's text, cut (printable bytes only) */

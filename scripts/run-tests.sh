@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Run the test groups named on the command line: unit golden integration fuzz.
+# Run the test groups named on the command line: unit golden layers integration fuzz.
 #   unit         every $B/tests/test_* (CUnit programs)
 #   golden       every tests/golden/NAME/cmd: its stdout must equal NAME/expected
+#   layers       scripts/check-layers.py: no include or call upward, no circle
 #   integration  every tests/integration/*.sh (exit 0 = pass, 77 = skipped)
 #   fuzz         every $B/fuzz/fuzz_* for TEST_FUZZ_SECONDS on tests/fuzz/corpus/NAME
 # Ends with one line: "tests: N passed, N failed, N skipped".
@@ -87,6 +88,14 @@ run_integration() {
     result "$n" $s
     [ $s -ne 0 ] && [ $s -ne 77 ] && tail -20 "$l"
   done
+}
+
+# the layers hold: no include or call upward, no circle (scripts/check-layers.py)
+run_layers() {
+  n=layers/check-layers; l="$log_dir/${n//\//_}.log"
+  python3 scripts/check-layers.py -b "$B" >"$l" 2>&1; s=$?
+  result "$n" $s
+  [ $s -ne 0 ] && tail -20 "$l"
 }
 
 run_fuzz() {

@@ -418,7 +418,7 @@ STACK_COLUMNS = ("stack", "depth", "address", "module", "module_offset", "functi
 
 def _frame(lib, t, modules, addr):
     """(address, module, module_offset, function, function_offset) of a
-    frame, as the hatrace commands name it (cli/frames.c): the module its
+    frame, as the hatrace commands name it (analyze/frames.c): the module its
     symbol names, else the one whose range holds it."""
     sp = lib.hatf_reader_symbol(t, addr)
     sym = sp.contents if sp else None

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds off x86-64: every C source of the project compiled (-c, -O2, warnings
 # as errors) for aarch64 with Debian's cross compiler, each group with the flags
-# its own Makefile rule uses (the library, the tools' helpers, recorder, replay, command,
+# its own Makefile rule uses (the library, the analysis, recorder, replay, command,
 # unit tests and benchmarks with the Makefile's REQ_CFLAGS and each folder's include
 # paths, read from `make print-REQ_CFLAGS` and `make print-INC_hatf` ...).
 #
@@ -45,7 +45,7 @@ compile() {
 }
 
 # each folder with the include paths the Makefile gives it (INC_hatf, ...)
-for d in hatf tools replay preload cli bench tests; do
+for d in hatf analyze replay preload cli bench tests; do
   read -ra inc <<<"$(make -s --no-print-directory print-INC_$d)" || fail "make print-INC_$d"
   [ "${#inc[@]}" -gt 0 ] || fail "no include paths for $d"
   case $d in tests) srcs=(tests/unit/*.c tests/unit/*/*.c);; *) srcs=("$d"/*.c);; esac

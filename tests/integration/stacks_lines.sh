@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Source lines of frames (cli/srclines.c): stats --sites and dump --stacks give
+# Source lines of frames (analyze/srclines.c): stats --sites and dump --stacks give
 # each call's file:line from the module's debug information on this machine,
 # the right line for known calls of tests/workloads/stacks_cxx.cc; JSON has
 # them as file and line; functions inlined at a call are frames of their own;

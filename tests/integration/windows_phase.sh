@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# --phase NAME (cli/window.h) on tests/workloads/windows, whose phases cross
+# --phase NAME (analyze/window.h) on tests/workloads/windows, whose phases cross
 # objects over: each phase's figures are the workload's own account of it
 # (a phase's frees of older objects not counted, a realloc of one counted as
 # one that makes an object, the peak of its own objects); the same window in

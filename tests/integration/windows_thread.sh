@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# --thread N (cli/window.h) on tests/workloads/windows: the worker's window
+# --thread N (analyze/window.h) on tests/workloads/windows: the worker's window
 # holds its calls and the objects it made, their frees by main included (10
 # of its 15), as the workload counts them; with a phase; validate; no such thread.
 . "$(dirname "$0")/windows_lib.inc"

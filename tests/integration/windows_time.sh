@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# --from-time/--to-time (cli/window.h) on tests/workloads/windows: a window
+# --from-time/--to-time (analyze/window.h) on tests/workloads/windows: a window
 # over the times of phase "work" (as stats --phases gives them) holds what
 # the workload says that phase holds, in stats, --sites and validate; a
 # window over the whole trace is the trace; units; bad times.

@@ -15,7 +15,7 @@
  * The worker is made before the first phase (pthread_create allocates) and
  * waits on a pipe, so each phase holds only the calls above. A pause of
  * 20 ms between phases keeps their times apart. At the end it prints what
- * each window holds, as the window's definition counts it (cli/window.h):
+ * each window holds, as the window's definition counts it (analyze/window.h):
  * the calls made in it (by the thread, for the worker) and the objects
  * they made, their frees by any thread counted, a realloc of an older
  * object counted as one that makes an object.

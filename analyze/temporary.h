@@ -1,5 +1,5 @@
 /* temporary.h — temporary allocations (heaptrack's measure of short-lived
- * waste), counted by one rule for stats and stats --sites (cli/stats.c,
+ * waste), counted by one rule for stats and stats --sites (analyze/stats.c,
  * cli/sites.c): an object its own thread frees before that thread makes any
  * other allocation. Frees of other objects and other threads' calls in
  * between do not matter; a realloc counts as an allocation (its result can be
@@ -7,8 +7,8 @@
  * temporary. The caller says which frees end a live object (heaplive.h): a
  * free of an object a heap-destroy already ended is none.
  */
-#ifndef HATRACE_CLI_TEMPORARY_H
-#define HATRACE_CLI_TEMPORARY_H
+#ifndef ANALYZE_TEMPORARY_H
+#define ANALYZE_TEMPORARY_H
 
 #include <stdint.h>
 

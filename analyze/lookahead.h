@@ -1,15 +1,15 @@
 /* lookahead.h — events held back a few steps between being read and being
  * counted, so a tool can prefetch the table slots each one will touch while
  * it counts the earlier ones (stats, stats --sites, validate, the replay
- * compiler). Part of the tools' module (tools/), not of libhatf.
+ * compiler). Part of the analysis (analyze/), not of libhatf.
  *
  * The tools' live-object tables hold an entry per live object: on a trace
  * with a million live objects they are tens of MB, and each event's lookup is
  * a cache miss. Misses started LOOKAHEAD_N events ahead overlap instead of
  * waiting one after the other. The order of the events is unchanged.
  */
-#ifndef TOOLS_LOOKAHEAD_H
-#define TOOLS_LOOKAHEAD_H
+#ifndef ANALYZE_LOOKAHEAD_H
+#define ANALYZE_LOOKAHEAD_H
 
 #include "hatf.h"
 #include "hatf_source.h"

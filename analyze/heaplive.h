@@ -1,5 +1,5 @@
 /* heaplive.h — live objects by address, across heap destroys, for hatrace
- * stats (cli/stats.c) and stats --sites (cli/sites.c), so both count by one
+ * stats (analyze/stats.c) and stats --sites (cli/sites.c), so both count by one
  * rule (docs/tools.md, "Live objects"): an allocation adds an object to the
  * event's heap (replacing one still live at that address), a free removes it
  * whatever its heap, and a heap-destroy ends every object still live in it.
@@ -13,8 +13,8 @@
  * generation, bumped at destroy, that its entries remember; entries of an
  * older generation are dead and swept out when they outnumber the live ones.
  */
-#ifndef HATRACE_CLI_HEAPLIVE_H
-#define HATRACE_CLI_HEAPLIVE_H
+#ifndef ANALYZE_HEAPLIVE_H
+#define ANALYZE_HEAPLIVE_H
 
 #include <stdint.h>
 

@@ -7,7 +7,6 @@
 
 #include <libiberty/demangle.h>
 
-#include "cli_util.h"
 #include "frames.h"
 
 int frames_init(frames *f, hatf_reader *r, int demangle, int lines)
@@ -153,17 +152,6 @@ void frames_describe(frames *f, uint64_t addr, char *out, size_t cap)
     int line;
     if (k > 0 && (size_t)k < cap && !frames_line(f, addr, &file, &line))
         snprintf(out + k, cap - (size_t)k, " %s:%d", file, line);
-}
-
-void frames_put(frames *f, hatf_buf *o, const char *prefix, uint64_t addr)
-{
-    const srcline *in;
-    size_t n = frames_inlined(f, addr, &in);
-    for (size_t i = 0; i < n; i++)
-        cli_put(o, "%s%s (inlined) %s:%d\n", prefix, frames_inlined_name(f, &in[i]), in[i].file, in[i].line);
-    char text[1024];
-    frames_describe(f, addr, text, sizeof text);
-    cli_put(o, "%s%s\n", prefix, text);
 }
 
 /* ';' separates the folded format's frames, a line break its stacks */

@@ -1,13 +1,13 @@
 /* srclines.h — the source file and line of frame addresses, for the reading
- * tools (cli/srclines.c). The trace names each module by path and build id;
+ * tools (analyze/srclines.c). The trace names each module by path and build id;
  * the line tables come from that file on this machine, or from its separate
  * debug file (/usr/lib/debug, by build id or .gnu_debuglink), read with
  * elfutils' libdw, and only when the file's build id is the one the trace
  * recorded (a rebuilt program would give wrong lines). A module without
  * debug information, or not found, gives no lines.
  */
-#ifndef HATRACE_CLI_SRCLINES_H
-#define HATRACE_CLI_SRCLINES_H
+#ifndef ANALYZE_SRCLINES_H
+#define ANALYZE_SRCLINES_H
 
 #include <stdint.h>
 

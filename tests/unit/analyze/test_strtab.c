@@ -1,4 +1,4 @@
-/* test_strtab.c — distinct strings by number (cli/strtab.c): numbers in
+/* test_strtab.c — distinct strings by number (analyze/strtab.c): numbers in
  * order of first use, the same string the same number, many strings (the
  * table grows) all kept apart, the empty string a string like any other. */
 #include <stdio.h>

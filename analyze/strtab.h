@@ -1,9 +1,9 @@
 /* strtab.h — a table of distinct strings numbered in order of first use
- * (cli/strtab.c): the string table of a pprof profile, the frames of a
+ * (analyze/strtab.c): the string table of a pprof profile, the frames of a
  * speedscope file, the strings of a heaptrack file.
  */
-#ifndef HATRACE_CLI_STRTAB_H
-#define HATRACE_CLI_STRTAB_H
+#ifndef ANALYZE_STRTAB_H
+#define ANALYZE_STRTAB_H
 
 #include <stddef.h>
 

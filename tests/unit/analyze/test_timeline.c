@@ -1,4 +1,4 @@
-/* test_timeline.c — the heap over time in bounded intervals (cli/timeline.c):
+/* test_timeline.c — the heap over time in bounded intervals (analyze/timeline.c):
  * after any number of doublings, each interval holds exactly what a direct
  * count of its events over the final width gives. */
 #include <stdlib.h>

@@ -1,12 +1,12 @@
 /* frames.h — frame addresses of call stacks as people read them: function,
- * offset and module, C++ and Rust names demangled (cli/frames.c). Used by
+ * offset and module, C++ and Rust names demangled (analyze/frames.c). Used by
  * dump --stacks and stats --sites.
  *
  * The trace keeps each function's name as the program's symbol table has it
  * (mangled); demangling is for display only, done once per name and kept.
  */
-#ifndef HATRACE_CLI_FRAMES_H
-#define HATRACE_CLI_FRAMES_H
+#ifndef ANALYZE_FRAMES_H
+#define ANALYZE_FRAMES_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -72,11 +72,6 @@ const char *frames_place_named(frames *f, uint64_t addr, size_t i, const char **
 /* "function+0xoff (module)", "0xaddr (module)" or "0xaddr" into out, and
  * " FILE:LINE" after it when the line is known. */
 void frames_describe(frames *f, uint64_t addr, char *out, size_t cap);
-
-/* Append the frame at addr to o as lines of text, each prefix + what it
- * shows + newline: "function (inlined) FILE:LINE" for each function inlined
- * at the call, innermost first, then frames_describe's. */
-void frames_put(frames *f, hatf_buf *o, const char *prefix, uint64_t addr);
 
 /* A frame as one flame-graph node: "function" (no offset, so the calls a
  * function makes from different lines merge), else "module+0xvaddr", else

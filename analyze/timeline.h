@@ -1,5 +1,5 @@
 /* timeline.h — the heap over time, in a bounded number of intervals
- * (cli/timeline.c), for hatrace stats --timeline and --massif.
+ * (analyze/timeline.c), for hatrace stats --timeline and --massif.
  *
  * Events are added in order with a position x that never goes back (a time,
  * or a record number). The intervals have one width, starting at the first
@@ -8,8 +8,8 @@
  * exactly (sums, a maximum, the state at the end), so the result does not
  * depend on where the doublings happened.
  */
-#ifndef HATRACE_CLI_TIMELINE_H
-#define HATRACE_CLI_TIMELINE_H
+#ifndef ANALYZE_TIMELINE_H
+#define ANALYZE_TIMELINE_H
 
 #include <stddef.h>
 #include <stdint.h>

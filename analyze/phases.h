@@ -10,8 +10,8 @@
  * mark, the program's mappings, HATF_MAP_PREFIX, signals, HATF_SIGNAL_PREFIX)
  * start no phase.
  */
-#ifndef HATRACE_CLI_PHASES_H
-#define HATRACE_CLI_PHASES_H
+#ifndef ANALYZE_PHASES_H
+#define ANALYZE_PHASES_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -59,8 +59,5 @@ static inline void phases_event(phases *p, uint64_t time, uint64_t live_bytes)
 
 /* The last phase ends at now (the end of the trace). */
 void phases_finish(phases *p, const phase_counts *now);
-
-/* The phases as a table, or as a JSON array (the value of "phases"). */
-void phases_print(hatf_buf *o, const phases *p, int json);
 
 #endif

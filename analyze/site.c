@@ -1,0 +1,26 @@
+/* site.c — a site's figures and a stack's frames; see site.h. */
+#include "site.h"
+
+size_t sites_stack(hatf_reader *r, uint64_t id, const uint64_t **out)
+{
+    return r && id ? hatf_reader_stack(r, id, out) : 0;
+}
+
+uint64_t sites_event_stack(const hatf_event *ev)
+{
+    hatf_attrs a;
+    hatf_event_attrs(ev, &a);
+    return hatf_attrs_get(&a, HATF_A_STACK, 0);
+}
+
+uint64_t sites_key(const site *s, int sort)
+{
+    switch (sort) {
+    case SITES_SORT_BYTES: return s->bytes;
+    case SITES_SORT_PEAK: return s->peak_bytes;
+    case SITES_SORT_AT_PEAK: return s->at_peak_bytes;
+    case SITES_SORT_LEAKED: return s->live_bytes;
+    case SITES_SORT_TEMPORARY: return s->temporary;
+    default: return s->calls;
+    }
+}

@@ -1,9 +1,0 @@
-/* check.h — HATF_PRE(cond), the contract check of `pre:` comments, for the
- * tools (cli/, replay/, tools/): libhatf's own macro (hatf/hatf_check.h says
- * what it does; on in make test and make check, nothing in release builds). */
-#ifndef TOOLS_CHECK_H
-#define TOOLS_CHECK_H
-
-#include "../hatf/hatf_check.h"
-
-#endif
