@@ -927,6 +927,26 @@ static int tail_bad(const hatf_cursor *c)
            (c->tp && (c->tp != c->tend || c->t_left));
 }
 
+/* Load the payload of the chunk at off (header h) into out: whole (with the
+ * shared dctx and io), or, past HATF_STREAM_MIN and packed, its stored bytes
+ * read and checked and nothing decompressed yet (container_stream.h).
+ * @return 0 or a negative code with a message in err. */
+static int zpay_load(hatf_zpay *z, hatf_reader *r, ZSTD_DCtx *dctx, hatf_buf *io, uint64_t off,
+                     const hatf_chunk_hdr *h, hatf_buf *out, hatf_err *err)
+{
+    if (!hatf_zpay_streamed(h)) {
+        z->off = off;
+        z->what = kind_name(h->kind);
+        z->in_pos = 0;
+        int rc = hatf_load_payload_with_(r, dctx, io, off, h, out, err);
+        z->raw = z->have = rc ? 0 : out->len;
+        return rc;
+    }
+    z->raw = z->have = 0;
+    int rc = hatf_read_stored_(r, &z->in, off, h, err);
+    return rc ? rc : hatf_zpay_begin_(z, off, kind_name(h->kind), h, out, err);
+}
+
 /* Decode the next batch of the loaded group: records first, then their
  * addresses in one tight loop. Damage after some good events is kept in
  * pend and reported once those events are handed out. */
@@ -1072,8 +1092,8 @@ int hatf_cursor_fill_(hatf_cursor *c)
         c->chunk_off = g->roff;
         if (ahead == HATF_AHEAD_NONE) {  /* else a decoding thread loaded the payloads (or failed: rc, c->err) */
             memset(&c->err, 0, sizeof c->err);
-            rc = hatf_zpay_load_(&c->zr, c->r, c->dctx, c->io, g->roff, &g->rh, &c->rec, &c->err);
-            if (!rc) rc = hatf_zpay_load_(&c->za, c->r, c->dctx, c->io, g->aoff, &g->ah, &c->adr, &c->err);
+            rc = zpay_load(&c->zr, c->r, c->dctx, c->io, g->roff, &g->rh, &c->rec, &c->err);
+            if (!rc) rc = zpay_load(&c->za, c->r, c->dctx, c->io, g->aoff, &g->ah, &c->adr, &c->err);
         } else {
             hatf_zpay_whole_(&c->zr, &c->rec);
             hatf_zpay_whole_(&c->za, &c->adr);

@@ -10,24 +10,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "container_internal.h"
+#include "container_stream.h"
 
 #define LLU(x) ((unsigned long long)(x))
 
-int hatf_zpay_load_(hatf_zpay *z, hatf_reader *r, ZSTD_DCtx *dctx, hatf_buf *io, uint64_t off,
-                    const hatf_chunk_hdr *h, hatf_buf *out, hatf_err *err)
+int hatf_zpay_begin_(hatf_zpay *z, uint64_t off, const char *what, const hatf_chunk_hdr *h, hatf_buf *out,
+                     hatf_err *err)
 {
     z->off = off;
-    z->kind = h->kind;
+    z->what = what;
     z->in_pos = 0;
-    if (!hatf_zpay_streamed(h)) {
-        int rc = hatf_load_payload_with_(r, dctx, io, off, h, out, err);
-        z->raw = z->have = rc ? 0 : out->len;
-        return rc;
-    }
     z->raw = z->have = 0;
-    int rc = hatf_read_stored_(r, &z->in, off, h, err);
-    if (rc) return rc;
     out->len = 0;
     if (!hatf_buf_reserve(out, (size_t)h->raw_len + 1) || (!z->dctx && !(z->dctx = ZSTD_createDCtx())))
         return hatf_err_set(err, HATF_E_NOMEM, off, "offset %llu: out of memory", LLU(off));
@@ -46,7 +39,7 @@ static int zbad(hatf_zpay *z, hatf_err *err, const char *why)
 {
     z->raw = z->have;  /* nothing more comes from it */
     return hatf_err_set(err, HATF_E_CORRUPT, z->off, "offset %llu: %s chunk does not decompress (%s)",
-                        LLU(z->off), hatf_kind_name_(z->kind), why);
+                        LLU(z->off), z->what, why);
 }
 
 int hatf_zpay_more_(hatf_zpay *z, hatf_buf *out, size_t want, hatf_err *err)

@@ -35,7 +35,7 @@ typedef struct hatf_zpay {
     size_t have;      /* raw bytes ready at out->p[0..have) */
     size_t raw;       /* the payload's raw length (out->len) */
     uint64_t off;     /* its chunk, for messages */
-    unsigned kind;
+    const char *what; /* its kind's name, for messages */
 } hatf_zpay;
 
 /* Is the payload of the chunk with header h streamed? */
@@ -44,12 +44,13 @@ static inline int hatf_zpay_streamed(const hatf_chunk_hdr *h)
     return h->codec == HATF_CODEC_ZSTD && h->raw_len > HATF_STREAM_MIN;
 }
 
-/* Load the payload of the chunk at off (header h) into out: whole (with the
- * shared dctx and io, hatf_load_payload_with_), or, past HATF_STREAM_MIN and
- * packed, its stored bytes read and checked and nothing decompressed yet.
- * @return 0 or a negative code with a message in err. */
-int hatf_zpay_load_(hatf_zpay *z, hatf_reader *r, ZSTD_DCtx *dctx, hatf_buf *io, uint64_t off,
-                    const hatf_chunk_hdr *h, hatf_buf *out, hatf_err *err);
+/* Start streaming the payload of the chunk at off (header h, streamed), its
+ * stored bytes read and checked into z->in (the reader's part,
+ * container_read.c), into out: nothing decompressed yet; what: the chunk
+ * kind's name.
+ * @return 0 or HATF_E_NOMEM with a message in err. */
+int hatf_zpay_begin_(hatf_zpay *z, uint64_t off, const char *what, const hatf_chunk_hdr *h, hatf_buf *out,
+                     hatf_err *err);
 /* A payload someone else loaded whole into out (a decoding thread). */
 void hatf_zpay_whole_(hatf_zpay *z, const hatf_buf *out);
 /* Decompress z into out until at least want raw bytes are ready (all of them
