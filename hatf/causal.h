@@ -14,9 +14,11 @@
  * (each thread's own order kept) so that each shared address is freed or
  * reallocated only while live and allocated only while not live: the
  * iterator's order when it already is, else the first consistent one a
- * bounded depth-first search finds, preferring the iterator's order. A group
- * with no consistent order (a broken trace) keeps the iterator's order and is
- * counted (hatf_source_order_stats).
+ * bounded depth-first search finds, taking first an event that must go, else
+ * the earliest by an estimated time (each thread at an even pace through the
+ * unit). A group with no consistent order found (a broken trace, or the
+ * search out of steps) is read in the order of the search's first descent,
+ * continued past its dead ends, and counted (hatf_source_order_stats).
  *
  * Cost: a trace with one thread needs none of this (hatf_source reads it
  * with the global iterator alone). Otherwise
@@ -58,8 +60,8 @@
 #include "hatf_container.h"
 #include "hatf_source.h"
 
-#define CAUSAL_GROUP_MAX 65536     /* events a tie group may gather before it is cut */
-#define CAUSAL_SEARCH_STEPS 100000 /* steps of the search per group before giving up (1024 + 16 an event below) */
+#define CAUSAL_GROUP_MAX 65536          /* events a tie group may gather before it is cut (< 2^21: causal.c) */
+#define CAUSAL_SEARCH_STEPS_PER_EVENT 16 /* steps of the search per event of a group (and 1024) before giving up */
 #define EARLY_QUEUE_MAX 65536      /* events read ahead from an early release, at most */
 
 typedef struct hatf_causal hatf_causal;

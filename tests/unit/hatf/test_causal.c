@@ -122,6 +122,15 @@ static void test_no_order(void)
     CHECK(ev, "1:a:a0 1:f:a0 2:f:a0", 1, 0, 1);
 }
 
+/* A group with no consistent order (0xa0 freed by both threads) still puts
+ * what has an order in it: T1's allocation of 0xb0 before T2 frees it,
+ * where the tie order (frees first) had the free first, a second problem. */
+static void test_no_order_rest(void)
+{
+    hatf_event ev[] = { A(1, 1, 0xa0), F(1, 5, 0xa0), A(1, 5, 0xb0), F(2, 5, 0xa0), F(2, 5, 0xb0) };
+    CHECK(ev, "1:a:a0 1:f:a0 1:a:b0 2:f:a0 2:f:b0", 1, 0, 1);
+}
+
 /* Ties without a shared address, equal times on one thread, one thread:
  * nothing to do, nothing counted. */
 static void test_no_tie(void)
@@ -293,6 +302,7 @@ static CU_TestInfo tests[] = {
     { "ping-pong", test_ping_pong },
     { "realloc", test_realloc },
     { "no consistent order", test_no_order },
+    { "no consistent order: the rest in order", test_no_order_rest },
     { "no tie", test_no_tie },
     { "history", test_history },
     { "across chunks", test_across_chunks },
