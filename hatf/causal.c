@@ -78,8 +78,12 @@ struct hatf_causal {
     int32_t *rank;                /* per event: its place in the estimated time order (estimate_order) */
     int32_t *remm, *reme;         /* per shared slot, in a search: events not placed that make, end it */
     int32_t *ownm, *owne;         /* per event: events of its thread from it on that make its new, end its old slot */
+    uint8_t *paired;              /* per event: its thread makes its old slot again after it (1), ends its new one (2) */
+    int32_t *changed;             /* per shared slot, in a search: the depth that last changed it, -1 none */
+    int32_t *prev_a, *prev_b, *conf; /* per depth: changed[] of its event's slots before it; a cause of dead ends below */
     uint64_t *keyed;              /* estimate_order's scratch: estimated time << 21 | event */
     int relax;                    /* the search may place early releases (late_release) */
+    int burst;                    /* the search tries the thread of the last step first */
     gaddr *addrs;                 /* the group's addresses: 4 x cap_scratch entries, all empty between groups */
     size_t cap_scratch;
     /* liveness of every address, from the first group that needs it */
@@ -150,6 +154,7 @@ void hatf_causal_free(hatf_causal *c)
     free(c->tid); free(c->head); free(c->last); free(c->cur); free(c->chosen); free(c->tried); free(c->live);
     free(c->addrs); free(c->left); free(c->relaxed); free(c->rank); free(c->keyed);
     free(c->remm); free(c->reme); free(c->ownm); free(c->owne);
+    free(c->paired); free(c->changed); free(c->prev_a); free(c->prev_b); free(c->conf);
     if (c->tracking) { addrmap_free(&c->objs); addrmap_free(&c->heapgen); }
     if (c->early) addrmap_free(&c->quses);
     free(c);
@@ -314,6 +319,7 @@ static int scratch(hatf_causal *c, size_t n)
     RE(tid, 1); RE(head, 1); RE(last, 1); RE(cur, 1); RE(chosen, 1); RE(tried, 1); RE(live, 2);
     RE(left, 1); RE(relaxed, 1); RE(rank, 1); RE(keyed, 1);
     RE(remm, 2); RE(reme, 2); RE(ownm, 1); RE(owne, 1);
+    RE(paired, 1); RE(changed, 2); RE(prev_a, 1); RE(prev_b, 1); RE(conf, 1);
 #undef RE
     free(c->addrs);  /* its entries are all empty between groups: no copy */
     if (!(c->addrs = calloc(4 * cap, sizeof *c->addrs))) {
@@ -431,8 +437,11 @@ static void count_uses(hatf_causal *c, uint32_t nth, const int32_t *head)
             if (c->so[i] >= 0) c->reme[c->so[i]]++;
         }
         for (int32_t i = head[t]; i >= 0; i = c->nxt[i]) {
-            c->ownm[i] = c->sn[i] >= 0 ? c->remm[c->sn[i]]-- : 0;
-            c->owne[i] = c->so[i] >= 0 ? c->reme[c->so[i]]-- : 0;
+            int32_t a = c->so[i], b = c->sn[i];
+            /* its thread makes its old slot again after it, ends its new one after it */
+            c->paired[i] = (uint8_t)((a >= 0 && c->remm[a] > (a == b)) | (b >= 0 && c->reme[b] > (a == b)) << 1);
+            c->ownm[i] = b >= 0 ? c->remm[b]-- : 0;
+            c->owne[i] = a >= 0 ? c->reme[a]-- : 0;
         }
     }
     for (uint32_t t = 0; t < nth; t++)
@@ -454,15 +463,77 @@ static inline int forced(const hatf_causal *c, int32_t e)
     return 1;
 }
 
+/* The order a search tries the events that can go at a step: first those
+ * that no other thread competes with for their slot, or whose thread pairs
+ * them with a later use of the slot (frees an address and makes it again, as
+ * a thread's cache does, or makes one and frees it): the competitor then
+ * needs that later use between, so the pair goes first; then by estimated
+ * time. A key above 2^21 ranks (at most CAUSAL_GROUP_MAX + 1). */
+static inline int32_t try_key(const hatf_causal *c, int32_t e)
+{
+    int32_t a = c->so[e], b = c->sn[e];
+    int late = (a >= 0 && c->reme[a] != c->owne[e] && !(c->paired[e] & 1)) ||
+               (b >= 0 && c->remm[b] != c->ownm[e] && !(c->paired[e] & 2));
+    return (int32_t)late << 21 | c->rank[e];
+}
+
 static inline void placed(hatf_causal *c, int32_t e, int by)
 {
     if (c->sn[e] >= 0) c->remm[c->sn[e]] -= by;
     if (c->so[e] >= 0) c->reme[c->so[e]] -= by;
 }
 
+/* Event e goes at depth d of the search (its slots last changed there). */
+static inline void place(hatf_causal *c, uint32_t d, int32_t e)
+{
+    placed(c, e, 1);
+    int32_t a = c->so[e], b = c->sn[e];
+    c->prev_a[d] = a >= 0 ? c->changed[a] : -1;
+    c->prev_b[d] = b >= 0 ? c->changed[b] : -1;
+    if (a >= 0) c->changed[a] = (int32_t)d;
+    if (b >= 0) c->changed[b] = (int32_t)d;
+}
+
+static inline void unplace(hatf_causal *c, uint32_t d)
+{
+    int32_t e = (int32_t)c->out[d], a = c->so[e], b = c->sn[e];
+    placed(c, e, -1);
+    if (b >= 0) c->changed[b] = c->prev_b[d];
+    if (a >= 0) c->changed[a] = c->prev_a[d];
+}
+
+/* A dead end at depth d: the depth to go back to (*to, -1: none), the last
+ * one that changed a slot a thread waits on (its event frees an address not
+ * live or makes one live), or one its tries below named (conf[d]); *also:
+ * the latest such depth before *to, kept there for when its tries run out
+ * too (backjumping: the steps between changed nothing that mattered, so
+ * trying their other choices would meet the same dead end). In a search for
+ * an early release any step may matter: one back. */
+static void dead_end_cause(hatf_causal *c, uint32_t d, uint32_t nth, int32_t *to, int32_t *also)
+{
+    int32_t v[3], top = -1, next = -1;
+    for (uint32_t t = 0; t <= nth; t++) {
+        int k = 0;
+        if (t == nth) v[k++] = c->conf[d];
+        else if (c->relax) v[k++] = (int32_t)d - 1;
+        else if (c->cur[t] >= 0) {
+            int32_t e = c->cur[t], a = c->so[e], b = c->sn[e];
+            if (a >= 0 && !c->live[a]) v[k++] = c->changed[a];
+            else if (b >= 0 && b != a && c->live[b]) v[k++] = c->changed[b];
+        }
+        for (int j = 0; j < k; j++) {
+            if (v[j] > top) { next = top; top = v[j]; }
+            else if (v[j] < top && v[j] > next) next = v[j];
+        }
+    }
+    *to = top;
+    *also = next;
+}
+
 /* Depth-first search for an order of the group's nth threads consistent with
- * live[] (the start), trying at each step the thread whose next event comes
- * first in the estimated time order (rank), then the next one. States that led nowhere
+ * live[] (the start), taking an event that must go (forced), else trying at
+ * each step the threads' next events in try_key's order (in a burst, the
+ * last step's thread before the others). States that led nowhere
  * are remembered by hash (the set of next events), so none is searched twice.
  * @return 1 with out[] filled, 0 when there is none or the search gave up. */
 static int search(hatf_causal *c, uint32_t n, uint32_t nth, const int32_t *head)
@@ -475,8 +546,13 @@ static int search(hatf_causal *c, uint32_t n, uint32_t nth, const int32_t *head)
         z ^= pos_hash(head[t], n, t);
     }
     count_uses(c, nth, head);
+    for (uint32_t i = 0; i < n; i++) {  /* no slot changed yet */
+        if (c->so[i] >= 0) c->changed[c->so[i]] = -1;
+        if (c->sn[i] >= 0) c->changed[c->sn[i]] = -1;
+    }
     uint32_t d = 0;
     c->tried[0] = -1;
+    c->conf[0] = -1;
     int found = 0;
     /* steps in proportion to the group, so that groups with no order cost
        time linear in the events read (many small ones as much as a large one) */
@@ -497,38 +573,51 @@ static int search(hatf_causal *c, uint32_t n, uint32_t nth, const int32_t *head)
         }
         while (best < 0) {  /* until an event goes, or none is left to try */
             int32_t e = -1;
+            int32_t ek = 0;
             for (uint32_t t = 0; t < nth; t++) {
                 int32_t x = c->cur[t];
-                if (x >= 0 && c->rank[x] > c->tried[d] && (e < 0 || c->rank[x] < c->rank[e])) { e = x; bt = t; }
+                if (x < 0) continue;
+                int32_t k = try_key(c, x) | (c->burst && d > 0 && t != c->chosen[d - 1]) << 22;
+                if (k > c->tried[d] && (e < 0 || k < ek)) { e = x; ek = k; bt = t; }
             }
             if (e < 0) break;
-            c->tried[d] = c->rank[e];
+            c->tried[d] = ek;
             if (!step(c, (uint32_t)e)) continue;
             uint64_t z2 = z ^ pos_hash(e, n, bt) ^ pos_hash(c->nxt[e], n, bt);
-            if (have_failed && addrmap_find(&failed, z2)) { unstep(c, (uint32_t)e); continue; }
+            if (have_failed && addrmap_find(&failed, z2)) {  /* why it failed is not known: the step before may be */
+                unstep(c, (uint32_t)e);
+                if ((int32_t)d - 1 > c->conf[d]) c->conf[d] = (int32_t)d - 1;
+                continue;
+            }
             z = z2;
             best = e;
         }
         if (best >= 0) {
-            placed(c, best, 1);
+            place(c, d, best);
             c->out[d] = (uint32_t)best;
             c->chosen[d] = bt;
             c->cur[bt] = c->nxt[best];
             c->tried[++d] = -1;
+            c->conf[d] = -1;
             continue;
         }
-        /* a dead end: remember it and go back one step */
+        /* a dead end: remember it and go back to the last step that made it one */
         int added;
         if (!have_failed && addrmap_init(&failed)) break;
         have_failed = 1;
         if (!addrmap_put(&failed, z, &added)) break;
-        if (d == 0) break;
-        d--;
-        uint32_t t = c->chosen[d], e = c->out[d];
-        z ^= pos_hash(c->cur[t], n, t) ^ pos_hash((int32_t)e, n, t);
-        c->cur[t] = (int32_t)e;
-        unstep(c, e);
-        placed(c, (int32_t)e, -1);
+        int32_t to = -1, also = -1;
+        dead_end_cause(c, d, nth, &to, &also);
+        if (to < 0) break;  /* no step taken caused it: the group has no order */
+        while (d > (uint32_t)to) {
+            d--;
+            uint32_t t = c->chosen[d], e = c->out[d];
+            z ^= pos_hash(c->cur[t], n, t) ^ pos_hash((int32_t)e, n, t);
+            c->cur[t] = (int32_t)e;
+            unstep(c, e);
+            unplace(c, d);
+        }
+        if (also > c->conf[d]) c->conf[d] = also;
     }
     if (have_failed) addrmap_free(&failed);
     return found;
@@ -718,7 +807,13 @@ static void resolve(hatf_causal *c)
     while (ok < n && step(c, ok)) ok++;
     if (ok == n) return;
     memcpy(c->live, start, (size_t)slots);
-    if (search(c, n, nth, c->head) || late_release(c, n, nth, start, (uint32_t)slots)) {
+    int found = 0;
+    for (c->burst = 1; c->burst >= 0 && !found; c->burst--) {
+        memcpy(c->live, start, (size_t)slots);
+        found = search(c, n, nth, c->head);
+    }
+    c->burst = 1;
+    if (found || late_release(c, n, nth, start, (uint32_t)slots)) {
         c->ordered = 1;
         c->st.reordered++;
         return;

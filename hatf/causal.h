@@ -15,8 +15,10 @@
  * reallocated only while live and allocated only while not live: the
  * iterator's order when it already is, else the first consistent one a
  * bounded depth-first search finds, taking first an event that must go, else
- * the earliest by an estimated time (each thread at an even pace through the
- * unit). A group with no consistent order found (a broken trace, or the
+ * one with no competitor or paired with its thread's next use of the address,
+ * the last step's thread, the earliest by an estimated time (each thread at an
+ * even pace through the unit), going back at a dead end to the step that
+ * caused it (causal.c). A group with no consistent order found (a broken trace, or the
  * search out of steps) is read in the order of the search's first descent,
  * continued past its dead ends, and counted (hatf_source_order_stats).
  *
