@@ -9,16 +9,15 @@
  * first, then lower thread) can put a free before the allocation it frees.
  *
  * A tie group is a maximal run of the iterator's output with one time and
- * events of two or more threads. Its addresses used by two or more of its
- * threads are the shared ones; when there are any, the group is interleaved
- * (each thread's own order kept) so that each shared address is freed or
- * reallocated only while live and allocated only while not live: the
- * iterator's order when it already is, else the first consistent one a
- * bounded depth-first search finds, taking first an event that must go, else
- * one with no competitor or paired with its thread's next use of the address,
- * the last step's thread, the earliest by an estimated time (each thread at an
- * even pace through the unit), going back at a dead end to the step that
- * caused it (causal.c). A group with no consistent order found (a broken trace, or the
+ * events of two or more threads, interleaved (each thread's own order kept)
+ * by an estimated time (each thread at an even pace through the unit) when
+ * that is consistent: its addresses used by two or more of its threads (the
+ * shared ones) each freed or reallocated only while live and allocated only
+ * while not live. Else the first consistent order a bounded depth-first
+ * search finds, taking first an event that must go, else the earliest that
+ * can, going back at a dead end to the step that caused it; failing that, a
+ * search in bursts (the last step's thread first), its order then moved back
+ * toward the estimated times (causal.c). A group with no consistent order found (a broken trace, or the
  * search out of steps) is read in the order of the search's first descent,
  * continued past its dead ends, and counted (hatf_source_order_stats).
  *
