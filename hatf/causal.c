@@ -75,7 +75,15 @@ struct hatf_causal {
     uint8_t *live;                /* per shared slot */
     int32_t *left;                /* per shared slot, in a search for an early release: its allocations not placed */
     uint8_t *relaxed;             /* per event: it went out as an early release (its address not live) */
+    int32_t *rank;                /* per event: its place in the estimated time order (estimate_order) */
+    int32_t *remm, *reme;         /* per shared slot, in a search: events not placed that make, end it */
+    int32_t *ownm, *owne;         /* per event: events of its thread from it on that make its new, end its old slot */
+    uint8_t *paired;              /* per event: its thread makes its old slot again after it (1), ends its new one (2) */
+    int32_t *changed;             /* per shared slot, in a search: the depth that last changed it, -1 none */
+    int32_t *prev_a, *prev_b, *conf; /* per depth: changed[] of its event's slots before it; a cause of dead ends below */
+    uint64_t *keyed;              /* estimate_order's scratch: estimated time << 21 | event */
     int relax;                    /* the search may place early releases (late_release) */
+    int burst;                    /* the search tries the thread of the last step first */
     gaddr *addrs;                 /* the group's addresses: 4 x cap_scratch entries, all empty between groups */
     size_t cap_scratch;
     /* liveness of every address, from the first group that needs it */
@@ -144,7 +152,9 @@ void hatf_causal_free(hatf_causal *c)
     free(c->out);
     free(c->use); free(c->nxt); free(c->so); free(c->sn); free(c->th);
     free(c->tid); free(c->head); free(c->last); free(c->cur); free(c->chosen); free(c->tried); free(c->live);
-    free(c->addrs); free(c->left); free(c->relaxed);
+    free(c->addrs); free(c->left); free(c->relaxed); free(c->rank); free(c->keyed);
+    free(c->remm); free(c->reme); free(c->ownm); free(c->owne);
+    free(c->paired); free(c->changed); free(c->prev_a); free(c->prev_b); free(c->conf);
     if (c->tracking) { addrmap_free(&c->objs); addrmap_free(&c->heapgen); }
     if (c->early) addrmap_free(&c->quses);
     free(c);
@@ -307,7 +317,9 @@ static int scratch(hatf_causal *c, size_t n)
 #define RE(f, k) if (!(p = realloc(c->f, (k) * cap * sizeof *c->f))) return -1; c->f = p
     RE(use, 2); RE(nxt, 1); RE(so, 1); RE(sn, 1); RE(th, 1);
     RE(tid, 1); RE(head, 1); RE(last, 1); RE(cur, 1); RE(chosen, 1); RE(tried, 1); RE(live, 2);
-    RE(left, 1); RE(relaxed, 1);
+    RE(left, 1); RE(relaxed, 1); RE(rank, 1); RE(keyed, 1);
+    RE(remm, 2); RE(reme, 2); RE(ownm, 1); RE(owne, 1);
+    RE(paired, 1); RE(changed, 2); RE(prev_a, 1); RE(prev_b, 1); RE(conf, 1);
 #undef RE
     free(c->addrs);  /* its entries are all empty between groups: no copy */
     if (!(c->addrs = calloc(4 * cap, sizeof *c->addrs))) {
@@ -377,9 +389,169 @@ static inline uint64_t pos_hash(int32_t e, uint32_t n, uint32_t t)
     return mix(e >= 0 ? (uint64_t)e : (uint64_t)n + t);
 }
 
+/* Each event's rank in the estimated time order: within a tie group, the
+ * j-th of a thread's k events is put at (j + 1/2) / k of the time unit, as if
+ * each thread ran at an even pace through it (ties by the iterator's order).
+ * Threads of a busy program do, so the order comes near the real one and the
+ * search below rarely has to go back: with the iterator's order (one
+ * thread's events after another's) a group of thousands of events on
+ * several threads sharing addresses had no order found within the budget.
+ * The group's events (at most CAUSAL_GROUP_MAX < 2^21) are sorted on a key of
+ * 42 bits of estimated time and 21 of event. */
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+#define KEY_EVENT ((1u << 21) - 1)
+
+static void estimate_order(hatf_causal *c, uint32_t n, uint32_t nth)
+{
+    for (uint32_t t = 0; t < nth; t++) c->cur[t] = 0;  /* events of each thread */
+    for (uint32_t i = 0; i < n; i++) c->cur[c->th[i]]++;
+    for (uint32_t t = 0; t < nth; t++) c->tried[t] = 0;  /* events of each thread seen */
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t t = c->th[i];
+        uint64_t est = ((uint64_t)(2 * (uint32_t)c->tried[t] + 1) << 41) / (uint64_t)c->cur[t];
+        c->tried[t]++;
+        c->keyed[i] = est << 21 | i;
+    }
+    qsort(c->keyed, n, sizeof *c->keyed, cmp_u64);
+    for (uint32_t k = 0; k < n; k++) c->rank[c->keyed[k] & KEY_EVENT] = (int32_t)k + 1;
+    c->rank[n] = 0;  /* with_pending's release, its thread's first: before all */
+}
+
+/* The group's order is out[0..n): handed out as such unless it is the
+ * iterator's (then counted as reordered). */
+static void settle(hatf_causal *c, uint32_t n)
+{
+    uint32_t same = 0;
+    while (same < n && c->out[same] == same) same++;
+    c->ordered = same < n;
+    c->st.reordered += same < n;
+}
+
+/* The group in estimated time order, into out[0..n). */
+static void by_estimate(hatf_causal *c, uint32_t n)
+{
+    for (uint32_t k = 0; k < n; k++) c->out[k] = (uint32_t)(c->keyed[k] & KEY_EVENT);
+}
+
+/* For forced(): how many events of the group make and end each slot, and
+ * per event how many of its thread's, from it on, make its new slot and end
+ * its old one (ownm, owne; counted down per thread in remm, reme, which end
+ * at zero, then the group's totals). */
+static void count_uses(hatf_causal *c, uint32_t nth, const int32_t *head)
+{
+    for (uint32_t t = 0; t < nth; t++)
+        for (int32_t i = head[t]; i >= 0; i = c->nxt[i]) {
+            if (c->sn[i] >= 0) c->remm[c->sn[i]] = 0;
+            if (c->so[i] >= 0) c->reme[c->so[i]] = 0;
+        }
+    for (uint32_t t = 0; t < nth; t++) {
+        for (int32_t i = head[t]; i >= 0; i = c->nxt[i]) {
+            if (c->sn[i] >= 0) c->remm[c->sn[i]]++;
+            if (c->so[i] >= 0) c->reme[c->so[i]]++;
+        }
+        for (int32_t i = head[t]; i >= 0; i = c->nxt[i]) {
+            int32_t a = c->so[i], b = c->sn[i];
+            /* its thread makes its old slot again after it, ends its new one after it */
+            c->paired[i] = (uint8_t)((a >= 0 && c->remm[a] > (a == b)) | (b >= 0 && c->reme[b] > (a == b)) << 1);
+            c->ownm[i] = b >= 0 ? c->remm[b]-- : 0;
+            c->owne[i] = a >= 0 ? c->reme[a]-- : 0;
+        }
+    }
+    for (uint32_t t = 0; t < nth; t++)
+        for (int32_t i = head[t]; i >= 0; i = c->nxt[i]) {
+            if (c->sn[i] >= 0) c->remm[c->sn[i]]++;
+            if (c->so[i] >= 0) c->reme[c->so[i]]++;
+        }
+}
+
+/* Must event e (its thread's next) go now, in every order that goes on from
+ * here? So it is when it can go and no other thread has an event left that
+ * ends its old slot or makes its new one: then the other threads' events
+ * before it in any such order use neither, and it can be taken first. */
+static inline int forced(const hatf_causal *c, int32_t e)
+{
+    int32_t a = c->so[e], b = c->sn[e];
+    if (a >= 0 && (!c->live[a] || c->reme[a] != c->owne[e])) return 0;
+    if (b >= 0 && ((b != a && c->live[b]) || c->remm[b] != c->ownm[e])) return 0;
+    return 1;
+}
+
+/* The order a search tries the events that can go at a step: first those
+ * that no other thread competes with for their slot, or whose thread pairs
+ * them with a later use of the slot (frees an address and makes it again, as
+ * a thread's cache does, or makes one and frees it): the competitor then
+ * needs that later use between, so the pair goes first; then by estimated
+ * time. A key above 2^21 ranks (at most CAUSAL_GROUP_MAX + 1). */
+static inline int32_t try_key(const hatf_causal *c, int32_t e)
+{
+    int32_t a = c->so[e], b = c->sn[e];
+    int late = c->burst && ((a >= 0 && c->reme[a] != c->owne[e] && !(c->paired[e] & 1)) ||
+                            (b >= 0 && c->remm[b] != c->ownm[e] && !(c->paired[e] & 2)));
+    return (int32_t)late << 21 | c->rank[e];
+}
+
+static inline void placed(hatf_causal *c, int32_t e, int by)
+{
+    if (c->sn[e] >= 0) c->remm[c->sn[e]] -= by;
+    if (c->so[e] >= 0) c->reme[c->so[e]] -= by;
+}
+
+/* Event e goes at depth d of the search (its slots last changed there). */
+static inline void place(hatf_causal *c, uint32_t d, int32_t e)
+{
+    placed(c, e, 1);
+    int32_t a = c->so[e], b = c->sn[e];
+    c->prev_a[d] = a >= 0 ? c->changed[a] : -1;
+    c->prev_b[d] = b >= 0 ? c->changed[b] : -1;
+    if (a >= 0) c->changed[a] = (int32_t)d;
+    if (b >= 0) c->changed[b] = (int32_t)d;
+}
+
+static inline void unplace(hatf_causal *c, uint32_t d)
+{
+    int32_t e = (int32_t)c->out[d], a = c->so[e], b = c->sn[e];
+    placed(c, e, -1);
+    if (b >= 0) c->changed[b] = c->prev_b[d];
+    if (a >= 0) c->changed[a] = c->prev_a[d];
+}
+
+/* A dead end at depth d: the depth to go back to (*to, -1: none), the last
+ * one that changed a slot a thread waits on (its event frees an address not
+ * live or makes one live), or one its tries below named (conf[d]); *also:
+ * the latest such depth before *to, kept there for when its tries run out
+ * too (backjumping: the steps between changed nothing that mattered, so
+ * trying their other choices would meet the same dead end). In a search for
+ * an early release any step may matter: one back. */
+static void dead_end_cause(hatf_causal *c, uint32_t d, uint32_t nth, int32_t *to, int32_t *also)
+{
+    int32_t v[3], top = -1, next = -1;
+    for (uint32_t t = 0; t <= nth; t++) {
+        int k = 0;
+        if (t == nth) v[k++] = c->conf[d];
+        else if (c->relax) v[k++] = (int32_t)d - 1;
+        else if (c->cur[t] >= 0) {
+            int32_t e = c->cur[t], a = c->so[e], b = c->sn[e];
+            if (a >= 0 && !c->live[a]) v[k++] = c->changed[a];
+            else if (b >= 0 && b != a && c->live[b]) v[k++] = c->changed[b];
+        }
+        for (int j = 0; j < k; j++) {
+            if (v[j] > top) { next = top; top = v[j]; }
+            else if (v[j] < top && v[j] > next) next = v[j];
+        }
+    }
+    *to = top;
+    *also = next;
+}
+
 /* Depth-first search for an order of the group's nth threads consistent with
- * live[] (the start), trying at each step the thread whose next event comes
- * first in the iterator's order, then the next one. States that led nowhere
+ * live[] (the start), taking an event that must go (forced), else trying at
+ * each step the threads' next events in try_key's order (in a burst, the
+ * last step's thread before the others). States that led nowhere
  * are remembered by hash (the set of next events), so none is searched twice.
  * @return 1 with out[] filled, 0 when there is none or the search gave up. */
 static int search(hatf_causal *c, uint32_t n, uint32_t nth, const int32_t *head)
@@ -391,52 +563,166 @@ static int search(hatf_causal *c, uint32_t n, uint32_t nth, const int32_t *head)
         c->cur[t] = head[t];
         z ^= pos_hash(head[t], n, t);
     }
+    count_uses(c, nth, head);
+    for (uint32_t i = 0; i < n; i++) {  /* no slot changed yet */
+        if (c->so[i] >= 0) c->changed[c->so[i]] = -1;
+        if (c->sn[i] >= 0) c->changed[c->sn[i]] = -1;
+    }
     uint32_t d = 0;
     c->tried[0] = -1;
+    c->conf[0] = -1;
     int found = 0;
     /* steps in proportion to the group, so that groups with no order cost
        time linear in the events read (many small ones as much as a large one) */
-    long budget = 1024 + 16 * (long)n < CAUSAL_SEARCH_STEPS ? 1024 + 16 * (long)n : CAUSAL_SEARCH_STEPS;
+    long budget = 1024 + CAUSAL_SEARCH_STEPS_PER_EVENT * (long)n;
     for (long steps = 0; steps < budget; steps++) {
         if (d == n) { found = 1; break; }
-        /* the candidate after tried[d] in the iterator's order that can go */
+        /* an event that must go, else the candidate after tried[d] in rank order that can go */
         int32_t best = -1;
         uint32_t bt = 0;
-        for (;;) {
-            best = -1;
-            for (uint32_t t = 0; t < nth; t++) {
-                int32_t e = c->cur[t];
-                if (e > c->tried[d] && (best < 0 || e < best)) { best = e; bt = t; }
+        if (c->tried[d] < 0) {  /* first time at this depth: an event that must go needs no choice */
+            for (uint32_t t = 0; t < nth && best < 0; t++)
+                if (c->cur[t] >= 0 && forced(c, c->cur[t])) { best = c->cur[t]; bt = t; }
+            if (best >= 0) {
+                c->tried[d] = INT32_MAX;  /* no other event is tried here */
+                step(c, (uint32_t)best);
+                z ^= pos_hash(best, n, bt) ^ pos_hash(c->nxt[best], n, bt);
             }
-            if (best < 0) break;
-            c->tried[d] = best;
-            if (!step(c, (uint32_t)best)) continue;
-            uint64_t z2 = z ^ pos_hash(best, n, bt) ^ pos_hash(c->nxt[best], n, bt);
-            if (have_failed && addrmap_find(&failed, z2)) { unstep(c, (uint32_t)best); continue; }
+        }
+        while (best < 0) {  /* until an event goes, or none is left to try */
+            int32_t e = -1;
+            int32_t ek = 0;
+            for (uint32_t t = 0; t < nth; t++) {
+                int32_t x = c->cur[t];
+                if (x < 0) continue;
+                int32_t k = try_key(c, x) | (c->burst && d > 0 && t != c->chosen[d - 1]) << 22;
+                if (k > c->tried[d] && (e < 0 || k < ek)) { e = x; ek = k; bt = t; }
+            }
+            if (e < 0) break;
+            c->tried[d] = ek;
+            if (!step(c, (uint32_t)e)) continue;
+            uint64_t z2 = z ^ pos_hash(e, n, bt) ^ pos_hash(c->nxt[e], n, bt);
+            if (have_failed && addrmap_find(&failed, z2)) {  /* why it failed is not known: the step before may be */
+                unstep(c, (uint32_t)e);
+                if ((int32_t)d - 1 > c->conf[d]) c->conf[d] = (int32_t)d - 1;
+                continue;
+            }
             z = z2;
-            break;
+            best = e;
         }
         if (best >= 0) {
+            place(c, d, best);
             c->out[d] = (uint32_t)best;
             c->chosen[d] = bt;
             c->cur[bt] = c->nxt[best];
             c->tried[++d] = -1;
+            c->conf[d] = -1;
             continue;
         }
-        /* a dead end: remember it and go back one step */
+        /* a dead end: remember it and go back to the last step that made it one */
         int added;
         if (!have_failed && addrmap_init(&failed)) break;
         have_failed = 1;
         if (!addrmap_put(&failed, z, &added)) break;
-        if (d == 0) break;
-        d--;
-        uint32_t t = c->chosen[d], e = c->out[d];
-        z ^= pos_hash(c->cur[t], n, t) ^ pos_hash((int32_t)e, n, t);
-        c->cur[t] = (int32_t)e;
-        unstep(c, e);
+        int32_t to = -1, also = -1;
+        dead_end_cause(c, d, nth, &to, &also);
+        if (to < 0) break;  /* no step taken caused it: the group has no order */
+        while (d > (uint32_t)to) {
+            d--;
+            uint32_t t = c->chosen[d], e = c->out[d];
+            z ^= pos_hash(c->cur[t], n, t) ^ pos_hash((int32_t)e, n, t);
+            c->cur[t] = (int32_t)e;
+            unstep(c, e);
+            unplace(c, d);
+        }
+        if (also > c->conf[d]) c->conf[d] = also;
     }
     if (have_failed) addrmap_free(&failed);
     return found;
+}
+
+/* A consistent order out[0..n) found in bursts puts whole runs of a thread
+ * before the others', far from the estimated times (a peak of live bytes
+ * a third over the real one on a 10 ms unit). Keep what made it consistent,
+ * which event of each address comes after which, and otherwise go by
+ * estimated time: at each step the earliest next event of a thread whose
+ * address predecessors have gone (one always has: the first in out[] not
+ * gone). Scratch: prev_a, prev_b the predecessors by old and new slot,
+ * changed the last event of each slot, conf whether an event has gone. */
+static void smooth(hatf_causal *c, uint32_t n, uint32_t nth)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        if (c->so[i] >= 0) c->changed[c->so[i]] = -1;
+        if (c->sn[i] >= 0) c->changed[c->sn[i]] = -1;
+        c->conf[i] = 0;
+    }
+    for (uint32_t k = 0; k < n; k++) {
+        uint32_t e = c->out[k];
+        int32_t a = c->so[e], b = c->sn[e];
+        c->prev_a[e] = a >= 0 ? c->changed[a] : -1;
+        c->prev_b[e] = b >= 0 && b != a ? c->changed[b] : -1;
+        if (a >= 0) c->changed[a] = (int32_t)e;
+        if (b >= 0) c->changed[b] = (int32_t)e;
+    }
+    for (uint32_t t = 0; t < nth; t++) c->cur[t] = c->head[t];
+    for (uint32_t k = 0; k < n; k++) {
+        int32_t best = -1;
+        uint32_t bt = 0;
+        for (uint32_t t = 0; t < nth; t++) {
+            int32_t e = c->cur[t];
+            if (e < 0 || (best >= 0 && c->rank[e] >= c->rank[best])) continue;
+            if ((c->prev_a[e] >= 0 && !c->conf[c->prev_a[e]]) || (c->prev_b[e] >= 0 && !c->conf[c->prev_b[e]])) continue;
+            best = e;
+            bt = t;
+        }
+        c->conf[best] = 1;
+        c->out[k] = (uint32_t)best;
+        c->cur[bt] = c->nxt[best];
+    }
+}
+
+/* A group with no consistent order found (a broken trace, or the search
+ * out of budget): the order the search's first descent takes, going on past
+ * its dead ends with the earliest event in the estimated time order, so that
+ * only the events that really have no place are out of liveness, not every
+ * event the iterator's order (a thread's whole unit after another's) puts
+ * before its cause. */
+static void best_effort(hatf_causal *c, uint32_t n, uint32_t nth)
+{
+    count_uses(c, nth, c->head);
+    for (uint32_t t = 0; t < nth; t++) c->cur[t] = c->head[t];
+    for (uint32_t d = 0; d < n; d++) {
+        int32_t best = -1, low = -1;
+        uint32_t bt = 0, lt = 0;
+        for (uint32_t t = 0; t < nth && best < 0; t++)
+            if (c->cur[t] >= 0 && forced(c, c->cur[t])) { best = c->cur[t]; bt = t; }
+        for (uint32_t t = 0; t < nth && best < 0; t++) {
+            int32_t e = c->cur[t];
+            if (e < 0) continue;
+            if (low < 0 || c->rank[e] < c->rank[low]) { low = e; lt = t; }
+        }
+        if (best < 0) {  /* the earliest that can go, else the earliest */
+            int32_t go = -1;
+            for (uint32_t t = 0; t < nth; t++) {
+                int32_t e = c->cur[t];
+                if (e < 0 || (go >= 0 && c->rank[e] >= c->rank[go])) continue;
+                if (step(c, (uint32_t)e)) {
+                    unstep(c, (uint32_t)e);
+                    go = e;
+                    bt = t;
+                }
+            }
+            if (go < 0) { go = low; bt = lt; }
+            best = go;
+        }
+        if (!step(c, (uint32_t)best)) {  /* out of liveness: applied as it reads */
+            if (c->so[best] >= 0) c->live[c->so[best]] = 0;
+            if (c->sn[best] >= 0) c->live[c->sn[best]] = 1;
+        }
+        placed(c, best, 1);
+        c->out[d] = (uint32_t)best;
+        c->cur[bt] = c->nxt[best];
+    }
 }
 
 /* A group read ahead for the release repair() moves (pend_addr, stamped
@@ -550,7 +836,13 @@ static void resolve(hatf_causal *c)
         else c->so[u->ev] = a->slot;
     }
     for (size_t i = 0; i < nu; i++) c->addrs[c->use[i].ent].addr = 0;  /* empty again for the next group */
-    if (!slots) return;
+    if (!slots) {  /* any order is consistent: the one nearest the real one (not counted) */
+        estimate_order(c, n, nth);
+        by_estimate(c, n);
+        settle(c, n);
+        c->st.reordered -= c->ordered;
+        return;
+    }
     c->st.tie_groups++;
     if (!need_history(c)) goto unresolved;
     for (size_t i = 0; i < nu; i++) {
@@ -560,29 +852,40 @@ static void resolve(hatf_causal *c)
     }
     uint8_t *start = c->live + slots;
     memcpy(start, c->live, (size_t)slots);
+    estimate_order(c, n, nth);
     /* a release under repair whose address this group allocates: the order
      * repair will leave (with_pending), else one with it left out may pair
      * that allocation with a later release of the same address */
     if (c->pend_addr && with_pending(c, n, nth, nu, start, (uint32_t)slots)) {
-        uint32_t same = 0;
-        while (same < n && c->out[same] == same) same++;
-        if (same < n) {
-            c->ordered = 1;
-            c->st.reordered++;
-        }
+        settle(c, n);
         return;
     }
-    /* the iterator's order, if it is consistent */
+    /* the estimated time order, if it is consistent */
     memcpy(c->live, start, (size_t)slots);
     uint32_t ok = 0;
-    while (ok < n && step(c, ok)) ok++;
-    if (ok == n) return;
-    memcpy(c->live, start, (size_t)slots);
-    if (search(c, n, nth, c->head) || late_release(c, n, nth, start, (uint32_t)slots)) {
-        c->ordered = 1;
-        c->st.reordered++;
+    while (ok < n && step(c, (uint32_t)(c->keyed[ok] & KEY_EVENT))) ok++;
+    if (ok == n) {
+        by_estimate(c, n);
+        settle(c, n);
         return;
     }
+    memcpy(c->live, start, (size_t)slots);
+    int found = 0;
+    /* by estimated time first (the figures of an order near the real one);
+       in bursts when that finds none */
+    for (c->burst = 0; c->burst <= 1 && !found; c->burst++) {
+        memcpy(c->live, start, (size_t)slots);
+        found = search(c, n, nth, c->head);
+        if (found && c->burst) smooth(c, n, nth);
+    }
+    c->burst = 0;
+    if (found || late_release(c, n, nth, start, (uint32_t)slots)) {
+        settle(c, n);
+        return;
+    }
+    memcpy(c->live, start, (size_t)slots);
+    best_effort(c, n, nth);
+    c->ordered = 1;
 unresolved:
     c->st.unresolved++;
     return;
@@ -751,6 +1054,7 @@ static int qcompact(hatf_causal *c)
     c->qn = n;
     return 0;
 }
+
 
 /* Does event e end or make address a? */
 static inline int uses(const hatf_event *e, uint64_t a)

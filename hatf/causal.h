@@ -9,14 +9,17 @@
  * first, then lower thread) can put a free before the allocation it frees.
  *
  * A tie group is a maximal run of the iterator's output with one time and
- * events of two or more threads. Its addresses used by two or more of its
- * threads are the shared ones; when there are any, the group is interleaved
- * (each thread's own order kept) so that each shared address is freed or
- * reallocated only while live and allocated only while not live: the
- * iterator's order when it already is, else the first consistent one a
- * bounded depth-first search finds, preferring the iterator's order. A group
- * with no consistent order (a broken trace) keeps the iterator's order and is
- * counted (hatf_source_order_stats).
+ * events of two or more threads, interleaved (each thread's own order kept)
+ * by an estimated time (each thread at an even pace through the unit) when
+ * that is consistent: its addresses used by two or more of its threads (the
+ * shared ones) each freed or reallocated only while live and allocated only
+ * while not live. Else the first consistent order a bounded depth-first
+ * search finds, taking first an event that must go, else the earliest that
+ * can, going back at a dead end to the step that caused it; failing that, a
+ * search in bursts (the last step's thread first), its order then moved back
+ * toward the estimated times (causal.c). A group with no consistent order found (a broken trace, or the
+ * search out of steps) is read in the order of the search's first descent,
+ * continued past its dead ends, and counted (hatf_source_order_stats).
  *
  * Cost: a trace with one thread needs none of this (hatf_source reads it
  * with the global iterator alone). Otherwise
@@ -58,8 +61,8 @@
 #include "hatf_container.h"
 #include "hatf_source.h"
 
-#define CAUSAL_GROUP_MAX 65536     /* events a tie group may gather before it is cut */
-#define CAUSAL_SEARCH_STEPS 100000 /* steps of the search per group before giving up (1024 + 16 an event below) */
+#define CAUSAL_GROUP_MAX 65536          /* events a tie group may gather before it is cut (< 2^21: causal.c) */
+#define CAUSAL_SEARCH_STEPS_PER_EVENT 16 /* steps of the search per event of a group (and 1024) before giving up */
 #define EARLY_QUEUE_MAX 65536      /* events read ahead from an early release, at most */
 
 typedef struct hatf_causal hatf_causal;

@@ -5,11 +5,15 @@
  * few objects of its own, frees one of them or one it received at random,
  * and passes some of its new objects in batches to another thread through a
  * mailbox; now and then it reallocates what it received. Arguments: threads
- * (default 6, 2..16), operations per thread (default 200000). Prints the
- * calls it made: "malloc M realloc R free F". */
+ * (default 6, 2..16), operations per thread (default 200000), and
+ * "norealloc" to free what it received without reallocating it (the
+ * recorder stamps a realloc after the call, so another thread can reuse its
+ * old block before that stamp: a race of the recorder's, not of the order
+ * of equal times). Prints the calls it made: "malloc M realloc R free F". */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 enum { MAXTH = 16, KEEP = 32, BATCH = 8, BOX = 256 };
 
@@ -22,6 +26,7 @@ typedef struct mailbox {
 static mailbox box[MAXTH];
 static int nth = 6;
 static long per_thread = 200000;
+static int reallocs = 1;
 static long total_m, total_r, total_f;
 static pthread_mutex_t total_mu = PTHREAD_MUTEX_INITIALIZER;
 
@@ -78,7 +83,7 @@ static void *worker(void *arg)
         int n = take(me, got, BATCH);
         for (int j = 0; j < n; j++) {
             void *q = got[j];
-            if (next_rand(&s) % 8 == 0) {
+            if (next_rand(&s) % 8 == 0 && reallocs) {
                 void *q2 = realloc(q, 600 + next_rand(&s) % 400);
                 r++;
                 if (q2) q = q2;
@@ -102,8 +107,9 @@ int main(int argc, char **argv)
 {
     if (argc > 1) nth = atoi(argv[1]);
     if (argc > 2) per_thread = atol(argv[2]);
-    if (nth < 2 || nth > MAXTH || per_thread < 1) {
-        fprintf(stderr, "usage: mt_churn [threads 2..16] [operations per thread]\n");
+    if (argc > 3) reallocs = strcmp(argv[3], "norealloc") != 0;
+    if (nth < 2 || nth > MAXTH || per_thread < 1 || (argc > 3 && reallocs)) {
+        fprintf(stderr, "usage: mt_churn [threads 2..16] [operations per thread] [norealloc]\n");
         return 2;
     }
     for (int i = 0; i < nth; i++) pthread_mutex_init(&box[i].mu, NULL);
