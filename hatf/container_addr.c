@@ -106,7 +106,7 @@ int hatf_amodel_reset(hatf_amodel *m, uint32_t max_objects, int coding)
 int hatf_amodel_grow_hist_(hatf_amodel *m)
 {
     if (m->hist_cap >= m->hist_max) return -1;
-    uint32_t cap = m->hist_cap < 4096 ? 4096 : m->hist_cap > m->hist_max / 2 ? m->hist_max : 2 * m->hist_cap;
+    uint32_t cap = m->hist_cap ? 2 * m->hist_cap : 4096;  /* hist_max <= 2^21: no overflow */
     if (cap > m->hist_max) cap = m->hist_max;
     uint64_t *h = realloc(m->hist, (size_t)cap * sizeof *h);
     if (!h) return -1;

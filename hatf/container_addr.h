@@ -121,9 +121,11 @@ typedef struct hatf_aref {
     uint32_t group;           /* the group's number in the table (never 0) */
 } hatf_aref;
 
+static inline uint64_t hatf_hash64(uint64_t x, unsigned bits);
+
 /* One address in coding 6; is_new: an alloc's or a realloc's new address;
  * tab: the writer's 1 << HATF_AREF_BITS slots; pdep: the varint spread by
- * pdep (hatf_varint_put8_pdep's pre; the same bytes). pre: HATF_VARINT_MAX
+ * pdep (hatf_varint_put8_pdep's pre; the same bytes). pre: HATF_AREF_MAX
  * bytes of room at o (those past the code are scratch). @return the end of
  * the code (at most HATF_AREF_MAX bytes). */
 static inline __attribute__((always_inline))
@@ -133,7 +135,7 @@ uint8_t *hatf_aref_put(uint8_t *o, uint64_t a, int is_new, hatf_aref *r, hatf_ar
         *o = 0;
         return o + 1;
     }
-    hatf_aref_slot *s = &tab[(a * 0x9E3779B97F4A7C15ull) >> (64 - HATF_AREF_BITS)];
+    hatf_aref_slot *s = &tab[hatf_hash64(a, HATF_AREF_BITS)];
     uint64_t v;
     if (s->addr == a && s->group == r->group) {
         v = 2 * (uint64_t)(r->n - 1 - s->pos) + 1;
