@@ -65,14 +65,17 @@ int lookahead_run(hatf_source *src, int (*count)(void *ctx, const lookahead_item
             rc = HATF_E_NOMEM;
             break;
         }
-        if (out && (rc = count(ctx, out)) < 0) break;
+        if (out && (rc = count(ctx, out)) != 0) break;
     }
-    /* what was read is counted, as without the lookahead */
-    while (rc >= 0 && (out = lookahead_pop(&q)) != NULL) rc = count(ctx, out);
+    /* what was read is counted, as without the lookahead (a pause included) */
+    while (rc >= 0 && (out = lookahead_pop(&q)) != NULL) {
+        int c = count(ctx, out);
+        if (c < 0) rc = c;
+    }
     lookahead_free(&q);
     if (rc < 0) {
         *count_rc = rc;
         return LOOKAHEAD_STOPPED;
     }
-    return r < 0 ? r : 0;
+    return r < 0 ? r : rc > 0 ? LOOKAHEAD_PAUSED : 0;
 }

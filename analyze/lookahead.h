@@ -46,11 +46,14 @@ const lookahead_item *lookahead_pop(lookahead *q);
 /* Every event of src, in order, to count(ctx, x) with where the source read
  * it (x->rec, x->off), each one first passed to prefetch(ctx, ev)
  * LOOKAHEAD_N events earlier. Stops at the source's end or error, or when
- * count returns < 0 (the events read are all counted first).
+ * count returns < 0 (the events read are all counted first), or pauses when
+ * it returns > 0 (the events held are counted, none more is read: a later
+ * call goes on with the next one).
  * @return 0 at the end, the source's negative code (hatf_source_error says
- * more), or LOOKAHEAD_STOPPED with count's code in *count_rc (or HATF_E_NOMEM
- * when holding an event failed). */
+ * more), LOOKAHEAD_STOPPED with count's code in *count_rc (or HATF_E_NOMEM
+ * when holding an event failed), or LOOKAHEAD_PAUSED. */
 #define LOOKAHEAD_STOPPED 1
+#define LOOKAHEAD_PAUSED 2
 int lookahead_run(hatf_source *src, int (*count)(void *ctx, const lookahead_item *x),
                   void (*prefetch)(void *ctx, const hatf_event *ev), void *ctx, int *count_rc);
 

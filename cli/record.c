@@ -4,7 +4,8 @@
  * input), LD_PRELOAD gets libhatrace.so in front, and every traced process
  * (the program, its forked children, programs it execs) appends one line to a
  * report file when its trace is closed: path, events, bytes, dropped, waits.
- * Once the command has ended, each trace is read back for its figures.
+ * Each trace's figures are counted while the command runs (record_follow.c),
+ * or read back once it has ended.
  */
 #include <errno.h>
 #include <limits.h>
@@ -14,11 +15,13 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli_util.h"
 #include "commands.h"
 #include "record_attach.h"
+#include "record_follow.h"
 #include "stats_many.h"
 #include "stats_read.h"
 
@@ -27,10 +30,11 @@ static const char help[] =
     "       hatrace record -p PID [--seconds N] [OPTIONS]\n"
     "\n"
     "Run CMD with every heap operation recorded into a trace file (see\n"
-    "docs/recorder.md). Prints the trace path(s), each with its figures read back\n"
-    "as hatrace stats counts them (calls, peak, leaked at exit, temporary\n"
-    "allocations, size per event), a summary and the next commands at the end, and\n"
-    "exits with CMD's exit code.\n"
+    "docs/recorder.md). Prints the trace path(s), each with its figures as hatrace\n"
+    "stats counts them (calls, peak, leaked at exit, temporary allocations, size per\n"
+    "event; counted while CMD runs, with CPU time nothing else wants, the rest read\n"
+    "back after it), a summary and the next commands at the end, and exits with\n"
+    "CMD's exit code.\n"
     "\n"
     "  -p, --pid PID           attach to the running process PID instead: record\n"
     "                          from now until --seconds pass, Ctrl-C or its exit,\n"
@@ -150,12 +154,30 @@ static void human(char *out, size_t cap, double b)
  * temporary): calls, the heap's peak, what was still live at the end,
  * temporary allocations, the file's size per event; and whether the trace
  * is whole. *stacks: set when it holds call stacks. */
-static void figures(const char *path, int *stacks)
+static double seconds_now(void)
 {
-    hatf_source *s = cli_open_source(path, HATF_FMT_CONTAINER);
-    if (!s) return;  /* said */
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* when the command ended (its figures' delay is counted from there) */
+static double ended_at;
+
+static int figures(const char *path, int *stacks, record_follow *fl, stats_summary *out)
+{
+    double t0 = seconds_now();
+    hatf_source *s = NULL;
+    stats *st = record_follow_take(fl, path, &s);
+    int followed = st != NULL;
+    if (!st) {
+        if (!(s = cli_open_source(path, HATF_FMT_CONTAINER))) return 0;  /* said */
+        st = stats_read(s, path, 0);
+    }
     stats_summary sum;
-    int rc = stats_summarize(s, path, &sum);
+    int rc = st ? CLI_OK : CLI_FAIL;
+    if (st) stats_figures(st, &sum);
+    stats_free(st);
     hatf_reader *r = hatf_source_container(s);
     const char *const *lines;
     size_t damage = r ? hatf_reader_damage(r, &lines) : 0;
@@ -166,11 +188,12 @@ static void figures(const char *path, int *stacks)
     hatf_source_close(s);
     if (rc != CLI_OK) {
         fprintf(stderr, "hatrace:   the trace could not be read back for its figures (hatrace validate %s)\n", path);
-        return;
+        return 0;
     }
+    *out = sum;
     char peak[32], leaked[32], size[32];
-    struct stat st;
-    uint64_t bytes = stat(path, &st) == 0 ? (uint64_t)st.st_size : 0;
+    struct stat fst;
+    uint64_t bytes = stat(path, &fst) == 0 ? (uint64_t)fst.st_size : 0;
     uint64_t made = sum.allocs + sum.reallocs;
     human(peak, sizeof peak, (double)sum.max_live_bytes);
     human(leaked, sizeof leaked, (double)sum.live_bytes);
@@ -196,12 +219,18 @@ static void figures(const char *path, int *stacks)
             made ? 100.0 * (double)sum.temporary / (double)made : 0.0);
     fprintf(stderr, "hatrace:   size: %s, %.2f bytes per event\n", size,
             sum.records ? (double)bytes / (double)sum.records : 0.0);
+    if (followed)
+        fprintf(stderr, "hatrace:   figures counted while it ran, ready %.2f s after it ended\n",
+                seconds_now() - ended_at);
+    else
+        fprintf(stderr, "hatrace:   figures read back after it ended in %.2f s\n", seconds_now() - t0);
     if (!complete)
         fprintf(stderr, "hatrace:   the trace was not closed: these figures cover its readable events only "
                         "(what was live when it ended counts as leaked)\n");
     else if (damage)
         fprintf(stderr, "hatrace:   the trace is damaged: these figures cover what could be read "
                         "(hatrace validate %s)\n", path);
+    return 1;
 }
 
 /* Print the traces the processes reported (in the order they were created,
@@ -219,7 +248,7 @@ static void figures(const char *path, int *stacks)
  * ran untraced because their trace could not be created. */
 static int no_figures;  /* --no-figures: the traces are not read back */
 
-static int report(const char *path, int ran, int *incomplete)
+static int report(const char *path, int ran, int *incomplete, record_follow *fl)
 {
     FILE *f = fopen(path, "r");
     if (!f) {
@@ -227,7 +256,7 @@ static int report(const char *path, int ran, int *incomplete)
         return 0;
     }
     int untraced = 0;
-    typedef struct trace { char *path; int closed; char why[160]; } trace;
+    typedef struct trace { char *path; int closed, counted; char why[160]; stats_summary sum; } trace;
     trace *tr = NULL;
     size_t n = 0, cap = 0;
     char line[PATH_MAX + 128];
@@ -251,7 +280,7 @@ static int report(const char *path, int ran, int *incomplete)
                 tr = t2;
             }
             tr[n].path = strdup(p);
-            tr[n].closed = 0;
+            tr[n].closed = tr[n].counted = 0;
             tr[n].why[0] = 0;
             if (!tr[n].path) break;
             n++;
@@ -283,7 +312,7 @@ static int report(const char *path, int ran, int *incomplete)
                     tr[i].why[0] ? tr[i].why : "the process was killed or crashed", (unsigned long long)held);
             tev += held, tby += bytes;
         }
-        if (!no_figures) figures(tr[i].path, &stacks);
+        if (!no_figures) tr[i].counted = figures(tr[i].path, &stacks, fl, &tr[i].sum);
         open_ones += !tr[i].closed;
     }
     char size[32];
@@ -315,13 +344,15 @@ static int report(const char *path, int ran, int *incomplete)
                             "record with --stacks for allocation sites\n", tr[0].path, tr[0].path);
         if (n > 1 && !no_figures) {  /* the processes side by side: which one was the program */
             char **paths = malloc(n * sizeof *paths);
-            if (paths) {
-                for (size_t i = 0; i < n; i++) paths[i] = tr[i].path;
+            const stats_summary **known = malloc(n * sizeof *known);
+            if (paths && known) {
+                for (size_t i = 0; i < n; i++) paths[i] = tr[i].path, known[i] = tr[i].counted ? &tr[i].sum : NULL;
                 fprintf(stderr, "hatrace: the processes, in the order they started:\n");
                 fflush(stderr);
-                stats_many_to(stderr, (int)n, paths, HATF_FMT_CONTAINER, 0);
-                free(paths);
+                stats_many_known(stderr, (int)n, paths, HATF_FMT_CONTAINER, 0, known);
             }
+            free(paths);
+            free(known);
         }
         if (n > 1) {
             const char *slash = strrchr(tr[0].path, '/');
@@ -370,7 +401,7 @@ static int record_window(pid_t pid, double seconds, const char *lib, const char 
         cli_error("%s: %s", report_path, strerror(errno));
     int exited = 0, rc = record_attach(pid, seconds, lib, &exited);
     int incomplete = 0, untraced = 0;
-    if (rc == CLI_OK) untraced = report(report_path, 1, &incomplete);
+    if (rc == CLI_OK) untraced = report(report_path, 1, &incomplete, NULL);
     unlink(report_path);
     if (rc != CLI_OK) return rc;
     return untraced || incomplete ? CLI_RECORD_UNTRACED : CLI_OK;
@@ -539,11 +570,15 @@ int cmd_record(int argc, char **argv)
     /* the terminal's signals reach the program; we only wait for it */
     signal(SIGINT, SIG_IGN);
     signal(SIGQUIT, SIG_IGN);
+    record_follow *fl = no_figures ? NULL : record_follow_start(report_path);
     int status = 0;
     while (waitpid(pid, &status, 0) < 0)
         if (errno != EINTR) { status = 127 << 8; break; }
+    ended_at = seconds_now();
+    record_follow_finish(fl);
     int incomplete = 0;
-    int untraced = report(report_path, !(WIFEXITED(status) && WEXITSTATUS(status) == 127), &incomplete);
+    int untraced = report(report_path, !(WIFEXITED(status) && WEXITSTATUS(status) == 127), &incomplete, fl);
+    record_follow_free(fl);
     unlink(report_path);
     if (untraced || incomplete) {
         /* a script must not take a run without its whole trace for a

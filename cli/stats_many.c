@@ -96,12 +96,13 @@ static int add_folder(rows *t, const char *dir)
     return 0;
 }
 
-/* Count one trace into r. @return a CLI_* code (said). */
-static int count_one(row *r, hatf_format fmt)
+/* Count one trace into r (known: its figures, counted already; only its
+ * header is read). @return a CLI_* code (said). */
+static int count_one(row *r, hatf_format fmt, const stats_summary *known)
 {
     hatf_source *s = cli_open_source(r->path, fmt);
     if (!s) return CLI_FAIL;
-    int rc = stats_summarize(s, r->path, &r->sum);
+    int rc = known ? (r->sum = *known, CLI_OK) : stats_summarize(s, r->path, &r->sum);
     hatf_reader *rd = hatf_source_container(s);
     if (rd) {
         const hatf_info *in = hatf_reader_info(rd);
@@ -189,6 +190,11 @@ int stats_many(int n, char **args, hatf_format fmt, int json) { return stats_man
 
 int stats_many_to(FILE *out, int n, char **args, hatf_format fmt, int json)
 {
+    return stats_many_known(out, n, args, fmt, json, NULL);
+}
+
+int stats_many_known(FILE *out, int n, char **args, hatf_format fmt, int json, const stats_summary *const *known)
+{
     rows t = { 0 };
     int rc = CLI_OK;
     for (int i = 0; i < n && rc == CLI_OK; i++) {
@@ -206,7 +212,7 @@ int stats_many_to(FILE *out, int n, char **args, hatf_format fmt, int json)
     stats_summary tot = { 0 };
     size_t kept = 0;
     for (size_t i = 0; i < t.n && listed; i++) {
-        int one = count_one(&t.v[i], fmt);
+        int one = count_one(&t.v[i], fmt, known ? known[i] : NULL);
         if (one == CLI_FAIL) {  /* said; the others are still shown */
             free(t.v[i].path);
             rc = CLI_FAIL;

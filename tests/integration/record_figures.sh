@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # hatrace record's closing figures (calls, peak, leaked at exit, temporary
-# allocations) are read back from each trace with stats' own counting: they
-# must equal what stats --json (and stats --sites --json, for temporary)
-# says of the same trace. Checked on a program with stacks (one trace) and
-# on one that forks and execs (four traces, each with its own figures), and
-# the next commands name the first trace.
+# allocations) are counted with stats' own counting, while the program runs
+# (record follows its traces) or read back after it: either way they must
+# equal what stats --json (and stats --sites --json, for temporary) says of
+# the same trace. Checked on a program with stacks (one trace), followed and
+# read back, on one that forks and execs (four traces, each with its own
+# figures), and on a multi-threaded one; the next commands name the first trace.
 . "$(dirname "$0")/record_lib.inc"
 need_tools
 
@@ -30,6 +31,15 @@ for k in ("allocs", "frees", "reallocs", "max_live_bytes", "max_live_objects", "
 print("temporary", t["temporary"])' "$W/s.json" "$W/sites.json"
 }
 
+# how record counted trace $2's figures, from its stderr $1: "followed" or "read"
+how_counted() {
+  awk -v t="$2" '
+    /^hatrace: trace / { on = ($3 == t) ; next }
+    !/^hatrace:   / { on = 0 }
+    on && /figures counted while it ran, ready [0-9.]* s after it ended$/ { print "followed" }
+    on && /figures read back after it ended in [0-9.]* s$/ { print "read" }' "$1"
+}
+
 check_trace() {  # record-stderr trace
   record_figures "$1" "$2" >"$W/rec.txt"
   [ "$(wc -l <"$W/rec.txt")" = 8 ] || fail "$2: record printed $(wc -l <"$W/rec.txt") of 8 figures: $(cat "$1")"
@@ -39,10 +49,18 @@ check_trace() {  # record-stderr trace
 
 prog=$BUILD/workloads/stacks_sites
 [ -x "$prog" ] || { echo "workload not built"; exit 77; }
-"$HATRACE" record --stacks -o "$W/s.hatf" -- "$prog" 2>"$W/s.err" || fail "record: $(cat "$W/s.err")"
+# the follower at normal priority: it hands its counts over whatever the load
+HATRACE_RECORD_FOLLOWER=normal "$HATRACE" record --stacks -o "$W/s.hatf" -- "$prog" 2>"$W/s.err" ||
+  fail "record: $(cat "$W/s.err")"
 cat "$W/s.err"
 grep -q "built without libunwind" "$W/s.err" && { echo "no libunwind"; exit 77; }
 check_trace "$W/s.err" "$W/s.hatf"
+[ "$(how_counted "$W/s.err" "$W/s.hatf")" = followed ] || fail "the figures were not counted while it ran"
+# no follower: read back after, the same figures
+HATRACE_RECORD_FOLLOWER=off "$HATRACE" record --stacks -o "$W/r.hatf" -- "$prog" 2>"$W/r.err" ||
+  fail "record: $(cat "$W/r.err")"
+check_trace "$W/r.err" "$W/r.hatf"
+[ "$(how_counted "$W/r.err" "$W/r.hatf")" = read ] || fail "the figures were not read back"
 grep -q "^hatrace:   size: .*, [0-9.]* bytes per event$" "$W/s.err" || fail "no size per event"
 grep -q "^hatrace: next: hatrace stats --sites $W/s.hatf " "$W/s.err" || fail "next commands"
 
@@ -55,5 +73,13 @@ for t in "$W"/f.*.hatf*; do
   n=$((n + 1))
 done
 [ $n = 4 ] || fail "$n traces, want 4"
+# several threads (a thread the follow meets late makes record read that trace back: same figures)
+mt=$BUILD/workloads/mt_churn
+if [ -x "$mt" ]; then
+  HATRACE_RECORD_FOLLOWER=normal "$HATRACE" record -o "$W/m.hatf" -- "$mt" 2>"$W/m.err" >/dev/null ||
+    fail "record: $(cat "$W/m.err")"
+  check_trace "$W/m.err" "$W/m.hatf"
+  [ -n "$(how_counted "$W/m.err" "$W/m.hatf")" ] || fail "record did not say how it counted"
+fi
 grep -q "^hatrace: next: hatrace stats .*record with --stacks" "$W/f.err" || fail "no hint to record stacks"
 echo "record_figures: ok"

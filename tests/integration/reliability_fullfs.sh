@@ -43,10 +43,12 @@ run_limited atexit 1 2000
 # helper runs): the failed writer's close ends the helper, whose stack glibc
 # may then unmap (more thread stacks than its cache keeps); the recorder must
 # not read the ended helper's clock after that (it did, at the flusher's end:
-# the program died of SIGSEGV)
+# the program died of SIGSEGV). Full coding packs this loop's calls to a few
+# bits each: 16 KiB and 2 s, so that even a machine loaded to 17 on 2 cores
+# (600 ms and 64 KiB were not: no limit reached) makes the threads hit it.
 load=$BUILD/workloads/rel_load
 if [ -x "$load" ]; then
-  (ulimit -f 64; HATRACE_EFFORT=full HATRACE_OUTPUT="$W/load.hatf" LD_PRELOAD=$HATRACE_LIB exec "$load" flat 8 600) \
+  (ulimit -f 16; HATRACE_EFFORT=full HATRACE_OUTPUT="$W/load.hatf" LD_PRELOAD=$HATRACE_LIB exec "$load" flat 8 2000) \
     >"$W/load.out" 2>"$W/load.err"
   s=$?
   echo "load: exit $s"; cat "$W/load.err"

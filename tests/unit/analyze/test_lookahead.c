@@ -65,7 +65,7 @@ static void test_order_and_bytes(void)
 
 typedef struct run_ctx {
     uint64_t seen[64], prefetched[64];
-    unsigned n, nseen, nprefetched, stop_at;
+    unsigned n, nseen, nprefetched, stop_at, pause_at;
     int lag_ok;  /* every event was prefetched LOOKAHEAD_N events before it was counted */
     int rec_ok;  /* each came with the next record number */
     uint64_t last_rec;
@@ -83,7 +83,7 @@ static int count_cb(void *p, const lookahead_item *x)
     if (c->nprefetched != read || c->prefetched[c->nseen] != ev->addr) c->lag_ok = 0;
     if (c->nseen < 64) c->seen[c->nseen] = ev->addr;
     c->nseen++;
-    return 0;
+    return c->nseen == c->pause_at;  /* counted, then a pause */
 }
 
 static void prefetch_cb(void *p, const hatf_event *ev)
@@ -117,6 +117,7 @@ static void run_file(unsigned n, int bad, unsigned stop_at, run_ctx *c, int *rc,
     memset(c, 0, sizeof *c);
     c->n = n;
     c->stop_at = stop_at;
+    c->pause_at = UINT32_MAX;
     c->lag_ok = 1;
     c->rec_ok = 1;
     *rc = lookahead_run(s, count_cb, prefetch_cb, c, count_rc);
@@ -151,9 +152,36 @@ static void test_run(void)
     CU_ASSERT_EQUAL(c.nseen, 28);
 }
 
+/* A pause counts the events held and reads none more; the next run goes on
+ * with the next event: every event counted once, in order. */
+static void test_pause(void)
+{
+    char path[512];
+    ut_path(path, sizeof path, "la-pause.txt");
+    write_trace(path, 30, 0);
+    hatf_err err;
+    memset(&err, 0, sizeof err);
+    hatf_source *s = hatf_source_open(path, HATF_FMT_TEXT, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+    run_ctx c;
+    memset(&c, 0, sizeof c);
+    c.n = 30, c.stop_at = UINT32_MAX, c.pause_at = 4;
+    int count_rc;
+    CU_ASSERT_EQUAL(lookahead_run(s, count_cb, prefetch_cb, &c, &count_rc), LOOKAHEAD_PAUSED);
+    CU_ASSERT_EQUAL(c.nseen, c.nprefetched);  /* the held ones were counted: none is left behind */
+    CU_ASSERT(c.nseen >= 4 && c.nseen <= 4 + LOOKAHEAD_N);
+    unsigned first = c.nseen;
+    CU_ASSERT_EQUAL(lookahead_run(s, count_cb, prefetch_cb, &c, &count_rc), 0);
+    CU_ASSERT(first < 30);
+    CU_ASSERT_EQUAL(c.nseen, 30);
+    for (unsigned i = 0; i < 30; i++) CU_ASSERT_EQUAL(c.seen[i], 0x1000 + 16 * i);
+    hatf_source_close(s);
+}
+
 static CU_TestInfo tests[] = {
     { "order and bytes", test_order_and_bytes },
     { "run over a source", test_run },
+    { "pause and go on", test_pause },
     CU_TEST_INFO_NULL,
 };
 

@@ -1,0 +1,41 @@
+/* record_follow.h — hatrace record's figures of the command's own trace,
+ * counted while the command runs, so that they are ready when it ends
+ * instead of costing a second read of the whole trace after it.
+ *
+ * A thread follows the first trace the report file names (the command's own
+ * process) with stats' own counting (hatf_source_open_follow, lookahead_run,
+ * stats_count), at the idle scheduling class: it takes only CPU time nothing
+ * else wants, so the recorded program is not slowed by it. When the command
+ * has ended, the rest is read at normal priority. Anything short of a follow
+ * that read the whole finished trace in order (a thread that came late, a
+ * damaged or cut trace, a follower starved by a loaded machine, an error)
+ * gives no figures here: the caller then reads the trace back as before.
+ *
+ * HATRACE_RECORD_FOLLOWER (record's own environment): "idle" (the default),
+ * "normal" (the follower at normal priority: for comparisons, and for tests
+ * that must see the follow on a loaded machine) or "off" (read back after).
+ */
+#ifndef CLI_RECORD_FOLLOW_H
+#define CLI_RECORD_FOLLOW_H
+
+#include "hatf_source.h"
+#include "stats.h"
+
+typedef struct record_follow record_follow;
+
+/* Start following the first trace report_path will name. @return NULL when
+ * no follower could be started (the figures are then read back). */
+record_follow *record_follow_start(const char *report_path);
+
+/* The command has ended: finish the follow. @return 0, or -1 (no figures). */
+int record_follow_finish(record_follow *f);
+
+/* The counts of the trace at path, if the follow read it whole (then *s is
+ * its source, counted to its end and owned by the caller with the stats).
+ * @return NULL otherwise: path is another trace, or the follow fell short. */
+stats *record_follow_take(record_follow *f, const char *path, hatf_source **s);
+
+/* Free what the follow still holds (nothing if f is NULL). */
+void record_follow_free(record_follow *f);
+
+#endif /* CLI_RECORD_FOLLOW_H */
