@@ -154,7 +154,9 @@ define() {
   case $p in
     py_json|py_regex|py_churn)
       local n; case $p in py_json) n=$N_JSON;; py_regex) n=$N_REGEX;; *) n=$N_CHURN;; esac
-      ENVS=(PYTHONMALLOC=malloc) CMD=(python3 "$ROOT/bench/corpus/$p.py" "$n");;
+      # Debian's interpreter, the package installed above: a python3 earlier on PATH may be
+      # another build or a wrapper script (whose own process would be recorded too)
+      ENVS=(PYTHONMALLOC=malloc) CMD=(/usr/bin/python3 "$ROOT/bench/corpus/$p.py" "$n");;
     lua_tables) CMD=(lua5.4 "$ROOT/bench/corpus/tables.lua" "$N_LUA");;
     perl_hashes) CMD=(perl "$ROOT/bench/corpus/hashes.pl" "$N_PERL");;
     cc1) CMD=(gcc -O2 -c "$W/in/gen.c" -o "$d/gen.o");;
