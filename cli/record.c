@@ -399,9 +399,13 @@ static int record_window(pid_t pid, double seconds, const char *lib, const char 
     snprintf(proc, sizeof proc, "/proc/%d", (int)pid);
     if (geteuid() == 0 && stat(proc, &st) == 0 && chown(report_path, st.st_uid, (gid_t)-1) < 0)
         cli_error("%s: %s", report_path, strerror(errno));
+    record_follow *fl = no_figures ? NULL : record_follow_start(report_path);
     int exited = 0, rc = record_attach(pid, seconds, lib, &exited);
+    ended_at = seconds_now();
+    record_follow_finish(fl);
     int incomplete = 0, untraced = 0;
-    if (rc == CLI_OK) untraced = report(report_path, 1, &incomplete, NULL);
+    if (rc == CLI_OK) untraced = report(report_path, 1, &incomplete, fl);
+    record_follow_free(fl);
     unlink(report_path);
     if (rc != CLI_OK) return rc;
     return untraced || incomplete ? CLI_RECORD_UNTRACED : CLI_OK;
