@@ -88,6 +88,9 @@ enum {
  * HATF_STR_MAX). @return 0 or a negative code (the writer is then failed). */
 struct hatf_writer;
 int hatf_writer_table_entry_(struct hatf_writer *w, unsigned type, uint64_t id, const void *bytes, size_t len);
+/* A resident entry added to the pending tables, as given (container_tables.c;
+ * hatf_writer_resident decides which samples are written). */
+int hatf_writer_resident_put_(struct hatf_writer *w, uint64_t time_ns, uint64_t bytes, uint64_t own);
 
 /* Bounds that keep a corrupt size from causing a huge allocation. The writer
  * cuts chunks well below them. */

@@ -73,7 +73,7 @@ HATF_API int hatf_writer_stack_depth(hatf_writer *w, unsigned depth)
     return hatf_writer_table_entry_(w, HATF_TAB_STACK_DEPTH, depth, "", 0);
 }
 
-HATF_API int hatf_writer_resident(hatf_writer *w, uint64_t time_ns, uint64_t bytes, uint64_t own)
+int hatf_writer_resident_put_(hatf_writer *w, uint64_t time_ns, uint64_t bytes, uint64_t own)
 {
     uint8_t buf[2 * HATF_VARINT_MAX];
     return hatf_writer_table_entry_(w, HATF_TAB_RESIDENT, time_ns, buf, resident_bytes(bytes, own, buf));

@@ -64,6 +64,13 @@ struct hatf_writer {
     uint64_t fast_groups, fast_events, stored_events;  /* groups sealed fast, their events, those stored */
     uint64_t last_thread;     /* the thread of the last batch (a batch of comments alone goes there) */
     uint64_t losses;          /* hatf_writer_note_loss entries so far */
+    /* resident samples: the last one given, and whether it is held back (it
+     * repeats the one before: a run of equal samples is written as its first
+     * and its last, so a steady process's trace does not grow by a tables
+     * chunk per flush interval, and a line drawn through the samples keeps
+     * its shape) */
+    int res_given, res_held;
+    uint64_t res_time, res_bytes, res_own;
 };
 
 /* ---- output ------------------------------------------------------------- */
@@ -736,10 +743,25 @@ static int write_index(hatf_writer *w, const hatf_counters *c)
     return out_flush(w);
 }
 
+HATF_API int hatf_writer_resident(hatf_writer *w, uint64_t time_ns, uint64_t bytes, uint64_t own)
+{
+    if (w->res_given && bytes == w->res_bytes && own == w->res_own) {
+        w->res_held = 1;
+        w->res_time = time_ns;
+        return 0;
+    }
+    int rc = w->res_held ? hatf_writer_resident_put_(w, w->res_time, w->res_bytes, w->res_own) : 0;
+    w->res_given = 1, w->res_held = 0;
+    w->res_time = time_ns, w->res_bytes = bytes, w->res_own = own;
+    return rc ? rc : hatf_writer_resident_put_(w, time_ns, bytes, own);
+}
+
 HATF_API int hatf_writer_close(hatf_writer *w, const hatf_counters *counters, hatf_err *err)
 {
     if (!w) return 0;
-    int rc = hatf_writer_flush(w);
+    int rc = w->res_held ? hatf_writer_resident_put_(w, w->res_time, w->res_bytes, w->res_own) : 0;
+    w->res_held = 0;
+    if (!rc) rc = hatf_writer_flush(w);
     if (!rc) rc = write_index(w, counters);
     if (w->fd >= 0) hatf_reserve_return(w->fd, w->reserved);
     if (w->fd >= 0 && close(w->fd) != 0 && !rc) {

@@ -142,8 +142,10 @@ int hatf_writer_stack_depth(hatf_writer *w, unsigned depth);
 
 /* A sample of the traced process's resident memory: bytes resident time_ns
  * after the trace's start (the time of its events' zero), of which own bytes
- * are the recorder's (its rings; 0 when not known). The recorder writes one
- * per flush interval and one at the end; readers give them back in time order
+ * are the recorder's (its rings; 0 when not known). The recorder gives one
+ * per flush interval and one at the end; a run of samples equal to the one
+ * before is written as its first and last only (the last at the latest when
+ * the writer is closed). Readers give them back in time order
  * (hatf_reader_resident). @return 0 or a negative code (the writer is then failed). */
 int hatf_writer_resident(hatf_writer *w, uint64_t time_ns, uint64_t bytes, uint64_t own);
 

@@ -1336,7 +1336,43 @@ static int setup(void)
     return 0;
 }
 
+/* Resident samples: a run of equal ones is written as its first and last
+ * (the last at close when the run is still going); a change writes the held
+ * one, then itself. */
+static void test_resident_runs(void)
+{
+    hatf_info in = test_info();
+    hatf_err err = {0};
+    unlink(path1);
+    hatf_writer *w = hatf_writer_create(path1, 0, &in, NULL, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(w);
+    static const uint64_t given[][3] = {  /* time, bytes, own */
+        { 10, 4096, 100 }, { 20, 4096, 100 }, { 30, 4096, 100 }, { 40, 8192, 100 }, { 50, 8192, 200 },
+        { 60, 8192, 200 }, { 70, 8192, 200 }, { 80, 8192, 200 },
+    };
+    for (size_t i = 0; i < sizeof given / sizeof *given; i++)
+        CU_ASSERT_EQUAL(hatf_writer_resident(w, given[i][0], given[i][1], given[i][2]), 0);
+    hatf_event e = { .op = HATF_OP_ALLOC, .thread = 1, .size = 16, .addr = 0x1000, .time = 5 };
+    CU_ASSERT_EQUAL(hatf_writer_add(w, &e, 1), 0);
+    CU_ASSERT_EQUAL(hatf_writer_close(w, NULL, &err), 0);
+    hatf_reader *r = hatf_reader_open(path1, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+    const hatf_resident *v;
+    static const uint64_t want[][3] = {
+        { 10, 4096, 100 }, { 30, 4096, 100 }, { 40, 8192, 100 }, { 50, 8192, 200 }, { 80, 8192, 200 },
+    };
+    size_t n = hatf_reader_resident(r, &v);
+    CU_ASSERT_EQUAL_FATAL(n, sizeof want / sizeof *want);
+    for (size_t i = 0; i < n; i++) {
+        CU_ASSERT_EQUAL(v[i].time_ns, want[i][0]);
+        CU_ASSERT_EQUAL(v[i].bytes, want[i][1]);
+        CU_ASSERT_EQUAL(v[i].own, want[i][2]);
+    }
+    hatf_reader_close(r);
+}
+
 static CU_TestInfo tests[] = {
+    { "resident samples: runs written as first and last", test_resident_runs },
     { "address coding bytes", test_address_coding_bytes },
     { "address coding 2 still decodes", test_address_coding2_bytes },
     { "address coding 4 (fast groups) bytes", test_address_coding_delta_bytes },
