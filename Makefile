@@ -156,7 +156,7 @@ REQ_CFLAGS += $(SAN_CFLAGS)
 MAN_SRC := $(wildcard docs/man/*.[1-9])
 MAN_OUT := $(patsubst docs/man/%,$(B)/man/%,$(MAN_SRC))
 
-all: $(B)/libhatf.a $(B)/libhatf.so $(B)/hatrace $(PRELOAD_SO) $(B)/hatf.pc $(EXAMPLE_BIN) $(MAN_OUT)
+all: $(B)/libhatf.a $(B)/libhatf.so $(B)/libhatanalyze.so $(B)/hatrace $(PRELOAD_SO) $(B)/hatf.pc $(EXAMPLE_BIN) $(MAN_OUT)
 
 # Rebuild everything when the flags change.
 FLAGS_ID = $(CC) $(CFLAGS) $(REQ_CFLAGS) $(CHECK_CFLAGS) $(SANITIZE) $(foreach d,hatf analyze preload replay cli tests bench,$(INC_$(d)))
@@ -243,6 +243,25 @@ $(B)/$(HATF_SO_REAL): $(HATF_SO_OBJ) hatf/libhatf.map
 	    -Wl,--no-undefined -o $@ $(HATF_SO_OBJ) $(HATF_SO_LIBS) $(LDFLAGS)
 $(B)/libhatf.so: $(B)/$(HATF_SO_REAL)
 	$(Q)ln -sf $(HATF_SO_REAL) $(B)/$(HATF_SONAME) && ln -sf $(HATF_SONAME) $@
+
+# libhatanalyze.so: analyze/'s PIC objects (those of $(B)/obj-so, without the
+# sanitizer, under SANITIZE) for programs other than hatrace (the Python
+# package), exporting only hatan_* (analyze/hatan_api.h, analyze/libhatanalyze.map).
+# It needs libhatf.so (found beside it: rpath $ORIGIN); libhatf's internals
+# analyze/ uses (the address map, the contract checks), which libhatf.so does
+# not export, come from libhatf.a, linked after it.
+HATAN_SONAME := libhatanalyze.so.$(HATF_MAJOR)
+HATAN_SO_REAL := libhatanalyze.so.$(HATF_VERSION)
+HATAN_SO_OBJ := $(if $(SANITIZE),$(patsubst %.c,$(B)/obj-so/%.o,$(ANALYZE_SRC)) $(B)/obj-so/libhatf.a,$(ANALYZE_OBJ) $(B)/libhatf.a)
+HATAN_SO_LIBS := -liberty -ldw -lelf -lpthread -lm
+$(B)/obj-so/analyze/%.o: INC = $(INC_analyze)
+$(B)/$(HATAN_SO_REAL): $(HATAN_SO_OBJ) analyze/libhatanalyze.map $(B)/libhatf.so
+	@$(if $(Q),echo '  LD      $@')
+	$(Q)$(CC) -shared $(CFLAGS) -Wl,-soname,$(HATAN_SONAME) -Wl,--version-script=analyze/libhatanalyze.map \
+	    -Wl,--no-undefined -Wl,-rpath,'$$ORIGIN' -o $@ $(filter %.o,$(HATAN_SO_OBJ)) $(B)/$(HATF_SO_REAL) \
+	    $(filter %.a,$(HATAN_SO_OBJ)) $(HATAN_SO_LIBS) $(LDFLAGS)
+$(B)/libhatanalyze.so: $(B)/$(HATAN_SO_REAL)
+	$(Q)ln -sf $(HATAN_SO_REAL) $(B)/$(HATAN_SONAME) && ln -sf $(HATAN_SONAME) $@
 
 $(B)/libhatrace.so: $(SO_INPUT) preload/exports.map
 	@$(if $(Q),echo '  LD      $@')
@@ -402,6 +421,10 @@ install: all
 	install -m 755 $(B)/$(HATF_SO_REAL) $(DESTDIR)$(LIBDIR)/$(HATF_SO_REAL)
 	ln -sf $(HATF_SO_REAL) $(DESTDIR)$(LIBDIR)/$(HATF_SONAME)
 	ln -sf $(HATF_SONAME) $(DESTDIR)$(LIBDIR)/libhatf.so
+	install -m 755 $(B)/$(HATAN_SO_REAL) $(DESTDIR)$(LIBDIR)/$(HATAN_SO_REAL)
+	ln -sf $(HATAN_SO_REAL) $(DESTDIR)$(LIBDIR)/$(HATAN_SONAME)
+	ln -sf $(HATAN_SONAME) $(DESTDIR)$(LIBDIR)/libhatanalyze.so
+	install -m 644 analyze/hatan_api.h $(DESTDIR)$(INCLUDEDIR)/
 	$(if $(PRELOAD_SO),install -m 755 $(PRELOAD_SO) $(DESTDIR)$(LIBDIR)/libhatrace.so)
 	install -m 644 include/*.h $(DESTDIR)$(INCLUDEDIR)/
 	install -m 644 $(B)/hatf.pc $(DESTDIR)$(PKGCONFIGDIR)/hatf.pc
@@ -416,6 +439,8 @@ uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/hatrace $(DESTDIR)$(LIBDIR)/libhatrace.so
 	rm -f $(DESTDIR)$(LIBDIR)/libhatf.a $(DESTDIR)$(LIBDIR)/libhatf.so
 	rm -f $(DESTDIR)$(LIBDIR)/$(HATF_SONAME) $(DESTDIR)$(LIBDIR)/$(HATF_SO_REAL)
+	rm -f $(DESTDIR)$(LIBDIR)/libhatanalyze.so $(DESTDIR)$(LIBDIR)/$(HATAN_SONAME) $(DESTDIR)$(LIBDIR)/$(HATAN_SO_REAL)
+	rm -f $(DESTDIR)$(INCLUDEDIR)/hatan_api.h
 	rm -f $(addprefix $(DESTDIR)$(INCLUDEDIR)/,$(notdir $(wildcard include/*.h)))
 	rm -f $(DESTDIR)$(PKGCONFIGDIR)/hatf.pc
 	for m in $(notdir $(MAN_OUT)); do rm -f $(DESTDIR)$(MANDIR)/man$${m##*.}/$$m; done
