@@ -1,6 +1,7 @@
 # hatrace — top-level Makefile
 #
 #   make                  build/libhatf.a, build/libhatf.so (+ its soname links),
+#                         build/libhatanalyze.so (+ its soname links),
 #                         build/hatf.pc, build/hatrace, build/libhatrace.so
 #   make test             build and run every test (unit, golden, integration, short fuzz),
 #                         with the contract checks on (CHECKS=1, hatf/hatf_check.h)
@@ -10,8 +11,9 @@
 #   make bench            build the benchmarks (run them from bench/, see bench/README.md)
 #   make install PREFIX=/usr/local DESTDIR=   (also LIBDIR, INCLUDEDIR, BINDIR,
 #                         PKGCONFIGDIR, MANDIR, PYTHONDIR): hatrace, libhatrace.so, libhatf.so*,
-#                         libhatf.a, include/*.h, hatf.pc (pkg-config name: hatf),
-#                         the man pages hatrace(1), libhatf(3) (docs/man) and the
+#                         libhatf.a, libhatanalyze.so*, include/*.h, analyze/hatan_api.h,
+#                         hatf.pc (pkg-config name: hatf), the man pages hatrace(1),
+#                         libhatf(3), libhatanalyze(3) (docs/man) and the
 #                         Python package python/hatrace
 #   make uninstall        (same variables) removes what install put there
 #   make SANITIZE=address,undefined test     (or thread)
@@ -31,7 +33,10 @@
 #   analyze/*.c   -> libhatanalyze.a     (the analysis: the figures the commands
 #                                         print, computed from libhatf's events;
 #                                         linked into the command, the tests and
-#                                         the benchmarks; docs/architecture.md)
+#                                         the benchmarks; docs/architecture.md),
+#                    libhatanalyze.so.MAJOR.MINOR.PATCH (the same, for other programs:
+#                                         the Python package; exports the hatan_*
+#                                         names of analyze/hatan_api.h)
 #   replay/*.c    -> libhatreplay.a      (linked into the command)
 #   preload/*.c   -> libhatrace.so       (preload/hooks.c holds the interposed symbols;
 #                                         the rest also goes into libhatpreload.a for tests)
