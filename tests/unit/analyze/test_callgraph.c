@@ -34,25 +34,30 @@ static long fn_of(const callgraph *g, const char *name)
     return -1;
 }
 
-/* fn's callers (up) or callees as "name:bytes name:bytes" in their order */
-static void edges(const callgraph *g, long fn, uint32_t up, char *out, size_t cap)
+/* fn's callers, then its callees, as "name:bytes ... | name:bytes ..." in their order */
+static const char *edges(const callgraph *g, long fn)
 {
+    static char out[512];
     const callgraph_fn *e = &g->fns[fn];
     size_t k = 0;
-    out[0] = 0;
-    for (size_t j = e->first_edge; j < e->first_edge + e->nedges; j++) {
-        const callgraph_edge *x = &g->edges[j];
-        if (x->up != up) continue;
-        size_t o = callgraph_other(g, x);
-        const char *name = o < g->nfns ? callgraph_name(g, g->fns[o].name)
-                           : o == g->nfns ? CALLGRAPH_OUTERMOST : CALLGRAPH_HERE;
-        k += (size_t)snprintf(out + k, cap - k, "%s%s:%llu", k ? " " : "", name, (unsigned long long)x->x.bytes);
+    for (uint32_t up = 2; up-- > 0;) {
+        if (!up) k += (size_t)snprintf(out + k, sizeof out - k, " |");
+        for (size_t j = e->first_edge; j < e->first_edge + e->nedges; j++) {
+            const callgraph_edge *x = &g->edges[j];
+            if (x->up != up) continue;
+            size_t o = callgraph_other(g, x);
+            const char *name = o < g->nfns ? callgraph_name(g, g->fns[o].name)
+                               : o == g->nfns ? CALLGRAPH_OUTERMOST : CALLGRAPH_HERE;
+            k += (size_t)snprintf(out + k, sizeof out - k, "%s%s:%llu", up && !k ? "" : " ", name,
+                                  (unsigned long long)x->x.bytes);
+        }
     }
+    return out;
 }
 
 static void test_chains(void)
 {
-    char path[512], got[512];
+    char path[512];
     FILE *f = fopen(ut_path(path, sizeof path, "callgraph.txt"), "w");
     CU_ASSERT_FATAL(f != NULL);
     fputs(trace, f);
@@ -89,28 +94,18 @@ static void test_chains(void)
     CU_ASSERT(e->self.calls == 3 && e->self.bytes == 30 && e->self.leaked_bytes == 3 && e->self.temporary == 1 &&
               e->self.at_peak_bytes == 11);
     CU_ASSERT(e->incl.calls == 3 && e->incl.bytes == 30);
-    edges(&g, leaf, 1, got, sizeof got);
-    CU_ASSERT_STRING_EQUAL(got, "main:20 mid:10");
-    edges(&g, leaf, 0, got, sizeof got);
-    CU_ASSERT_STRING_EQUAL(got, "(allocates here):30");
+    CU_ASSERT_STRING_EQUAL(edges(&g, leaf), "main:20 mid:10 | (allocates here):30");
     CU_ASSERT(g.fns[mid].self.calls == 0 && g.fns[mid].incl.bytes == 10);
     e = &g.fns[main_];
     CU_ASSERT(e->self.calls == 0 && e->incl.calls == 7 && e->incl.bytes == 70);
-    edges(&g, main_, 1, got, sizeof got);
-    CU_ASSERT_STRING_EQUAL(got, "(outermost: no caller):70");
-    edges(&g, main_, 0, got, sizeof got);
-    CU_ASSERT_STRING_EQUAL(got, "rec:40 leaf:20 mid:10");
+    CU_ASSERT_STRING_EQUAL(edges(&g, main_), "(outermost: no caller):70 | rec:40 leaf:20 mid:10");
     /* recursion: once per site, through its innermost call */
     e = &g.fns[rec];
     CU_ASSERT(e->self.bytes == 40 && e->incl.bytes == 40 && e->incl.calls == 4);
-    edges(&g, rec, 1, got, sizeof got);
-    CU_ASSERT_STRING_EQUAL(got, "rec:40");
-    edges(&g, rec, 0, got, sizeof got);
-    CU_ASSERT_STRING_EQUAL(got, "(allocates here):40");
+    CU_ASSERT_STRING_EQUAL(edges(&g, rec), "rec:40 | (allocates here):40");
     /* a chain of operator new alone keeps it */
     CU_ASSERT(g.fns[opnew].self.bytes == 80 && g.fns[opnew].incl.bytes == 80);
-    edges(&g, opnew, 1, got, sizeof got);
-    CU_ASSERT_STRING_EQUAL(got, "(outermost: no caller):80");
+    CU_ASSERT_STRING_EQUAL(edges(&g, opnew), "(outermost: no caller):80 | (allocates here):80");
     CU_ASSERT(g.fns[anon].self.bytes == 320);
     callgraph_free(&g);
     frames_free(&fr);
