@@ -1,6 +1,7 @@
 # hatrace — top-level Makefile
 #
 #   make                  build/libhatf.a, build/libhatf.so (+ its soname links),
+#                         build/libhatanalyze.so (+ its soname links),
 #                         build/hatf.pc, build/hatrace, build/libhatrace.so
 #   make test             build and run every test (unit, golden, integration, short fuzz),
 #                         with the contract checks on (CHECKS=1, hatf/hatf_check.h)
@@ -10,8 +11,9 @@
 #   make bench            build the benchmarks (run them from bench/, see bench/README.md)
 #   make install PREFIX=/usr/local DESTDIR=   (also LIBDIR, INCLUDEDIR, BINDIR,
 #                         PKGCONFIGDIR, MANDIR, PYTHONDIR): hatrace, libhatrace.so, libhatf.so*,
-#                         libhatf.a, include/*.h, hatf.pc (pkg-config name: hatf),
-#                         the man pages hatrace(1), libhatf(3) (docs/man) and the
+#                         libhatf.a, libhatanalyze.so*, include/*.h, analyze/hatan_api.h,
+#                         hatf.pc (pkg-config name: hatf), the man pages hatrace(1),
+#                         libhatf(3), libhatanalyze(3) (docs/man) and the
 #                         Python package python/hatrace
 #   make uninstall        (same variables) removes what install put there
 #   make SANITIZE=address,undefined test     (or thread)
@@ -31,7 +33,10 @@
 #   analyze/*.c   -> libhatanalyze.a     (the analysis: the figures the commands
 #                                         print, computed from libhatf's events;
 #                                         linked into the command, the tests and
-#                                         the benchmarks; docs/architecture.md)
+#                                         the benchmarks; docs/architecture.md),
+#                    libhatanalyze.so.MAJOR.MINOR.PATCH (the same, for other programs:
+#                                         the Python package; exports the hatan_*
+#                                         names of analyze/hatan_api.h)
 #   replay/*.c    -> libhatreplay.a      (linked into the command)
 #   preload/*.c   -> libhatrace.so       (preload/hooks.c holds the interposed symbols;
 #                                         the rest also goes into libhatpreload.a for tests)
@@ -156,7 +161,7 @@ REQ_CFLAGS += $(SAN_CFLAGS)
 MAN_SRC := $(wildcard docs/man/*.[1-9])
 MAN_OUT := $(patsubst docs/man/%,$(B)/man/%,$(MAN_SRC))
 
-all: $(B)/libhatf.a $(B)/libhatf.so $(B)/hatrace $(PRELOAD_SO) $(B)/hatf.pc $(EXAMPLE_BIN) $(MAN_OUT)
+all: $(B)/libhatf.a $(B)/libhatf.so $(B)/libhatanalyze.so $(B)/hatrace $(PRELOAD_SO) $(B)/hatf.pc $(EXAMPLE_BIN) $(MAN_OUT)
 
 # Rebuild everything when the flags change.
 FLAGS_ID = $(CC) $(CFLAGS) $(REQ_CFLAGS) $(CHECK_CFLAGS) $(SANITIZE) $(foreach d,hatf analyze preload replay cli tests bench,$(INC_$(d)))
@@ -244,6 +249,25 @@ $(B)/$(HATF_SO_REAL): $(HATF_SO_OBJ) hatf/libhatf.map
 $(B)/libhatf.so: $(B)/$(HATF_SO_REAL)
 	$(Q)ln -sf $(HATF_SO_REAL) $(B)/$(HATF_SONAME) && ln -sf $(HATF_SONAME) $@
 
+# libhatanalyze.so: analyze/'s PIC objects (those of $(B)/obj-so, without the
+# sanitizer, under SANITIZE) for programs other than hatrace (the Python
+# package), exporting only hatan_* (analyze/hatan_api.h, analyze/libhatanalyze.map).
+# It needs libhatf.so (found beside it: rpath $ORIGIN); libhatf's internals
+# analyze/ uses (the address map, the contract checks), which libhatf.so does
+# not export, come from libhatf.a, linked after it.
+HATAN_SONAME := libhatanalyze.so.$(HATF_MAJOR)
+HATAN_SO_REAL := libhatanalyze.so.$(HATF_VERSION)
+HATAN_SO_OBJ := $(if $(SANITIZE),$(patsubst %.c,$(B)/obj-so/%.o,$(ANALYZE_SRC)) $(B)/obj-so/libhatf.a,$(ANALYZE_OBJ) $(B)/libhatf.a)
+HATAN_SO_LIBS := -liberty -ldw -lelf -lpthread -lm
+$(B)/obj-so/analyze/%.o: INC = $(INC_analyze)
+$(B)/$(HATAN_SO_REAL): $(HATAN_SO_OBJ) analyze/libhatanalyze.map $(B)/libhatf.so
+	@$(if $(Q),echo '  LD      $@')
+	$(Q)$(CC) -shared $(CFLAGS) -Wl,-soname,$(HATAN_SONAME) -Wl,--version-script=analyze/libhatanalyze.map \
+	    -Wl,--no-undefined -Wl,-rpath,'$$ORIGIN' -o $@ $(filter %.o,$(HATAN_SO_OBJ)) $(B)/$(HATF_SO_REAL) \
+	    $(filter %.a,$(HATAN_SO_OBJ)) $(HATAN_SO_LIBS) $(LDFLAGS)
+$(B)/libhatanalyze.so: $(B)/$(HATAN_SO_REAL)
+	$(Q)ln -sf $(HATAN_SO_REAL) $(B)/$(HATAN_SONAME) && ln -sf $(HATAN_SONAME) $@
+
 $(B)/libhatrace.so: $(SO_INPUT) preload/exports.map
 	@$(if $(Q),echo '  LD      $@')
 	$(Q)$(CC) -shared $(CFLAGS) -Wl,--version-script=preload/exports.map -Wl,-z,now \
@@ -286,6 +310,8 @@ TEST_LIBS := $(B)/libhatpreload.a $(B)/libhatreplay.a $(B)/libhatanalyze.a $(B)/
 TEST_MAIN := $(B)/obj/tests/unit/cunit_main.o
 # A test of a tool's module links that module's object (no test includes a .c).
 TEST_OBJ_test_pbwire := $(B)/obj/cli/pbwire.o
+# tests that name frames link what analyze/frames.c and srclines.c need
+$(B)/tests/test_callgraph $(B)/tests/test_hatan_api: LDFLAGS += $(HATAN_SO_LIBS)
 .SECONDEXPANSION:
 vpath test_%.c $(sort $(dir $(UNIT_SRC)))
 # (dependency files of a build from before the tests moved into their modules'
@@ -402,6 +428,10 @@ install: all
 	install -m 755 $(B)/$(HATF_SO_REAL) $(DESTDIR)$(LIBDIR)/$(HATF_SO_REAL)
 	ln -sf $(HATF_SO_REAL) $(DESTDIR)$(LIBDIR)/$(HATF_SONAME)
 	ln -sf $(HATF_SONAME) $(DESTDIR)$(LIBDIR)/libhatf.so
+	install -m 755 $(B)/$(HATAN_SO_REAL) $(DESTDIR)$(LIBDIR)/$(HATAN_SO_REAL)
+	ln -sf $(HATAN_SO_REAL) $(DESTDIR)$(LIBDIR)/$(HATAN_SONAME)
+	ln -sf $(HATAN_SONAME) $(DESTDIR)$(LIBDIR)/libhatanalyze.so
+	install -m 644 analyze/hatan_api.h $(DESTDIR)$(INCLUDEDIR)/
 	$(if $(PRELOAD_SO),install -m 755 $(PRELOAD_SO) $(DESTDIR)$(LIBDIR)/libhatrace.so)
 	install -m 644 include/*.h $(DESTDIR)$(INCLUDEDIR)/
 	install -m 644 $(B)/hatf.pc $(DESTDIR)$(PKGCONFIGDIR)/hatf.pc
@@ -416,6 +446,8 @@ uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/hatrace $(DESTDIR)$(LIBDIR)/libhatrace.so
 	rm -f $(DESTDIR)$(LIBDIR)/libhatf.a $(DESTDIR)$(LIBDIR)/libhatf.so
 	rm -f $(DESTDIR)$(LIBDIR)/$(HATF_SONAME) $(DESTDIR)$(LIBDIR)/$(HATF_SO_REAL)
+	rm -f $(DESTDIR)$(LIBDIR)/libhatanalyze.so $(DESTDIR)$(LIBDIR)/$(HATAN_SONAME) $(DESTDIR)$(LIBDIR)/$(HATAN_SO_REAL)
+	rm -f $(DESTDIR)$(INCLUDEDIR)/hatan_api.h
 	rm -f $(addprefix $(DESTDIR)$(INCLUDEDIR)/,$(notdir $(wildcard include/*.h)))
 	rm -f $(DESTDIR)$(PKGCONFIGDIR)/hatf.pc
 	for m in $(notdir $(MAN_OUT)); do rm -f $(DESTDIR)$(MANDIR)/man$${m##*.}/$$m; done

@@ -282,7 +282,7 @@ stats *stats_new(hatf_source *s)
         stats_free(st);  /* what was made is freed */
         return NULL;
     }
-    st->reader = hatf_source_container(s);
+    st->reader = s ? hatf_source_container(s) : NULL;
     return st;
 }
 

@@ -84,8 +84,8 @@ typedef struct stats {
 } stats;
 
 /* Counts for one reading of s (s names threads and heaps when it is a
- * container), temporary allocations included. @return NULL when out of
- * memory. */
+ * container; NULL: events that come from no source, unnamed), temporary
+ * allocations included. @return NULL when out of memory. */
 stats *stats_new(hatf_source *s);
 void stats_free(stats *st);  /* NULL allowed */
 

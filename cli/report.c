@@ -8,6 +8,8 @@
  * would make too big is cut here, and the page says what was left out: the
  * first --top sites by the sort key, the flame graph's sites among the first
  * --flame-top by each figure, the heap over time in at most --points intervals.
+ * The callers and callees of each function in the chains of the sites shown
+ * come from analyze/callgraph.c.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -17,6 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "callgraph.h"
 #include "cli_util.h"
 #include "commands.h"
 #include "replay_run.h"
@@ -113,10 +116,76 @@ static void put_data(FILE *f, const hatf_buf *d)
     }
 }
 
+static void put_figs(hatf_buf *d, const callgraph_figs *x)
+{
+    cli_put(d, "[%llu,%llu,%llu,%llu,%llu]", (unsigned long long)x->calls, (unsigned long long)x->bytes,
+            (unsigned long long)x->at_peak_bytes, (unsigned long long)x->leaked_bytes, (unsigned long long)x->temporary);
+}
+
+/* The callers (up) or the callees of function e, as a JSON list. */
+static void put_edges(hatf_buf *d, const callgraph *g, const callgraph_fn *e, uint32_t up)
+{
+    int first = 1;
+    cli_put(d, ",[");
+    for (size_t j = e->first_edge; j < e->first_edge + e->nedges; j++) {
+        const callgraph_edge *x = &g->edges[j];
+        if (x->up != up) continue;
+        cli_put(d, "%s[%zu,", first ? "" : ",", callgraph_other(g, x));
+        first = 0;
+        put_figs(d, &x->x);
+        cli_put(d, "]");
+    }
+    cli_put(d, "]");
+}
+
+/* The callers and callees of the functions in the chains of the first top
+ * sites of sp as they are sorted now (those of the sites table):
+ * {"sites": the sites with a chain, "figures": their names, "names": the
+ * functions' names, then CALLGRAPH_OUTERMOST and CALLGRAPH_HERE,
+ * "functions": [[self, inclusive, callers, callees]]}: function i is named
+ * names[i], self and inclusive are figures, callers and callees lists of
+ * [name's number, figures] in the order to show. @return 0 or -1 out of memory. */
+static int callers_json(hatf_buf *d, sites_pass *sp, uint64_t top)
+{
+    const site *v;
+    frames *fr;
+    size_t n = sites_pass_sites(sp, &v, &fr), shown = top && top < n ? (size_t)top : n;
+    callgraph g;
+    int rc = callgraph_init(&g);
+    for (size_t i = 0; i < shown && !rc; i++) {
+        const uint64_t *f;
+        size_t nf = sites_stack(fr->r, v[i].stack, &f);
+        rc = callgraph_add(&g, fr, &v[i], f, nf);
+    }
+    if (!rc) {
+        callgraph_finish(&g);
+        cli_put(d, "{\"sites\": %llu, \"figures\": [\"calls\", \"bytes\", \"at_peak_bytes\", \"leaked_bytes\", "
+                   "\"temporary\"],\n\"names\": [", (unsigned long long)g.sites);
+        for (size_t i = 0; i < g.nfns + 2; i++) {
+            if (i) cli_put(d, ",");
+            cli_json_string(d, callgraph_name(&g, i < g.nfns ? g.fns[i].name : (uint32_t)(i - g.nfns)));
+        }
+        cli_put(d, "],\n\"functions\": [");
+        for (size_t i = 0; i < g.nfns; i++) {
+            const callgraph_fn *e = &g.fns[i];
+            cli_put(d, "%s[", i ? ",\n" : "");
+            put_figs(d, &e->self);
+            cli_put(d, ",");
+            put_figs(d, &e->incl);
+            put_edges(d, &g, e, 1);
+            put_edges(d, &g, e, 0);
+            cli_put(d, "]");
+        }
+        cli_put(d, "]}");
+    }
+    callgraph_free(&g);
+    return rc || d->failed ? -1 : 0;
+}
+
 /* The page's data: {"hatrace", "partial", "limits", "stats", "timeline",
- * "sites": {"stack", "function", "line"}, "flame"}, and "replay" (replay_json)
- * and "tune" (replay --tune --json's object) when there are. @return 0, -1 out of
- * memory, or CLI_FAIL (said). */
+ * "sites": {"stack", "function", "line"}, "flame", "callers"}, and "replay"
+ * (replay_json) and "tune" (replay --tune --json's object) when there are.
+ * @return 0, -1 out of memory, or CLI_FAIL (said). */
 static int make_data(hatf_buf *d, both *b, hatf_source *s, const char *path, const sites_opts *base,
                      uint64_t flame_top, int partial, const hatf_buf *replay, const hatf_buf *tune)
 {
@@ -137,6 +206,8 @@ static int make_data(hatf_buf *d, both *b, hatf_source *s, const char *path, con
     sites_opts o = *base;
     o.frame_table = 1;
     int rc = 0;
+    hatf_buf callers;
+    hatf_buf_init(&callers);
     for (size_t i = 0; i < sizeof parts / sizeof *parts && !rc; i++) {
         o.form = parts[i].form;
         o.by = parts[i].by;
@@ -144,7 +215,14 @@ static int make_data(hatf_buf *d, both *b, hatf_source *s, const char *path, con
         if (o.form == SITES_FOLDED_JSON) o.top = flame_top;
         cli_put(d, "%s", parts[i].key);
         rc = sites_pass_print(b->sp, s, path, &o, d);
+        /* the sites are in the table's order now (the next forms sort them again) */
+        if (!rc && o.form == SITES_JSON && o.by == SITES_BY_STACK) rc = callers_json(&callers, b->sp, o.top);
     }
+    if (!rc) {
+        cli_put(d, ",\n\"callers\": ");
+        hatf_buf_append(d, callers.p, callers.len);
+    }
+    hatf_buf_free(&callers);
     if (!rc && replay) {
         cli_put(d, ",\n\"replay\": ");
         hatf_buf_append(d, replay->p, replay->len);
@@ -234,7 +312,22 @@ static int write_page(const char *out, const char *in_path, const hatf_buf *d)
     return 0;
 }
 
-int cmd_report(int argc, char **argv)
+/* What hatrace report was asked, and what it holds while it runs. */
+typedef struct report_run {
+    hatf_format fmt;
+    const char *out, *path, *replay_list, *tune_list;
+    uint64_t flame_top;
+    sites_opts so;
+    suppressions supp;
+    int no_builtin;
+    cli_replay x;
+    cli_tune t;
+} report_run;
+
+#define REPORT_GO (-1)  /* parse_options, prepare: go on */
+
+/* @return REPORT_GO, or the command's exit code (help, a bad option: said). */
+static int parse_options(int argc, char **argv, report_run *a)
 {
     static const struct option opts[] = {
         { "output", required_argument, NULL, 'o' },
@@ -255,142 +348,142 @@ int cmd_report(int argc, char **argv)
         { "help", no_argument, NULL, 'h' },
         { 0 },
     };
-    hatf_format fmt = HATF_FMT_AUTO;
-    const char *out = NULL, *replay_list = NULL, *tune_list = NULL;
-    uint64_t flame_top = 1000;
-    sites_opts so = { .form = SITES_JSON, .sort = SITES_SORT_BYTES, .top = 5000, .demangle = 1, .lines = 1,
-                      .points = 2000 };
-    suppressions supp = { 0 };
-    int c, rc, no_builtin = 0;
+    sites_opts *so = &a->so;
+    int c, rc = 0;
     cli_getopt_begin();
-    while ((c = getopt_long(argc, argv, ":ho:j:", opts, NULL)) != -1) {
+    while (!rc && (c = getopt_long(argc, argv, ":ho:j:", opts, NULL)) != -1) {
         if (window_option(c)) {
-            if ((rc = window_parse("report", c, optarg))) return rc;
+            rc = window_parse("report", c, optarg);
             continue;
         }
         switch (c) {
-        case 'o': out = optarg; break;
-        case 'f': if ((rc = cli_parse_format("report", "--from", optarg, &fmt))) return rc; break;
-        case 't': if ((rc = cli_parse_u64("report", "--top", optarg, &so.top))) return rc; break;
-        case 'F': if ((rc = cli_parse_u64("report", "--flame-top", optarg, &flame_top))) return rc; break;
-        case 's':
-            rc = cli_parse_word("report", "--sort", optarg, sort_words, sizeof sort_words / sizeof *sort_words, &so.sort);
-            if (rc) return rc;
-            break;
+        case 'o': a->out = optarg; break;
+        case 'f': rc = cli_parse_format("report", "--from", optarg, &a->fmt); break;
+        case 't': rc = cli_parse_u64("report", "--top", optarg, &so->top); break;
+        case 'F': rc = cli_parse_u64("report", "--flame-top", optarg, &a->flame_top); break;
+        case 's': rc = cli_parse_word("report", "--sort", optarg, sort_words, sizeof sort_words / sizeof *sort_words,
+                                      &so->sort); break;
         case 'p':
-            if ((rc = cli_parse_u64("report", "--points", optarg, &so.points))) return rc;
-            if (so.points < 1 || so.points > 100000) return cli_usage("report", "--points: %s is not 1 to 100000", optarg);
+            if (!(rc = cli_parse_u64("report", "--points", optarg, &so->points)) && (so->points < 1 || so->points > 100000))
+                rc = cli_usage("report", "--points: %s is not 1 to 100000", optarg);
             break;
-        case 'D': so.demangle = 0; break;
-        case 'L': so.lines = 0; break;
-        case 'R': replay_list = optarg; break;
-        case 'U': tune_list = optarg; break;
-        case 'S':
-            if (suppress_load(&supp, optarg)) {
-                suppress_free(&supp);
-                return CLI_FAIL;
-            }
-            break;
-        case 'N': no_builtin = 1; break;
+        case 'D': so->demangle = 0; break;
+        case 'L': so->lines = 0; break;
+        case 'R': a->replay_list = optarg; break;
+        case 'U': a->tune_list = optarg; break;
+        case 'S': rc = suppress_load(&a->supp, optarg) ? CLI_FAIL : 0; break;
+        case 'N': a->no_builtin = 1; break;
         case CLI_O_STRICT: cli_strict = 1; break;
-        case 'j': if ((rc = cli_parse_jobs("report", optarg))) return rc; break;
+        case 'j': rc = cli_parse_jobs("report", optarg); break;
         case 'h': return cli_help(help);
         default: return cli_bad_option("report", c, argv);
         }
     }
-    if (!out) return cli_usage("report", "missing -o REPORT.html");
-    if (!*out) return cli_usage("report", "-o: an empty file name");
+    return rc ? rc : REPORT_GO;
+}
+
+/* The checks before the trace is read: an output, the page built in, one
+ * file, the allocators and settings known, the output writable.
+ * @return REPORT_GO, or the exit code (said). */
+static int prepare(int argc, char **argv, report_run *a)
+{
+    int rc;
+    if (!a->out) return cli_usage("report", "missing -o REPORT.html");
+    if (!*a->out) return cli_usage("report", "-o: an empty file name");
     if (!report_page_made) {
         cli_error("report: this hatrace was built without the report's page (node and npm were missing at build time)");
         return CLI_FAIL;
     }
-    const char *path;
-    if ((rc = cli_one_file("report", argc, argv, &path))) return rc;
-    cli_replay x = { 0 };
-    cli_tune t = { 0 };
-    if (replay_list && (rc = cli_replay_allocators("report", "--replay", replay_list, &x))) return rc;
-    if (tune_list && (rc = cli_tune_settings("report", tune_list, NULL, 0, NULL, 1, &t))) {
-        cli_tune_free(&t);
-        cli_replay_free(&x);
-        return rc;
-    }
-    /* the output can be written: said before the trace is read */
-    FILE *probe = open_page(out, path, 1);
+    if ((rc = cli_one_file("report", argc, argv, &a->path))) return rc;
+    if (a->replay_list && (rc = cli_replay_allocators("report", "--replay", a->replay_list, &a->x))) return rc;
+    if (a->tune_list && (rc = cli_tune_settings("report", a->tune_list, NULL, 0, NULL, 1, &a->t))) return rc;
+    FILE *probe = open_page(a->out, a->path, 1);  /* said before the trace is read */
     if (!probe) {
-        cli_error("%s: %s", out, strerror(errno));
-        cli_tune_free(&t);
-        cli_replay_free(&x);
+        cli_error("%s: %s", a->out, strerror(errno));
         return CLI_FAIL;
     }
     fclose(probe);
-    hatf_source *s = cli_open_source(path, fmt);
-    if (!s) {
-        cli_tune_free(&t);
-        cli_replay_free(&x);
+    return REPORT_GO;
+}
+
+/* Read the trace once into both counts (b: made here, freed by the caller).
+ * @return a CLI_* code (said). */
+static int count_trace(report_run *a, hatf_source *s, both *b)
+{
+    a->so.from = a->fmt;
+    a->so.supp = &a->supp;
+    *b = (both){ stats_new(s), sites_pass_new(s, a->so.demangle, a->so.lines, a->so.points) };
+    if (!b->st || !b->sp || (!a->no_builtin && suppress_builtin(&a->supp))) {
+        cli_error("out of memory");
         return CLI_FAIL;
     }
-    so.from = fmt;
-    if (!no_builtin && suppress_builtin(&supp)) {
-        cli_error("out of memory");
-        hatf_source_close(s);
-        cli_replay_free(&x);
+    stats_share_live(b->st, sites_pass_live(b->sp, stats_heap_changed, b->st));
+    int count_rc, r = lookahead_run(s, count_both, prefetch_both, b, &count_rc);
+    if (r == LOOKAHEAD_STOPPED) {
+        cli_error("%s: out of memory after %llu records", a->path, (unsigned long long)stats_records(b->st));
         return CLI_FAIL;
     }
-    so.supp = &supp;
-    both b = { stats_new(s), sites_pass_new(s, so.demangle, so.lines, so.points) };
-    rc = CLI_OK;
-    if (!b.st || !b.sp) {
-        cli_error("out of memory");
+    if (r < 0) return cli_source_failed(a->path, s);
+    if (sites_pass_unstacked(b->sp)) sites_say_no_stacks(a->path);  /* the page is still written: "(no stack)" */
+    return CLI_OK;
+}
+
+/* The replays asked for, then the page. @return a CLI_* code (said). */
+static int write_report(report_run *a, both *b, hatf_source *s)
+{
+    hatf_reader *r = hatf_source_container(s);
+    const char *const *lines;
+    int partial = r && (hatf_reader_damage(r, &lines) || !hatf_reader_complete(r));
+    hatf_buf d, rj, tj;
+    hatf_buf_init(&d);
+    hatf_buf_init(&rj);
+    hatf_buf_init(&tj);
+    int k = 0, ignored, rc = CLI_OK;
+    /* the replay reads the trace again, compiled into a plan (its damage said once, by this reading) */
+    if (a->replay_list) {
+        rp_run_opts run = { .touch = RP_TOUCH_PAGE, .latency_every = 64 };
+        if (cli_replay_compile("report", a->path, a->fmt, 0, 0, &a->x, &ignored) || cli_replay_run("report", &a->x, run, 1))
+            k = CLI_FAIL;
+        else
+            k = replay_json(&rj, &a->x, a->path);
+    }
+    if (!k && a->tune_list) k = cli_tune_page_json("report", a->path, a->fmt, &a->x, &a->t, &tj);
+    if (!k) k = make_data(&d, b, s, a->path, &a->so, a->flame_top, partial, a->replay_list ? &rj : NULL,
+                          a->tune_list ? &tj : NULL);
+    if (k) {
+        if (k != CLI_FAIL) cli_error("%s: out of memory", a->path);
         rc = CLI_FAIL;
-    } else {
-        stats_share_live(b.st, sites_pass_live(b.sp, stats_heap_changed, b.st));
-        int count_rc, r = lookahead_run(s, count_both, prefetch_both, &b, &count_rc);
-        if (r == LOOKAHEAD_STOPPED) {
-            cli_error("%s: out of memory after %llu records", path, (unsigned long long)stats_records(b.st));
-            rc = CLI_FAIL;
-        } else if (r < 0) {
-            rc = cli_source_failed(path, s);
-        } else if (sites_pass_unstacked(b.sp)) {
-            sites_say_no_stacks(path);  /* the page is still written: its sites are "(no stack)" */
-        }
+    } else if (write_page(a->out, a->path, &d)) {
+        cli_error("%s: %s", a->out, strerror(errno));
+        rc = CLI_FAIL;
     }
-    if (rc == CLI_OK) {
-        hatf_reader *r = hatf_source_container(s);
-        const char *const *lines;
-        int partial = r && (hatf_reader_damage(r, &lines) || !hatf_reader_complete(r));
-        hatf_buf d, rj, tj;
-        hatf_buf_init(&d);
-        hatf_buf_init(&rj);
-        hatf_buf_init(&tj);
-        int k = 0, ignored;
-        /* the replay reads the trace again, compiled into a plan (its damage said once, by this reading) */
-        if (replay_list) {
-            rp_run_opts run = { .touch = RP_TOUCH_PAGE, .latency_every = 64 };
-            if (cli_replay_compile("report", path, fmt, 0, 0, &x, &ignored) || cli_replay_run("report", &x, run, 1))
-                k = CLI_FAIL;
-            else
-                k = replay_json(&rj, &x, path);
-        }
-        if (!k && tune_list) k = cli_tune_page_json("report", path, fmt, &x, &t, &tj);
-        if (!k) k = make_data(&d, &b, s, path, &so, flame_top, partial, replay_list ? &rj : NULL, tune_list ? &tj : NULL);
-        if (k) {
-            if (k != CLI_FAIL) cli_error("%s: out of memory", path);
-            rc = CLI_FAIL;
-        } else if (write_page(out, path, &d)) {
-            cli_error("%s: %s", out, strerror(errno));
-            rc = CLI_FAIL;
-        }
-        hatf_buf_free(&d);
-        hatf_buf_free(&rj);
-        hatf_buf_free(&tj);
+    hatf_buf_free(&d);
+    hatf_buf_free(&rj);
+    hatf_buf_free(&tj);
+    return rc;
+}
+
+int cmd_report(int argc, char **argv)
+{
+    report_run a = { .fmt = HATF_FMT_AUTO, .flame_top = 1000,
+                     .so = { .form = SITES_JSON, .sort = SITES_SORT_BYTES, .top = 5000, .demangle = 1, .lines = 1,
+                             .points = 2000 } };
+    int rc = parse_options(argc, argv, &a);
+    if (rc == REPORT_GO) rc = prepare(argc, argv, &a);
+    hatf_source *s = rc == REPORT_GO ? cli_open_source(a.path, a.fmt) : NULL;
+    if (rc == REPORT_GO && !s) rc = CLI_FAIL;
+    if (s) {
+        both b = { NULL, NULL };
+        rc = count_trace(&a, s, &b);
+        if (rc == CLI_OK) rc = write_report(&a, &b, s);
+        if (rc != CLI_OK) remove_output(a.out);
+        stats_free(b.st);
+        sites_pass_free(b.sp);
+        rc = cli_read_end(a.path, s, rc);
+        hatf_source_close(s);
     }
-    if (rc != CLI_OK) remove_output(out);
-    cli_tune_free(&t);
-    cli_replay_free(&x);
-    stats_free(b.st);
-    sites_pass_free(b.sp);
-    rc = cli_read_end(path, s, rc);
-    hatf_source_close(s);
-    suppress_free(&supp);
+    cli_tune_free(&a.t);
+    cli_replay_free(&a.x);
+    suppress_free(&a.supp);
     return rc;
 }

@@ -778,6 +778,13 @@ heaplive *sites_pass_live(sites_pass *p, sites_heap_fn *observe, void *ctx)
 
 int sites_pass_unstacked(const sites_pass *p) { return p->st.records && !p->st.stacked; }
 
+size_t sites_pass_sites(sites_pass *p, const site **v, frames **fr)
+{
+    *v = p->st.v;
+    *fr = &p->fr;
+    return p->st.n;
+}
+
 /* Take the leaks a suppression matches out of their sites' leaked figures,
  * counted in the suppression. */
 static void apply_suppressions(sites *st, frames *fr, suppressions *supp, const char *path)

@@ -66,6 +66,9 @@ int sites_pass_unstacked(const sites_pass *p);
  * @return 0, -1 out of memory, or CLI_FAIL when a reading failed (said). */
 int sites_pass_print(sites_pass *p, hatf_source *src, const char *path, const sites_opts *o, hatf_buf *out);
 void sites_pass_free(sites_pass *p);
+/* The sites of p in the order the last sites_pass_print sorted them (by
+ * stack: its "top" first), and the frames that name them. @return their count. */
+size_t sites_pass_sites(sites_pass *p, const site **v, frames **fr);
 
 /* The heap over time of a pass made with points > 0, as stats --timeline
  * gives it: its timelines finished to at most points intervals (once: the

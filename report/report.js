@@ -186,19 +186,6 @@
     return lines;
   }
   const isNew = (name) => name.startsWith('operator new');
-  // a site's functions, innermost first, the inlined ones at each call too, without the
-  // operator new it starts with (as heaptrack's views leave it out)
-  function chainOf(s) {
-    const names = [];
-    for (const k of s.frames) {
-      const f = frameTable[k];
-      for (const i of f.inlined || []) names.push(i.demangled || i.function);
-      names.push(frameName(f));
-    }
-    let i = 0;
-    while (i < names.length - 1 && isNew(names[i])) i++;
-    return names.slice(i);
-  }
   // a stack's place: its innermost frame that is not operator new, as --by function; the
   // frames' names outside it, its callers
   function placeOf(s) {
@@ -241,7 +228,7 @@
   const views = {
     stack: D.sites.stack.top.map((s, i) => {
       const [place, callers] = placeOf(s);
-      return Object.assign({}, s, { rank: i + 1, place, callers, chain: chainOf(s),
+      return Object.assign({}, s, { rank: i + 1, place, callers,
         lines: s.frames.flatMap((k) => frameLines(frameTable[k])) });
     }),
   };
@@ -328,37 +315,20 @@
   $('sites-search').oninput = () => { limit = 500; drawSites(); };
   drawSites();
 
-  // ---- callers and callees (as heaptrack_gui shows them), from the sites the page holds ----
-  // A function's figures: self, of the sites whose innermost function it is; inclusive, of the
-  // sites whose chain holds it (once per site, recursion or not); and per caller and callee, of
-  // the sites that pass through that call. The figures that add up: calls, bytes, at the
-  // heap's peak, leaked, temporary.
+  // ---- callers and callees (as heaptrack_gui shows them), of the sites the page holds ----
+  // computed by hatrace (analyze/callgraph.c): per function, self (the sites whose innermost
+  // function it is), inclusive (the sites whose chain holds it, once per site) and per caller
+  // and callee (the sites that pass through that call), of the figures that add up; the
+  // callers and callees come in the order to show
   const figures = { calls: 'calls', bytes: 'bytes', at_peak_bytes: "at the heap's peak", leaked_bytes: 'leaked',
     temporary: 'temporary' };
   const figKeys = Object.keys(figures);
   for (const id of ['callers-table', 'callers-up', 'callers-down'])
     for (const k of figKeys) $(id).tHead.rows[0].appendChild(el('th', { 'data-key': k }, figures[k]));
-  const zero = () => Object.fromEntries(figKeys.map((k) => [k, 0]));
-  const addTo = (a, x) => { for (const k of figKeys) a[k] += x[k]; };
-  const fnStats = new Map();
-  const entry = (n) => fnStats.get(n) ||
-    fnStats.set(n, { name: n, self: zero(), incl: zero(), callers: new Map(), callees: new Map() }).get(n);
-  const edge = (m, n, x) => addTo(m.get(n) || m.set(n, zero()).get(n), x);
-  const OUTERMOST = '(outermost: no caller)', HERE = '(allocates here)';
-  for (const r of views.stack) {
-    const c = r.chain;
-    if (!c.length) continue;
-    addTo(entry(c[0]).self, r);
-    const seen = new Set();
-    c.forEach((n, i) => {
-      if (seen.has(n)) return;
-      seen.add(n);
-      const e = entry(n);
-      addTo(e.incl, r);
-      edge(e.callers, i + 1 < c.length ? c[i + 1] : OUTERMOST, r);
-      edge(e.callees, i ? c[i - 1] : HERE, r);
-    });
-  }
+  const CG = D.callers, figsOf = (v) => Object.fromEntries(CG.figures.map((k, i) => [k, v[i]]));
+  const edgesOf = (list) => list.map(([n, v]) => Object.assign({ name: CG.names[n] }, figsOf(v)));
+  const fnStats = new Map(CG.functions.map(([self, incl, up, down], i) => [CG.names[i],
+    { name: CG.names[i], self: figsOf(self), incl: figsOf(incl), callers: edgesOf(up), callees: edgesOf(down) }]));
   const fnRows = [...fnStats.values()].map((e) => Object.assign({ name: e.name, self_calls: e.self.calls,
     self_bytes: e.self.bytes }, e.incl));
   const figCells = (x) => figKeys.map((k) => num(x[k]));
@@ -393,17 +363,17 @@
     };
   }
   $('callers-search').oninput = drawFunctions;
-  const shownSites = views.stack.filter((r) => r.chain.length).length;
+  const shownSites = CG.sites;
   $('callers-note').textContent = `${fmt(fnRows.length)} functions in the chains of the ${fmt(shownSites)} sites with a stack` +
     ` the page holds (those of the sites table, --top). Self: the sites whose innermost function it is (operator new` +
     ` left out); the other figures, inclusive: every site whose chain holds the function, once. Click a function` +
     ` for who calls it and what it calls.`;
-  function edgeTable(id, m) {
+  function edgeTable(id, edges) {
     const body = $(id).tBodies[0], frag = document.createDocumentFragment();
-    for (const [n, x] of [...m.entries()].sort((a, b) => b[1].bytes - a[1].bytes || b[1].calls - a[1].calls)) {
-      const tr = row([[n, undefined, 'text']].concat(figCells(x)));
-      tr.dataset.function = n;
-      if (fnStats.has(n)) tr.onclick = () => showFunction(n);
+    for (const x of edges) {
+      const tr = row([[x.name, undefined, 'text']].concat(figCells(x)));
+      tr.dataset.function = x.name;
+      if (fnStats.has(x.name)) tr.onclick = () => showFunction(x.name);
       frag.appendChild(tr);
     }
     body.replaceChildren(frag);

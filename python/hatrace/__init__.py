@@ -5,7 +5,7 @@
     t.pid, t.cmdline, t.time_unit_ns, t.complete, t.threads, t.damage
     df = t.to_pandas()                    # one row per event, in global time order
     a = t.events()                        # the same as a NumPy structured array
-    hatrace.figures(df)                   # records, allocs, max_live_bytes, ... from the rows
+    hatrace.figures(df)                   # records, allocs, max_live_bytes, ... of the rows, as stats'
     t.stats()                             # what `hatrace stats --json` says, parsed
 
 The events are decoded by libhatf (libhatf.so, through ctypes) in batches of
@@ -13,6 +13,9 @@ columns (hatf_source_read_columns); the columns are those of
 `hatrace convert --to csv` (docs/tools.md). hatrace.dask reads many traces as
 one Dask DataFrame. The library is looked for in $HATRACE_LIBHATF, the
 checkout's build/ folder, where make install put it, and the loader's path.
+figures() and Trace.stacks() call libhatanalyze (the figures and frames of the
+hatrace commands, computed by the same C code), found the same way
+($HATRACE_LIBHATANALYZE first).
 """
 
 from .figures import figures

@@ -1,5 +1,6 @@
-"""libhatf through ctypes: finding the library and the hatrace command, the
-structures and functions the package uses (include/hatf*.h)."""
+"""libhatf and libhatanalyze through ctypes: finding the libraries and the
+hatrace command, the structures and functions the package uses
+(include/hatf*.h, analyze/hatan_api.h)."""
 
 import ctypes
 import os
@@ -8,6 +9,8 @@ from pathlib import Path
 
 # The oldest libhatf with hatf_source_read_columns (include/hatf_source.h).
 MIN_VERSION = 200  # 0.2.0
+# The libhatanalyze API the package calls (HATAN_API_VERSION, analyze/hatan_api.h).
+MIN_ANALYZE_API = 1
 
 _HERE = Path(__file__).resolve().parent
 # In a checkout, python/hatrace/ sits two levels below the repository.
@@ -23,19 +26,29 @@ def _installed(name):
     return getattr(inst, name, None)
 
 
-def library_candidates():
-    """Where libhatf is looked for, in order: $HATRACE_LIBHATF alone when it
-    is set; else the build folder of the checkout the package lies in, the
-    LIBDIR make install used, and the dynamic loader's own search."""
-    env = os.environ.get("HATRACE_LIBHATF")
-    if env:
-        return [env]
-    out = [str(_REPO_BUILD / "libhatf.so")]
+def _candidates(env, name, soname):
+    """Where a library is looked for, in order: $env alone when it is set;
+    else the build folder of the checkout the package lies in, the LIBDIR
+    make install used, and the dynamic loader's own search."""
+    if os.environ.get(env):
+        return [os.environ[env]]
+    out = [str(_REPO_BUILD / name)]
     libdir = _installed("LIBDIR")
     if libdir:
-        out.append(os.path.join(libdir, "libhatf.so.0"))
-    out.append("libhatf.so.0")
+        out.append(os.path.join(libdir, soname))
+    out.append(soname)
     return out
+
+
+def library_candidates():
+    """Where libhatf is looked for ($HATRACE_LIBHATF, build/, LIBDIR, the loader)."""
+    return _candidates("HATRACE_LIBHATF", "libhatf.so", "libhatf.so.0")
+
+
+def analyze_candidates():
+    """Where libhatanalyze (the figures of the hatrace commands) is looked
+    for: as libhatf, with $HATRACE_LIBHATANALYZE."""
+    return _candidates("HATRACE_LIBHATANALYZE", "libhatanalyze.so", "libhatanalyze.so.0")
 
 
 def hatrace_command():
@@ -70,22 +83,24 @@ class Info(ctypes.Structure):
                 ("flags", ctypes.c_uint32), ("parent_trace", ctypes.c_char * 4096)]
 
 
-class Module(ctypes.Structure):
-    """hatf_module: one entry of the load map."""
-    _fields_ = [("id", ctypes.c_uint64), ("start", ctypes.c_uint64), ("end", ctypes.c_uint64),
-                ("bias", ctypes.c_uint64), ("build_id", ctypes.c_uint8 * 32),
-                ("build_id_len", ctypes.c_uint32), ("path", ctypes.c_char_p)]
-
-
-class Symbol(ctypes.Structure):
-    """hatf_symbol: the function holding a frame address."""
-    _fields_ = [("addr", ctypes.c_uint64), ("module", ctypes.c_uint64), ("offset", ctypes.c_uint64),
-                ("name", ctypes.c_char_p)]
-
-
 class Counters(ctypes.Structure):
     _fields_ = [("events", ctypes.c_uint64), ("dropped", ctypes.c_uint64),
                 ("ring_waits", ctypes.c_uint64)]
+
+
+class Figures(ctypes.Structure):
+    """hatan_figures: the key figures of hatrace stats."""
+    NAMES = ("records", "allocs", "frees", "free_null", "reallocs", "total_bytes", "max_live_objects",
+             "max_live_bytes", "live_objects_at_end", "live_bytes_at_end", "temporary", "first_time", "last_time")
+    _fields_ = [(n, ctypes.c_uint64) for n in NAMES]
+
+
+class Frame(ctypes.Structure):
+    """hatan_frame: one frame of a stored call stack."""
+    _fields_ = [("stack", ctypes.c_uint64), ("depth", ctypes.c_uint64), ("address", ctypes.c_uint64),
+                ("module", ctypes.c_char_p), ("module_offset", ctypes.c_uint64),
+                ("function", ctypes.c_char_p), ("function_offset", ctypes.c_uint64),
+                ("file", ctypes.c_char_p), ("line", ctypes.c_uint64)]
 
 
 _P64 = ctypes.c_void_p
@@ -120,11 +135,6 @@ def _declare(lib):
         "hatf_source_close": (None, [vp]),
         "hatf_source_format": (ctypes.c_int, [vp]),
         "hatf_source_container": (vp, [vp]),
-        "hatf_source_tables": (vp, [vp]),
-        "hatf_reader_stack_count": (sz, [vp]),
-        "hatf_reader_stack_at": (sz, [vp, sz, ctypes.POINTER(u64), ctypes.POINTER(ctypes.POINTER(u64))]),
-        "hatf_reader_symbol": (ctypes.POINTER(Symbol), [vp, u64]),
-        "hatf_reader_modules": (sz, [vp, ctypes.POINTER(ctypes.POINTER(Module))]),
         "hatf_source_info": (ctypes.POINTER(Info), [vp]),
         "hatf_source_read_on": (None, [vp, ctypes.c_int]),
         "hatf_source_jobs": (ctypes.c_int, [vp, ctypes.c_uint]),
@@ -144,17 +154,27 @@ def _declare(lib):
         f.restype, f.argtypes = res, args
 
 
-_lib = None
+def _declare_analyze(lib):
+    vp, cp = ctypes.c_void_p, ctypes.c_char_p
+    sig = {
+        "hatan_api_version": (ctypes.c_uint, []),
+        "hatan_stats_file": (ctypes.c_int, [cp, ctypes.c_int, ctypes.c_int, ctypes.c_uint, ctypes.POINTER(Figures),
+                                            ctypes.POINTER(Err)]),
+        "hatan_stats_columns": (ctypes.c_int, [ctypes.POINTER(Columns), ctypes.c_size_t, ctypes.POINTER(Figures)]),
+        "hatan_frames_open": (vp, [cp, ctypes.c_int, ctypes.c_int, ctypes.POINTER(Err)]),
+        "hatan_frames_next": (ctypes.c_int, [vp, ctypes.POINTER(Frame)]),
+        "hatan_frames_close": (None, [vp]),
+    }
+    for name, (res, args) in sig.items():
+        f = getattr(lib, name)
+        f.restype, f.argtypes = res, args
 
 
-def lib():
-    """The loaded libhatf (loaded on first use). Raises OSError when none of
-    library_candidates() loads or the one found is older than MIN_VERSION."""
-    global _lib
-    if _lib is not None:
-        return _lib
+def _load(candidates, usable, declare, what, hint):
+    """The first of candidates that loads and is usable(lib) (else the
+    reason, a string), declared; OSError naming what was tried when none."""
     tried = []
-    for cand in library_candidates():
+    for cand in candidates:
         if os.sep in cand and not os.path.exists(cand):
             tried.append(cand + " (missing)")
             continue
@@ -163,14 +183,41 @@ def lib():
         except OSError as e:
             tried.append("%s (%s)" % (cand, e))
             continue
-        if not hasattr(found, "hatf_source_read_columns") or found.hatf_version_number() < MIN_VERSION:
-            tried.append(cand + " (older than 0.2.0)")
+        why = usable(found)
+        if why:
+            tried.append("%s (%s)" % (cand, why))
             continue
-        _declare(found)
-        _lib = found
+        declare(found)
         return found
-    raise OSError("libhatf not found: tried " + "; ".join(tried) +
-                  " (build it with make, or set HATRACE_LIBHATF)")
+    raise OSError("%s not found: tried %s (build it with make, or set %s)" % (what, "; ".join(tried), hint))
+
+
+_lib = None
+_analyze = None
+
+
+def lib():
+    """The loaded libhatf (loaded on first use). Raises OSError when none of
+    library_candidates() loads or the one found is older than MIN_VERSION."""
+    global _lib
+    if _lib is None:
+        old = "older than 0.2.0"
+        _lib = _load(library_candidates(), lambda f: None if hasattr(f, "hatf_source_read_columns") and
+                     f.hatf_version_number() >= MIN_VERSION else old, _declare, "libhatf", "HATRACE_LIBHATF")
+    return _lib
+
+
+def analyze():
+    """The loaded libhatanalyze (loaded on first use, after libhatf, whose
+    soname it needs). Raises OSError when none of analyze_candidates() loads
+    or the one found has an older API than MIN_ANALYZE_API."""
+    global _analyze
+    if _analyze is None:
+        lib()
+        _analyze = _load(analyze_candidates(), lambda f: None if hasattr(f, "hatan_api_version") and
+                         f.hatan_api_version() >= MIN_ANALYZE_API else "no hatan API %d" % MIN_ANALYZE_API,
+                         _declare_analyze, "libhatanalyze", "HATRACE_LIBHATANALYZE")
+    return _analyze
 
 
 def lines(getter, handle):

@@ -8,7 +8,7 @@
 Each partition is Trace(path).to_pandas() with a first column "trace" (the
 path, categorical, the same categories in every partition), read where the
 partition is computed: a worker of a distributed cluster needs the package,
-libhatf and the files at the same paths. A partition is a whole trace, in
+libhatf (libhatanalyze too for trace_figures) and the files at the same paths. A partition is a whole trace, in
 its global time order, so figures that follow objects over time (live bytes,
 peaks) are computed per partition.
 """

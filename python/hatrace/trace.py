@@ -342,50 +342,32 @@ class Trace:
         csv` writes. The stack column is the events' stack id. Empty for a
         trace without stacks.
 
-        A trace holds no source lines: they come from the modules' debug
-        information on the machine that reads them, found by build id, which
-        the hatrace command looks up (`stats --sites`, reading the trace once
-        more: lines=False skips it). file is "" and line 0 where it found none,
-        and for a stored stack no event uses."""
+        The frames are named by libhatanalyze (hatan_frames_*: the functions
+        that name them for stats --sites). A trace holds no source lines: they
+        come from the modules' debug information on the machine that reads
+        them, found by build id (lines=False skips the look). file is "" and
+        line 0 where none is found. The trace's events are not read."""
         import pandas as pd
-        lib = _lib.lib()
-        h = self._open()
+        an = _lib.analyze()
+        err = Err()
+        h = an.hatan_frames_open(os.fsencode(self.path), _lib.FORMATS[self.format], 1 if lines else 0,
+                                 ctypes.byref(err))
+        if not h:
+            raise HatraceError(self.path, err)
         rows = []
+        f = _lib.Frame()
         try:
-            t = lib.hatf_source_tables(h)
-            mods = ctypes.POINTER(_lib.Module)()
-            nm = lib.hatf_reader_modules(t, ctypes.byref(mods)) if t else 0
-            modules = [(m.id, m.start, m.end, m.bias, os.path.basename(_str(m.path) or ""))
-                       for m in (mods[k] for k in range(nm))]
-            sid = ctypes.c_uint64()
-            fr = ctypes.POINTER(ctypes.c_uint64)()
-            for i in range(lib.hatf_reader_stack_count(t) if t else 0):
-                n = lib.hatf_reader_stack_at(t, i, ctypes.byref(sid), ctypes.byref(fr))
-                for d in range(n):
-                    rows.append((sid.value, d) + _frame(lib, t, modules, fr[d]))
+            while an.hatan_frames_next(h, ctypes.byref(f)):
+                rows.append((f.stack, f.depth, f.address, _str(f.module) or "", f.module_offset,
+                             _str(f.function) or "", f.function_offset, _str(f.file) or "", f.line))
         finally:
-            lib.hatf_source_close(h)
-        df = pd.DataFrame(rows, columns=STACK_COLUMNS)
-        for c in STACK_COLUMNS:
-            if c not in ("module", "function"):
+            an.hatan_frames_close(h)
+        columns = STACK_COLUMNS + ("file", "line")
+        df = pd.DataFrame(rows, columns=columns)
+        for c in columns:
+            if c not in ("module", "function", "file"):
                 df[c] = df[c].astype(np.uint64)
-        if lines:
-            src = self._source_lines() if len(df) else {}
-            at = [src.get((s, d), ("", 0)) for s, d in zip(df["stack"], df["depth"])]
-            df["file"] = [f for f, _ in at]
-            df["line"] = np.array([n for _, n in at], dtype=np.uint64)
-        return df
-
-    def _source_lines(self):
-        """{(stack, depth): (file, line)} of the frames the command found a
-        line for, from `stats --sites --json` (every site, its frames in
-        order)."""
-        out = {}
-        for site in self.stats("--sites", "--top", "0")["top"]:
-            for d, f in enumerate(site["frames"]):
-                if f.get("file"):
-                    out[(int(site["stack"]), d)] = (f["file"], int(f["line"]))
-        return out
+        return df if lines else df[list(STACK_COLUMNS)]
 
     @property
     def threads(self):
@@ -414,22 +396,6 @@ class Trace:
 
 # Trace.stacks()' columns.
 STACK_COLUMNS = ("stack", "depth", "address", "module", "module_offset", "function", "function_offset")
-
-
-def _frame(lib, t, modules, addr):
-    """(address, module, module_offset, function, function_offset) of a
-    frame, as the hatrace commands name it (analyze/frames.c): the module its
-    symbol names, else the one whose range holds it."""
-    sp = lib.hatf_reader_symbol(t, addr)
-    sym = sp.contents if sp else None
-    name = _str(sym.name) if sym else None
-    for mid, start, end, bias, base in modules:
-        if (mid == sym.module) if sym and sym.module else start <= addr < end:
-            module, moff = base, addr - bias
-            break
-    else:
-        module, moff = "", 0
-    return (addr, module, moff, name or "", sym.offset if name else 0)
 
 
 def _str(b):

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The man pages (docs/man, built into $BUILD/man with the version filled in):
-#  - hatrace(1) and libhatf(3) render with man -l and with groff -man, with
+#  - hatrace(1), libhatf(3) and libhatanalyze(3) render with man -l and with groff -man, with
 #    every groff warning on, and print nothing on stderr; make install puts
 #    them in PREFIX/share/man/man1 and man3, make uninstall removes them;
 #  - hatrace(1) has a section (.SS under COMMANDS) for each command that
@@ -8,9 +8,11 @@
 #    (--word tokens) of `hatrace CMD --help` are those of its section; the
 #    SYNOPSIS, DESCRIPTION and OPTIONS sections hold those of `hatrace --help`.
 #    So a new option or command without its man page text fails here;
-#  - libhatf(3) names every symbol build/libhatf.so exports (nm -D);
+#  - libhatf(3) names every symbol build/libhatf.so exports (nm -D), and
+#    libhatanalyze(3) every one of build/libhatanalyze.so;
 #  - libhatf(3)'s first example compiles against the built library and counts
-#    the events of a trace as `hatrace stats` counts its records.
+#    the events of a trace as `hatrace stats` counts its records; libhatanalyze(3)'s
+#    prints its peak of live bytes as stats --json does.
 # Skipped (77) when neither man nor groff is installed.
 set -u
 fail() { echo "FAIL: $*"; exit 1; }
@@ -22,7 +24,7 @@ W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
 export LC_ALL=C.UTF-8 MANWIDTH=80
 
-pages=("$BUILD/man/hatrace.1" "$BUILD/man/libhatf.3")
+pages=("$BUILD/man/hatrace.1" "$BUILD/man/libhatf.3" "$BUILD/man/libhatanalyze.3")
 for p in "${pages[@]}"; do
   [ -f "$p" ] || fail "$p not built"
   if command -v man >/dev/null; then
@@ -41,7 +43,7 @@ done
 # make install puts them under PREFIX/share/man (man finds them there), uninstall takes them away
 P=$W/prefix
 make -s install PREFIX="$P" B="$BUILD" >"$W/install.log" 2>&1 || { cat "$W/install.log"; fail "make install"; }
-for f in man1/hatrace.1 man3/libhatf.3; do
+for f in man1/hatrace.1 man3/libhatf.3 man3/libhatanalyze.3; do
   cmp -s "$P/share/man/$f" "$BUILD/man/${f#*/}" || fail "not installed: share/man/$f"
 done
 if command -v man >/dev/null; then
@@ -91,15 +93,20 @@ for c in $cmds; do
 done
 [ "$bad" -eq 0 ] || fail "$bad parts of hatrace(1) name other long options than --help"
 
-# --- libhatf(3) names every function the library exports ---------------------
+# --- libhatf(3) and libhatanalyze(3) name every function their library exports ---
 command -v nm >/dev/null || fail "nm not found (binutils)"
-nm -D --defined-only "$BUILD/libhatf.so" | awk '{ sub(/@.*/, "", $3); print $3 }' | sort -u >"$W/exported"
-[ "$(wc -l <"$W/exported")" -ge 50 ] && grep -qx hatf_source_open "$W/exported" ||
-  fail "nm lists no exports of $BUILD/libhatf.so: $(head -3 "$W/exported")"
-while read -r sym; do
-  grep -qw -- "$sym" docs/man/libhatf.3 || echo "$sym" >>"$W/unnamed"
-done <"$W/exported"
-[ ! -s "$W/unnamed" ] || fail "libhatf(3) does not name these exported functions: $(tr '\n' ' ' <"$W/unnamed")"
+named() { # LIB PAGE LEAST ONE: PAGE names each of LIB's exports (at least LEAST of them, ONE among them)
+  nm -D --defined-only "$BUILD/$1" | awk '{ sub(/@.*/, "", $3); print $3 }' | sort -u >"$W/exported"
+  [ "$(wc -l <"$W/exported")" -ge "$3" ] && grep -qx "$4" "$W/exported" ||
+    fail "nm lists no exports of $BUILD/$1: $(head -3 "$W/exported")"
+  : >"$W/unnamed"
+  while read -r sym; do
+    grep -qw -- "$sym" "docs/man/$2" || echo "$sym" >>"$W/unnamed"
+  done <"$W/exported"
+  [ ! -s "$W/unnamed" ] || fail "$2 does not name these exported functions: $(tr '\n' ' ' <"$W/unnamed")"
+}
+named libhatanalyze.so libhatanalyze.3 6 hatan_stats_columns
+named libhatf.so libhatf.3 50 hatf_source_open
 
 # --- libhatf(3)'s example ----------------------------------------------------
 awk '/^\.EX/ { on = 1; next } /^\.EE/ { exit } on' docs/man/libhatf.3 |
@@ -114,4 +121,16 @@ want=$("$HATRACE" stats --json "$W/t.hatf" | sed -n 's/^ *"records": *\([0-9]*\)
 got=$("$W/example" "$W/t.hatf") || fail "the example failed: $got"
 [ "$got" = "$want events (libhatf $(sed -n 's/^#define HATF_VERSION_\(MAJOR\|MINOR\|PATCH\)  *\([0-9]*\).*/\2/p' include/hatf_version.h | paste -sd.))" ] ||
   fail "the example says '$got', stats says $want records"
-echo "ok: hatrace(1) and libhatf(3) render cleanly; libhatf(3) names the $(wc -l <"$W/exported") exported functions; options of $(wc -w <<<"$cmds") commands match --help; the example counts $want events"
+
+# --- libhatanalyze(3)'s example: the trace's peak, as stats --json says it -----
+awk '/^\.EX/ { on = 1; next } /^\.EE/ { exit } on' docs/man/libhatanalyze.3 |
+  sed -e 's/\\e/\\/g' -e 's/\\-/-/g' >"$W/peak.c"
+grep -q hatan_stats_file "$W/peak.c" || fail "no example in libhatanalyze(3)"
+# shellcheck disable=SC2086
+"$CC" -std=gnu11 -Wall -Wextra -Werror ${SANITIZE:+-fsanitize=$SANITIZE} -Iinclude -Ianalyze -o "$W/peak" "$W/peak.c" \
+  "$BUILD/libhatanalyze.so" "$BUILD/libhatf.so" -Wl,-rpath,"$BUILD" 2>"$W/cc.err" ||
+  fail "libhatanalyze(3) example does not build: $(head -5 "$W/cc.err")"
+want=$("$HATRACE" stats --json "$W/t.hatf" | sed -n 's/^ *"max_live_bytes": *\([0-9]*\),*$/\1/p')
+got=$("$W/peak" "$W/t.hatf") || fail "the libhatanalyze(3) example failed: $got"
+[ -n "$want" ] && [ "$got" = "$want" ] || fail "the libhatanalyze(3) example says '$got', stats says '$want'"
+echo "ok: hatrace(1), libhatf(3) and libhatanalyze(3) render cleanly; the libraries' pages name their exported functions; options of $(wc -w <<<"$cmds") commands match --help; the examples work"

@@ -4,8 +4,8 @@
 # command on the same traces (golden inputs, recordings of examples/kvstore;
 # a Dask computation on a two-process local cluster), examples/dask_histogram.py,
 # then the package as
-# `make install` puts it, found and finding libhatf and hatrace without any
-# environment variable. Skipped (77) when a Debian Python package is missing
+# `make install` puts it, found and finding libhatf, libhatanalyze and hatrace
+# without any environment variable. Skipped (77) when a Debian Python package is missing
 # (scripts/install-deps.sh installs them).
 set -u
 fail() { echo "FAIL: $*"; exit 1; }
@@ -20,14 +20,14 @@ export PYTHONDONTWRITEBYTECODE=1
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
 
-HATRACE_LIBHATF=$BUILD/libhatf.so PYTHONPATH=python BUILD=$BUILD \
+HATRACE_LIBHATF=$BUILD/libhatf.so HATRACE_LIBHATANALYZE=$BUILD/libhatanalyze.so PYTHONPATH=python BUILD=$BUILD \
   timeout 600 "$PY" -m pytest -q -p no:cacheprovider -W ignore::DeprecationWarning python/tests ||
   fail "python/tests"
 
 # the Dask example, on a local cluster of one worker: the histogram of the trace
 mkdir -p "$W/traces"
 "$HATRACE" convert --from text tests/golden/inputs/basic.txt -o "$W/traces/b.hatf" || fail "convert"
-PYTHONPATH=python HATRACE_LIBHATF=$BUILD/libhatf.so timeout 300 "$PY" -W ignore::DeprecationWarning \
+PYTHONPATH=python HATRACE_LIBHATF=$BUILD/libhatf.so HATRACE_LIBHATANALYZE=$BUILD/libhatanalyze.so timeout 300 "$PY" -W ignore::DeprecationWarning \
   examples/dask_histogram.py --workers 1 "$W/traces" >"$W/example.txt" 2>"$W/example.err" ||
   { cat "$W/example.err"; fail "examples/dask_histogram.py"; }
 grep -q '^16..31  *1$' "$W/example.txt" && grep -q '^malloc  *2  *124$' "$W/example.txt" ||
@@ -39,12 +39,15 @@ grep -q '^16..31  *1$' "$W/example.txt" && grep -q '^malloc  *2  *124$' "$W/exam
 make -s install PREFIX="$W/p" B="$BUILD" PYTHON="$PY" >"$W/install.log" 2>&1 || { cat "$W/install.log"; fail "make install"; }
 site=$(echo "$W"/p/lib/python3*/dist-packages)
 [ -f "$site/hatrace/__init__.py" ] || fail "package not installed under $W/p/lib"
-out=$(cd "$W" && env -u HATRACE -u HATRACE_LIBHATF PYTHONPATH="$site" "$PY" -c '
+out=$(cd "$W" && env -u HATRACE -u HATRACE_LIBHATF -u HATRACE_LIBHATANALYZE PYTHONPATH="$site" "$PY" -c '
 import sys, hatrace, hatrace._lib as L
 t = hatrace.open(sys.argv[1])
-print(len(t.to_pandas()), t.stats()["records"], L.lib()._name, L.hatrace_command())' "$W/traces/b.hatf") ||
+df = t.to_pandas()
+print(len(df), t.stats()["records"], hatrace.figures(df)["records"], L.lib()._name, L.analyze()._name,
+      L.hatrace_command())' "$W/traces/b.hatf") ||
   fail "installed package"
-[ "$out" = "14 14 $W/p/lib/libhatf.so.0 $W/p/bin/hatrace" ] || fail "installed package said: $out"
+[ "$out" = "14 14 14 $W/p/lib/libhatf.so.0 $W/p/lib/libhatanalyze.so.0 $W/p/bin/hatrace" ] ||
+  fail "installed package said: $out"
 make -s uninstall PREFIX="$W/p" B="$BUILD" PYTHON="$PY" >/dev/null || fail "make uninstall"
 [ ! -e "$site/hatrace" ] || fail "uninstall left the package"
 echo "python_package: ok"
