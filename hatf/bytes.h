@@ -7,6 +7,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "hatf_check.h"
+
 static inline uint64_t hatf_load_be(const uint8_t *p, unsigned n)
 {
     uint64_t v = 0;
@@ -59,8 +61,9 @@ static inline size_t hatf_varint_put(uint8_t *p, uint64_t v)
 
 /* hatf_varint_put, the same bytes, for the recorder's hot loops: a value
  * under 2^56 is spread over 7-bit groups and written with one 8-byte store,
- * no loop (the bytes past the code are scratch). pre: HATF_VARINT_MAX bytes
- * of room at p. @return bytes written (1..10).
+ * no loop (the bytes past the code are scratch). pre, not checked (p comes
+ * without its end): HATF_VARINT_MAX bytes of room at p. @return bytes
+ * written (1..10).
  *
  * The spread takes three doubling steps, each moving the upper group of every
  * field up by k bits, x + t * (2^k - 1) with t that group: 28|28 bits into
@@ -93,11 +96,13 @@ static inline size_t hatf_varint_put8(uint8_t *p, uint64_t v)
 }
 
 /* hatf_varint_put8 with pdep spreading the 7-bit groups (one instruction for
- * the three doubling steps): the same bytes. pre: the CPU has a fast pdep
- * (hatf_adec_isa() == HATF_ADEC_BMI2); elsewhere it is hatf_varint_put8. */
+ * the three doubling steps): the same bytes. pre: the CPU has pdep (BMI2;
+ * callers take it where it is fast too, hatf_adec_isa() == HATF_ADEC_BMI2);
+ * elsewhere it is hatf_varint_put8. */
 static inline size_t hatf_varint_put8_pdep(uint8_t *p, uint64_t v)
 {
 #if defined(__x86_64__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    HATF_PRE(__builtin_cpu_supports("bmi2"));
     if (v < (1ull << 56)) {
         static const uint64_t cont[8] = { 0, 0x80, 0x8080, 0x808080, 0x80808080, 0x8080808080ull,
                                           0x808080808080ull, 0x80808080808080ull };

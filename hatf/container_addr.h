@@ -93,7 +93,7 @@ typedef struct hatf_aitem { uint64_t size, addr, new_addr; uint8_t op; } hatf_ai
 
 /* Code the addresses of events a[0..n) (op, size, addr, new_addr used) onto
  * out, in order; out->failed on out of memory.
- * pre: hatf_amodel_reset with room for every alloc of the group. */
+ * pre, not checked (the group's allocs are not counted here): hatf_amodel_reset with room for each. */
 void hatf_aenc_run(hatf_amodel *m, const hatf_aitem *a, size_t n, hatf_buf *out);
 
 /* Coding 6 (HATF_ACODE_REF), the recorder's fast groups: an address the
@@ -125,7 +125,7 @@ static inline uint64_t hatf_hash64(uint64_t x, unsigned bits);
 
 /* One address in coding 6; is_new: an alloc's or a realloc's new address;
  * tab: the writer's 1 << HATF_AREF_BITS slots; pdep: the varint spread by
- * pdep (hatf_varint_put8_pdep's pre; the same bytes). pre: HATF_AREF_MAX
+ * pdep (hatf_varint_put8_pdep's pre; the same bytes). pre, not checked (o has no end): HATF_AREF_MAX
  * bytes of room at o (those past the code are scratch). @return the end of
  * the code (at most HATF_AREF_MAX bytes). */
 static inline __attribute__((always_inline))
@@ -276,7 +276,7 @@ int hatf_adec_isa(void);
 
 /* Decode the addresses of e[0..n) (op and size read, addr / new_addr set)
  * from *pp..end (container_adec.c). isa: HATF_ADEC_*, from hatf_adec_isa.
- * pre: hatf_amodel_reset with room for every alloc of the group (codings 4
+ * pre, not checked (the group's allocs are not counted here): hatf_amodel_reset with room for each (codings 4
  * and 5, HATF_ACODE_DELTA and _N, need none: last_new holds the previous
  * address; coding 6, room for its non-NULL addresses).
  * @return the events done; fewer than n when the next one's code is bad. */

@@ -627,6 +627,7 @@ void hatf_thread_drop_unpaired_(hatf_reader *r, hatf_rthread *t)
  * pre: not following (its groups are final). */
 static int finish(hatf_reader *r)
 {
+    HATF_PRE(!r->following);
     r->events = 0;
     r->thread_ids = malloc((r->nth ? r->nth : 1) * sizeof *r->thread_ids);
     if (!r->thread_ids) return HATF_E_NOMEM;

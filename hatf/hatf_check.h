@@ -6,7 +6,9 @@
  * with one write(2), no allocation and no lock, so it is safe inside the
  * recorder's hooks and signal handlers, and aborts. Without HATF_CHECKS it
  * compiles to nothing and cond is not evaluated: release builds pay nothing,
- * on the recorder's hot path too.
+ * on the recorder's hot path too. A condition that cannot be tested cheaply
+ * at the function's entry (no end given with a pointer, a pass over the
+ * input) is written `pre, not checked (why):` instead.
  *
  * Seen by libhatf, by the recorder (through hatf_recorder.h) and by the layers
  * above (analyze/check.h).

@@ -44,8 +44,9 @@ static inline int hatf_raw_plain(uint64_t tk)
 /* hatf_writer_add for thread's events in the units at raw while they are
  * plain (what hatf_writer_add would write for them as hatf_events of op,
  * size, addr, new_addr, thread, time tk >> HATF_RAW_TIME_SHIFT and no
- * attribute, coded in one pass, container_plain.h). pre: every event that
- * starts in the units units is whole at raw (it may end past them).
+ * attribute, coded in one pass, container_plain.h). pre, not checked (it
+ * would take a pass over the units): every event that starts in the units
+ * units is whole at raw (it may end past them).
  * @return the units it took, *events the events in them (the first event
  * that is not plain is the caller's), or a negative code (the writer
  * failed). */

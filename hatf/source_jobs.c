@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "hatf_check.h"
 #include "source_jobs.h"
 
 enum { JOB_WAIT, JOB_BUSY, JOB_DONE, JOB_TAKEN, JOB_ORPHANED };
@@ -99,9 +100,18 @@ static void group_free(struct hatf_ahead_group *g)
     free(g);
 }
 
+/* 1 if a->mu is held, by this thread or another: the check of "pre: mu held". */
+static inline int mu_held(struct hatf_ahead *a)
+{
+    if (pthread_mutex_trylock(&a->mu) != 0) return 1;
+    pthread_mutex_unlock(&a->mu);
+    return 0;
+}
+
 /* pre: mu held. */
 static struct hatf_ahead_group *pool_get(struct hatf_ahead *a)
 {
+    HATF_PRE(mu_held(a));
     struct hatf_ahead_group *g = a->pool;
     if (g) a->pool = g->next_free;
     return g;
@@ -193,6 +203,7 @@ static uint64_t job_bytes(const ahead_job *j)
 /* The next job a decoding thread may take, or SIZE_MAX. pre: mu held. */
 static size_t claimable(struct hatf_ahead *a)
 {
+    HATF_PRE(mu_held(a));
     while (a->next < a->njobs && a->jobs[a->next].state != JOB_WAIT) a->next++;
     if (a->next >= a->njobs || a->next >= a->head + a->window) return SIZE_MAX;
     uint64_t bytes = 0;
@@ -300,6 +311,7 @@ static int plan(struct hatf_ahead *a)
 
 int hatf_ahead_start_(hatf_reader *r, unsigned nthreads)
 {
+    HATF_PRE(r->open == 0);
     struct hatf_ahead *a = calloc(1, sizeof *a);
     if (!a) return HATF_E_NOMEM;
     a->r = r;
@@ -333,6 +345,7 @@ int hatf_ahead_start_(hatf_reader *r, unsigned nthreads)
 
 void hatf_ahead_stop_(hatf_reader *r)
 {
+    HATF_PRE(r->open == 0);
     struct hatf_ahead *a = r->ahead;
     if (!a) return;
     pthread_mutex_lock(&a->mu);
@@ -350,6 +363,7 @@ void hatf_ahead_stop_(hatf_reader *r)
 /* pre: mu held. */
 static void advance_head(struct hatf_ahead *a)
 {
+    HATF_PRE(mu_held(a));
     size_t h = a->head;
     while (a->head < a->njobs && a->jobs[a->head].state == JOB_TAKEN) a->head++;
     if (a->head != h) pthread_cond_broadcast(&a->work);
@@ -357,6 +371,7 @@ static void advance_head(struct hatf_ahead *a)
 
 int hatf_ahead_take_(hatf_cursor *c, int *rc)
 {
+    HATF_PRE(!c->ahead && c->gi < c->t->ng && !c->worker);
     struct hatf_ahead *a = c->r->ahead;
     size_t ti = (size_t)(c->t - c->r->th);
     /* not a thread or a group the plan has (the reader's lists grew since) */
@@ -415,6 +430,7 @@ int hatf_ahead_take_(hatf_cursor *c, int *rc)
 
 int hatf_ahead_next_(hatf_cursor *c)
 {
+    HATF_PRE(c->ahead);
     struct hatf_ahead_group *g = c->ahead;
     if (g->next == g->nitems) {
         hatf_ahead_done_(c);

@@ -44,13 +44,15 @@ extern uint32_t hatf_ahead_decode_max_;
 enum { HATF_AHEAD_NONE = 0, HATF_AHEAD_DECODED = 1, HATF_AHEAD_LOADED = 2 };
 
 /* Start nthreads decoding threads (at least 1) over r's chunk groups and set
- * r->ahead. pre: no cursor of r has loaded a group yet.
+ * r->ahead. pre: no cursor of r has loaded a group yet (checked: none is in
+ * the middle of one, r->open == 0).
  * @return 0, or HATF_E_NOMEM (or a thread could not start): then r->ahead
  * stays NULL and nothing is left running. */
 int hatf_ahead_start_(hatf_reader *r, unsigned nthreads);
 
 /* Stop the threads, free what they decoded, clear r->ahead.
- * pre: every cursor of r is freed (it holds no group). NULL r->ahead: nothing. */
+ * pre: every cursor of r is freed (checked: none holds a group, r->open ==
+ * 0). NULL r->ahead: nothing. */
 void hatf_ahead_stop_(hatf_reader *r);
 
 /* The cursor's next group (c->t->g[c->gi]), from the decoding threads

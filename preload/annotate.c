@@ -12,6 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "annotate.h"
+#include "prim.h"
+#include "process.h"
 #include "recorder.h"
 
 #define HT_EXPORT __attribute__((visibility("default")))

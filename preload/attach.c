@@ -17,8 +17,15 @@
 #include <string.h>
 
 #include "attach.h"
+#include "flusher.h"
 #include "flusher_state.h"
 #include "got_patch.h"
+#include "options.h"
+#include "prim.h"
+#include "recorder.h"
+#include "registry.h"
+#include "ring.h"
+#include "stacks.h"
 
 #define HT_EXPORT __attribute__((visibility("default")))
 

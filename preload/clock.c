@@ -6,7 +6,11 @@
  */
 #include <string.h>
 
+#include "clock.h"
 #include "flusher_state.h"
+#include "options.h"
+#include "prim.h"
+#include "recorder.h"
 
 void ht_clock_init(void)
 {

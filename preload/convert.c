@@ -8,8 +8,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "flusher_state.h"
 #include "convert.h"
+#include "flusher_state.h"
+#include "recorder.h"
+#include "ring.h"
 
 /* hatrace attribute bytes of "func=K" alone: key 1, then K as a one-byte varint */
 static const uint8_t func_only[HT_K_DELETE_ARRAY + 1][2] = {

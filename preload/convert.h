@@ -7,7 +7,9 @@
 #ifndef HT_CONVERT_H
 #define HT_CONVERT_H
 
+#include "prim.h"
 #include "recorder.h"
+#include "ring.h"
 #include "hatf_container.h"
 
 /* A realloc's record by its outcome: of NULL, to NULL (freed), in place, moved. */

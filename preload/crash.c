@@ -37,6 +37,7 @@
 #include <unistd.h>
 
 #include "crash.h"
+#include "prim.h"
 
 int (*ht_real_sigaction)(int, const struct sigaction *, struct sigaction *);
 

@@ -15,7 +15,8 @@
  * rings filled (as an earlier rule did) made a loaded machine's traces 3-6
  * times larger without a measurable gain in the program's CPU or wall time.
  */
-#include "flusher_state.h"
+#include "effort.h"
+#include "options.h"
 
 enum hatf_coding_ ht_effort_coding(void)
 {

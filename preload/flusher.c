@@ -17,8 +17,18 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
-#include "flusher_state.h"
 #include "convert.h"
+#include "crash.h"
+#include "flusher.h"
+#include "flusher_state.h"
+#include "options.h"
+#include "output.h"
+#include "own_heap.h"
+#include "prim.h"
+#include "recorder.h"
+#include "registry.h"
+#include "ring.h"
+#include "stacks.h"
 
 static __thread int on_flusher __attribute__((tls_model("initial-exec")));
 static __thread int on_helper __attribute__((tls_model("initial-exec")));

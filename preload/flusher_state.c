@@ -6,6 +6,8 @@
 #include <unistd.h>
 
 #include "flusher_state.h"
+#include "registry.h"
+#include "stacks.h"
 
 ht_flush_state ht_fs = {
     .wlock = PTHREAD_MUTEX_INITIALIZER,
@@ -29,7 +31,7 @@ void ht_flusher_atfork_parent(void) { pthread_mutex_unlock(&ht_fs.wlock); }
  * Every field of ht_fs is reset here but these, which survive on purpose:
  *   out_dir        the child's trace goes next to the parent's, even after a chdir
  *   parent_path    set here from out_path: the child's header names the parent's trace
- *   mono0, real0   the clock's start sample (with ht_t0, recorder.c): the child's
+ *   mono0, real0   the clock's start sample (with ht_t0, process.c): the child's
  *                  times are on the parent's time line
  *   out_failed     a trace the parent could not create or write stays off in the child
  * and these, left as they are because nothing reads them before they are set

@@ -1,7 +1,6 @@
-/* flusher_state.h — what the writer side of the recorder (registry.c, clock.c,
- * output.c, convert.c, flusher.c, writer_end.c, flusher_state.c) shares among
- * its own files: its state, in one struct, and the helpers one of them calls
- * in another. The rest of preload/ sees only recorder.h.
+/* flusher_state.h — the writer side's state in one struct (ht_fs), which
+ * registry.c, clock.c, output.c, convert.c, flusher.c, writer_end.c and
+ * flusher_state.c share, and what flusher_state.c does with it.
  *
  * The state is one struct so that what a fork does to it is one visible
  * operation (ht_flusher_atfork_child, flusher_state.c), not resets scattered
@@ -12,11 +11,12 @@
 
 #include <limits.h>
 #include <pthread.h>
-#include <signal.h>
+#include <stdatomic.h>
+#include <stdint.h>
 #include <sys/types.h>
 
-#include "recorder.h"
 #include "hatf_container.h"
+#include "prim.h"
 
 
 enum { HT_FLUSHER_OFF = 0, HT_FLUSHER_ON = 1, HT_FLUSHER_STARTING = 2 };
@@ -71,53 +71,12 @@ extern ht_flush_state ht_fs HT_HIDDEN;  /* defined, and reset after fork, in flu
  * event (a fork child's trace, an attached process's next window); the file,
  * the rings and the stacks are their owners' to reset. */
 void ht_flusher_state_fresh(void) HT_HIDDEN;
-
-/* ---- registry.c ---- */
-/* Fork child: every ring is reset and free, none counted dead. */
-void ht_rings_atfork_child(void) HT_HIDDEN;
-
-/* ---- clock.c ---- */
-/* Fix the trace's unit (ht_fs.unit_num/den) by calibration; the writer opens next. */
-void ht_clock_fix_unit(void) HT_HIDDEN;
-/* At close: measure the rate again over the whole run, warn of a drift above 0.1%. */
-void ht_clock_check_drift(void) HT_HIDDEN;
-
-/* ---- output.c ---- */
-/* pre: wlock held. Open the writer (creating the file first if need be).
- * @return 0, or -1 if the trace is off. */
-int ht_writer_open(void) HT_HIDDEN;
-/* pre: wlock held. The writer failed: close it, say why, stop recording. */
-void ht_write_failed(void) HT_HIDDEN;
-/* pre: wlock held. A sample of the process's resident memory into the trace
- * (each flush interval, and at the end). */
-void ht_resident_sample(void) HT_HIDDEN;
-/* pre: wlock held. 0 (and recording stops) if the program closed the trace's
- * descriptor and may have reused its number. */
-int ht_out_fd_intact(void) HT_HIDDEN;
-/* hatrace record's "E" line for this trace, at close: its events, bytes,
- * events dropped, ring waits, the background threads' CPU ns, the events
- * in chunk groups coded fast, ht_fs.death_sig, and the fast events stored
- * unpacked. */
-void ht_report_end(uint64_t bytes, uint64_t dropped, uint64_t waits, uint64_t bg_ns,
-                   uint64_t fast_events, uint64_t stored_events) HT_HIDDEN;
-/* hatrace record's "X" line: writing the trace failed (why), it is incomplete. */
-void ht_report_failed(const char *why) HT_HIDDEN;
-/* Around a write of the trace from a program thread: SIGXFSZ held, and the
- * one the write raised taken back (see output.c). */
-typedef struct ht_xfsz_guard { sigset_t old; int was_pending; } ht_xfsz_guard;
-void ht_xfsz_hold(ht_xfsz_guard *g) HT_HIDDEN;
-void ht_xfsz_release(ht_xfsz_guard *g) HT_HIDDEN;
-
-/* ---- effort.c ---- */
-/* The coding of every chunk group, as HATRACE_EFFORT asks. */
-enum hatf_coding_ ht_effort_coding(void) HT_HIDDEN;
-
-/* ---- flusher.c ---- */
-/* pre: wlock held. Read the CPU time of the flusher and the helper into
- * ht_fs (from the flusher thread or the exiting one; the helper's while the
- * writer is open: it ends with it). */
-void ht_background_cpu_read(void) HT_HIDDEN;
-
-/* ---- convert.c: see convert.h ---- */
+/* Fork: lock in prepare, unlock in the parent, reset in the child. */
+void ht_flusher_atfork_prepare(void) HT_HIDDEN;
+void ht_flusher_atfork_parent(void) HT_HIDDEN;
+void ht_flusher_atfork_child(void) HT_HIDDEN;
+/* 1 if the writer lock is held, by this thread or another (flusher_state.c):
+ * the check of "pre: wlock held", HATF_PRE(ht_wlock_held()). */
+int ht_wlock_held(void) HT_HIDDEN;
 
 #endif /* HT_FLUSHER_STATE_H */

@@ -32,6 +32,12 @@
 
 #include "attach.h"
 #include "crash.h"
+#include "flusher.h"
+#include "own_heap.h"
+#include "prim.h"
+#include "process.h"
+#include "recorder.h"
+#include "stacks.h"
 
 #define HT_EXPORT __attribute__((visibility("default")))
 

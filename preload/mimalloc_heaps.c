@@ -37,6 +37,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "annotate.h"
+#include "prim.h"
 #include "recorder.h"
 
 #define HT_EXPORT __attribute__((visibility("default")))

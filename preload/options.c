@@ -3,8 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "attach.h"
-#include "recorder.h"
+#include "options.h"
+#include "prim.h"
 
 typedef struct ht_option {
     const char *env;

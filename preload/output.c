@@ -12,8 +12,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "attach.h"
+#include "clock.h"
+#include "effort.h"
 #include "flusher_state.h"
+#include "options.h"
+#include "output.h"
+#include "prim.h"
+#include "recorder.h"
+#include "stacks.h"
 
 /* One line per event of a trace's life for hatrace record: "L pid" when the
  * library starts in a process (record tells a program LD_PRELOAD does not

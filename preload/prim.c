@@ -14,7 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "recorder.h"
+#include "prim.h"
 
 int ht_use_tsc;
 __thread ht_tls ht_t __attribute__((tls_model("initial-exec")));

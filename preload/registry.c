@@ -6,7 +6,9 @@
  */
 #include <sys/mman.h>
 
-#include "flusher_state.h"
+#include "options.h"
+#include "registry.h"
+#include "ring.h"
 
 _Atomic(ht_ring *) ht_rings;
 _Atomic uint32_t ht_dead_rings;

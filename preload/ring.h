@@ -17,7 +17,7 @@
  * The producer keeps a private copy of tail and reads the shared one only when the
  * ring looks full, so an append touches only the producer's own cache line and the
  * slot. Nothing here allocates, locks or makes a system call; the policy for a full
- * ring (wait or drop) and the flusher wake-up belong to the caller (recorder.c).
+ * ring (wait or drop) and the flusher wake-up belong to the caller (process.c).
  */
 #ifndef HT_RING_H
 #define HT_RING_H
@@ -182,7 +182,7 @@ static inline void ht_ring_consume(ht_ring *r, size_t n)
 /* Consumer, after ht_ring_consume: whether a producer sleeping on a full ring
  * should be woken now, i.e. the fill is down to the mark (it resumes with room
  * for a burst instead of one wake-up per batch), or final (the consumer stops
- * here). Pairs with the fence in the producer's wait (recorder.c): one of the
+ * here). Pairs with the fence in the producer's wait (process.c): one of the
  * two sees the other's store. */
 static inline int ht_ring_wake_due(ht_ring *r, int final)
 {

@@ -25,7 +25,14 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "options.h"
+#include "prim.h"
 #include "recorder.h"
+#include "registry.h"
+#include "ring.h"
+#include "stacks.h"
+#include "symbols.h"
+#include "unwind.h"
 #include "hatf_container.h"
 
 #ifdef HT_HAVE_LIBUNWIND

@@ -25,7 +25,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "recorder.h"
+#include "options.h"
+#include "prim.h"
+#include "symbols.h"
 #include "hatf_container.h"
 
 typedef struct fsym { uint64_t value, size; const char *name; } fsym;

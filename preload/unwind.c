@@ -25,7 +25,8 @@
 #include <pthread.h>
 #include <string.h>
 
-#include "recorder.h"
+#include "prim.h"
+#include "unwind.h"
 
 #if defined(__x86_64__) && defined(__GLIBC__) && \
     (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 35))

@@ -1,5 +1,5 @@
 /* writer_end.c — the end of this process's trace, once the final drain is
- * done (ht_finish, recorder.c): what only the end knows goes in (the counters
+ * done (ht_finish, process.c): what only the end knows goes in (the counters
  * of every ring, the names of threads still alive, the stack tables), the
  * clock's drift is checked, the writer closes, and the trace is reported
  * (hatrace record's "E" line, HATRACE_VERBOSE's figures, a warning of loss).
@@ -8,7 +8,16 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "clock.h"
 #include "flusher_state.h"
+#include "options.h"
+#include "output.h"
+#include "prim.h"
+#include "recorder.h"
+#include "registry.h"
+#include "ring.h"
+#include "stacks.h"
+#include "writer_end.h"
 
 /* Threads still alive at the end (the main thread at least) are named from
  * /proc; exited threads were named when their ring was reclaimed. pre: wlock. */

@@ -13,6 +13,9 @@
 #include "hatf_container.h"
 #include "ring.h"
 #include "recorder.h"
+#include "flusher.h"
+#include "prim.h"
+#include "process.h"
 
 #if defined(__SANITIZE_THREAD__)
 #define UNDER_TSAN 1

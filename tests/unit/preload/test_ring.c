@@ -13,6 +13,7 @@
 #include "cunit_main.h"
 #include "ring.h"
 #include "recorder.h"
+#include "options.h"
 
 #if defined(__SANITIZE_THREAD__)
 #define STRESS_EVENTS 200000u

@@ -10,6 +10,8 @@
 #include "hatf_container.h"
 #include "ring.h"
 #include "recorder.h"
+#include "prim.h"
+#include "stacks.h"
 
 static ht_ring *new_ring(uint32_t cap)
 {
