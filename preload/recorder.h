@@ -160,6 +160,9 @@ void ht_own_heap_realloc(uint64_t old, int64_t old_size, uint64_t now, int64_t n
 /* The recorder's heap as a resident sample counts it: its blocks' usable
  * bytes, the large ones' resident pages only. */
 uint64_t ht_own_heap_resident(void) HT_HIDDEN;
+/* The anonymous resident pages of the recorder's own libraries' writable
+ * segments (libhatrace.so's and those only it needs). pre: wlock held. */
+uint64_t ht_own_libs_resident(void) HT_HIDDEN;
 static inline int ht_in_own_code(const ht_tls *t) { return t->untraced > t->ignoring; }
 
 /* ---- prim.c ---- */
