@@ -240,8 +240,10 @@ static void flush_if_due(int force)
 }
 
 /* The kernel's high-water mark, the recorder's own bytes and the time at
- * the previous sample (under wlock). */
+ * the previous sample of the trace res_writer of process res_pid (under wlock). */
 static uint64_t res_hwm, res_own, res_last_ns;
+static const void *res_writer;
+static pid_t res_pid;
 
 /* How far the kernel's counters may be off: it reads the high-water mark
  * from per-CPU counters, each off by up to its batch (the larger of 32 and
@@ -267,6 +269,8 @@ void ht_resident_sample(void)
         own += ht_resident_of((void *)atomic_load(&ht_fs.helper_stack), atomic_load(&ht_fs.helper_stack_size));
     if (!m.anon || !ht_fs.writer || ht_fs.out_failed) return;
     uint64_t at = now > ht_fs.mono0 ? now - ht_fs.mono0 : 0;
+    if (res_writer != ht_fs.writer || res_pid != getpid() || res_last_ns > at)  /* a new trace: a forked child's, a second attach's */
+        res_hwm = res_own = res_last_ns = 0, res_writer = ht_fs.writer, res_pid = getpid();
     /* A peak since the last sample (or the start): the high-water mark rose
      * since and is above the resident size now (memory was given back). Its
      * anonymous part, the file pages as now, goes in as a sample halfway, so
