@@ -239,9 +239,10 @@ static void flush_if_due(int force)
     if (hatf_writer_seal_(ht_fs.writer) < 0) ht_write_failed();
 }
 
-/* The kernel's high-water mark, the recorder's own bytes and the time at
- * the previous sample of the trace res_writer of process res_pid (under wlock). */
-static uint64_t res_hwm, res_own, res_last_ns;
+/* The kernel's high-water mark, the recorder's own bytes, the shared pages'
+ * bytes and the time at the previous sample of the trace res_writer of process
+ * res_pid (under wlock). */
+static uint64_t res_hwm, res_own, res_shared, res_last_ns;
 static const void *res_writer;
 static pid_t res_pid;
 
@@ -270,22 +271,24 @@ void ht_resident_sample(void)
     if (!m.anon || !ht_fs.writer || ht_fs.out_failed) return;
     uint64_t at = now > ht_fs.mono0 ? now - ht_fs.mono0 : 0;
     if (res_writer != ht_fs.writer || res_pid != getpid() || res_last_ns > at)  /* a new trace: a forked child's, a second attach's */
-        res_hwm = res_own = res_last_ns = 0, res_writer = ht_fs.writer, res_pid = getpid();
+        res_hwm = res_own = res_shared = res_last_ns = 0, res_writer = ht_fs.writer, res_pid = getpid();
     /* A peak since the last sample (or the start): the high-water mark rose
      * since and is above the resident size now (memory was given back). Its
-     * anonymous part, the file pages as now, goes in as a sample halfway, so
-     * a short peak is not lost between samples (issue 42: sqlite's peak of
-     * 11 MB was sampled as 7.4). The recorder's own memory then: the more of
-     * the two samples' (a block it freed since, such as the writer's, was in
-     * the mark). A rise within the counters' error is not taken for a peak. */
-    uint64_t peak = m.hwm > m.shared ? m.hwm - m.shared : 0, peak_own = own > res_own ? own : res_own;
+     * anonymous part goes in as a sample halfway, so a short peak is not lost
+     * between samples (issue 42: sqlite's peak of 11 MB was sampled as 7.4).
+     * The file pages and the recorder's own memory then: the more of the two
+     * samples' (a file unmapped since, or a block the recorder freed, was in
+     * the mark; a file mapped and unmapped between the two is not known and
+     * counts as anonymous). A rise within the counters' error is not a peak. */
+    uint64_t shared = m.shared > res_shared ? m.shared : res_shared;
+    uint64_t peak = m.hwm > shared ? m.hwm - shared : 0, peak_own = own > res_own ? own : res_own;
     if (m.hwm > res_hwm && m.hwm > m.rss + counter_slack() && peak > m.anon &&
         hatf_writer_resident(ht_fs.writer, res_last_ns + (at - res_last_ns) / 2, peak,
                              peak_own < peak ? peak_own : peak) < 0) {
         ht_write_failed();
         return;
     }
-    res_hwm = m.hwm, res_own = own, res_last_ns = at;
+    res_hwm = m.hwm, res_own = own, res_shared = m.shared, res_last_ns = at;
     if (hatf_writer_resident(ht_fs.writer, at, m.anon, own < m.anon ? own : m.anon) < 0) ht_write_failed();
 }
 

@@ -345,7 +345,7 @@ static void lib_mark(const lib_set *s, uint8_t *mark, size_t i, uint8_t bit)
 
 static void own_libs_find(void)
 {
-    static lib_set s;  /* 7 KiB: off the stack of a program thread that may be sampling */
+    static lib_set s;  /* 5 KiB: off the stack of a program thread that may be sampling */
     uint8_t mark[OWN_OBJS] = { 0 };
     enum { MINE = 1, OTHERS = 2 };
     uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
@@ -370,11 +370,12 @@ static void own_libs_find(void)
 
 /* The anonymous resident pages in [lo, hi) (page-aligned), by /proc/self/pagemap
  * (present, not a file's page: a written copy of a file's private page is
- * anonymous); mincore's resident pages when it cannot be read. */
+ * anonymous); mincore's resident pages when it cannot be read. pre: wlock held. */
 static uint64_t anon_resident_of(int fd, uintptr_t lo, uintptr_t hi)
 {
     enum { CHUNK = 512 };
-    uint64_t v[CHUNK], n = 0, page = (uint64_t)sysconf(_SC_PAGESIZE);
+    static uint64_t v[CHUNK];  /* off the stack of a program thread taking the last sample */
+    uint64_t n = 0, page = (uint64_t)sysconf(_SC_PAGESIZE);
     for (uintptr_t at = lo; at < hi;) {
         size_t k = (hi - at) / page < CHUNK ? (size_t)((hi - at) / page) : CHUNK;
         if (fd < 0 || pread(fd, v, k * sizeof *v, (off_t)(at / page * sizeof *v)) != (ssize_t)(k * sizeof *v))
