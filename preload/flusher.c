@@ -198,7 +198,7 @@ static long drain_ring(ht_ring *r)
 }
 
 /* The process's memory now, from /proc/self/status (bytes; all 0 when
- * unknown): anon, its anonymous resident size (resident less the pages of
+ * unknown, anon 0 before Linux 4.5, which has no RssAnon: no sample then): anon, its anonymous resident size (resident less the pages of
  * files, such as the libraries', the program's and the recorder's own, and
  * shared memory: shared), as replay measures an allocator's; rss, the whole
  * resident size; hwm, the kernel's high-water mark of rss since the start. */

@@ -285,7 +285,7 @@ typedef struct {
 } lib_obj;
 typedef struct {
     lib_obj o[OWN_OBJS];
-    size_t n, self;  /* self: libhatrace.so's index, n when not found */
+    size_t n, self;  /* self: libhatrace.so's index, OWN_OBJS when not found */
 } lib_set;
 
 /* A dynamic entry's address: relocated by the loader where the section is
