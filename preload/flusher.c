@@ -24,6 +24,7 @@
 #include "options.h"
 #include "output.h"
 #include "own_heap.h"
+#include "own_libs.h"
 #include "prim.h"
 #include "recorder.h"
 #include "registry.h"
@@ -207,19 +208,34 @@ static long drain_ring(ht_ring *r)
     return total;
 }
 
-/* The process's resident bytes now (/proc/self/statm), 0 when unknown. */
-/* The process's anonymous resident bytes (/proc/self/statm: resident less
- * shared, i.e. less the pages of files such as the libraries', the program's
- * and the recorder's own), as replay measures an allocator's. */
-static uint64_t resident_bytes(void)
+/* The process's memory now, from /proc/self/status (bytes; all 0 when
+ * unknown, anon 0 before Linux 4.5, which has no RssAnon: no sample then): anon, its anonymous resident size (resident less the pages of
+ * files, such as the libraries', the program's and the recorder's own, and
+ * shared memory: shared), as replay measures an allocator's; rss, the whole
+ * resident size; hwm, the kernel's high-water mark of rss since the start. */
+typedef struct proc_mem {
+    uint64_t anon, shared, rss, hwm;
+} proc_mem;
+
+static uint64_t status_kb(const char *buf, const char *key)
 {
-    char buf[128];
-    long n = ht_read_file("/proc/self/statm", buf, sizeof buf - 1);
-    if (n <= 0) return 0;
+    const char *at = strstr(buf, key);
+    return at ? strtoull(at + strlen(key), NULL, 10) * 1024 : 0;
+}
+
+/* pre: wlock held (one static buffer). */
+static proc_mem proc_mem_now(void)
+{
+    static char buf[4096];  /* the status file is ~1.5 KB */
+    proc_mem m = { 0, 0, 0, 0 };
+    long n = ht_read_file("/proc/self/status", buf, sizeof buf - 1);
+    if (n <= 0) return m;
     buf[n] = 0;
-    unsigned long long size, resident, shared;
-    if (sscanf(buf, "%llu %llu %llu", &size, &resident, &shared) != 3 || shared > resident) return 0;
-    return (uint64_t)(resident - shared) * (uint64_t)sysconf(_SC_PAGESIZE);
+    m.anon = status_kb(buf, "\nRssAnon:");
+    m.shared = status_kb(buf, "\nRssFile:") + status_kb(buf, "\nRssShmem:");
+    m.rss = status_kb(buf, "\nVmRSS:");
+    m.hwm = status_kb(buf, "\nVmHWM:");
+    return m;
 }
 
 /* Each flush interval: seal what is pending, and sample the resident memory
@@ -234,20 +250,57 @@ static void flush_if_due(int force)
     if (hatf_writer_seal_(ht_fs.writer) < 0) ht_write_failed();
 }
 
+/* The kernel's high-water mark, the recorder's own bytes, the shared pages'
+ * bytes and the time at the previous sample of the trace res_writer of process
+ * res_pid (under wlock). */
+static uint64_t res_hwm, res_own, res_shared, res_last_ns;
+static const void *res_writer;
+static pid_t res_pid;
+
+/* How far the kernel's counters may be off: it reads the high-water mark
+ * from per-CPU counters, each off by up to its batch (the larger of 32 and
+ * twice the CPUs) pages. */
+static uint64_t counter_slack(void)
+{
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN), page = sysconf(_SC_PAGESIZE);
+    if (cpus < 1) cpus = 1;
+    return (uint64_t)cpus * (uint64_t)(cpus * 2 > 32 ? cpus * 2 : 32) * (uint64_t)page;
+}
+
 void ht_resident_sample(void)
 {
     HATF_PRE(ht_wlock_held());
-    uint64_t now = ht_mono_ns(), rb = resident_bytes(), own = 0;
+    uint64_t now = ht_mono_ns(), own = 0;
+    proc_mem m = proc_mem_now();
     /* a ring's pages are touched as it fills: a quiet thread's are mostly not */
     for (ht_ring *r = atomic_load(&ht_rings); r; r = r->next) own += ht_resident_of(r, r->map_bytes);
-    own += ht_own_heap_resident();
+    own += ht_own_heap_resident() + ht_own_libs_resident();
     if (atomic_load(&ht_fs.flusher_stack))
         own += ht_resident_of((void *)atomic_load(&ht_fs.flusher_stack), atomic_load(&ht_fs.flusher_stack_size));
     if (ht_fs.helper_on && atomic_load(&ht_fs.helper_stack))  /* the helper ends with the writer */
         own += ht_resident_of((void *)atomic_load(&ht_fs.helper_stack), atomic_load(&ht_fs.helper_stack_size));
-    if (rb && ht_fs.writer && !ht_fs.out_failed &&
-        hatf_writer_resident(ht_fs.writer, now > ht_fs.mono0 ? now - ht_fs.mono0 : 0, rb, own < rb ? own : rb) < 0)
+    if (!m.anon || !ht_fs.writer || ht_fs.out_failed) return;
+    uint64_t at = now > ht_fs.mono0 ? now - ht_fs.mono0 : 0;
+    if (res_writer != ht_fs.writer || res_pid != getpid() || res_last_ns > at)  /* a new trace: a forked child's, a second attach's */
+        res_hwm = res_own = res_shared = res_last_ns = 0, res_writer = ht_fs.writer, res_pid = getpid();
+    /* A peak since the last sample (or the start): the high-water mark rose
+     * since and is above the resident size now (memory was given back). Its
+     * anonymous part goes in as a sample halfway, so a short peak is not lost
+     * between samples (issue 42: sqlite's peak of 11 MB was sampled as 7.4).
+     * The file pages and the recorder's own memory then: the more of the two
+     * samples' (a file unmapped since, or a block the recorder freed, was in
+     * the mark; a file mapped and unmapped between the two is not known and
+     * counts as anonymous). A rise within the counters' error is not a peak. */
+    uint64_t shared = m.shared > res_shared ? m.shared : res_shared;
+    uint64_t peak = m.hwm > shared ? m.hwm - shared : 0, peak_own = own > res_own ? own : res_own;
+    if (m.hwm > res_hwm && m.hwm > m.rss + counter_slack() && peak > m.anon &&
+        hatf_writer_resident(ht_fs.writer, res_last_ns + (at - res_last_ns) / 2, peak,
+                             peak_own < peak ? peak_own : peak) < 0) {
         ht_write_failed();
+        return;
+    }
+    res_hwm = m.hwm, res_own = own, res_shared = m.shared, res_last_ns = at;
+    if (hatf_writer_resident(ht_fs.writer, at, m.anon, own < m.anon ? own : m.anon) < 0) ht_write_failed();
 }
 
 /* ---- the encoding helper ------------------------------------------------------

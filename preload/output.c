@@ -82,9 +82,13 @@ static int hatf_name_insert(const char *name, const char *ins, char *out, size_t
     return k < 0 || (size_t)k >= cap ? -1 : 0;
 }
 
+/* Static, not on the stack: at init this runs on the program's main thread,
+ * whose stack pages it would leave resident (12 KiB, counted as the program's
+ * in resident samples). One call at a time: init's, then the writer's under wlock. */
+static char pattern[PATH_MAX], rel[PATH_MAX], first[PATH_MAX];
+
 int ht_output_open(void)
 {
-    char pattern[PATH_MAX];
     const char *pat = ht_opt_output();
     report_line("L\t%d\n", (int)getpid());  /* the library runs in this process */
     /* a child must not collide with its parent's file: its program and pid
@@ -93,7 +97,6 @@ int ht_output_open(void)
         if (hatf_name_insert(pat, strstr(pat, "%e") ? ".%p" : ".%e.%p", pattern, sizeof pattern) < 0) goto toolong;
         pat = pattern;
     }
-    char rel[PATH_MAX];
     extern char *program_invocation_short_name;
     if (ht_expand_pattern(pat, rel, sizeof rel, (uint32_t)getpid(), program_invocation_short_name,
                           ht_fs.real0 / 1000000000u) < 0)
@@ -112,7 +115,7 @@ int ht_output_open(void)
     /* the name is taken (a program exec'd by a traced process of the same pid,
      * or something else there): never overwrite; the program and pid go before
      * the extension when the pattern did not name them, then a number */
-    char first[PATH_MAX], ins[96];
+    char ins[96];
     snprintf(first, sizeof first, "%s", ht_fs.out_path);
     int named = strstr(pat, "%p") && strstr(pat, "%e");
     for (int k = 0; k < 100; k++) {

@@ -67,14 +67,22 @@ void ht_own_heap_realloc(uint64_t old, int64_t old_size, uint64_t now, int64_t n
     if (now) own_block(now, now_size);
 }
 
+/* The most bytes of small blocks the recorder held at a sample: what it frees
+ * its allocator keeps for its next blocks (glibc's thread arenas of the flusher
+ * and the helper give back only a large free top), so they count at their
+ * high-water mark, not as they are now. Under wlock (ht_resident_sample). */
+static int64_t own_small_most;
+
 uint64_t ht_own_heap_resident(void)
 {
-    int64_t heap = atomic_load_explicit(&ht_own_heap, memory_order_relaxed);
+    int64_t small = atomic_load_explicit(&ht_own_heap, memory_order_relaxed), big = 0;
     own_big_take();
     for (size_t i = 0; i < own_big_n; i++) {
-        heap -= (int64_t)own_big[i].size;
-        heap += (int64_t)ht_resident_of((void *)(uintptr_t)own_big[i].addr, own_big[i].size);
+        small -= (int64_t)own_big[i].size;
+        big += (int64_t)ht_resident_of((void *)(uintptr_t)own_big[i].addr, own_big[i].size);
     }
     own_big_give();
-    return heap > 0 ? (uint64_t)heap : 0;  /* a block of the program's freed here can take it below 0 */
+    if (small > own_small_most) own_small_most = small;
+    /* a block of the program's freed here can take the count below 0 */
+    return (uint64_t)(own_small_most > 0 ? own_small_most : 0) + (uint64_t)big;
 }

@@ -22,8 +22,8 @@ void ht_own_heap_note(uint32_t kind, uint64_t a) HT_HIDDEN;
 /* A realloc in the recorder's own code: block old of old_size usable bytes
  * became now of now_size (either address 0: none). */
 void ht_own_heap_realloc(uint64_t old, int64_t old_size, uint64_t now, int64_t now_size) HT_HIDDEN;
-/* The recorder's heap as a resident sample counts it: its blocks' usable
- * bytes, the large ones' resident pages only. */
+/* The recorder's heap as a resident sample counts it: its small blocks'
+ * usable bytes at their most so far, the large ones' resident pages. */
 uint64_t ht_own_heap_resident(void) HT_HIDDEN;
 
 #endif /* HT_OWN_HEAP_H */

@@ -13,6 +13,7 @@
  *   options.c, .h       the option table, allocation-free parsing, the output name pattern
  *   registry.c, .h      the ring registry: a ring for each new thread, reused or mapped, sized by thread count
  *   own_heap.c, .h      the recorder's own heap: its blocks' bytes, taken out of a resident sample
+ *   own_libs.c, .h      the recorder's own libraries: their written pages, taken out of a resident sample
  *   unwind.c, .h        the stack walk from DWARF call-frame information (.eh_frame), a per-thread cache
  *                       of frame rules
  *   symbols.c, .h       the load map and the names of every frame, written once at the end

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Issue 42's bar on the recorded resident size: tests/workloads/resident_hold
+# (N blocks of 64 bytes, held, then freed) recorded, its trace's peak resident
+# (stats: the samples less the recorder's own memory) never below its peak live
+# bytes and within 10 % of its anonymous peak natively (bench/resident_truth.py:
+# the larger of /usr/bin/time's %M less the shared pages and the largest RssAnon
+# read while it holds). The recorder samples every 20 ms and the program holds
+# its peak 500 ms, so samples fall at the peak however busy the machine: the
+# figures are sizes, not times (measured 1.04 at 30 k blocks, 1.01 at 300 k).
+# Then a peak shorter than the flush interval (1 s, a program of ~0.1 s whose
+# 256-byte blocks go back to the system as they are freed): only the kernel's
+# high-water mark saw it, and the trace must still hold it (before, 0.45 MB
+# for 20 MB live). The mark is read from the kernel's per-CPU counters, low by
+# up to 64 pages a CPU; the blocks' headers (6 %, 1.3 MB) are above that.
+. "$(dirname "$0")/record_lib.inc"
+need_tools
+prog=$BUILD/workloads/resident_hold
+truth=$(cd "$(dirname "$0")/../.." && pwd)/bench/resident_truth.py
+[ -x "$prog" ] || { echo "workload not built"; exit 77; }
+[ -x /usr/bin/time ] || { echo "no /usr/bin/time"; exit 77; }
+[ -r /proc/self/status ] && grep -q '^RssAnon:' /proc/self/status || { echo "no RssAnon in /proc (Linux < 4.5)"; exit 77; }
+
+# recorded peak resident and peak live bytes of "$@" (a resident_hold command line)
+recorded() {
+  rm -f "$W/t.hatf"
+  "$HATRACE" record --no-figures -o "$W/t.hatf" -- "$@" >/dev/null 2>"$W/rec.err" || fail "record $*: $(cat "$W/rec.err")"
+  "$HATRACE" stats --json "$W/t.hatf" | python3 -c '
+import json, sys
+s = json.load(sys.stdin)
+print(s["container"].get("max_resident_bytes", 0), s["max_live_bytes"])' || fail "stats $*"
+}
+
+for n in 30000 300000; do
+  read -r m sh an < <(python3 "$truth" native "$prog" "$n" 500) || fail "native run of $n blocks"
+  read -r rec live < <(HATRACE_FLUSH_MS=20 recorded "$prog" "$n" 500)
+  echo "$n blocks: native %M $m kB, shared $sh kB, anonymous $an kB; recorded $rec bytes, peak live $live"
+  python3 - "$m" "$sh" "$an" "$rec" "$live" <<'PY' || fail "$n blocks: the recorded resident size is not the program's"
+import sys
+m, sh, an, rec, live = map(int, sys.argv[1:])
+native = max(m - sh, an) * 1024
+assert rec >= live, ("below peak live", rec, live)
+assert abs(rec / native - 1) <= 0.10, ("ratio", rec / native)
+PY
+done
+
+# a short peak: no sample during it (flush interval 1 s), the blocks freed and
+# trimmed before the last sample at exit
+read -r rec live < <(HATRACE_FLUSH_MS=1000 recorded "$prog" 80000 0 256)
+echo "short peak: recorded $rec bytes, peak live $live"
+[ "$rec" -ge "$live" ] || fail "a peak between samples lost: recorded $rec bytes, peak live $live"
+echo "record_resident_truth: ok"
