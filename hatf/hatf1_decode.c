@@ -475,6 +475,7 @@ put_event(hatf_event *ev, unsigned tag, uint64_t size, uint64_t time, u64x2 zero
     memcpy(p + offsetof(hatf_event, thread), &th_heap, 16);
     ev->time = time;
     memcpy(p + offsetof(hatf_event, attr), &attr_data, 16);
+    ev->release_lead = 0;  /* a container's release section sets it */
 }
 
 /* The attribute bytes of a record at buf[*end] (lb length bytes) into ev.
@@ -618,6 +619,7 @@ decode_run(hatf1_decoder *restrict d, hatf_event *restrict ev, size_t max)
         e->attr_is_bytes = 0;
         e->data = NULL;
         e->data_len = 0;
+        e->release_lead = 0;
         if (UNLIKELY(lb) && !take_attr(buf, len, &end, lb, e)) break;
         last = at;
         pos = end;

@@ -101,6 +101,13 @@ typedef struct hatf_event {
     uint64_t time;
     uint64_t attr;
     const uint8_t *data;
+    /* A realloc that gave its old block back inside the call (REALLOC_MOVE,
+     * REALLOC_FREE: hatf_event_releases_early): the block may have been given
+     * back up to this long before time, from when the call began (the
+     * recorder's stamp is taken after the call); another thread may reuse it
+     * in between. 0 for every other event, and when not known. Readers order
+     * the release by it (docs/format-container.md, "Release section"). */
+    uint64_t release_lead;
 } hatf_event;
 
 /* The recorder notes the signals a process dies of with a core (SIGSEGV,
@@ -157,6 +164,12 @@ static inline uint64_t hatf_event_makes(const hatf_event *e)
     unsigned op = e->op;
     return op == HATF_OP_ALLOC ? e->addr
          : op == HATF_OP_REALLOC_INPLACE || op == HATF_OP_REALLOC_MOVE || op == HATF_OP_REALLOC_NEW ? e->new_addr : 0;
+}
+
+/* Does this op give an old block back inside its call (release_lead)? */
+static inline int hatf_event_releases_early(const hatf_event *e)
+{
+    return e->op == HATF_OP_REALLOC_MOVE || e->op == HATF_OP_REALLOC_FREE;
 }
 
 /* Stable lower-case names: "alloc", "free", "realloc-inplace", "realloc-move",

@@ -252,8 +252,15 @@ HT_EXPORT void *realloc(void *p, size_t n)
     if (BOOTING()) return p ? NULL : arena_alloc(n, 16);
     if (HT_UNLIKELY(ht_t.untraced) && ht_in_own_code(&ht_t)) return own_realloc(p, n);
     uint64_t sid = stack_id();
+    /* the old block may be given back inside the call and taken by another
+     * thread before the stamp below: d carries when the call began too, the
+     * earliest its release can be (hatf_raw_release_d). realloc(NULL, n)
+     * gives nothing back: no second clock read. */
+    uint64_t begin = p ? hatf_raw_release_d(ht_now() - ht_t0) : 0;
     void *q = real_realloc(p, n);
-    return emit(HT_K_REALLOC, !q && (n || !p), U(p), n, U(q), sid, q);  /* realloc(p, 0) may free and return NULL */
+    int failed = !q && (n || !p);  /* realloc(p, 0) may free and return NULL */
+    __asm__("" : "+r"(sid));  /* as in emit */
+    return ht_emit_ret(HT_K_REALLOC | FLAGS(failed, sid), U(p), n, U(q), sid | begin, q);
 }
 
 HT_EXPORT void *reallocarray(void *p, size_t nmemb, size_t size)
