@@ -325,6 +325,7 @@ finish_event(hatf1_decoder *restrict d, size_t at, unsigned used, hatf_event *re
     ev->attr_is_bytes = 0;
     ev->data = NULL;
     ev->data_len = 0;
+    ev->release_lead = 0;
     if (UNLIKELY(d->attr_len_bytes)) {
         int rc = read_attr_bytes(d, at, ev);
         if (rc) return rc;
