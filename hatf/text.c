@@ -21,7 +21,7 @@
 
 /* Text names of the hatrace attribute keys, indexed by hatf_attr_key. */
 static const char *const key_names[HATF_A_KEY_MAX_ + 1] = {
-    NULL, "func", "align", "stack", "ostid", "parent", "failed", "nmemb",
+    NULL, "func", "align", "stack", "ostid", "parent", "failed", "nmemb", "sized",
 };
 
 static const char hexdig[16] = "0123456789abcdef";
@@ -353,7 +353,7 @@ static int read_attrs(hatf_text_cursor *c, hatf_event *ev, uint8_t *out)
         unsigned key = 0;
         for (unsigned k = 1; k <= HATF_A_KEY_MAX_; k++)
             if (strlen(key_names[k]) == kl && memcmp(key_names[k], s, kl) == 0) key = k;
-        if (!key) return hatf_text_fail_(c, at, "unknown attribute (func align stack ostid parent failed nmemb attr)");
+        if (!key) return hatf_text_fail_(c, at, "unknown attribute (func align stack ostid parent failed nmemb sized attr)");
         if (raw) return hatf_text_fail_(c, at, "attr= cannot be combined with other attributes");
         if (a.present & (1u << key)) return hatf_text_fail_(c, at, "attribute given twice");
         uint64_t val;

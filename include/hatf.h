@@ -316,7 +316,8 @@ typedef enum hatf_attr_key {
     HATF_A_PARENT = 5,    /* parent thread (thread-create) */
     HATF_A_FAILED = 6,    /* 1: the call returned NULL / an error */
     HATF_A_NMEMB = 7,     /* calloc/reallocarray element count (size = total) */
-    HATF_A_KEY_MAX_ = 7
+    HATF_A_SIZED = 8,     /* the size a sized operator delete was given (a free record) */
+    HATF_A_KEY_MAX_ = 8
 } hatf_attr_key;
 
 typedef enum hatf_func {
@@ -339,7 +340,7 @@ static inline unsigned hatf_plain_func(unsigned op)
 const char *hatf_func_name(unsigned fn);
 int hatf_func_from_name(const char *name, size_t len);
 
-#define HATF_ATTRS_MAX 64  /* room for every known key with a 10-byte varint */
+#define HATF_ATTRS_MAX 96  /* room for every known key with a 10-byte varint */
 typedef struct hatf_attrs {
     uint64_t value[HATF_A_KEY_MAX_ + 1];
     uint32_t present;  /* bit k set: key k present */

@@ -78,6 +78,10 @@ void ht_convert(const ht_rawev *r, uint64_t tid, hatf_event *e, uint8_t *ab, uin
     case HT_K_DELETE_ARRAY:
         e->op = HATF_OP_FREE;
         e->addr = r->a;
+        if (kind != HT_K_FREE && r->c) {  /* a sized delete (hooks.c) */
+            at.value[HATF_A_SIZED] = r->b;
+            at.present |= 1u << HATF_A_SIZED;
+        }
         break;
     case HT_K_NEW:
     case HT_K_NEW_ARRAY:
