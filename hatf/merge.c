@@ -16,8 +16,10 @@
  * by the time it returned; its old block may have been given back, and taken
  * by another thread, from when it began. While such a realloc is the head of
  * a cursor below the top (noted in pend), an event of another thread that
- * makes its old address at or after its release, before its time, goes out
- * after it: the realloc is promoted to just before that event, its time
+ * makes its old address after its release (a later time: in the release's
+ * own time unit that make may be an earlier life of the address, one the
+ * realloc's thread had not been given yet), before its time, goes out after
+ * it: the realloc is promoted to just before that event, its time
  * lowered to that event's (its lead lowered as much, so its release time
  * stays). Its new block is then taken later than its release and no earlier
  * than any release of that block sorted before the reuse (the recorder stamps
@@ -156,8 +158,8 @@ static void pend_drop(hatf_iter *it, hatf_cursor *c)
     c->noted = 0;
 }
 
-/* The noted cursor whose head released the address e makes at or before
- * e's time (key k) but sorts after it, or NULL. */
+/* The noted cursor whose head released the address e makes before e's
+ * time (key k) but sorts after it, or NULL. */
 static hatf_cursor *pend_hit(hatf_iter *it, const hatf_event *e, uint64_t k)
 {
     uint64_t a = hatf_event_makes(e), t = k >> 1;
@@ -165,7 +167,7 @@ static hatf_cursor *pend_hit(hatf_iter *it, const hatf_event *e, uint64_t k)
     for (size_t i = 0; i < it->npend; i++) {
         hatf_cursor *p = &it->cur[it->pend[i]];
         const hatf_event *r = &p->evs[p->i];
-        if (r->addr == a && r->time - r->release_lead <= t && t < r->time) return p;
+        if (r->addr == a && r->time - r->release_lead < t && t < r->time) return p;
     }
     return NULL;
 }
