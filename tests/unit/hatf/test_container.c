@@ -1080,6 +1080,22 @@ static void write_worked_example(const char *path)
     CU_ASSERT_EQUAL(hatf_writer_close(w, &c, &err), 0);
 }
 
+/* Read the file at path through the global iterator: one damage line must
+ * contain want. @return the events read, *errors the errors met. */
+static size_t read_damaged(const char *path, const char *want, size_t *errors)
+{
+    hatf_err err = {0};
+    hatf_reader *r = hatf_reader_open(path, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+    size_t k = read_all(r, errors, NULL, 0);
+    const char *const *lines;
+    size_t nl = hatf_reader_damage(r, &lines), found = 0;
+    for (size_t i = 0; i < nl; i++) found += strstr(lines[i], want) != NULL;
+    CU_ASSERT_EQUAL(found, 1);
+    hatf_reader_close(r);
+    return k;
+}
+
 /* Patch the worked example's time section (bytes 0x98..0x9b) and fix the
  * records chunk's checksums; without its index (which holds a copy of the
  * chunk header) the reader scans the chunks. A damage line must contain want. */
@@ -1093,17 +1109,9 @@ static void time_section_damage(const uint8_t patch[4], const char *want, size_t
     hatf_store_le32(b + 0x58 + 56, (uint32_t)XXH3_64bits(b + 0x58, 56));
     spit(path2, b, 0x103);
     free(b);
-    hatf_err err = {0};
-    hatf_reader *r = hatf_reader_open(path2, &err);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(r);
-    size_t errors, k = read_all(r, &errors, NULL, 0);
+    size_t errors, k = read_damaged(path2, want, &errors);
     CU_ASSERT_EQUAL(errors, 1);
     CU_ASSERT_EQUAL(k, want_events);
-    const char *const *lines;
-    size_t nl = hatf_reader_damage(r, &lines), found = 0;
-    for (size_t i = 0; i < nl; i++) found += strstr(lines[i], want) != NULL;
-    CU_ASSERT_EQUAL(found, 1);
-    hatf_reader_close(r);
 }
 
 static void test_time_section(void)
@@ -1172,17 +1180,9 @@ static void lead_damage(size_t hdr, size_t at, uint8_t v, const char *want)
     size_t adr = hdr + HATF_CK_HDR + stored;  /* the address chunk follows; the index is cut off */
     spit(path2, b, adr + HATF_CK_HDR + hatf_load_le32(b + adr + 28));
     free(b);
-    hatf_err err = {0};
-    hatf_reader *r = hatf_reader_open(path2, &err);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(r);
     size_t errors;
-    read_all(r, &errors, NULL, 0);
+    read_damaged(path2, want, &errors);
     CU_ASSERT(errors >= 1);
-    const char *const *lines;
-    size_t nl = hatf_reader_damage(r, &lines), found = 0;
-    for (size_t i = 0; i < nl; i++) found += strstr(lines[i], want) != NULL;
-    CU_ASSERT_EQUAL(found, 1);
-    hatf_reader_close(r);
 }
 
 static void test_release_section(void)
