@@ -70,7 +70,7 @@ static inline int hatf_acode_is_fast(unsigned coding)
 /* Records chunk codings: 0, a HATF 1.0 stream with its times (written before);
  * 1, a time section (varint length, then its runs) followed by a HATF 1.0
  * stream whose times are all 0 (docs/format-container.md, "Records chunk"). */
-enum { HATF_RCODE_HATF = 0, HATF_RCODE_TIMES = 1 };
+enum { HATF_RCODE_HATF = 0, HATF_RCODE_TIMES = 1, HATF_RCODE_RELEASE = 2 };
 
 /* Table entry types in a tables chunk. */
 enum {

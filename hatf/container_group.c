@@ -97,6 +97,14 @@ static ZSTD_CCtx *pack_cctx(hatf_genc *c)
     return c->pack;
 }
 
+/* Has p[0..n) a byte that is not 0 (a lead that is not 0)? */
+static int memchr_nonzero(const uint8_t *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (p[i]) return 1;
+    return 0;
+}
+
 int hatf_group_encode(hatf_genc *c, const hatf_group *g, hatf_gout *o)
 {
     o->out.len = o->rbuf.len = o->abuf.len = 0;
@@ -116,15 +124,24 @@ int hatf_group_encode(hatf_genc *c, const hatf_group *g, hatf_gout *o)
         }
     }
     if (o->abuf.failed) return HATF_E_NOMEM;
-    uint8_t *p = hatf_buf_reserve(&o->rbuf, HATF_VARINT_MAX + g->tsec.len + g->rec.len);
+    if (g->rsec.failed) return HATF_E_NOMEM;
+    /* the release section only when a lead is not 0: other groups as before */
+    size_t rlen = memchr_nonzero(g->rsec.p, g->rsec.len) ? g->rsec.len : 0;
+    uint8_t *p = hatf_buf_reserve(&o->rbuf, 2 * HATF_VARINT_MAX + g->tsec.len + rlen + g->rec.len);
     if (!p) return HATF_E_NOMEM;
     size_t n = hatf_varint_put(p, g->tsec.len);
     memcpy(p + n, g->tsec.p, g->tsec.len);
-    memcpy(p + n + g->tsec.len, g->rec.p, g->rec.len);
-    o->rbuf.len = n + g->tsec.len + g->rec.len;
+    n += g->tsec.len;
+    if (rlen) {
+        n += hatf_varint_put(p + n, rlen);
+        memcpy(p + n, g->rsec.p, rlen);
+        n += rlen;
+    }
+    memcpy(p + n, g->rec.p, g->rec.len);
+    o->rbuf.len = n + g->rec.len;
     hatf_chunk_hdr h = g->h;
     h.kind = HATF_CK_RECORDS;
-    h.coding = HATF_RCODE_TIMES;
+    h.coding = rlen ? HATF_RCODE_RELEASE : HATF_RCODE_TIMES;
     int rc = hatf_chunk_pack(cctx, &h, o->rbuf.p, o->rbuf.len, &o->out, pause);
     if (rc) return rc;
     o->len1 = o->out.len;
@@ -138,6 +155,7 @@ void hatf_group_free(hatf_group *g)
 {
     hatf_buf_free(&g->tsec);
     hatf_buf_free(&g->rec);
+    hatf_buf_free(&g->rsec);
     hatf_buf_free(&g->adr);
     free(g->items);
     g->items = NULL;

@@ -18,6 +18,7 @@ typedef struct hatf_group {
     hatf_chunk_hdr h;         /* thread, seq, events, t_first, t_last: set when sealed */
     hatf_buf tsec;            /* the time section, its last run closed */
     hatf_buf rec;             /* the HATF 1.0 records */
+    hatf_buf rsec;            /* the release section: a varint per REALLOC_MOVE or REALLOC_FREE (a lead) */
     hatf_aitem *items;        /* the addresses, in event order (a group coded in full) */
     size_t nitems, cap_items;
     int fast;                 /* set when it starts: coded the cheap way, its addresses in adr */

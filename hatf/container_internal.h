@@ -104,7 +104,7 @@ struct hatf_reader {
  * Records and addresses are decoded HATF_CURSOR_BATCH events at a time into
  * evs; the iterators hand out evs[i..n). */
 /* Where a loaded group went bad. */
-enum { HATF_BAD_RECORDS = 0, HATF_BAD_ADDRS = 1, HATF_BAD_TIMES = 2 };
+enum { HATF_BAD_RECORDS = 0, HATF_BAD_ADDRS = 1, HATF_BAD_TIMES = 2, HATF_BAD_LEADS = 3 };
 
 typedef struct hatf_cursor {
     hatf_reader *r;
@@ -117,6 +117,7 @@ typedef struct hatf_cursor {
     hatf1_decoder *dec;       /* these three from its first group on, freed at its end */
     const uint8_t *ap, *aend;
     const uint8_t *tp, *tend; /* the time section (records coding 1), else tp NULL */
+    const uint8_t *lp, *lend; /* the release section (records coding 2), else lp NULL */
     uint64_t t_cur;           /* its current run's time and the events left in the run */
     uint64_t t_left;
     hatf_amodel *am;
@@ -143,6 +144,8 @@ typedef struct hatf_cursor {
     int waiting;
     uint64_t wait_prev;
     uint8_t last_op;          /* the op of the last event handed out */
+    uint8_t noted;            /* its head is a realloc that released early, noted in the merge's list (merge.c) */
+    uint8_t promoted;         /* key was lowered to put its head before a reuse of its old block (merge.c) */
 } hatf_cursor;
 
 /* A cursor takes no memory of its own until its thread's first group is

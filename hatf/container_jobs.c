@@ -83,7 +83,7 @@ int hatf_jobq_put_(hatf_jobq *q, hatf_group *g)
     hatf_group old = j->g;
     j->g = *g;
     *g = old;  /* the slot's buffers, for the writer's next group */
-    g->tsec.len = g->rec.len = 0;
+    g->tsec.len = g->rec.len = g->rsec.len = 0;
     g->nitems = 0;
     atomic_store_explicit(&j->order, q->head++, memory_order_relaxed);
     atomic_store_explicit(&j->state, JOB_QUEUED, memory_order_release);

@@ -49,6 +49,13 @@ static inline uint8_t *hatf_time_add(hatf_tclock *c, uint64_t time, uint8_t *o)
     return o;
 }
 
+/* The release lead (hatf_event.release_lead, raw clock) of a REALLOC_MOVE or
+ * REALLOC_FREE stamped at time, as stored: the step back from its stored time
+ * to its release's (time - lead converted by conv, if not NULL, and neither
+ * before the thread's previous stored time in c), a varint into rs
+ * (container_write.c). pre: c is as before this event's time is added. */
+void hatf_release_add_(hatf_buf *rs, const hatf_tclock *c, const hatf_tconv *conv, uint64_t time, uint64_t lead);
+
 /* The plain event at x (a unit of the recorder's stream, hatf_recorder.h):
  * the op, size, address and second address of its record.
  * @return the units it takes. */
@@ -76,13 +83,14 @@ static inline size_t hatf_plain_read(const uint64_t *x, unsigned *op, uint64_t *
 
 /* Where hatf1_encode_plain_ puts the times and addresses, and takes them up
  * again: the thread's clock, the writer's conversion (NULL: times as they
- * are), the time section's end; a fast group's coding 6 end, state and
+ * are), the time section's end, the release section; a fast group's coding 6 end, state and
  * table (it NULL), else the items for the model; the units the events took;
  * pdep: the CPU has a fast pdep for coding 6's varints (hatf_adec_isa). */
 typedef struct hatf_plain_io {
     hatf_tclock c;
     hatf_tconv *conv;
     uint8_t *tso;
+    hatf_buf *rsec;
     uint8_t *ao;
     hatf_aref r;
     hatf_aref_slot *tab;

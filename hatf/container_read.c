@@ -844,6 +844,9 @@ static int cursor_bad(hatf_cursor *c, int rc, int where)
     if (where == HATF_BAD_TIMES)
         return cursor_damage(c, HATF_E_CORRUPT, c->chunk_off, "offset %llu: records chunk (thread %llu, group %u): time section bad at event %u",
                              LLU(c->chunk_off), LLU(c->t->thread), g->rh.seq, done);
+    if (where == HATF_BAD_LEADS)
+        return cursor_damage(c, HATF_E_CORRUPT, c->chunk_off, "offset %llu: records chunk (thread %llu, group %u): release section bad at event %u (short, or a lead past its time)",
+                             LLU(c->chunk_off), LLU(c->t->thread), g->rh.seq, done);
     if (where == HATF_BAD_ADDRS)
         return cursor_damage(c, HATF_E_CORRUPT, g->aoff, "offset %llu: address chunk (thread %llu, group %u) bad at event %u",
                              LLU(g->aoff), LLU(c->t->thread), g->rh.seq, done);
@@ -880,6 +883,24 @@ static uint32_t times_run(hatf_cursor *c, hatf_event *e, uint32_t n)
     c->tp = p;
     c->t_cur = cur;
     c->t_left = left;
+    return k;
+}
+
+/* Give e[0..n)'s reallocs that released early (hatf_event_releases_early)
+ * their leads from the release section, one varint each, none past its
+ * event's time. @return the events done; fewer than n when the section is
+ * short or bad there. */
+static uint32_t leads_run(hatf_cursor *c, hatf_event *e, uint32_t n)
+{
+    const uint8_t *p = c->lp, *end = c->lend;
+    uint32_t k = 0;
+    for (; k < n; k++) {
+        if (!hatf_event_releases_early(&e[k])) continue;
+        uint64_t v;
+        if (!hatf_varint_next(&p, end, &v) || v > e[k].time) break;
+        e[k].release_lead = v;
+    }
+    c->lp = p;
     return k;
 }
 
@@ -925,7 +946,7 @@ static int stream_records(hatf_cursor *c, uint32_t want, int *got)
 static int tail_bad(const hatf_cursor *c)
 {
     return c->dec->base_offset + c->dec->pos != c->zr.raw || c->ap != c->adr.p + c->za.raw ||
-           (c->tp && (c->tp != c->tend || c->t_left));
+           (c->tp && (c->tp != c->tend || c->t_left)) || c->lp != c->lend;
 }
 
 /* Load the payload of the chunk at off (header h) into out: whole (with the
@@ -982,6 +1003,7 @@ static int decode_batch(hatf_cursor *c)
     if (c->tp) {
         uint32_t kt = times_run(c, e, k);
         if (kt < k) k = kt, where = HATF_BAD_TIMES;
+        if (c->lp && (kt = leads_run(c, e, k)) < k) k = kt, where = HATF_BAD_LEADS;
     }
     c->left -= k;
     if (!c->left && c->r->models > HATF_MODELS_KEEP) model_release(c);  /* its group is decoded */
@@ -996,28 +1018,49 @@ static int decode_batch(hatf_cursor *c)
     return (int)k;
 }
 
-/* Set up the loaded records payload's time section (records coding 1; none
- * for coding 0): the first run starts at the group's first time, its length
- * first. *hat: where the HATF stream starts. @return 0 or the damage code. */
+/* A section of the loaded records payload at *at (a varint, its length, then
+ * its bytes), there whole, and HATF_STREAM_AHEAD after it: *p and *end, *at
+ * moved past it. @return 0 or the damage code. */
+static int load_section(hatf_cursor *c, const hatf_rgroup *g, size_t *at, const char *what, const uint8_t **p,
+                        const uint8_t **end)
+{
+    uint64_t len;
+    /* a streamed payload: the section is there whole before the first event */
+    if (hatf_zpay_more_(&c->zr, &c->rec, *at + HATF_VARINT_MAX, &c->err) != 0) return stream_bad(c);
+    size_t u = c->zr.have > *at ? hatf_varint_get(c->rec.p + *at, c->zr.have - *at, &len) : 0;
+    if (!u || len > c->rec.len - *at - u)
+        return cursor_damage(c, HATF_E_CORRUPT, g->roff, "offset %llu: records chunk (thread %llu, group %u): %s section longer than its chunk",
+                             LLU(g->roff), LLU(c->t->thread), g->rh.seq, what);
+    *at += u;
+    if (hatf_zpay_more_(&c->zr, &c->rec, *at + (size_t)len + HATF_STREAM_AHEAD, &c->err) != 0) return stream_bad(c);
+    *p = c->rec.p + *at;
+    *end = *p + len;
+    *at += (size_t)len;
+    return 0;
+}
+
+/* Set up the loaded records payload's time section (records coding 1 and 2;
+ * none for coding 0) and release section (coding 2): the first run starts
+ * at the group's first time, its length first. *hat: where the HATF stream
+ * starts. @return 0 or the damage code. */
 static int load_times(hatf_cursor *c, const hatf_rgroup *g, size_t *hat)
 {
-    c->tp = NULL;
+    c->tp = c->lp = c->lend = NULL;
     if (g->rh.coding == HATF_RCODE_HATF)
         return hatf_zpay_more_(&c->zr, &c->rec, HATF_STREAM_AHEAD, &c->err) != 0 ? stream_bad(c) : 0;
-    if (g->rh.coding != HATF_RCODE_TIMES)
+    if (g->rh.coding != HATF_RCODE_TIMES && g->rh.coding != HATF_RCODE_RELEASE)
         return cursor_damage(c, HATF_E_CORRUPT, g->roff, "offset %llu: records chunk with unknown coding %u",
                              LLU(g->roff), g->rh.coding);
-    uint64_t tlen, v;
-    /* a streamed payload: its time section is there whole before the first event */
-    if (hatf_zpay_more_(&c->zr, &c->rec, HATF_VARINT_MAX, &c->err) != 0) return stream_bad(c);
-    size_t u = hatf_varint_get(c->rec.p, c->zr.have, &tlen);
-    if (!u || tlen > c->rec.len - u)
-        return cursor_damage(c, HATF_E_CORRUPT, g->roff, "offset %llu: records chunk (thread %llu, group %u): time section longer than its chunk",
-                             LLU(g->roff), LLU(c->t->thread), g->rh.seq);
-    if (hatf_zpay_more_(&c->zr, &c->rec, u + (size_t)tlen + HATF_STREAM_AHEAD, &c->err) != 0) return stream_bad(c);
-    c->tp = c->rec.p + u;
-    c->tend = c->tp + tlen;
-    *hat = u + (size_t)tlen;
+    uint64_t v;
+    size_t at = 0;
+    int rc = load_section(c, g, &at, "time", &c->tp, &c->tend);
+    if (!rc && g->rh.coding == HATF_RCODE_RELEASE) rc = load_section(c, g, &at, "release", &c->lp, &c->lend);
+    if (rc) {
+        c->tp = c->lp = c->lend = NULL;
+        return rc;
+    }
+    uint64_t tlen = (uint64_t)(c->tend - c->tp);
+    *hat = at;
     c->t_cur = g->rh.t_first;
     c->t_left = 0;
     if (!tlen) return 0;  /* a group of comments only */
@@ -1076,6 +1119,9 @@ int hatf_cursor_fill_(hatf_cursor *c)
                                      LLU(g->aoff), LLU(c->t->thread), g->rh.seq);
             if (c->tp && (c->tp != c->tend || c->t_left))
                 return cursor_damage(c, HATF_E_CORRUPT, c->chunk_off, "offset %llu: records chunk (thread %llu, group %u): time section does not match its events",
+                                     LLU(c->chunk_off), LLU(c->t->thread), g->rh.seq);
+            if (c->lp != c->lend)
+                return cursor_damage(c, HATF_E_CORRUPT, c->chunk_off, "offset %llu: records chunk (thread %llu, group %u): release section has more leads than its reallocs",
                                      LLU(c->chunk_off), LLU(c->t->thread), g->rh.seq);
         }
         /* (a following reader: a group whose address chunk is not there yet waits) */

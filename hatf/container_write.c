@@ -188,6 +188,7 @@ static void thread_start_group(hatf_writer *w, wthread *t)
     w->pending -= t->events;
     t->g.rec.len = 0;
     t->g.tsec.len = 0;
+    t->g.rsec.len = 0;
     t->g.fast = w->coding != HATF_CODING_FULL_;
     t->g.packed = w->coding == HATF_CODING_PACKED_;
     t->g.adr.len = 0;
@@ -219,6 +220,7 @@ static wthread *thread_get(hatf_writer *w, uint64_t thread)
     t->thread = thread;
     hatf_buf_init(&t->g.rec);
     hatf_buf_init(&t->g.tsec);
+    hatf_buf_init(&t->g.rsec);
     hatf_buf_init(&t->g.adr);
     thread_start_group(w, t);
     w->th[w->nth++] = t;
@@ -240,13 +242,29 @@ typedef struct addr_out {
     hatf_aref_slot *tab;
 } addr_out;
 
+void hatf_release_add_(hatf_buf *rs, const hatf_tclock *c, const hatf_tconv *conv, uint64_t time, uint64_t lead)
+{
+    /* the thread's previous stored time, and this event's as it will be stored */
+    uint64_t prev = conv ? c->t_prev : c->t_run ? c->t_cur : 0, stored = time;
+    uint64_t rel = lead < time ? time - lead : 0;
+    if (conv) {  /* both rounded down as every time, neither before the previous one */
+        stored = hatf_tconv_apply(conv, time);
+        rel = hatf_tconv_apply(conv, rel);
+        if (stored < prev) stored = prev;
+    }
+    if (rel < prev) rel = prev;
+    uint8_t *p = hatf_buf_reserve(rs, HATF_VARINT_MAX);
+    if (p) rs->len += hatf_varint_put(p, stored > rel ? stored - rel : 0);
+}
+
 /* Events ev[0..n) after their records: their times into the time section
- * at o (converted with conv when coarse, a constant), their addresses to *ad
- * (codes when fast, a constant, else items); *other gets a nonzero bit if an
- * event is not the thread's. @return the end of the time section. */
+ * at o (converted with conv when coarse, a constant), a realloc's release
+ * lead into rs, their addresses to *ad (codes when fast, a constant, else
+ * items); *other gets a nonzero bit if an event is not the thread's.
+ * @return the end of the time section. */
 static inline __attribute__((always_inline))
 uint8_t *take_events(hatf_tclock *c, hatf_tconv *conv, const hatf_event *ev, size_t n, uint64_t thread,
-                     uint8_t *o, addr_out *ad, uint64_t *other, int coarse, int fast)
+                     uint8_t *o, hatf_buf *rs, addr_out *ad, uint64_t *other, int coarse, int fast)
 {
     hatf_tconv cv;
     if (coarse) cv = *conv;  /* in registers too */
@@ -259,6 +277,7 @@ uint8_t *take_events(hatf_tclock *c, hatf_tconv *conv, const hatf_event *ev, siz
         if (op == HATF_OP_COMMENT) continue;
         x |= e->thread ^ thread;
         uint64_t time = e->time;
+        if (__builtin_expect(hatf_event_releases_early(e), 0)) hatf_release_add_(rs, c, coarse ? &cv : NULL, time, e->release_lead);
         if (coarse) {
             time = hatf_tconv_next(&cv, time);
             if (time < c->t_prev) time = c->t_prev;
@@ -541,11 +560,11 @@ HATF_API int hatf_writer_add(hatf_writer *w, const hatf_event *ev, size_t n)
         uint64_t other = 0;
         hatf_tclock c = t->tc;  /* in registers: the byte stores could alias t */
         if (t->g.fast) {
-            if (w->coarse) o = take_events(&c, &w->tconv, ev + i, done, thread, o, &ad, &other, 1, 1);
-            else o = take_events(&c, NULL, ev + i, done, thread, o, &ad, &other, 0, 1);
+            if (w->coarse) o = take_events(&c, &w->tconv, ev + i, done, thread, o, &t->g.rsec, &ad, &other, 1, 1);
+            else o = take_events(&c, NULL, ev + i, done, thread, o, &t->g.rsec, &ad, &other, 0, 1);
         } else {
-            if (w->coarse) o = take_events(&c, &w->tconv, ev + i, done, thread, o, &ad, &other, 1, 0);
-            else o = take_events(&c, NULL, ev + i, done, thread, o, &ad, &other, 0, 0);
+            if (w->coarse) o = take_events(&c, &w->tconv, ev + i, done, thread, o, &t->g.rsec, &ad, &other, 1, 0);
+            else o = take_events(&c, NULL, ev + i, done, thread, o, &t->g.rsec, &ad, &other, 0, 0);
         }
         t->tc = c;
         chunk_end(t, &ad);
@@ -593,6 +612,7 @@ static void plain_event(const uint64_t *x, uint64_t thread, hatf_event *e)
     e->op = (uint8_t)op;
     e->thread = thread;
     e->time = x[0] >> HATF_RAW_TIME_SHIFT;
+    if (hatf_event_releases_early(e)) e->release_lead = hatf_raw_release_lead(e->time, x[4]);
 }
 
 long hatf_writer_add_plain_(hatf_writer *w, uint64_t thread, const uint64_t *raw, size_t units, size_t *events)
@@ -614,7 +634,7 @@ long hatf_writer_add_plain_(hatf_writer *w, uint64_t thread, const uint64_t *raw
         if (rc) return rc;
         uint8_t *o0 = hatf_buf_reserve(&t->g.tsec, m * 2 * HATF_VARINT_MAX);
         if (!o0) return fail(w, HATF_E_NOMEM, "out of memory");
-        hatf_plain_io io = { t->tc, w->coarse ? &w->tconv : NULL, o0, ad.ao, ad.r, ad.tab, ad.it, 0, w->pdep };
+        hatf_plain_io io = { t->tc, w->coarse ? &w->tconv : NULL, o0, &t->g.rsec, ad.ao, ad.r, ad.tab, ad.it, 0, w->pdep };
         size_t done = hatf1_encode_plain_(&t->enc, thread, x, units - nu, m, HATF_CK_WRITER_RAW_CUT, &io);
         if (done == 0) {  /* the stream's state first (a group's first record): this one the general way */
             hatf_event e;
@@ -623,8 +643,8 @@ long hatf_writer_add_plain_(hatf_writer *w, uint64_t thread, const uint64_t *raw
             if (rc) return encode_failed(w, rc);  /* a plain event always encodes: out of memory */
             io.units = done ? hatf_raw_units(x[0]) : 0;
             uint64_t other = 0;
-            if (w->coarse) io.tso = take_events(&io.c, &w->tconv, &e, done, thread, io.tso, &ad, &other, 1, !ad.it);
-            else io.tso = take_events(&io.c, NULL, &e, done, thread, io.tso, &ad, &other, 0, !ad.it);
+            if (w->coarse) io.tso = take_events(&io.c, &w->tconv, &e, done, thread, io.tso, &t->g.rsec, &ad, &other, 1, !ad.it);
+            else io.tso = take_events(&io.c, NULL, &e, done, thread, io.tso, &t->g.rsec, &ad, &other, 0, !ad.it);
         } else {
             ad.ao = io.ao;
             ad.r = io.r;

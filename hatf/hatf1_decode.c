@@ -325,6 +325,7 @@ finish_event(hatf1_decoder *restrict d, size_t at, unsigned used, hatf_event *re
     ev->attr_is_bytes = 0;
     ev->data = NULL;
     ev->data_len = 0;
+    ev->release_lead = 0;
     if (UNLIKELY(d->attr_len_bytes)) {
         int rc = read_attr_bytes(d, at, ev);
         if (rc) return rc;
@@ -475,6 +476,7 @@ put_event(hatf_event *ev, unsigned tag, uint64_t size, uint64_t time, u64x2 zero
     memcpy(p + offsetof(hatf_event, thread), &th_heap, 16);
     ev->time = time;
     memcpy(p + offsetof(hatf_event, attr), &attr_data, 16);
+    ev->release_lead = 0;  /* a container's release section sets it */
 }
 
 /* The attribute bytes of a record at buf[*end] (lb length bytes) into ev.
@@ -618,6 +620,7 @@ decode_run(hatf1_decoder *restrict d, hatf_event *restrict ev, size_t max)
         e->attr_is_bytes = 0;
         e->data = NULL;
         e->data_len = 0;
+        e->release_lead = 0;
         if (UNLIKELY(lb) && !take_attr(buf, len, &end, lb, e)) break;
         last = at;
         pos = end;

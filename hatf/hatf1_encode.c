@@ -698,7 +698,8 @@ static size_t encode_run(hatf1_encoder *e, const hatf_event *ev, size_t n, size_
 /* encode_run's common records for the recorder's plain events
  * (container_plain.h), each one's time and addresses taken in the same pass
  * (the writer's take_events: times converted when coarse and kept from
- * going back, addresses as codes when fast, else as items); the attribute
+ * going back, a realloc's release lead, addresses as codes when fast, else
+ * as items); the attribute
  * stays the default of value 0 that such a record has. */
 static inline __attribute__((always_inline))
 size_t encode_plain(hatf1_encoder *e, uint64_t thread, const uint64_t *raw, size_t units, size_t n,
@@ -733,7 +734,10 @@ size_t encode_plain(hatf1_encoder *e, uint64_t thread, const uint64_t *raw, size
         uint64_t a, size, na;
         unsigned op;
         uint64_t time = x[0] >> HATF_RAW_TIME_SHIFT;
+        const uint64_t *x0 = x;
         x += hatf_plain_read(x, &op, &a, &size, &na) * HATF_RAW_UNIT_WORDS;
+        if (__builtin_expect(op == HATF_OP_REALLOC_MOVE || op == HATF_OP_REALLOC_FREE, 0))  /* before its time is added */
+            hatf_release_add_(io->rsec, &c, coarse ? &cv : NULL, time, hatf_raw_release_lead(time, x0[4]));
         if (op != HATF_OP_FREE) {
             len += ladapt(&ws, HATF_F_SIZE, uwidth(size), p + len, &meta);
             len += put_size(p + len, op, size, ws.w);

@@ -27,13 +27,30 @@ struct hatf_writer;
  *          (a free's size 0): nearly every event of a program, in 16 bytes
  *   long, 3 units: the words tk, a, b, c, d and one unused; plain ones are
  *          malloc: a result, b size; free: a pointer; realloc: a old, b size,
- *          c result (preload/recorder.h has the others) */
+ *          c result, d its begin (HATF_RAW_RELEASE_BIT) (preload/recorder.h
+ *          has the others) */
 #define HATF_RAW_TIME_SHIFT 9
 #define HATF_RAW_SHORT 0x100u
 #define HATF_RAW_UNIT_WORDS 2
 #define HATF_RAW_LONG_UNITS 3
 #define HATF_RAW_ADDR_BITS 48
 #define HATF_PLAIN_FNS (1u << HATF_FN_MALLOC | 1u << HATF_FN_REALLOC | 1u << HATF_FN_FREE)
+/* A realloc's d (with no HT_HEAP flag) carries, beside a stack id in bits
+ * 0..30, the time its call began (when its old block may already be given
+ * back, so reused by another thread before the call returns and is stamped):
+ * bit 31 set, bits 32..63 the low 32 bits of that time in the raw clock. The
+ * writer stores the difference as the realloc's release lead (hatf_event,
+ * docs/format-container.md "Release section"); a begin more than 2^31 ticks
+ * before the stamp (or after it) gives no lead. */
+#define HATF_RAW_RELEASE_BIT (1ull << 31)
+static inline uint64_t hatf_raw_release_d(uint64_t begin) { return HATF_RAW_RELEASE_BIT | begin << 32; }
+/* The lead of a realloc stamped at time (raw clock) with d. */
+static inline uint64_t hatf_raw_release_lead(uint64_t time, uint64_t d)
+{
+    if (!(d & HATF_RAW_RELEASE_BIT)) return 0;
+    uint32_t lead = (uint32_t)time - (uint32_t)(d >> 32);
+    return lead < 1u << 31 && lead <= time ? lead : 0;
+}
 static inline size_t hatf_raw_units(uint64_t tk) { return tk & HATF_RAW_SHORT ? 1 : HATF_RAW_LONG_UNITS; }
 static inline int hatf_raw_plain(uint64_t tk)
 {

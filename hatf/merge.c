@@ -11,6 +11,21 @@
  *
  * A cursor is refilled lazily, on the call after its last event was handed
  * out, so an event's data stays valid until the next call.
+ *
+ * A realloc that gave its old block back inside the call (release_lead) sorts
+ * by the time it returned; its old block may have been given back, and taken
+ * by another thread, from when it began. While such a realloc is the head of
+ * a cursor below the top (noted in pend), an event of another thread that
+ * makes its old address after its release (a later time: in the release's
+ * own time unit that make may be an earlier life of the address, one the
+ * realloc's thread had not been given yet), before its time, goes out after
+ * it: the realloc is promoted to just before that event, its time
+ * lowered to that event's (its lead lowered as much, so its release time
+ * stays). Its new block is then taken later than its release and no earlier
+ * than any release of that block sorted before the reuse (the recorder stamps
+ * a free before the call, an allocation after it). Cost: nothing while no such
+ * realloc waits at a cursor's head; else a test of a 64-bit filter per event
+ * that makes an address.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +53,10 @@ struct hatf_iter {
     /* a following reader (container_follow.c): cursors wait for their
      * threads' next groups, new threads join (merge_follow.c) */
     int follow;
+    /* cursors whose head is a realloc with a release lead, not at the top (ncur room) */
+    uint32_t *pend;
+    size_t npend;
+    uint64_t pend_bloom;          /* a bit per old address of theirs (pend_bit) */
     const hatf_rthread *th_base;  /* r->th when the cursors were pointed at it */
     uint64_t high;                /* the key of the last event handed out */
     size_t th_pos;                /* a thread iterator: its thread's place in r->th */
@@ -101,8 +120,74 @@ static inline uint64_t key_of(const hatf_event *e, uint64_t prev)
     uint64_t t = e->time > UINT64_MAX >> 1 ? UINT64_MAX >> 1 : e->time;
     unsigned op = e->op;
     unsigned takes = !(op == HATF_OP_FREE || op == HATF_OP_REALLOC_FREE ||
-                       op == HATF_OP_HEAP_DESTROY || op == HATF_OP_THREAD_DESTROY);
+                       op == HATF_OP_HEAP_DESTROY || op == HATF_OP_THREAD_DESTROY ||
+                       (op == HATF_OP_REALLOC_MOVE && e->release_lead));  /* released before its time */
     return t << 1 | takes;
+}
+
+/* ---- reallocs that released early (release_lead): promotion ---------------- */
+
+static inline unsigned pend_bit(uint64_t addr) { return (unsigned)(addr >> 4 ^ addr >> 12) & 63; }
+
+/* c, below the top, has head evs[i]: note it if it is a realloc that may have
+ * released its old block before its time. */
+static void pend_note(hatf_iter *it, hatf_cursor *c)
+{
+    if (c->noted || c->i >= c->n) return;
+    const hatf_event *e = &c->evs[c->i];
+    if (!e->release_lead || !hatf_event_releases_early(e)) return;
+    c->noted = 1;
+    it->pend[it->npend++] = (uint32_t)(c - it->cur);
+    it->pend_bloom |= 1ull << pend_bit(e->addr);
+}
+
+/* c's head goes out (or was promoted): out of the list. */
+static void pend_drop(hatf_iter *it, hatf_cursor *c)
+{
+    uint32_t ci = (uint32_t)(c - it->cur);
+    uint64_t bloom = 0;
+    size_t k = 0;
+    for (size_t i = 0; i < it->npend; i++) {
+        if (it->pend[i] == ci) continue;
+        const hatf_cursor *p = &it->cur[it->pend[i]];
+        bloom |= 1ull << pend_bit(p->evs[p->i].addr);
+        it->pend[k++] = it->pend[i];
+    }
+    it->npend = k;
+    it->pend_bloom = bloom;
+    c->noted = 0;
+}
+
+/* The noted cursor whose head released the address e makes before e's
+ * time (key k) but sorts after it, or NULL. */
+static hatf_cursor *pend_hit(hatf_iter *it, const hatf_event *e, uint64_t k)
+{
+    uint64_t a = hatf_event_makes(e), t = k >> 1;
+    if (!a || !(it->pend_bloom >> pend_bit(a) & 1)) return NULL;
+    for (size_t i = 0; i < it->npend; i++) {
+        hatf_cursor *p = &it->cur[it->pend[i]];
+        const hatf_event *r = &p->evs[p->i];
+        if (r->addr == a && r->time - r->release_lead < t && t < r->time) return p;
+    }
+    return NULL;
+}
+
+static void sift_up(hatf_iter *it, size_t i);
+
+/* Put p's head (a realloc) before the event of key k that reuses its old
+ * block: its time lowered to that event's, its key just below k. */
+static void promote(hatf_iter *it, hatf_cursor *p, uint64_t k)
+{
+    hatf_event *e = &p->evs[p->i];
+    uint64_t t = k >> 1;
+    e->release_lead -= e->time - t;  /* the release's time stays */
+    e->time = t;
+    p->key = k - 1;  /* k > 0: t < the realloc's time */
+    p->promoted = 1;
+    pend_drop(it, p);
+    uint32_t pi = (uint32_t)(p - it->cur);
+    for (size_t h = 0; h < it->nheap; h++)
+        if (it->heap[h] == pi) { sift_up(it, h); break; }
 }
 
 static hatf_iter *iter_new(hatf_reader *r, size_t n)
@@ -112,8 +197,9 @@ static hatf_iter *iter_new(hatf_reader *r, size_t n)
     it->r = r;
     it->cur = calloc(n ? n : 1, sizeof *it->cur);
     it->heap = calloc(n ? n : 1, sizeof *it->heap);
-    if (!it->cur || !it->heap) {
-        free(it->cur); free(it->heap); free(it);
+    it->pend = calloc(n ? n : 1, sizeof *it->pend);
+    if (!it->cur || !it->heap || !it->pend) {
+        free(it->cur); free(it->heap); free(it->pend); free(it);
         return NULL;
     }
     it->ncur = n;
@@ -248,6 +334,9 @@ static int adopt(hatf_iter *it)
     uint32_t *heap = realloc(it->heap, r->nth * sizeof *heap);
     if (!heap) return HATF_E_NOMEM;
     it->heap = heap;
+    uint32_t *pend = realloc(it->pend, r->nth * sizeof *pend);
+    if (!pend) return HATF_E_NOMEM;
+    it->pend = pend;
     for (size_t i = it->ncur; i < r->nth; i++) {
         if (hatf_cursor_init(&cur[i], r, &r->th[i]) != 0) {
             hatf_cursor_free(&cur[i]);
@@ -314,6 +403,7 @@ static __attribute__((noinline)) int next_run(hatf_iter *it)
             if (k > 0) c->key = key_of(&c->evs[0], c->key);
             it->heap[it->nheap++] = (uint32_t)it->primed;
             sift_up(it, it->nheap - 1);
+            pend_note(it, c);
         }
         it->primed++;
         if (it->primed == it->ncur) set_limit(it);
@@ -348,7 +438,7 @@ static __attribute__((noinline)) int next_run(hatf_iter *it)
             }
         }
         /* the head's key (a cursor below the top has it already) */
-        uint64_t k = key_of(&c->evs[c->i], c->key), th = c->t->thread;
+        uint64_t k = c->promoted ? c->key : key_of(&c->evs[c->i], c->key), th = c->t->thread;
         c->key = k;
         uint64_t hold = UNLIKELY(it->follow) ? hold_key(it, c) : UINT64_MAX;
         int held = hold != UINT64_MAX;  /* (a key can be UINT64_MAX itself) */
@@ -361,8 +451,17 @@ static __attribute__((noinline)) int next_run(hatf_iter *it)
         if (!before_limit(it, k, th)) {
             sift_down(it, 0);
             set_limit(it);
+            pend_note(it, c);
             continue;
         }
+        hatf_cursor *p;
+        if (UNLIKELY(it->npend) && (p = pend_hit(it, &c->evs[c->i], k)) != NULL && p != c) {
+            promote(it, p, k);  /* p's realloc first: it comes to the top */
+            set_limit(it);
+            continue;
+        }
+        if (UNLIKELY(c->noted)) pend_drop(it, c);
+        c->promoted = 0;
         uint32_t j = c->i + 1;
         if (it->nheap < 2 && !held) {
             j = c->n;
@@ -370,6 +469,7 @@ static __attribute__((noinline)) int next_run(hatf_iter *it)
             for (; j < c->n; j++) {
                 uint64_t kj = key_of(&c->evs[j], k);
                 if (!before_limit(it, kj, th) || (held && kj >= hold)) break;
+                if (UNLIKELY(it->npend) && pend_hit(it, &c->evs[j], kj)) break;  /* the next call promotes */
                 k = kj;
             }
             c->key = k;  /* of evs[j - 1]: what a comment at evs[j] inherits */
@@ -424,5 +524,6 @@ HATF_API void hatf_iter_free(hatf_iter *it)
     for (size_t i = 0; i < it->ncur; i++) hatf_cursor_free(&it->cur[i]);
     free(it->cur);
     free(it->heap);
+    free(it->pend);
     free(it);
 }

@@ -21,7 +21,7 @@
 
 /* Text names of the hatrace attribute keys, indexed by hatf_attr_key. */
 static const char *const key_names[HATF_A_KEY_MAX_ + 1] = {
-    NULL, "func", "align", "stack", "ostid", "parent", "failed", "nmemb",
+    NULL, "func", "align", "stack", "ostid", "parent", "failed", "nmemb", "sized",
 };
 
 static const char hexdig[16] = "0123456789abcdef";
@@ -146,6 +146,10 @@ HATF_API int hatf_text_format(const hatf_event *ev, hatf_buf *out)
         *p++ = ' '; p = hatf_text_put_hex_(p, ev->addr);
         p = hatf_text_put_str_(p, " -> ");
         p = hatf_text_put_hex_(p, ev->new_addr);
+        if (ev->release_lead && hatf_event_releases_early(ev)) {
+            p = hatf_text_put_str_(p, " lead=");
+            p = hatf_text_put_dec_(p, ev->release_lead);
+        }
         break;
     case HATF_OP_COMMENT:
         *p++ = ' ';
@@ -349,7 +353,7 @@ static int read_attrs(hatf_text_cursor *c, hatf_event *ev, uint8_t *out)
         unsigned key = 0;
         for (unsigned k = 1; k <= HATF_A_KEY_MAX_; k++)
             if (strlen(key_names[k]) == kl && memcmp(key_names[k], s, kl) == 0) key = k;
-        if (!key) return hatf_text_fail_(c, at, "unknown attribute (func align stack ostid parent failed nmemb attr)");
+        if (!key) return hatf_text_fail_(c, at, "unknown attribute (func align stack ostid parent failed nmemb sized attr)");
         if (raw) return hatf_text_fail_(c, at, "attr= cannot be combined with other attributes");
         if (a.present & (1u << key)) return hatf_text_fail_(c, at, "attribute given twice");
         uint64_t val;
@@ -367,6 +371,19 @@ static int read_attrs(hatf_text_cursor *c, hatf_event *ev, uint8_t *out)
         ev->data_len = (uint16_t)hatf_attrs_encode(&a, out);
     }
     return 0;
+}
+
+/* A realloc's "lead=N" after its new address, if there: its release lead
+ * (hatf_event.release_lead), at most its time. @return 0 or the error. */
+static int read_lead(hatf_text_cursor *c, hatf_event *ev)
+{
+    hatf_text_skip_blanks_(c);
+    if (c->len - c->pos < 5 || memcmp(c->s + c->pos, "lead=", 5) != 0) return 0;
+    c->pos += 5;
+    size_t at = c->pos;
+    int rc = hatf_text_read_dec_(c, "lead", &ev->release_lead);
+    if (!rc && ev->release_lead > ev->time) return hatf_text_fail_(c, at, "lead= past the event's time");
+    return rc;
 }
 
 HATF_API int hatf_text_parse(const char *line, size_t len, uint64_t line_offset,
@@ -408,6 +425,7 @@ HATF_API int hatf_text_parse(const char *line, size_t len, uint64_t line_offset,
         n = hatf_text_token_(&c, &at);
         if (n != 2 || line[at] != '-' || line[at + 1] != '>') return hatf_text_fail_(&c, at, "expected -> between the old and the new address");
         if ((rc = hatf_text_read_addr_(&c, "new address", &ev->new_addr))) return rc;
+        if (hatf_event_releases_early(ev) && (rc = read_lead(&c, ev))) return rc;
         break;
     case HATF_OP_COMMENT: {
         size_t k = 0;

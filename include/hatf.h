@@ -101,6 +101,13 @@ typedef struct hatf_event {
     uint64_t time;
     uint64_t attr;
     const uint8_t *data;
+    /* A realloc that gave its old block back inside the call (REALLOC_MOVE,
+     * REALLOC_FREE: hatf_event_releases_early): the block may have been given
+     * back up to this long before time, from when the call began (the
+     * recorder's stamp is taken after the call); another thread may reuse it
+     * in between. 0 for every other event, and when not known. Readers order
+     * the release by it (docs/format-container.md, "Release section"). */
+    uint64_t release_lead;
 } hatf_event;
 
 /* The recorder notes the signals a process dies of with a core (SIGSEGV,
@@ -157,6 +164,12 @@ static inline uint64_t hatf_event_makes(const hatf_event *e)
     unsigned op = e->op;
     return op == HATF_OP_ALLOC ? e->addr
          : op == HATF_OP_REALLOC_INPLACE || op == HATF_OP_REALLOC_MOVE || op == HATF_OP_REALLOC_NEW ? e->new_addr : 0;
+}
+
+/* Does this op give an old block back inside its call (release_lead)? */
+static inline int hatf_event_releases_early(const hatf_event *e)
+{
+    return e->op == HATF_OP_REALLOC_MOVE || e->op == HATF_OP_REALLOC_FREE;
 }
 
 /* Stable lower-case names: "alloc", "free", "realloc-inplace", "realloc-move",
@@ -303,7 +316,8 @@ typedef enum hatf_attr_key {
     HATF_A_PARENT = 5,    /* parent thread (thread-create) */
     HATF_A_FAILED = 6,    /* 1: the call returned NULL / an error */
     HATF_A_NMEMB = 7,     /* calloc/reallocarray element count (size = total) */
-    HATF_A_KEY_MAX_ = 7
+    HATF_A_SIZED = 8,     /* the size a sized operator delete was given (a free record) */
+    HATF_A_KEY_MAX_ = 8
 } hatf_attr_key;
 
 typedef enum hatf_func {
@@ -326,7 +340,7 @@ static inline unsigned hatf_plain_func(unsigned op)
 const char *hatf_func_name(unsigned fn);
 int hatf_func_from_name(const char *name, size_t len);
 
-#define HATF_ATTRS_MAX 64  /* room for every known key with a 10-byte varint */
+#define HATF_ATTRS_MAX 96  /* room for every known key with a 10-byte varint */
 typedef struct hatf_attrs {
     uint64_t value[HATF_A_KEY_MAX_ + 1];
     uint32_t present;  /* bit k set: key k present */

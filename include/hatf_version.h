@@ -12,7 +12,7 @@
 #include "hatf_api.h"
 
 #define HATF_VERSION_MAJOR 0
-#define HATF_VERSION_MINOR 2
+#define HATF_VERSION_MINOR 3
 #define HATF_VERSION_PATCH 0
 
 #define HATF_VERSION_NUMBER \

@@ -72,12 +72,18 @@ void ht_convert(const ht_rawev *r, uint64_t tid, hatf_event *e, uint8_t *ab, uin
         }
         if (failed && r->a) e->op = HATF_OP_REALLOC_INPLACE, e->new_addr = r->a; /* block unchanged */
         else e->op = ht_realloc_op(r->a, r->c);
+        if (kind == HT_K_REALLOC && !(r->tk & HT_HEAP) && hatf_event_releases_early(e))
+            e->release_lead = hatf_raw_release_lead(e->time, r->d);
         break;
     case HT_K_FREE:
     case HT_K_DELETE:
     case HT_K_DELETE_ARRAY:
         e->op = HATF_OP_FREE;
         e->addr = r->a;
+        if (kind != HT_K_FREE && r->c) {  /* a sized delete (hooks.c) */
+            at.value[HATF_A_SIZED] = r->b;
+            at.present |= 1u << HATF_A_SIZED;
+        }
         break;
     case HT_K_NEW:
     case HT_K_NEW_ARRAY:

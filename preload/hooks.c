@@ -258,8 +258,15 @@ HT_EXPORT void *realloc(void *p, size_t n)
     if (BOOTING()) return p ? NULL : arena_alloc(n, 16);
     if (HT_UNLIKELY(ht_t.untraced) && ht_in_own_code(&ht_t)) return own_realloc(p, n);
     uint64_t sid = stack_id();
+    /* the old block may be given back inside the call and taken by another
+     * thread before the stamp below: d carries when the call began too, the
+     * earliest its release can be (hatf_raw_release_d). realloc(NULL, n)
+     * gives nothing back: no second clock read. */
+    uint64_t begin = p ? hatf_raw_release_d(ht_now() - ht_t0) : 0;
     void *q = real_realloc(p, n);
-    return emit(HT_K_REALLOC, !q && (n || !p), U(p), n, U(q), sid, q);  /* realloc(p, 0) may free and return NULL */
+    int failed = !q && (n || !p);  /* realloc(p, 0) may free and return NULL */
+    __asm__("" : "+r"(sid));  /* as in emit */
+    return ht_emit_ret(HT_K_REALLOC | FLAGS(failed, sid), U(p), n, U(q), sid | begin, q);
 }
 
 HT_EXPORT void *reallocarray(void *p, size_t nmemb, size_t size)
@@ -460,9 +467,9 @@ static inline __attribute__((always_inline)) void *cxx_new(uint32_t kind, size_t
 /* every delete form: plain, sized, aligned, sized and aligned, nothrow, aligned nothrow */
 #define DELETE_FORMS(X, sym, kind)                                                                \
     X(void, , sym, (void *p), cxx_delete(kind, p))                                                  \
-    X(void, , sym##m, (void *p, size_t n), ((void)n, cxx_delete(kind, p)))                          \
+    X(void, , sym##m, (void *p, size_t n), cxx_delete_sized(kind, p, n))                            \
     X(void, , sym##St11align_val_t, (void *p, size_t al), ((void)al, cxx_delete(kind, p)))          \
-    X(void, , sym##mSt11align_val_t, (void *p, size_t n, size_t al), ((void)n, (void)al, cxx_delete(kind, p))) \
+    X(void, , sym##mSt11align_val_t, (void *p, size_t n, size_t al), ((void)al, cxx_delete_sized(kind, p, n))) \
     X(void, , sym##RKSt9nothrow_t, (void *p, const void *nt), ((void)nt, cxx_delete(kind, p)))      \
     X(void, , sym##St11align_val_tRKSt9nothrow_t, (void *p, size_t al, const void *nt),             \
       ((void)al, (void)nt, cxx_delete(kind, p)))
@@ -477,6 +484,17 @@ static inline __attribute__((always_inline)) void cxx_delete(uint32_t kind, void
     if (HT_UNLIKELY(in_arena(p))) return;
     if (BOOTING()) return;
     ht_emit_free(kind, p, real_free);
+}
+
+/* A sized delete: the size the program gave is recorded too (b, with c = 1:
+ * its sized= attribute), so a size that is not the block's can be found.
+ * Stamped and published before the real free, as ht_emit_free does. */
+static inline __attribute__((always_inline)) void cxx_delete_sized(uint32_t kind, void *p, size_t n)
+{
+    if (HT_UNLIKELY(in_arena(p))) return;
+    if (BOOTING()) return;
+    ht_emit(kind, U(p), n, 1, 0);
+    real_free(p);
 }
 
 #define CXX_DECLARE(type, ret, name, params, body) HT_EXPORT type name params;

@@ -72,7 +72,7 @@
  *   POSIX_MEMALIGN,      result   size     align     -
  *   ALIGNED_ALLOC, MEMALIGN
  *   NEW, NEW_ARRAY       result   size     align (0: none) -
- *   DELETE, DELETE_ARRAY ptr      -        -         -
+ *   DELETE, DELETE_ARRAY ptr      size     1: sized  -
  *   THREAD_CREATE        parent   os tid   -         -
  *   THREAD_DESTROY       -        -        -         -
  *   HEAP_CREATE          heap     -        -         name (malloc'd copy or 0; the flusher frees it)

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # C++ operators are recorded as such: new and new[] as alloc func=new / func=new[],
 # delete and delete[] as free func=delete / func=delete[], one event per call;
-# the counts match the program's. validate reports each mismatched pair
+# the counts match the program's; a sized delete carries the size it was
+# given (sized=N), its block's but for one the program gives wrongly. validate
+# reports each mismatched pair
 # (tests/workloads/cxx_mismatch.cc) and nothing else.
 . "$(dirname "$0")/record_lib.inc"
 need_tools
@@ -14,9 +16,13 @@ validate_all "$W/x.hatf"
   $4 == "alloc" && $5 == 72 && $7 == "func=new" { c72++ }
   $4 == "alloc" && $5 == 3000 && $7 == "func=new[]" { c3000++ }
   $4 == "free" && $6 == "func=delete[]" { d3000++ }
-  END { print "size72", c72 + 0; print "size3000", c3000 + 0; print "delete[]", d3000 + 0 }' >"$W/got.txt"
+  $4 == "alloc" { size[$6] = $5 }
+  $4 == "free" && $7 ~ /^sized=/ { sized++; if (substr($7, 7) != size[$5]) wrong++ }
+  END { print "size72", c72 + 0; print "size3000", c3000 + 0; print "delete[]", d3000 + 0
+        print "sized", sized + 0; print "wrong_sized", wrong + 0 }' >"$W/got.txt"
 { cat "$W/program.txt"; awk '$1 == "size3000" { print "delete[]", $2 }' "$W/program.txt"; } >"$W/want.txt"
 compare "$W/want.txt" "$W/got.txt" || fail "new/delete counts differ"
+[ "$(awk '$1 == "sized" { print $2 }' "$W/got.txt")" -gt 5000 ] || fail "the sized deletes carry no size"
 "$HATRACE" stats --json "$W/x.hatf" | grep -q '"new\[\]": 500' || fail "stats does not count new[] per function"
 
 "$HATRACE" record -o "$W/m.hatf" -- "$BUILD/workloads/cxx_mismatch" >"$W/m-want.txt" 2>"$W/m-record.err" ||

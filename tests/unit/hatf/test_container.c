@@ -1080,6 +1080,22 @@ static void write_worked_example(const char *path)
     CU_ASSERT_EQUAL(hatf_writer_close(w, &c, &err), 0);
 }
 
+/* Read the file at path through the global iterator: one damage line must
+ * contain want. @return the events read, *errors the errors met. */
+static size_t read_damaged(const char *path, const char *want, size_t *errors)
+{
+    hatf_err err = {0};
+    hatf_reader *r = hatf_reader_open(path, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+    size_t k = read_all(r, errors, NULL, 0);
+    const char *const *lines;
+    size_t nl = hatf_reader_damage(r, &lines), found = 0;
+    for (size_t i = 0; i < nl; i++) found += strstr(lines[i], want) != NULL;
+    CU_ASSERT_EQUAL(found, 1);
+    hatf_reader_close(r);
+    return k;
+}
+
 /* Patch the worked example's time section (bytes 0x98..0x9b) and fix the
  * records chunk's checksums; without its index (which holds a copy of the
  * chunk header) the reader scans the chunks. A damage line must contain want. */
@@ -1093,17 +1109,9 @@ static void time_section_damage(const uint8_t patch[4], const char *want, size_t
     hatf_store_le32(b + 0x58 + 56, (uint32_t)XXH3_64bits(b + 0x58, 56));
     spit(path2, b, 0x103);
     free(b);
-    hatf_err err = {0};
-    hatf_reader *r = hatf_reader_open(path2, &err);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(r);
-    size_t errors, k = read_all(r, &errors, NULL, 0);
+    size_t errors, k = read_damaged(path2, want, &errors);
     CU_ASSERT_EQUAL(errors, 1);
     CU_ASSERT_EQUAL(k, want_events);
-    const char *const *lines;
-    size_t nl = hatf_reader_damage(r, &lines), found = 0;
-    for (size_t i = 0; i < nl; i++) found += strstr(lines[i], want) != NULL;
-    CU_ASSERT_EQUAL(found, 1);
-    hatf_reader_close(r);
 }
 
 static void test_time_section(void)
@@ -1134,6 +1142,197 @@ static void test_time_section(void)
     time_section_damage((const uint8_t[]){ 0x03, 0x00, 0xff, 0xff }, "time section bad at event 1", 1);
     /* a section longer than the chunk */
     time_section_damage((const uint8_t[]){ 0x30, 0x00, 0x63, 0x00 }, "time section longer than its chunk", 0);
+}
+
+/* ---- release leads (records coding 2) ----------------------------------- */
+
+/* alloc 0x1000 at 10, realloc-move to 0x2000 at 20 released at 15 (lead 5),
+ * free 0x2000 at 30: the file's records chunk, stored, is at 0x58. */
+static void write_lead_example(const char *path)
+{
+    hatf_info in = test_info();
+    in.flags = 0;
+    in.time_unit_ns_num = in.time_unit_ns_den = 1;
+    hatf_err err;
+    hatf_writer *w = hatf_writer_create(path, 1, &in, NULL, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(w);
+    hatf_event e[3] = {
+        { .op = HATF_OP_ALLOC, .size = 24, .addr = 0x1000, .time = 10, .thread = 1 },
+        { .op = HATF_OP_REALLOC_MOVE, .size = 48, .addr = 0x1000, .new_addr = 0x2000, .time = 20, .thread = 1,
+          .release_lead = 5 },
+        { .op = HATF_OP_FREE, .addr = 0x2000, .time = 30, .thread = 1 },
+    };
+    CU_ASSERT_EQUAL(hatf_writer_add(w, e, 3), 0);
+    CU_ASSERT_EQUAL(hatf_writer_close(w, NULL, &err), 0);
+}
+
+/* Patch byte at (of the records payload) to v, fix the chunk's checksums, cut
+ * the index off (the reader scans): it reports damage containing want. */
+static void lead_damage(size_t hdr, size_t at, uint8_t v, const char *want)
+{
+    size_t n;
+    uint8_t *b = slurp(path1, &n);
+    CU_ASSERT_FATAL(b && n > hdr + HATF_CK_HDR + at);
+    uint32_t stored = hatf_load_le32(b + hdr + 28);
+    b[hdr + HATF_CK_HDR + at] = v;
+    hatf_store_le64(b + hdr + 48, XXH3_64bits(b + hdr + HATF_CK_HDR, stored));
+    hatf_store_le32(b + hdr + 56, (uint32_t)XXH3_64bits(b + hdr, 56));
+    size_t adr = hdr + HATF_CK_HDR + stored;  /* the address chunk follows; the index is cut off */
+    spit(path2, b, adr + HATF_CK_HDR + hatf_load_le32(b + adr + 28));
+    free(b);
+    size_t errors;
+    read_damaged(path2, want, &errors);
+    CU_ASSERT(errors >= 1);
+}
+
+static void test_release_section(void)
+{
+    write_lead_example(path1);
+    size_t n;
+    uint8_t *b = slurp(path1, &n);
+    CU_ASSERT_FATAL(b != NULL);
+    size_t hdr = hatf_load_le32(b + 12);
+    CU_ASSERT_EQUAL(b[hdr + 4], HATF_CK_RECORDS);
+    CU_ASSERT_EQUAL(b[hdr + 5], 0);                      /* stored: its bytes as they are */
+    CU_ASSERT_EQUAL(b[hdr + 6] | b[hdr + 7] << 8, 2);    /* records coding 2: a release section */
+    /* time section: 5 bytes (runs at 10, 20, 30); release section: 1 byte, the lead 5 */
+    static const uint8_t want[] = { 0x05, 0x00, 0x13, 0x00, 0x13, 0x00, 0x01, 0x05 };
+    CU_ASSERT(memcmp(b + hdr + HATF_CK_HDR, want, sizeof want) == 0);
+    free(b);
+    hatf_err err = {0};
+    hatf_reader *r = hatf_reader_open(path1, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+    hatf_event ev[3];
+    size_t errors;
+    CU_ASSERT_EQUAL(read_all(r, &errors, ev, 3), 3);
+    CU_ASSERT_EQUAL(errors, 0);
+    CU_ASSERT_EQUAL(ev[0].release_lead, 0);
+    CU_ASSERT_EQUAL(ev[1].release_lead, 5);
+    CU_ASSERT_EQUAL(ev[1].time, 20);
+    CU_ASSERT_EQUAL(ev[2].release_lead, 0);
+    hatf_reader_close(r);
+    /* a lead past its event's time (21 > 20) */
+    lead_damage(hdr, 7, 21, "release section bad at event");
+    /* the realloc made in place (tag 2): its lead is left over */
+    b = slurp(path1, &n);
+    CU_ASSERT_FATAL(b != NULL);
+    size_t tag = 0;  /* the realloc's record: the second tag byte 3 after the metadata */
+    for (size_t i = hdr + HATF_CK_HDR + sizeof want; i + 1 < n && !tag; i++)
+        if (b[i] == HATF_OP_REALLOC_MOVE && b[i + 1] == 48) tag = i - hdr - HATF_CK_HDR;
+    free(b);
+    CU_ASSERT_FATAL(tag != 0);
+    lead_damage(hdr, tag, HATF_OP_REALLOC_INPLACE, "release section has more leads than its reallocs");
+    /* the same events with no lead: coding 1, as before */
+    hatf_writer *w = hatf_writer_create(path2, 1, NULL, NULL, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(w);
+    hatf_event e = { .op = HATF_OP_REALLOC_MOVE, .size = 48, .addr = 0x1000, .new_addr = 0x2000, .time = 20,
+                     .thread = 1 };
+    CU_ASSERT_EQUAL(hatf_writer_add(w, &e, 1), 0);
+    CU_ASSERT_EQUAL(hatf_writer_close(w, NULL, &err), 0);
+    b = slurp(path2, &n);
+    CU_ASSERT_FATAL(b != NULL);
+    CU_ASSERT_EQUAL(b[hatf_load_le32(b + 12) + 6], 1);
+    free(b);
+}
+
+/* Leads in coarse units: the release rounded down as every time, never
+ * before the thread's previous event; and from the recorder's raw units
+ * (hatf_writer_add_plain_: d carries the call's begin). */
+static void test_release_coarse_and_raw(void)
+{
+    hatf_writer_opts o = { .time_res_ns = 10 };
+    hatf_err err = {0};
+    hatf_writer *w = hatf_writer_create(path1, 1, NULL, &o, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(w);
+    hatf_event a[] = {
+        { .op = HATF_OP_ALLOC, .thread = 1, .size = 16, .addr = 0x1000, .time = 105 },   /* -> 10 */
+        { .op = HATF_OP_REALLOC_MOVE, .thread = 1, .size = 32, .addr = 0x1000, .new_addr = 0x2000,
+          .time = 257, .release_lead = 50 },   /* -> 25, released at 207 -> 20: lead 5 */
+        { .op = HATF_OP_REALLOC_FREE, .thread = 1, .addr = 0x2000, .time = 309, .release_lead = 200 },
+        /* -> 30, released at 109 -> 10, but not before the previous event (25): lead 5 */
+        { .op = HATF_OP_REALLOC_MOVE, .thread = 1, .size = 32, .addr = 0x3000, .new_addr = 0x4000,
+          .time = 318, .release_lead = 3 },    /* -> 31, released at 315 -> 31: lead 0 */
+    };
+    CU_ASSERT_EQUAL(hatf_writer_add(w, a, 4), 0);
+    /* the recorder's units: thread 2, a realloc stamped at 500 that began at 440 */
+    uint64_t raw[6] = { 500ull << HATF_RAW_TIME_SHIFT | HATF_FN_REALLOC, 0x5000, 64, 0x6000,
+                        hatf_raw_release_d(440), 0 };
+    size_t events = 0;
+    CU_ASSERT_EQUAL(hatf_writer_add_plain_(w, 2, raw, HATF_RAW_LONG_UNITS, &events), HATF_RAW_LONG_UNITS);
+    CU_ASSERT_EQUAL(events, 1);
+    /* a realloc whose d has no begin (another producer): no lead */
+    raw[0] = 600ull << HATF_RAW_TIME_SHIFT | HATF_FN_REALLOC;
+    raw[4] = 0;
+    CU_ASSERT_EQUAL(hatf_writer_add_plain_(w, 2, raw, HATF_RAW_LONG_UNITS, &events), HATF_RAW_LONG_UNITS);
+    CU_ASSERT_EQUAL(hatf_writer_close(w, NULL, &err), 0);
+    hatf_reader *r = hatf_reader_open(path1, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+    static const uint64_t want_time[] = { 10, 25, 30, 31 }, want_lead[] = { 0, 5, 5, 0 };
+    hatf_iter *it = hatf_iter_thread(r, 1);
+    hatf_event ev;
+    for (int i = 0; i < 4; i++) {
+        CU_ASSERT_EQUAL_FATAL(hatf_iter_next(it, &ev), 1);
+        CU_ASSERT_EQUAL(ev.time, want_time[i]);
+        CU_ASSERT_EQUAL(ev.release_lead, want_lead[i]);
+    }
+    hatf_iter_free(it);
+    it = hatf_iter_thread(r, 2);
+    CU_ASSERT_EQUAL_FATAL(hatf_iter_next(it, &ev), 1);
+    CU_ASSERT_EQUAL(ev.op, HATF_OP_REALLOC_MOVE);
+    CU_ASSERT_EQUAL(ev.time, 50);
+    CU_ASSERT_EQUAL(ev.release_lead, 6);  /* 440 -> 44 */
+    CU_ASSERT_EQUAL_FATAL(hatf_iter_next(it, &ev), 1);
+    CU_ASSERT_EQUAL(ev.release_lead, 0);
+    hatf_iter_free(it);
+    hatf_reader_close(r);
+    /* the raw begin: more than 2^31 ticks back, or after the stamp, gives no lead */
+    CU_ASSERT_EQUAL(hatf_raw_release_lead(1000, hatf_raw_release_d(990)), 10);
+    CU_ASSERT_EQUAL(hatf_raw_release_lead(1000, hatf_raw_release_d(1001)), 0);
+    CU_ASSERT_EQUAL(hatf_raw_release_lead((1ull << 31) + 1000, hatf_raw_release_d(999)), 0);
+    CU_ASSERT_EQUAL(hatf_raw_release_lead(1000, 7), 0);
+}
+
+/* The global iterator puts a realloc that released early before another
+ * thread's reuse of its old block at or after the release, with the time of
+ * the reuse; not before a reuse that came before its release. */
+static void test_release_promoted(void)
+{
+    hatf_event a[] = {
+        { .op = HATF_OP_ALLOC, .thread = 1, .time = 10, .size = 8, .addr = 0x100 },
+        { .op = HATF_OP_REALLOC_MOVE, .thread = 1, .time = 50, .size = 16, .addr = 0x100, .new_addr = 0x200,
+          .release_lead = 35 },                                        /* released at 15 */
+        { .op = HATF_OP_ALLOC, .thread = 1, .time = 60, .size = 8, .addr = 0x300 },
+        { .op = HATF_OP_REALLOC_MOVE, .thread = 1, .time = 80, .size = 16, .addr = 0x300, .new_addr = 0x400,
+          .release_lead = 5 },                                         /* released at 75 */
+    };
+    hatf_event b[] = {
+        { .op = HATF_OP_FREE, .thread = 2, .time = 20, .addr = 0x500 },
+        { .op = HATF_OP_ALLOC, .thread = 2, .time = 30, .size = 8, .addr = 0x100 },  /* reuse after 15 */
+        { .op = HATF_OP_FREE, .thread = 2, .time = 35, .addr = 0x100 },
+        { .op = HATF_OP_ALLOC, .thread = 2, .time = 70, .size = 8, .addr = 0x300 },  /* before 75: stays */
+    };
+    hatf_err err = {0};
+    hatf_writer *w = hatf_writer_create(path2, 1, NULL, NULL, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(w);
+    CU_ASSERT_EQUAL(hatf_writer_add(w, a, 4), 0);
+    CU_ASSERT_EQUAL(hatf_writer_add(w, b, 4), 0);
+    CU_ASSERT_EQUAL(hatf_writer_close(w, NULL, &err), 0);
+    hatf_reader *r = hatf_reader_open(path2, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+    hatf_iter *it = hatf_iter_global(r);
+    static const uint64_t want_thread[] = { 1, 2, 1, 2, 2, 1, 2, 1 }, want_time[] = { 10, 20, 30, 30, 35, 60, 70, 80 };
+    static const uint64_t want_lead[] = { 0, 0, 15, 0, 0, 0, 0, 5 };
+    hatf_event e;
+    size_t n = 0;
+    while (hatf_iter_next(it, &e) == 1 && n < 8) {
+        CU_ASSERT_EQUAL(e.thread, want_thread[n]);
+        CU_ASSERT_EQUAL(e.time, want_time[n]);
+        CU_ASSERT_EQUAL(e.release_lead, want_lead[n]);
+        n++;
+    }
+    CU_ASSERT_EQUAL(n, 8);
+    hatf_iter_free(it);
+    hatf_reader_close(r);
 }
 
 static void test_flipped_byte(void)
@@ -1381,6 +1580,9 @@ static CU_TestInfo tests[] = {
     { "address coding 6: bytes and what the decoder refuses", test_address_coding_ref_bytes },
     { "address model freed, then reset: an encoder still", test_amodel_free_then_reset },
     { "time section: the worked example, and damage", test_time_section },
+    { "release section: bytes, leads read back, damage", test_release_section },
+    { "release leads: coarse units, the recorder's raw units", test_release_coarse_and_raw },
+    { "release leads: a realloc put before the reuse of its old block", test_release_promoted },
     { "address ranks, many objects", test_address_ranks_large },
     { "round trip, three threads", test_round_trip },
     { "round trip, fast and full groups mixed", test_round_trip_fast },
