@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check.h"
 #include "heaplive.h"
 
 #define NONE UINT32_MAX
@@ -65,12 +66,11 @@ static void cell_change(heaplive *l, heaplive_cell *c, int64_t objects, int64_t 
     l->change(l->ctx, c->tag, c->heap, objects, bytes);
 }
 
-int heaplive_add(heaplive *l, uint64_t addr, uint64_t size, uint32_t cell)
+static inline addrmap_entry *put(heaplive *l, uint64_t addr, uint64_t size, uint32_t cell)
 {
-    if (!addr) return 0;
     int added;
     addrmap_entry *e = addrmap_put(&l->map, addr, &added);
-    if (!e) return -1;
+    if (!e) return NULL;
     if (!added && entry_dead(l, e)) l->dead--;
     else if (!added)  /* address already live (validate reports it): replace */
         cell_change(l, &l->cells[e->a], -1, -(int64_t)e->size);
@@ -78,18 +78,52 @@ int heaplive_add(heaplive *l, uint64_t addr, uint64_t size, uint32_t cell)
     e->a = cell;
     e->b = l->cells[cell].gen;
     cell_change(l, &l->cells[cell], 1, (int64_t)size);
-    return 0;
+    return e;
+}
+
+int heaplive_add(heaplive *l, uint64_t addr, uint64_t size, uint32_t cell)
+{
+    if (!addr) return 0;
+    return put(l, addr, size, cell) ? 0 : -1;
+}
+
+addrmap_entry *heaplive_put(heaplive *l, uint64_t addr, uint64_t size, uint32_t cell)
+{
+    return put(l, addr, size, cell);
+}
+
+void heaplive_end(heaplive *l, addrmap_entry *e)
+{
+    cell_change(l, &l->cells[e->a], -1, -(int64_t)e->size);
+    if (!l->keep_freed) {
+        addrmap_remove(&l->map, e);
+        return;
+    }
+    e->b = HEAPLIVE_FREED;
+    l->dead++;
+}
+
+void heaplive_kill(heaplive *l, addrmap_entry *e)
+{
+    HATF_PRE(l->keep_freed && !entry_dead(l, e));
+    cell_change(l, &l->cells[e->a], -1, -(int64_t)e->size);
+    e->b = HEAPLIVE_KILLED;
+    l->dead++;
 }
 
 int heaplive_remove(heaplive *l, uint64_t addr)
 {
     addrmap_entry *e = addrmap_find(&l->map, addr);
     if (!e) return 0;
-    int dead = entry_dead(l, e);
-    if (dead) l->dead--;
-    else cell_change(l, &l->cells[e->a], -1, -(int64_t)e->size);
-    addrmap_remove(&l->map, e);
-    return !dead;
+    if (entry_dead(l, e)) {
+        if (!l->keep_freed) {
+            l->dead--;
+            addrmap_remove(&l->map, e);
+        }
+        return 0;
+    }
+    heaplive_end(l, e);
+    return 1;
 }
 
 int heaplive_live(heaplive *l, uint64_t addr)
@@ -108,7 +142,7 @@ void heaplive_destroy_heap(heaplive *l, uint32_t heap)
         cell_change(l, c, -(int64_t)c->objects, -(int64_t)c->bytes);
         c->gen++;
     }
-    if (l->dead < 65536 || l->dead < l->objects) return;
+    if (l->keep_freed || l->dead < 65536 || l->dead < l->objects) return;
     /* sweep (address 0 is never added); a removal shifts later entries back into slot i: look at it again */
     for (size_t i = 0; i <= l->map.mask;) {
         addrmap_entry *e = addrmap_slot(&l->map, i);
