@@ -59,7 +59,8 @@ typedef struct heaplive {
 
 enum { HEAPLIVE_LIVE, HEAPLIVE_FREED_OBJ, HEAPLIVE_ENDED };
 
-/* @return 0, or -1 out of memory (then heaplive_free is still safe). */
+/* change: NULL when no count follows the cells (validate).
+ * @return 0, or -1 out of memory (then heaplive_free is still safe). */
 int heaplive_init(heaplive *l, heaplive_fn *change, void *ctx);
 void heaplive_free(heaplive *l);
 
@@ -71,10 +72,38 @@ long heaplive_cell_of(heaplive *l, uint32_t heap, uint32_t tag);
  * @return 0, or -1 out of memory. */
 int heaplive_add(heaplive *l, uint64_t addr, uint64_t size, uint32_t cell);
 
+/* (internal) whether entry e's object is not live (freed or ended), and a
+ * change of cell c's counts, told to the callback. */
+static inline int heaplive_dead_(const heaplive *l, const addrmap_entry *e)
+{
+    return e->b != l->cells[e->a].gen;
+}
+static inline void heaplive_change_(heaplive *l, heaplive_cell *c, int64_t objects, int64_t bytes)
+{
+    c->objects += (uint64_t)objects;
+    c->bytes += (uint64_t)bytes;
+    l->objects += (uint64_t)objects;
+    if (l->change) l->change(l->ctx, c->tag, c->heap, objects, bytes);
+}
+
 /* heaplive_add for any addr (0 too: only with keep_freed, as nothing is swept
- * then), replacing what the address held. @return its entry (valid until
- * the next add or remove; rec is the caller's), or NULL out of memory. */
-addrmap_entry *heaplive_put(heaplive *l, uint64_t addr, uint64_t size, uint32_t cell);
+ * then), replacing what the address held. Inline: validate calls it for
+ * every allocation. @return its entry (valid until the next add or remove;
+ * rec is the caller's), or NULL out of memory. */
+static inline addrmap_entry *heaplive_put(heaplive *l, uint64_t addr, uint64_t size, uint32_t cell)
+{
+    int added;
+    addrmap_entry *e = addrmap_put(&l->map, addr, &added);
+    if (!e) return NULL;
+    if (!added && heaplive_dead_(l, e)) l->dead--;
+    else if (!added)  /* address already live (validate reports it): replace */
+        heaplive_change_(l, &l->cells[e->a], -1, -(int64_t)e->size);
+    e->size = size;
+    e->a = cell;
+    e->b = l->cells[cell].gen;
+    heaplive_change_(l, &l->cells[cell], 1, (int64_t)size);
+    return e;
+}
 
 /* The entry at addr whatever its state (heaplive_state), or NULL. */
 static inline addrmap_entry *heaplive_find(heaplive *l, uint64_t addr) { return addrmap_find(&l->map, addr); }
@@ -95,7 +124,16 @@ static inline const heaplive_cell *heaplive_cell_at(const heaplive *l, const add
 
 /* End the live object of entry e (from heaplive_find or heaplive_put), as
  * heaplive_remove would. e stays valid with keep_freed (marked freed). */
-void heaplive_end(heaplive *l, addrmap_entry *e);
+static inline void heaplive_end(heaplive *l, addrmap_entry *e)
+{
+    heaplive_change_(l, &l->cells[e->a], -1, -(int64_t)e->size);
+    if (!l->keep_freed) {
+        addrmap_remove(&l->map, e);
+        return;
+    }
+    e->b = HEAPLIVE_FREED;
+    l->dead++;
+}
 
 /* keep_freed: end the live object of entry e as its heap's destroy would
  * (HEAPLIVE_ENDED): for an object made in a heap already destroyed. */

@@ -82,30 +82,31 @@ static addrmap_entry *put(validate *v, addrmap *m, uint64_t key, int *added)
     return e;
 }
 
-static void no_change(void *ctx, uint32_t tag, uint32_t heap, int64_t objects, int64_t bytes)
+/* The cell of instance inst and tag (thread | family), from the thread's
+ * last one when it is in inst (pre: the thread's tcells made, check()).
+ * @return it, or -1 (v->oom). */
+static inline long cell_of(validate *v, uint32_t inst, uint32_t tag)
 {
-    (void)ctx, (void)tag, (void)heap, (void)objects, (void)bytes;
-}
-
-/* The cell of instance inst and tag (thread | family). @return it, or -1 (v->oom). */
-static long cell_of(validate *v, uint32_t inst, uint32_t tag)
-{
-    size_t k = (size_t)(tag & THREAD_MASK) * NFAM + (tag >> FAM_SHIFT);
-    if (k >= v->captcells) {
-        size_t cap = v->captcells ? 2 * v->captcells : 64;
-        while (cap <= k) cap *= 2;
-        tcell *n = realloc(v->tcells, cap * sizeof *n);
-        if (!n) { v->oom = 1; return -1; }
-        memset(n + v->captcells, 0xff, (cap - v->captcells) * sizeof *n);  /* none yet */
-        v->tcells = n;
-        v->captcells = cap;
-    }
-    tcell *t = &v->tcells[k];
-    if (t->cell != UINT32_MAX && t->inst == inst) return t->cell;
+    tcell *t = &v->tcells[(size_t)(tag & THREAD_MASK) * NFAM + (tag >> FAM_SHIFT)];
+    if (t->inst == inst && t->cell != UINT32_MAX) return t->cell;
     long c = heaplive_cell_of(&v->objs, inst, tag);
     if (c < 0) { v->oom = 1; return -1; }
     *t = (tcell){ inst, (uint32_t)c };
     return c;
+}
+
+/* Room in tcells for thread index ti. @return 0, or -1 (v->oom). */
+static int thread_cells(validate *v, size_t ti)
+{
+    if ((ti + 1) * NFAM <= v->captcells) return 0;
+    size_t cap = v->captcells ? 2 * v->captcells : 64;
+    while (cap < (ti + 1) * NFAM) cap *= 2;
+    tcell *n = realloc(v->tcells, cap * sizeof *n);
+    if (!n) { v->oom = 1; return -1; }
+    memset(n + v->captcells, 0xff, (cap - v->captcells) * sizeof *n);  /* none yet */
+    v->tcells = n;
+    v->captcells = cap;
+    return 0;
 }
 
 /* A new object at addr in instance heap, live. @return its entry, or NULL (v->oom). */
@@ -429,6 +430,7 @@ static void check(validate *v, const hatf_event *ev)
     if (!t) return;
     long ti = addrmap_index(&v->tidx, ev->thread, &added);
     if (ti < 0) { v->oom = 1; return; }
+    if (added && thread_cells(v, (size_t)ti)) return;
     long hi = 0;
     if (hatf_op_has_addr(ev->op)) {
         if ((hi = cur_inst(v, ev->heap, 0)) < 0) return;
@@ -485,7 +487,7 @@ validate *validate_new(const validate_opts *o)
     if (!v) return NULL;
     v->o = *o;
     v->pend = malloc(PENDING_MAX * sizeof *v->pend);
-    if (!v->pend || heaplive_init(&v->objs, no_change, NULL) || addrmap_init(&v->tidx) || addrmap_init(&v->hinst) ||
+    if (!v->pend || heaplive_init(&v->objs, NULL, NULL) || addrmap_init(&v->tidx) || addrmap_init(&v->hinst) ||
         addrmap_init(&v->threads) || addrmap_init(&v->heaps)) {
         validate_free(v);
         return NULL;
