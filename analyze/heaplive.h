@@ -1,6 +1,6 @@
 /* heaplive.h — live objects by address, across heap destroys, for hatrace
- * stats (analyze/stats.c) and stats --sites (cli/sites.c), so both count by one
- * rule (docs/tools.md, "Live objects"): an allocation adds an object to the
+ * stats (analyze/stats.c), stats --sites (analyze/sitecount.c) and validate
+ * (analyze/validate.c), so all count by one rule (docs/tools.md, "Live objects"): an allocation adds an object to the
  * event's heap (replacing one still live at that address), a free removes it
  * whatever its heap, and a heap-destroy ends every object still live in it.
  *

@@ -7,6 +7,7 @@
 #include "addrmap.h"
 #include "check.h"
 #include "heaplive.h"
+#include "lookahead.h"
 #include "validate.h"
 
 #define PENDING_MAX 4096
@@ -510,13 +511,15 @@ void validate_free(validate *v)
     free(v);
 }
 
-void validate_prefetch(validate *v, const hatf_event *ev)
+/* Start loading the table slots ev will touch, some events before
+ * validate_event checks it (lookahead.h). */
+static inline __attribute__((always_inline)) void prefetch(validate *v, const hatf_event *ev)
 {
     addrmap_prefetch(&v->objs.map, ev->addr);
     if (ev->new_addr != ev->addr) addrmap_prefetch(&v->objs.map, ev->new_addr);
 }
 
-int validate_event(validate *v, const hatf_event *ev, uint64_t rec, uint64_t off)
+static inline int check_at(validate *v, const hatf_event *ev, uint64_t rec, uint64_t off)
 {
     v->rec = rec;
     v->offset = off;
@@ -524,6 +527,42 @@ int validate_event(validate *v, const hatf_event *ev, uint64_t rec, uint64_t off
     check(v, ev);
     if (v->npend) expire_pending(v, 0);
     return v->oom ? -1 : 0;
+}
+
+int validate_event(validate *v, const hatf_event *ev, uint64_t rec, uint64_t off)
+{
+    return check_at(v, ev, rec, off);
+}
+
+void validate_read_error(validate *v, const hatf_err *e)
+{
+    problem_at(v, e->record == UINT64_MAX ? v->f.records : e->record, e->offset, "%s", hatf_err_text(e));
+}
+
+int validate_run(validate *v, hatf_source *s, int stop_at_damage)
+{
+    hatf_event ev;
+    int got, oom = 0;
+    lookahead q;  /* each event's object slot is prefetched LOOKAHEAD_N events before its check */
+    lookahead_init(&q);
+    const lookahead_item *x;
+    for (;;) {
+        while ((got = hatf_source_next(s, &ev)) > 0) {
+            prefetch(v, &ev);
+            if (lookahead_push(&q, &ev, hatf_source_record(s), hatf_source_offset(s), &x) < 0) oom = 1;
+            else if (x) oom = check_at(v, &x->ev, x->rec, x->off) < 0;
+            if (oom) break;
+        }
+        /* the events read are checked before a read error is told, as without the lookahead */
+        while (!oom && (x = lookahead_pop(&q)) != NULL) oom = check_at(v, &x->ev, x->rec, x->off) < 0;
+        if (got >= 0 || oom) break;
+        /* a damaged chunk group of a container: say so and check the rest */
+        hatf_err damage = *hatf_source_error(s);
+        if (stop_at_damage || hatf_source_resume(s) != 0) break;
+        validate_read_error(v, &damage);
+    }
+    lookahead_free(&q);
+    return oom ? VALIDATE_OOM : got < 0 ? got : 0;
 }
 
 void validate_finish(validate *v) { expire_pending(v, 1); }

@@ -1,8 +1,8 @@
 /* validate.h — the checks of hatrace validate (analyze/validate.c): each
  * event of a trace, in global time order, checked against what came before
  * it; every problem found is passed to the caller as one message, with the
- * record and byte offset it is at. cli/validate.c reads the trace, prints the
- * problems and the notes these figures give.
+ * record and byte offset it is at (validate_run reads the trace).
+ * cli/validate.c prints the problems and the notes these figures give.
  *
  * The objects are kept by the live-object rule of stats (heaplive.h, with
  * keep_freed: a freed address is remembered, for double frees), a cell per
@@ -33,6 +33,7 @@
 #include <stdint.h>
 
 #include "hatf.h"
+#include "hatf_source.h"
 
 #define VALIDATE_WINDOW_RECORDS 1000
 #define VALIDATE_WINDOW_NS 10000     /* 10 us */
@@ -65,13 +66,22 @@ typedef struct validate validate;
 validate *validate_new(const validate_opts *o);
 void validate_free(validate *v);
 
-/* Start loading the table slots ev will touch (lookahead.h), some events
- * before validate_event checks it. */
-void validate_prefetch(validate *v, const hatf_event *ev);
+/* Check every event of s in order, each one's table slots prefetched
+ * LOOKAHEAD_N events before its check (lookahead.h). A damaged part of a
+ * container is a problem (validate_read_error) and the check goes on past
+ * it, unless stop_at_damage (--strict) or the source cannot resume.
+ * @return 0 at the end, VALIDATE_OOM out of memory (the figures hold up to
+ * the event before), or the source's negative code (hatf_source_error: not
+ * told yet, for after validate_finish). */
+#define VALIDATE_OOM 1
+int validate_run(validate *v, hatf_source *s, int stop_at_damage);
 
-/* Check ev, read at record rec and byte offset off. @return 0, or -1 out of
- * memory (then stop: the figures hold up to the event before). */
+/* Check one event ev, read at record rec and byte offset off (validate_run
+ * for each). @return 0, or -1 out of memory. */
 int validate_event(validate *v, const hatf_event *ev, uint64_t rec, uint64_t off);
+
+/* A read error as a problem, at the record and offset of the bad record or chunk. */
+void validate_read_error(validate *v, const hatf_err *e);
 
 /* After the last event: the allocations still held back are problems. */
 void validate_finish(validate *v);

@@ -8,7 +8,6 @@
 
 #include "cli_util.h"
 #include "commands.h"
-#include "lookahead.h"
 #include "validate.h"
 
 static const char help[] =
@@ -73,12 +72,6 @@ static void say_problem(void *ctx, uint64_t rec, uint64_t off, const char *msg)
     if (may_show(p)) printf("%s: record %llu, offset %llu: %s\n", p->path, U(rec), U(off), msg);
 }
 
-/* A read error as a problem line, at the offset of the bad record or chunk. */
-static void report_read_error(shown *p, const validate_figures *f, const hatf_err *e)
-{
-    say_problem(p, e->record == UINT64_MAX ? f->records : e->record, e->offset, hatf_err_text(e));
-}
-
 /* The container's damage and dropped events, found before any event. */
 static void say_container(shown *p, hatf_source *s)
 {
@@ -91,34 +84,6 @@ static void say_container(shown *p, hatf_source *s)
     const hatf_counters *ct = hatf_reader_counters(r);
     if (ct->dropped && may_show(p))
         printf("%s: the recorder dropped %llu events (counted in the index)\n", p->path, U(ct->dropped));
-}
-
-/* Check every event of s, each one's table slots prefetched LOOKAHEAD_N
- * events before. @return 0, or -1 out of memory; *got: the source's last answer. */
-static int check_all(validate *v, shown *p, hatf_source *s, int *got)
-{
-    hatf_event ev;
-    int oom = 0;
-    lookahead q;
-    lookahead_init(&q);
-    const lookahead_item *x;
-    for (;;) {
-        while ((*got = hatf_source_next(s, &ev)) > 0) {
-            validate_prefetch(v, &ev);
-            if (lookahead_push(&q, &ev, hatf_source_record(s), hatf_source_offset(s), &x) < 0) oom = 1;
-            else if (x) oom = validate_event(v, &x->ev, x->rec, x->off) < 0;
-            if (oom) break;
-        }
-        /* the events read are checked before a read error is told, as without the lookahead */
-        while (!oom && (x = lookahead_pop(&q)) != NULL) oom = validate_event(v, &x->ev, x->rec, x->off) < 0;
-        if (*got >= 0 || oom) break;
-        /* a damaged chunk group of a container: say so and check the rest */
-        hatf_err damage = *hatf_source_error(s);
-        if (cli_strict || hatf_source_resume(s) != 0) break;  /* --strict: the first damage ends the check */
-        report_read_error(p, validate_result(v), &damage);
-    }
-    lookahead_free(&q);
-    return oom ? -1 : 0;
 }
 
 #define PLURAL(n, one, more) ((n) == 1 ? (one) : (more))
@@ -171,10 +136,10 @@ static int validate_source(hatf_source *s, const char *path, uint64_t max_errors
         return CLI_FAIL;
     }
     say_container(&p, s);
-    int got, oom = check_all(v, &p, s, &got) < 0;
+    int got = validate_run(v, s, cli_strict), oom = got == VALIDATE_OOM;
     validate_finish(v);
     const validate_figures *f = validate_result(v);
-    if (got < 0) report_read_error(&p, f, hatf_source_error(s));
+    if (got < 0) validate_read_error(v, hatf_source_error(s));
     hatf_order_stats ord;
     hatf_source_order_stats(s, &ord);
     if (ord.unresolved && may_show(&p))
