@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check.h"
 #include "heaplive.h"
 
 #define NONE UINT32_MAX
@@ -52,50 +53,39 @@ long heaplive_cell_of(heaplive *l, uint32_t heap, uint32_t tag)
     return c;
 }
 
-static inline int entry_dead(const heaplive *l, const addrmap_entry *e)
-{
-    return e->b != l->cells[e->a].gen;
-}
-
-static void cell_change(heaplive *l, heaplive_cell *c, int64_t objects, int64_t bytes)
-{
-    c->objects += (uint64_t)objects;
-    c->bytes += (uint64_t)bytes;
-    l->objects += (uint64_t)objects;
-    l->change(l->ctx, c->tag, c->heap, objects, bytes);
-}
-
 int heaplive_add(heaplive *l, uint64_t addr, uint64_t size, uint32_t cell)
 {
     if (!addr) return 0;
-    int added;
-    addrmap_entry *e = addrmap_put(&l->map, addr, &added);
-    if (!e) return -1;
-    if (!added && entry_dead(l, e)) l->dead--;
-    else if (!added)  /* address already live (validate reports it): replace */
-        cell_change(l, &l->cells[e->a], -1, -(int64_t)e->size);
-    e->size = size;
-    e->a = cell;
-    e->b = l->cells[cell].gen;
-    cell_change(l, &l->cells[cell], 1, (int64_t)size);
-    return 0;
+    return heaplive_put(l, addr, size, cell) ? 0 : -1;
+}
+
+void heaplive_kill(heaplive *l, addrmap_entry *e)
+{
+    HATF_PRE(l->keep_freed && !heaplive_dead_(l, e));
+    heaplive_change_(l, &l->cells[e->a], -1, -(int64_t)e->size);
+    e->b = HEAPLIVE_KILLED;
+    l->dead++;
 }
 
 int heaplive_remove(heaplive *l, uint64_t addr)
 {
     addrmap_entry *e = addrmap_find(&l->map, addr);
     if (!e) return 0;
-    int dead = entry_dead(l, e);
-    if (dead) l->dead--;
-    else cell_change(l, &l->cells[e->a], -1, -(int64_t)e->size);
-    addrmap_remove(&l->map, e);
-    return !dead;
+    if (heaplive_dead_(l, e)) {
+        if (!l->keep_freed) {
+            l->dead--;
+            addrmap_remove(&l->map, e);
+        }
+        return 0;
+    }
+    heaplive_end(l, e);
+    return 1;
 }
 
 int heaplive_live(heaplive *l, uint64_t addr)
 {
     addrmap_entry *e = addrmap_find(&l->map, addr);
-    return e && !entry_dead(l, e);
+    return e && !heaplive_dead_(l, e);
 }
 
 void heaplive_destroy_heap(heaplive *l, uint32_t heap)
@@ -105,14 +95,14 @@ void heaplive_destroy_heap(heaplive *l, uint32_t heap)
         heaplive_cell *c = &l->cells[i];
         if (!c->objects) continue;
         l->dead += c->objects;
-        cell_change(l, c, -(int64_t)c->objects, -(int64_t)c->bytes);
+        heaplive_change_(l, c, -(int64_t)c->objects, -(int64_t)c->bytes);
         c->gen++;
     }
-    if (l->dead < 65536 || l->dead < l->objects) return;
+    if (l->keep_freed || l->dead < 65536 || l->dead < l->objects) return;
     /* sweep (address 0 is never added); a removal shifts later entries back into slot i: look at it again */
     for (size_t i = 0; i <= l->map.mask;) {
         addrmap_entry *e = addrmap_slot(&l->map, i);
-        if (e && entry_dead(l, e)) { heaplive_remove(l, e->key); continue; }
+        if (e && heaplive_dead_(l, e)) { heaplive_remove(l, e->key); continue; }
         i++;
     }
 }

@@ -1,5 +1,5 @@
 /* site.h — one allocation site's figures (a call stack's: stats --sites),
- * the sort keys over them and a stack's frames; counted by cli/sites.c. */
+ * the sort keys over them and a stack's frames; counted by analyze/sitecount.c. */
 #ifndef ANALYZE_SITE_H
 #define ANALYZE_SITE_H
 

@@ -1,6 +1,6 @@
 /* temporary.h — temporary allocations (heaptrack's measure of short-lived
  * waste), counted by one rule for stats and stats --sites (analyze/stats.c,
- * cli/sites.c): an object its own thread frees before that thread makes any
+ * analyze/sitecount.c): an object its own thread frees before that thread makes any
  * other allocation. Frees of other objects and other threads' calls in
  * between do not matter; a realloc counts as an allocation (its result can be
  * temporary, the block it replaced is not); a free by another thread is not

@@ -540,123 +540,152 @@ static int write_csv(out *o, hatf_source *s, const char *in_path)
     return rc;
 }
 
-int cmd_convert(int argc, char **argv)
+/* What the command line asks for. */
+typedef struct convert_args {
+    hatf_format from, to;
+    int best, plain, force, strip, no_stacks, csv;
+    int export_option;   /* --inuse (1) or --points (2) given */
+    uint64_t time_res;
+    const char *in, *out;
+    export_opts eo;
+} convert_args;
+
+static const struct option convert_opts[] = {
+    { "from", required_argument, NULL, 'f' },
+    { "to", required_argument, NULL, 't' },
+    { "best", no_argument, NULL, 'b' },
+    { "time-res", required_argument, NULL, 'r' },
+    { "plain", no_argument, NULL, 'p' },
+    { "force", no_argument, NULL, 'F' },
+    { "strict", no_argument, NULL, CLI_O_STRICT },
+    { "strip", no_argument, NULL, 'S' },
+    { "no-stacks", no_argument, NULL, 'N' },
+    { "inuse", required_argument, NULL, 'I' },
+    { "points", required_argument, NULL, 'P' },
+    { "output", required_argument, NULL, 'o' },
+    CLI_JOBS_OPTION,
+    { "help", no_argument, NULL, 'h' },
+    { 0 },
+};
+
+/* One option c but -h (its value optarg) into a. @return 0, or a CLI_* exit code. */
+static int convert_option(convert_args *a, int c, char **argv)
 {
-    static const struct option opts[] = {
-        { "from", required_argument, NULL, 'f' },
-        { "to", required_argument, NULL, 't' },
-        { "best", no_argument, NULL, 'b' },
-        { "time-res", required_argument, NULL, 'r' },
-        { "plain", no_argument, NULL, 'p' },
-        { "force", no_argument, NULL, 'F' },
-        { "strict", no_argument, NULL, CLI_O_STRICT },
-        { "strip", no_argument, NULL, 'S' },
-        { "no-stacks", no_argument, NULL, 'N' },
-        { "inuse", required_argument, NULL, 'I' },
-        { "points", required_argument, NULL, 'P' },
-        { "output", required_argument, NULL, 'o' },
-        CLI_JOBS_OPTION,
-        { "help", no_argument, NULL, 'h' },
-        { 0 },
-    };
-    hatf_format from = HATF_FMT_AUTO, to = HATF_FMT_AUTO;
-    int best = 0, plain = 0, force = 0, strip = 0, no_stacks = 0, csv = 0, c, rc;
-    uint64_t time_res = 0;
-    const char *out_path = NULL;
     static const char *const inuse_words[] = { "peak", "end" };
-    export_opts eo = { .kind = -1, .points = 1000 };
-    int export_option = 0;  /* --inuse or --points given */
-    cli_getopt_begin();
-    /* no "+": options may follow IN (hatrace convert IN -o OUT) */
-    while ((c = getopt_long(argc, argv, ":ho:j:", opts, NULL)) != -1) {
-        switch (c) {
-        case 'f': if ((rc = cli_parse_format("convert", "--from", optarg, &from))) return rc; break;
-        case 't':
-            csv = strcmp(optarg, "csv") == 0;
-            if ((eo.kind = export_kind(optarg)) >= 0) to = HATF_FMT_TEXT;
-            else if (csv) to = HATF_FMT_TEXT;
-            else if (hatf_format_from_name(optarg) < 0)
-                return cli_usage("convert", "--to: unknown format '%s' (hatrace, hatf1.0, text, metatf, csv, pprof, chrome, speedscope, heaptrack)", optarg);
-            else to = (hatf_format)hatf_format_from_name(optarg);
-            break;
-        case 'b': best = 1; break;
-        case 'r':
-            if ((rc = cli_parse_u64("convert", "--time-res", optarg, &time_res))) return rc;
-            if (time_res < 1 || time_res > 1000000000)
-                return cli_usage("convert", "--time-res: '%s' is not a number in 1..1000000000", optarg);
-            break;
-        case 'p': plain = 1; break;
-        case 'F': force = 1; break;
-        case CLI_O_STRICT: cli_strict = 1; break;
-        case 'S': strip = 1; break;
-        case 'N': no_stacks = 1; break;
-        case 'I':
-            if ((rc = cli_parse_word("convert", "--inuse", optarg, inuse_words, 2, &eo.inuse))) return rc;
-            export_option |= 1;
-            break;
-        case 'P':
-            if ((rc = cli_parse_u64("convert", "--points", optarg, &eo.points))) return rc;
-            if (eo.points < 1 || eo.points > 100000) return cli_usage("convert", "--points: %s is not 1 to 100000", optarg);
-            export_option |= 2;
-            break;
-        case 'o': out_path = optarg; break;
-        case 'j': if ((rc = cli_parse_jobs("convert", optarg))) return rc; break;
-        case 'h': return cli_help(help);
-        default: return cli_bad_option("convert", c, argv);
-        }
+    int rc;
+    switch (c) {
+    case 'f': return cli_parse_format("convert", "--from", optarg, &a->from);
+    case 't':
+        a->csv = strcmp(optarg, "csv") == 0;
+        if ((a->eo.kind = export_kind(optarg)) >= 0) a->to = HATF_FMT_TEXT;
+        else if (a->csv) a->to = HATF_FMT_TEXT;
+        else if (hatf_format_from_name(optarg) < 0)
+            return cli_usage("convert", "--to: unknown format '%s' (hatrace, hatf1.0, text, metatf, csv, pprof, chrome, speedscope, heaptrack)", optarg);
+        else a->to = (hatf_format)hatf_format_from_name(optarg);
+        break;
+    case 'b': a->best = 1; break;
+    case 'r':
+        if ((rc = cli_parse_u64("convert", "--time-res", optarg, &a->time_res))) return rc;
+        if (a->time_res < 1 || a->time_res > 1000000000)
+            return cli_usage("convert", "--time-res: '%s' is not a number in 1..1000000000", optarg);
+        break;
+    case 'p': a->plain = 1; break;
+    case 'F': a->force = 1; break;
+    case CLI_O_STRICT: cli_strict = 1; break;
+    case 'S': a->strip = 1; break;
+    case 'N': a->no_stacks = 1; break;
+    case 'I':
+        if ((rc = cli_parse_word("convert", "--inuse", optarg, inuse_words, 2, &a->eo.inuse))) return rc;
+        a->export_option |= 1;
+        break;
+    case 'P':
+        if ((rc = cli_parse_u64("convert", "--points", optarg, &a->eo.points))) return rc;
+        if (a->eo.points < 1 || a->eo.points > 100000) return cli_usage("convert", "--points: %s is not 1 to 100000", optarg);
+        a->export_option |= 2;
+        break;
+    case 'o': a->out = optarg; break;
+    case 'j': return cli_parse_jobs("convert", optarg);
+    default: return cli_bad_option("convert", c, argv);
     }
-    const char *in_path;
-    if ((rc = cli_one_file("convert", argc, argv, &in_path))) return rc;
-    if (!out_path) return cli_usage("convert", "missing -o OUT");
-    if ((export_option & 1) && eo.kind != EXPORT_PPROF) return cli_usage("convert", "--inuse applies to --to pprof");
-    if ((export_option & 2) && eo.kind != EXPORT_CHROME) return cli_usage("convert", "--points applies to --to chrome");
-    if (eo.kind >= 0) {
-        if (best || time_res || plain || strip || no_stacks)
+    return 0;
+}
+
+/* The options that apply to the output format only. @return 0, or CLI_USAGE (said). */
+static int convert_check(convert_args *a)
+{
+    if (!a->out) return cli_usage("convert", "missing -o OUT");
+    if ((a->export_option & 1) && a->eo.kind != EXPORT_PPROF) return cli_usage("convert", "--inuse applies to --to pprof");
+    if ((a->export_option & 2) && a->eo.kind != EXPORT_CHROME) return cli_usage("convert", "--points applies to --to chrome");
+    if (a->eo.kind >= 0) {
+        if (a->best || a->time_res || a->plain || a->strip || a->no_stacks)
             return cli_usage("convert", "--best, --time-res, --plain, --strip and --no-stacks do not apply to "
                                         "the exports (pprof, chrome, speedscope, heaptrack)");
-        eo.in = in_path, eo.from = from, eo.out = out_path, eo.force = force;
-        return export_run(&eo);
+        return 0;
     }
-    if (to == HATF_FMT_AUTO) to = strcmp(out_path, "-") == 0 ? HATF_FMT_TEXT : HATF_FMT_CONTAINER;
-    if (best && to != HATF_FMT_CONTAINER) return cli_usage("convert", "--best applies to --to hatrace");
-    if (time_res && to != HATF_FMT_CONTAINER) return cli_usage("convert", "--time-res applies to --to hatrace");
-    if (plain && to != HATF_FMT_HATF1) return cli_usage("convert", "--plain applies to --to hatf1.0");
-    if (csv && (strip || no_stacks))
+    if (a->to == HATF_FMT_AUTO) a->to = strcmp(a->out, "-") == 0 ? HATF_FMT_TEXT : HATF_FMT_CONTAINER;
+    if (a->best && a->to != HATF_FMT_CONTAINER) return cli_usage("convert", "--best applies to --to hatrace");
+    if (a->time_res && a->to != HATF_FMT_CONTAINER) return cli_usage("convert", "--time-res applies to --to hatrace");
+    if (a->plain && a->to != HATF_FMT_HATF1) return cli_usage("convert", "--plain applies to --to hatf1.0");
+    if (a->csv && (a->strip || a->no_stacks))
         return cli_usage("convert", "--strip and --no-stacks apply to hatrace, hatf1.0, text and metatf");
+    return 0;
+}
 
-    out o = { .path = out_path, .fmt = to, .csv = csv, .fd = -1, .strip = strip, .no_stacks = no_stacks };
-    if (open_out(&o, force, in_path) < 0) return CLI_FAIL;
-    hatf_source *s = cli_open_source(in_path, from);
-    if (!s) { finish_out(&o, 0); return CLI_FAIL; }
+/* The events of s as a table, and the stacks' frames beside them (no place
+ * for a loss in a table: the damage is said on stderr, exit 3). @return 1 ok, 0 failed (said). */
+static int convert_csv(const convert_args *a, out *o, hatf_source *s)
+{
+    hatf_buf_init(&o->buf);
+    if (write_csv(o, s, a->in) != 0) return 0;
+    if (strcmp(a->out, "-") == 0) return 1;
+    char fpath[4096];
+    if (csv_frames_path(a->out, fpath, sizeof fpath) < 0) {
+        cli_error("%s: name too long for its frames table", a->out);
+        return 0;
+    }
+    return csv_frames_write(s, fpath, a->force, a->in) == 0;
+}
+
+/* Every event of s into o. @return 1 ok, 0 failed (said). */
+static int convert_events(const convert_args *a, out *o, hatf_source *s)
+{
     hatf_reader *src_r = hatf_source_container(s);
     size_t shown = src_r ? hatf_reader_damage(src_r, NULL) : 0;  /* in the text form's header already */
-    int ok;
-    if (csv) {  /* no place for a loss in a table: the damage is said on stderr, exit 3 */
-        hatf_buf_init(&o.buf);
-        ok = write_csv(&o, s, in_path) == 0;
-        char fpath[4096];
-        if (ok && strcmp(out_path, "-") != 0) {  /* the stacks' frames beside the events */
-            if (csv_frames_path(out_path, fpath, sizeof fpath) < 0) {
-                cli_error("%s: name too long for its frames table", out_path);
-                ok = 0;
-            } else if (csv_frames_write(s, fpath, force, in_path) < 0) {
-                ok = 0;
-            }
-        }
-    } else {
-        ok = start_out(&o, s, best, time_res, plain) == 0;
-        hatf_event ev;
-        int r = 0;
-        while (ok && (r = hatf_source_next(s, &ev)) > 0)
-            if (put_event(&o, s, &ev) < 0) ok = 0;
-        if (ok && r < 0) {
-            cli_source_failed(in_path, s);
-            ok = 0;
-        }
-        if (ok && src_r && note_losses(&o, src_r, shown) < 0) ok = 0;
+    int ok = start_out(o, s, a->best, a->time_res, a->plain) == 0;
+    hatf_event ev;
+    int r = 0;
+    while (ok && (r = hatf_source_next(s, &ev)) > 0)
+        if (put_event(o, s, &ev) < 0) ok = 0;
+    if (ok && r < 0) {
+        cli_source_failed(a->in, s);
+        ok = 0;
     }
+    if (ok && src_r && note_losses(o, src_r, shown) < 0) ok = 0;
+    return ok;
+}
+
+int cmd_convert(int argc, char **argv)
+{
+    convert_args a = { .from = HATF_FMT_AUTO, .to = HATF_FMT_AUTO, .eo = { .kind = -1, .points = 1000 } };
+    int c, rc;
+    cli_getopt_begin();
+    /* no "+": options may follow IN (hatrace convert IN -o OUT) */
+    while ((c = getopt_long(argc, argv, ":ho:j:", convert_opts, NULL)) != -1) {
+        if (c == 'h') return cli_help(help);
+        if ((rc = convert_option(&a, c, argv))) return rc;
+    }
+    if ((rc = cli_one_file("convert", argc, argv, &a.in)) || (rc = convert_check(&a))) return rc;
+    if (a.eo.kind >= 0) {
+        a.eo.in = a.in, a.eo.from = a.from, a.eo.out = a.out, a.eo.force = a.force;
+        return export_run(&a.eo);
+    }
+    out o = { .path = a.out, .fmt = a.to, .csv = a.csv, .fd = -1, .strip = a.strip, .no_stacks = a.no_stacks };
+    if (open_out(&o, a.force, a.in) < 0) return CLI_FAIL;
+    hatf_source *s = cli_open_source(a.in, a.from);
+    if (!s) { finish_out(&o, 0); return CLI_FAIL; }
+    int ok = a.csv ? convert_csv(&a, &o, s) : convert_events(&a, &o, s);
     if (finish_out(&o, ok) < 0) ok = 0;
-    int rc2 = cli_read_end(in_path, s, ok ? CLI_OK : CLI_FAIL);
+    rc = cli_read_end(a.in, s, ok ? CLI_OK : CLI_FAIL);
     hatf_source_close(s);
-    return rc2;
+    return rc;
 }

@@ -116,6 +116,51 @@ static int dump_records(const char *path, hatf_metatf_reader *mr, uint64_t limit
     return rc;
 }
 
+/* The events of s, one per line (with stacks: each one's frames under it).
+ * @return a CLI_* exit code. */
+static int dump_events(hatf_source *s, const char *path, uint64_t limit, int stacks, int demangle, int lines)
+{
+    frames fr;
+    if (frames_init(&fr, hatf_source_tables(s), demangle, stacks && lines)) {
+        cli_error("out of memory");
+        return CLI_FAIL;
+    }
+    hatf_buf out;
+    hatf_buf_init(&out);
+    textout_header(s, NULL, &out);
+    int rc = CLI_OK;
+    if (hatf_text_format_tables(hatf_source_tables(s), HATF_TEXT_TABLES, &out) < 0) {
+        cli_error("%s: out of memory", path);
+        rc = CLI_FAIL;
+    }
+    hatf_reader *cr = hatf_source_container(s);
+    size_t shown = cr ? hatf_reader_damage(cr, NULL) : 0;  /* the header's '# damage:' lines */
+    hatf_event ev;
+    for (uint64_t n = 0; n < limit && rc == CLI_OK; n++) {
+        int r = hatf_source_next(s, &ev);
+        if (r == 0) break;
+        if (r < 0) { rc = cli_source_failed(path, s); break; }
+        if (hatf_text_format(&ev, &out) < 0) { cli_error("%s: out of memory", path); rc = CLI_FAIL; break; }
+        uint64_t sid = stacks ? sites_event_stack(&ev) : 0;
+        if (sid) {  /* as comment lines: the output stays a text trace */
+            const uint64_t *f;
+            size_t nf = sites_stack(fr.r, sid, &f);
+            for (size_t k = 0; k < nf; k++) frames_put(&fr, &out, "#   at ", f[k]);
+        }
+        if (out.len >= 1 << 16) {
+            fwrite(out.p, 1, out.len, stdout);
+            out.len = 0;
+        }
+    }
+    if (cr) textout_damage(cr, shown, &out);  /* and the damage found while reading, at the end */
+    if (out.failed && rc == CLI_OK) { cli_error("%s: out of memory", path); rc = CLI_FAIL; }
+    fwrite(out.p, 1, out.len, stdout);
+    rc = cli_read_end(path, s, rc);
+    hatf_buf_free(&out);
+    frames_free(&fr);
+    return rc;
+}
+
 int cmd_dump(int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -157,51 +202,8 @@ int cmd_dump(int argc, char **argv)
         hatf_source_close(s);
         return cli_usage("dump", "--records applies to a Meta-TF file (--from metatf)");
     }
-    if (mr && (records || !hatf_metatf_dtd_events(hatf_metatf_reader_dtd(mr)))) {
-        rc = dump_records(path, mr, limit);
-        hatf_source_close(s);
-        return cli_finish_stdout(rc);
-    }
-
-    frames fr;
-    if (frames_init(&fr, hatf_source_tables(s), demangle, stacks && lines)) {
-        cli_error("out of memory");
-        hatf_source_close(s);
-        return CLI_FAIL;
-    }
-    hatf_buf out;
-    hatf_buf_init(&out);
-    textout_header(s, NULL, &out);
-    rc = CLI_OK;
-    if (hatf_text_format_tables(hatf_source_tables(s), HATF_TEXT_TABLES, &out) < 0) {
-        cli_error("%s: out of memory", path);
-        rc = CLI_FAIL;
-    }
-    hatf_reader *cr = hatf_source_container(s);
-    size_t shown = cr ? hatf_reader_damage(cr, NULL) : 0;  /* the header's '# damage:' lines */
-    hatf_event ev;
-    for (uint64_t n = 0; n < limit && rc == CLI_OK; n++) {
-        int r = hatf_source_next(s, &ev);
-        if (r == 0) break;
-        if (r < 0) { rc = cli_source_failed(path, s); break; }
-        if (hatf_text_format(&ev, &out) < 0) { cli_error("%s: out of memory", path); rc = CLI_FAIL; break; }
-        uint64_t sid = stacks ? sites_event_stack(&ev) : 0;
-        if (sid) {  /* as comment lines: the output stays a text trace */
-            const uint64_t *f;
-            size_t nf = sites_stack(fr.r, sid, &f);
-            for (size_t k = 0; k < nf; k++) frames_put(&fr, &out, "#   at ", f[k]);
-        }
-        if (out.len >= 1 << 16) {
-            fwrite(out.p, 1, out.len, stdout);
-            out.len = 0;
-        }
-    }
-    if (cr) textout_damage(cr, shown, &out);  /* and the damage found while reading, at the end */
-    if (out.failed && rc == CLI_OK) { cli_error("%s: out of memory", path); rc = CLI_FAIL; }
-    fwrite(out.p, 1, out.len, stdout);
-    rc = cli_read_end(path, s, rc);
-    hatf_buf_free(&out);
-    frames_free(&fr);
+    if (mr && (records || !hatf_metatf_dtd_events(hatf_metatf_reader_dtd(mr)))) rc = dump_records(path, mr, limit);
+    else rc = dump_events(s, path, limit, stacks, demangle, lines);
     hatf_source_close(s);
     return cli_finish_stdout(rc);
 }

@@ -81,125 +81,102 @@ static int can_write(const char *path, const char *trace, int *made)
     return 0;
 }
 
-int cmd_replay(int argc, char **argv)
+/* What the command line asks for. */
+typedef struct replay_args {
+    const char *alloc_list, *series, *plot, *path;
+    int single, json, phases, touch, free_each;
+    uint64_t repeat, every, window;
+    hatf_format fmt;
+} replay_args;
+
+static const struct option replay_opts[] = {
+    { "allocator", required_argument, NULL, O_ALLOC },
+    { "threads", required_argument, NULL, O_THREADS },
+    { "touch", required_argument, NULL, O_TOUCH },
+    { "repeat", required_argument, NULL, O_REPEAT },
+    { "latency-every", required_argument, NULL, O_EVERY },
+    { "json", no_argument, NULL, O_JSON },
+    { "phases", no_argument, NULL, O_PHASES },
+    { "series", required_argument, NULL, O_SERIES },
+    { "plot", required_argument, NULL, O_PLOT },
+    { "from", required_argument, NULL, O_FROM },
+    { "heaps", required_argument, NULL, O_HEAPS },
+    { "window-ops", required_argument, NULL, O_WINDOW },
+    { "strict", no_argument, NULL, CLI_O_STRICT },
+    CLI_JOBS_OPTION,
+    WINDOW_OPTIONS,
+    { "help", no_argument, NULL, 'h' },
+    { 0 },
+};
+
+/* One option c but -h and the windows' (its value optarg) into a.
+ * @return 0, or a CLI_* exit code. */
+static int replay_option(replay_args *a, int c, char **argv)
 {
-    if (argc > 1 && strcmp(argv[1], "--child") == 0) return rp_child_main(argc - 2, argv + 2);
-    for (int i = 1; i < argc; i++)
-        if (strcmp(argv[i], "--tune") == 0) return cmd_replay_tune(argc, argv);
-    static const struct option opts[] = {
-        { "allocator", required_argument, NULL, O_ALLOC },
-        { "threads", required_argument, NULL, O_THREADS },
-        { "touch", required_argument, NULL, O_TOUCH },
-        { "repeat", required_argument, NULL, O_REPEAT },
-        { "latency-every", required_argument, NULL, O_EVERY },
-        { "json", no_argument, NULL, O_JSON },
-        { "phases", no_argument, NULL, O_PHASES },
-        { "series", required_argument, NULL, O_SERIES },
-        { "plot", required_argument, NULL, O_PLOT },
-        { "from", required_argument, NULL, O_FROM },
-        { "heaps", required_argument, NULL, O_HEAPS },
-        { "window-ops", required_argument, NULL, O_WINDOW },
-        { "strict", no_argument, NULL, CLI_O_STRICT },
-        CLI_JOBS_OPTION,
-        WINDOW_OPTIONS,
-        { "help", no_argument, NULL, 'h' },
-        { 0 },
-    };
-    const char *alloc_list = NULL, *series = NULL, *plot = NULL;
-    int single = 0, json = 0, phases = 0, touch = RP_TOUCH_PAGE, free_each = 0, c, rc;
-    uint64_t repeat = 1, every = 64, window = RP_WINDOW_OPS;
-    hatf_format fmt = HATF_FMT_AUTO;
-    cli_getopt_begin();
-    while ((c = getopt_long(argc, argv, "+:hj:", opts, NULL)) != -1) {
-        if (window_option(c)) {
-            if ((rc = window_parse("replay", c, optarg))) return rc;
-            continue;
-        }
-        switch (c) {
-        case O_ALLOC: alloc_list = optarg; break;
-        case O_THREADS:
-            if (strcmp(optarg, "trace") == 0) single = 0;
-            else if (strcmp(optarg, "1") == 0) single = 1;
-            else return cli_usage("replay", "--threads must be 'trace' or '1', not '%s'", optarg);
-            break;
-        case O_TOUCH:
-            if (strcmp(optarg, "none") == 0) touch = RP_TOUCH_NONE;
-            else if (strcmp(optarg, "page") == 0) touch = RP_TOUCH_PAGE;
-            else if (strcmp(optarg, "all") == 0) touch = RP_TOUCH_ALL;
-            else return cli_usage("replay", "--touch must be none, page or all, not '%s'", optarg);
-            break;
-        case O_REPEAT:
-            if ((rc = cli_parse_u64("replay", "--repeat", optarg, &repeat))) return rc;
-            if (repeat < 1 || repeat > 1000) return cli_usage("replay", "--repeat must be 1 to 1000");
-            break;
-        case O_EVERY:
-            if ((rc = cli_parse_u64("replay", "--latency-every", optarg, &every))) return rc;
-            if (every < 1 || every > 1000000) return cli_usage("replay", "--latency-every must be 1 to 1000000");
-            break;
-        case O_WINDOW:
-            if ((rc = cli_parse_u64("replay", "--window-ops", optarg, &window))) return rc;
-            if (window < 4 || window > ((uint64_t)1 << 32))
-                return cli_usage("replay", "--window-ops must be 4 to 4294967296");
-            break;
-        case O_JSON: json = 1; break;
-        case O_PHASES: phases = 1; break;
-        case O_SERIES:
-            /* "-" is standard input for inputs and standard output for convert -o; here
-             * standard output takes the results, so no file may be called "-" */
-            if (!strcmp(optarg, "-")) return cli_usage("replay", "--series -: standard output takes the results; name a file");
-            series = optarg;
-            break;
-        case O_PLOT: plot = optarg; break;
-        case O_FROM: if ((rc = cli_parse_format("replay", "--from", optarg, &fmt))) return rc; break;
-        case CLI_O_STRICT: cli_strict = 1; break;
-        case O_HEAPS:
-            if (strcmp(optarg, "native") == 0) free_each = 0;
-            else if (strcmp(optarg, "free-each") == 0) free_each = 1;
-            else return cli_usage("replay", "--heaps must be native or free-each, not '%s'", optarg);
-            break;
-        case 'j': if ((rc = cli_parse_jobs("replay", optarg))) return rc; break;
-        case 'h': return cli_help(help);
-        default: return cli_bad_option("replay", c, argv);
-        }
+    int rc = 0;
+    switch (c) {
+    case O_ALLOC: a->alloc_list = optarg; break;
+    case O_THREADS:
+        if (strcmp(optarg, "trace") == 0) a->single = 0;
+        else if (strcmp(optarg, "1") == 0) a->single = 1;
+        else return cli_usage("replay", "--threads must be 'trace' or '1', not '%s'", optarg);
+        break;
+    case O_TOUCH:
+        if (strcmp(optarg, "none") == 0) a->touch = RP_TOUCH_NONE;
+        else if (strcmp(optarg, "page") == 0) a->touch = RP_TOUCH_PAGE;
+        else if (strcmp(optarg, "all") == 0) a->touch = RP_TOUCH_ALL;
+        else return cli_usage("replay", "--touch must be none, page or all, not '%s'", optarg);
+        break;
+    case O_REPEAT:
+        if ((rc = cli_parse_u64("replay", "--repeat", optarg, &a->repeat))) return rc;
+        if (a->repeat < 1 || a->repeat > 1000) return cli_usage("replay", "--repeat must be 1 to 1000");
+        break;
+    case O_EVERY:
+        if ((rc = cli_parse_u64("replay", "--latency-every", optarg, &a->every))) return rc;
+        if (a->every < 1 || a->every > 1000000) return cli_usage("replay", "--latency-every must be 1 to 1000000");
+        break;
+    case O_WINDOW:
+        if ((rc = cli_parse_u64("replay", "--window-ops", optarg, &a->window))) return rc;
+        if (a->window < 4 || a->window > ((uint64_t)1 << 32))
+            return cli_usage("replay", "--window-ops must be 4 to 4294967296");
+        break;
+    case O_JSON: a->json = 1; break;
+    case O_PHASES: a->phases = 1; break;
+    case O_SERIES:
+        /* "-" is standard input for inputs and standard output for convert -o; here
+         * standard output takes the results, so no file may be called "-" */
+        if (!strcmp(optarg, "-")) return cli_usage("replay", "--series -: standard output takes the results; name a file");
+        a->series = optarg;
+        break;
+    case O_PLOT: a->plot = optarg; break;
+    case O_FROM: return cli_parse_format("replay", "--from", optarg, &a->fmt);
+    case CLI_O_STRICT: cli_strict = 1; break;
+    case O_HEAPS:
+        if (strcmp(optarg, "native") == 0) a->free_each = 0;
+        else if (strcmp(optarg, "free-each") == 0) a->free_each = 1;
+        else return cli_usage("replay", "--heaps must be native or free-each, not '%s'", optarg);
+        break;
+    case 'j': return cli_parse_jobs("replay", optarg);
+    default: return cli_bad_option("replay", c, argv);
     }
-    const char *path;
-    if ((rc = cli_one_file("replay", argc, argv, &path))) return rc;
-    if (plot) {
-        const char *dot = strrchr(plot, '.');
-        if (!dot || (strcmp(dot, ".png") && strcmp(dot, ".svg")))
-            return cli_usage("replay", "--plot %s: the name must end in .png or .svg", plot);
-    }
+    return 0;
+}
 
-    cli_replay x = { .window_ops = window, .phases = phases };
-    int partial = CLI_OK;
-    if ((rc = cli_replay_allocators("replay", "--allocator", alloc_list, &x))) return rc;
-    if (cli_replay_compile("replay", path, fmt, single, 1, &x, &partial)) {
-        cli_replay_free(&x);
-        return CLI_FAIL;
-    }
-
-    int series_made = 0, plot_made = 0, written = 0;
+/* The series (to a->series, or a temporary file for the plot) and the plot,
+ * after the runs. @return CLI_OK, CLI_FAIL (said), or -1 (said) when no
+ * temporary file could be made (nothing written). */
+static int replay_outputs(const replay_args *a, rp_report *rep, unsigned nalloc)
+{
     hatf_err err = { 0 };
-    rc = CLI_FAIL;
-    if ((series && can_write(series, path, &series_made)) || (plot && can_write(plot, path, &plot_made))) goto out;
-    rp_run_opts run = { .touch = touch, .latency_every = (unsigned)every, .heaps_free_each = free_each };
-    if (cli_replay_run("replay", &x, run, (unsigned)repeat)) goto out;
-    rp_report *rep = x.rep;
-    unsigned nalloc = x.nalloc;
-    rp_report_ctx ctx = cli_replay_ctx(&x, path, touch, (unsigned)repeat, (unsigned)every);
-    if (json) rp_print_json(stdout, &ctx, rep, nalloc);
-    else rp_print_table(stdout, &ctx, rep, nalloc);
-    rc = cli_finish_stdout(CLI_OK);
-
+    int rc = CLI_OK;
     char tmpcsv[64] = "";
-    const char *csv = series;
-    if (plot && !csv) {
+    const char *csv = a->series;
+    if (a->plot && !csv) {
         int tfd;
         snprintf(tmpcsv, sizeof tmpcsv, "/tmp/hatrace-series-XXXXXX");
         if ((tfd = mkstemp(tmpcsv)) < 0) {
             cli_error("replay: cannot create a temporary file for the plot");
-            rc = CLI_FAIL;
-            goto out;
+            return -1;
         }
         close(tfd);
         csv = tmpcsv;
@@ -207,21 +184,68 @@ int cmd_replay(int argc, char **argv)
     if (csv && rp_write_series(csv, rep, nalloc, &err)) {
         cli_error("replay: %s", err.msg);
         rc = CLI_FAIL;
-    } else if (plot) {
+    } else if (a->plot) {
         char title[512];
         snprintf(title, sizeof title, "%s: allocator resident memory and live bytes (touch %s, threads %s)",
-                 path, rp_touch_names[touch], single ? "1" : "trace");
-        if (rp_plot(plot, csv, rep, nalloc, title, &err)) {
+                 a->path, rp_touch_names[a->touch], a->single ? "1" : "trace");
+        if (rp_plot(a->plot, csv, rep, nalloc, title, &err)) {
             cli_error("replay: %s", err.msg);
             rc = CLI_FAIL;
         }
     }
     if (tmpcsv[0]) unlink(tmpcsv);
-    written = 1;
+    return rc;
+}
 
+/* Compile the trace, run the allocators, print the results and write the
+ * outputs. @return a CLI_* exit code. */
+static int replay_trace(const replay_args *a)
+{
+    cli_replay x = { .window_ops = a->window, .phases = a->phases };
+    int partial = CLI_OK, rc;
+    if ((rc = cli_replay_allocators("replay", "--allocator", a->alloc_list, &x))) return rc;
+    if (cli_replay_compile("replay", a->path, a->fmt, a->single, 1, &x, &partial)) {
+        cli_replay_free(&x);
+        return CLI_FAIL;
+    }
+    int series_made = 0, plot_made = 0, written = 0;
+    rc = CLI_FAIL;
+    if ((a->series && can_write(a->series, a->path, &series_made)) || (a->plot && can_write(a->plot, a->path, &plot_made)))
+        goto out;
+    rp_run_opts run = { .touch = a->touch, .latency_every = (unsigned)a->every, .heaps_free_each = a->free_each };
+    if (cli_replay_run("replay", &x, run, (unsigned)a->repeat)) goto out;
+    rp_report_ctx ctx = cli_replay_ctx(&x, a->path, a->touch, (unsigned)a->repeat, (unsigned)a->every);
+    if (a->json) rp_print_json(stdout, &ctx, x.rep, x.nalloc);
+    else rp_print_table(stdout, &ctx, x.rep, x.nalloc);
+    rc = cli_finish_stdout(CLI_OK);
+    int out_rc = replay_outputs(a, x.rep, x.nalloc);
+    if (out_rc != CLI_OK) rc = CLI_FAIL;
+    written = out_rc >= 0;
 out:
-    if (!written && series_made) unlink(series);
-    if (!written && plot_made) unlink(plot);
+    if (!written && series_made) unlink(a->series);
+    if (!written && plot_made) unlink(a->plot);
     cli_replay_free(&x);
     return rc == CLI_OK ? partial : rc;
+}
+
+int cmd_replay(int argc, char **argv)
+{
+    if (argc > 1 && strcmp(argv[1], "--child") == 0) return rp_child_main(argc - 2, argv + 2);
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], "--tune") == 0) return cmd_replay_tune(argc, argv);
+    replay_args a = { .touch = RP_TOUCH_PAGE, .repeat = 1, .every = 64, .window = RP_WINDOW_OPS, .fmt = HATF_FMT_AUTO };
+    int c, rc;
+    cli_getopt_begin();
+    while ((c = getopt_long(argc, argv, "+:hj:", replay_opts, NULL)) != -1) {
+        if (c == 'h') return cli_help(help);
+        rc = window_option(c) ? window_parse("replay", c, optarg) : replay_option(&a, c, argv);
+        if (rc) return rc;
+    }
+    if ((rc = cli_one_file("replay", argc, argv, &a.path))) return rc;
+    if (a.plot) {
+        const char *dot = strrchr(a.plot, '.');
+        if (!dot || (strcmp(dot, ".png") && strcmp(dot, ".svg")))
+            return cli_usage("replay", "--plot %s: the name must end in .png or .svg", a.plot);
+    }
+    return replay_trace(&a);
 }

@@ -72,101 +72,123 @@ static int plot_ok(const char *plot, int *made)
     return 0;
 }
 
-int cmd_replay_tune(int argc, char **argv)
+/* What the command line asks for. */
+typedef struct tune_args {
+    const char *list, *file, *plot, *path;
+    char **specs;             /* the --setting values, nspecs of them */
+    unsigned nspecs;
+    int builtin, only_list, json, obj, touch, single;
+    uint64_t repeat, every;
+    hatf_format fmt;
+} tune_args;
+
+static const struct option tune_opts[] = {
+    { "tune", no_argument, NULL, O_TUNE },
+    { "allocator", required_argument, NULL, O_ALLOC },
+    { "objective", required_argument, NULL, O_OBJ },
+    { "setting", required_argument, NULL, O_SETTING },
+    { "settings-file", required_argument, NULL, O_FILE },
+    { "no-builtin", no_argument, NULL, O_NOBUILTIN },
+    { "list", no_argument, NULL, O_LIST },
+    { "repeat", required_argument, NULL, O_REPEAT },
+    { "json", no_argument, NULL, O_JSON },
+    { "plot", required_argument, NULL, O_PLOT },
+    { "touch", required_argument, NULL, O_TOUCH },
+    { "threads", required_argument, NULL, O_THREADS },
+    { "latency-every", required_argument, NULL, O_EVERY },
+    { "from", required_argument, NULL, O_FROM },
+    { "strict", no_argument, NULL, CLI_O_STRICT },
+    CLI_JOBS_OPTION,
+    { "help", no_argument, NULL, 'h' },
+    { 0 },
+};
+
+/* One option c but -h (its value optarg) into a. @return 0, or a CLI_* exit code. */
+static int tune_option(tune_args *a, int c, char **argv)
 {
-    static const struct option opts[] = {
-        { "tune", no_argument, NULL, O_TUNE },
-        { "allocator", required_argument, NULL, O_ALLOC },
-        { "objective", required_argument, NULL, O_OBJ },
-        { "setting", required_argument, NULL, O_SETTING },
-        { "settings-file", required_argument, NULL, O_FILE },
-        { "no-builtin", no_argument, NULL, O_NOBUILTIN },
-        { "list", no_argument, NULL, O_LIST },
-        { "repeat", required_argument, NULL, O_REPEAT },
-        { "json", no_argument, NULL, O_JSON },
-        { "plot", required_argument, NULL, O_PLOT },
-        { "touch", required_argument, NULL, O_TOUCH },
-        { "threads", required_argument, NULL, O_THREADS },
-        { "latency-every", required_argument, NULL, O_EVERY },
-        { "from", required_argument, NULL, O_FROM },
-        { "strict", no_argument, NULL, CLI_O_STRICT },
-        CLI_JOBS_OPTION,
-        { "help", no_argument, NULL, 'h' },
-        { 0 },
-    };
     static const char *const objectives[] = { "rss", "throughput", "latency", "balanced" };
     static const char *const touches[] = { "none", "page", "all" };
     static const char *const threadings[] = { "trace", "1" };
-    const char *list = NULL, *file = NULL, *plot = NULL;
-    char **specs = calloc((size_t)argc, sizeof *specs);
-    unsigned nspecs = 0;
-    int builtin = 1, only_list = 0, json = 0, obj = RP_OBJ_RSS, touch = RP_TOUCH_PAGE, single = 0, c, rc = 0;
-    uint64_t repeat = RP_TUNE_REPEAT, every = 64;
-    hatf_format fmt = HATF_FMT_AUTO;
-    if (!specs) return CLI_FAIL;
+    int rc = 0;
+    switch (c) {
+    case O_TUNE: break;
+    case O_ALLOC: a->list = optarg; break;
+    case O_OBJ: rc = cli_parse_word("replay", "--objective", optarg, objectives, 4, &a->obj); break;
+    case O_SETTING: a->specs[a->nspecs++] = optarg; break;
+    case O_FILE: a->file = optarg; break;
+    case O_NOBUILTIN: a->builtin = 0; break;
+    case O_LIST: a->only_list = 1; break;
+    case O_REPEAT:
+        if (!(rc = cli_parse_u64("replay", "--repeat", optarg, &a->repeat)) && (a->repeat < 1 || a->repeat > 1000))
+            rc = cli_usage("replay", "--repeat must be 1 to 1000");
+        break;
+    case O_EVERY:
+        if (!(rc = cli_parse_u64("replay", "--latency-every", optarg, &a->every)) && (a->every < 1 || a->every > 1000000))
+            rc = cli_usage("replay", "--latency-every must be 1 to 1000000");
+        break;
+    case O_JSON: a->json = 1; break;
+    case O_PLOT: a->plot = optarg; break;
+    case O_TOUCH: rc = cli_parse_word("replay", "--touch", optarg, touches, 3, &a->touch); break;
+    case O_THREADS: rc = cli_parse_word("replay", "--threads", optarg, threadings, 2, &a->single); break;
+    case O_FROM: rc = cli_parse_format("replay", "--from", optarg, &a->fmt); break;
+    case CLI_O_STRICT: cli_strict = 1; break;
+    case 'j': rc = cli_parse_jobs("replay", optarg); break;
+    default: rc = cli_bad_option("replay", c, argv);
+    }
+    return rc;
+}
+
+/* Compile the trace, run the settings, print and draw them.
+ * @return a CLI_* exit code; *drawn: the chart was drawn. */
+static int tune_trace(const tune_args *a, cli_tune *t, cli_replay *x, int *partial, int *drawn)
+{
+    if (cli_replay_compile("replay", a->path, a->fmt, a->single, 1, x, partial) ||
+        cli_tune_run("replay", x, t, (rp_run_opts){ .touch = a->touch, .latency_every = (unsigned)a->every },
+                     (unsigned)a->repeat))
+        return CLI_FAIL;
+    int best = rp_tune_best(t->rows, t->n, (rp_tune_objective)a->obj);
+    rp_tune_ctx ctx = cli_tune_ctx(x, t, a->path, a->touch, (unsigned)a->repeat, (rp_tune_objective)a->obj);
+    if (a->json) rp_tune_print_json(stdout, &ctx, t->rows, t->n, best);
+    else rp_tune_print_table(stdout, &ctx, t->rows, t->n, best);
+    int rc = cli_finish_stdout(best < 0 ? CLI_FAIL : CLI_OK);
+    hatf_err err = { 0 };
+    if (a->plot && rp_tune_plot(a->plot, &ctx, t->rows, t->n, best, &err)) {
+        cli_error("replay: %s", err.msg);
+        return CLI_FAIL;
+    }
+    *drawn = 1;
+    return rc;
+}
+
+int cmd_replay_tune(int argc, char **argv)
+{
+    tune_args a = { .builtin = 1, .obj = RP_OBJ_RSS, .touch = RP_TOUCH_PAGE, .repeat = RP_TUNE_REPEAT, .every = 64,
+                    .fmt = HATF_FMT_AUTO, .specs = calloc((size_t)argc, sizeof *a.specs) };
+    int c, rc = 0;
+    if (!a.specs) return CLI_FAIL;
     cli_getopt_begin();
-    while (!rc && (c = getopt_long(argc, argv, ":hj:", opts, NULL)) != -1) {
-        switch (c) {
-        case O_TUNE: break;
-        case O_ALLOC: list = optarg; break;
-        case O_OBJ: rc = cli_parse_word("replay", "--objective", optarg, objectives, 4, &obj); break;
-        case O_SETTING: specs[nspecs++] = optarg; break;
-        case O_FILE: file = optarg; break;
-        case O_NOBUILTIN: builtin = 0; break;
-        case O_LIST: only_list = 1; break;
-        case O_REPEAT:
-            if (!(rc = cli_parse_u64("replay", "--repeat", optarg, &repeat)) && (repeat < 1 || repeat > 1000))
-                rc = cli_usage("replay", "--repeat must be 1 to 1000");
-            break;
-        case O_EVERY:
-            if (!(rc = cli_parse_u64("replay", "--latency-every", optarg, &every)) && (every < 1 || every > 1000000))
-                rc = cli_usage("replay", "--latency-every must be 1 to 1000000");
-            break;
-        case O_JSON: json = 1; break;
-        case O_PLOT: plot = optarg; break;
-        case O_TOUCH: rc = cli_parse_word("replay", "--touch", optarg, touches, 3, &touch); break;
-        case O_THREADS: rc = cli_parse_word("replay", "--threads", optarg, threadings, 2, &single); break;
-        case O_FROM: rc = cli_parse_format("replay", "--from", optarg, &fmt); break;
-        case CLI_O_STRICT: cli_strict = 1; break;
-        case 'j': rc = cli_parse_jobs("replay", optarg); break;
-        case 'h': free(specs); return cli_help(help);
-        default: rc = cli_bad_option("replay", c, argv);
+    while (!rc && (c = getopt_long(argc, argv, ":hj:", tune_opts, NULL)) != -1) {
+        if (c == 'h') {
+            free(a.specs);
+            return cli_help(help);
         }
+        rc = tune_option(&a, c, argv);
     }
     cli_tune t = { 0 };
     cli_replay x = { 0 };
-    const char *path = NULL;
     int partial = CLI_OK, plot_made = 0, drawn = 0;
-    if (!rc && !only_list) rc = cli_one_file("replay", argc, argv, &path);
-    if (!rc && plot && !only_list) rc = plot_ok(plot, &plot_made);
-    if (!rc) rc = cli_tune_settings("replay", list, specs, nspecs, file, builtin, &t);
-    if (!rc && only_list) {
+    if (!rc && !a.only_list) rc = cli_one_file("replay", argc, argv, &a.path);
+    if (!rc && a.plot && !a.only_list) rc = plot_ok(a.plot, &plot_made);
+    if (!rc) rc = cli_tune_settings("replay", a.list, a.specs, a.nspecs, a.file, a.builtin, &t);
+    if (!rc && a.only_list) {
         print_list(&t);
         rc = cli_finish_stdout(CLI_OK);
-        goto out;
+    } else if (!rc) {
+        rc = tune_trace(&a, &t, &x, &partial, &drawn);
     }
-    if (rc) goto out;
-    if (cli_replay_compile("replay", path, fmt, single, 1, &x, &partial) ||
-        cli_tune_run("replay", &x, &t, (rp_run_opts){ .touch = touch, .latency_every = (unsigned)every }, (unsigned)repeat)) {
-        rc = CLI_FAIL;
-        goto out;
-    }
-    int best = rp_tune_best(t.rows, t.n, (rp_tune_objective)obj);
-    rp_tune_ctx ctx = cli_tune_ctx(&x, &t, path, touch, (unsigned)repeat, (rp_tune_objective)obj);
-    if (json) rp_tune_print_json(stdout, &ctx, t.rows, t.n, best);
-    else rp_tune_print_table(stdout, &ctx, t.rows, t.n, best);
-    rc = cli_finish_stdout(best < 0 ? CLI_FAIL : CLI_OK);
-    hatf_err err = { 0 };
-    if (plot && rp_tune_plot(plot, &ctx, t.rows, t.n, best, &err)) {
-        cli_error("replay: %s", err.msg);
-        rc = CLI_FAIL;
-    } else {
-        drawn = 1;
-    }
-out:
-    if (plot_made && !drawn) unlink(plot);
+    if (plot_made && !drawn) unlink(a.plot);
     cli_tune_free(&t);
     cli_replay_free(&x);
-    free(specs);
+    free(a.specs);
     return rc == CLI_OK ? partial : rc;
 }

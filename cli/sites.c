@@ -1,19 +1,6 @@
-/* sites.c — where the memory goes: hatrace stats --sites, and the frame names
- * of hatrace dump --stacks.
- *
- * A site is one call stack (the HATF_A_STACK attribute of alloc and realloc
- * records, recorded with --stacks). Events come in global time order; live
- * objects are tracked by the rule stats uses (heaplive.c, a cell per heap and
- * site), so a free is charged to the site that made (or last reallocated) the
- * object, and a heap-destroy ends the objects still live in that heap for
- * their sites. Per site: calls (alloc and realloc records), bytes requested,
- * the site's own peak of live objects and bytes, and what is still live at
- * the end (leaked), what it held when the whole heap was at its peak (as
- * heaptrack's peak consumers), and temporary allocations (heaptrack's measure of waste:
- * an object its thread freed with no allocation of that thread in between;
- * a realloc counts as an allocation). Records without a stack form the site
- * "(no stack)". The same pass feeds the heap over time (timeline.h) for
- * stats --timeline and --massif (overtime.h).
+/* sites.c — where the memory goes: hatrace stats --sites, --timeline,
+ * --massif printed from the sites' figures (analyze/sitecount.h counts them),
+ * and the frame names of hatrace dump --stacks.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,197 +9,12 @@
 #include "addrmap.h"
 #include "cli_util.h"
 #include "frames_text.h"
-#include "heaplive.h"
-#include "lookahead.h"
 #include "overtime.h"
+#include "sitecount.h"
 #include "sitegroups.h"
 #include "sites.h"
-#include "temporary.h"
-#include "timeline.h"
 
-typedef struct sites {
-    addrmap index;   /* stack id -> position in v */
-    site *v;
-    size_t n, cap;
-    addrmap heaps;   /* heap id -> dense heap number */
-    uint64_t *heap_ids;  /* dense heap number -> heap id */
-    uint64_t last_heap_id, nheaps;
-    uint32_t last_heap;  /* the number of last_heap_id, once nheaps > 0 */
-    heaplive live;   /* cell tag = site position */
-    uint64_t stacked, records;
-    /* every site's live bytes together, their peak, and the peak's number
-     * (which new peak it is, from 1; 0: none yet) */
-    uint64_t live_bytes, max_live_bytes, peak_no;
-    /* the heap over time (when asked): by time and by record number, the
-     * event being counted (its time and number), and the peak's */
-    timeline *by_time, *by_record;
-    uint64_t now, now_record, peak_time, peak_record;
-    temporary tmp;   /* temporary allocations, tag = site position */
-    sites_heap_fn *observe;  /* told each change of a heap's live objects, or NULL */
-    void *observe_ctx;
-} sites;
-
-static site *site_of(sites *st, uint64_t stack, uint32_t *pos)
-{
-    int added;
-    long i = addrmap_index(&st->index, stack, &added);
-    if (i < 0) return NULL;
-    if (added) {
-        if (st->n == st->cap) {
-            size_t c = st->cap ? st->cap * 2 : 256;
-            site *v = realloc(st->v, c * sizeof *v);
-            if (!v) return NULL;
-            st->v = v, st->cap = c;
-        }
-        st->v[st->n++] = (site){ .stack = stack, .cell = UINT32_MAX };
-    }
-    *pos = (uint32_t)i;
-    return &st->v[i];
-}
-
-/* Site pos's live objects and bytes change by n, bytes; its peak follows,
- * and the whole heap's. A site that changes for the first time since the
- * heap's latest peak keeps what it held then: the heap-wide peak is where
- * stats takes max_live_bytes, so the sites' figures at it add up to that. */
-static void site_live(void *ctx, uint32_t pos, uint32_t heap, int64_t n, int64_t bytes)
-{
-    sites *st = ctx;
-    if (st->observe) st->observe(st->observe_ctx, st->heap_ids[heap], n, bytes);
-    site *s = &st->v[pos];
-    if (s->tag != st->peak_no) {
-        s->tag = st->peak_no;
-        s->at_peak_objects = s->live_objects;
-        s->at_peak_bytes = s->live_bytes;
-    }
-    s->live_objects += (uint64_t)n;
-    s->live_bytes += (uint64_t)bytes;
-    if (s->live_objects > s->peak_objects) s->peak_objects = s->live_objects;
-    if (s->live_bytes > s->peak_bytes) s->peak_bytes = s->live_bytes;
-    st->live_bytes += (uint64_t)bytes;
-    if (st->live_bytes > st->max_live_bytes) {
-        st->max_live_bytes = st->live_bytes;
-        st->peak_no++;  /* every site holds now what it will hold at this peak */
-        st->peak_time = st->now;
-        st->peak_record = st->now_record;
-    }
-}
-
-/* After the last event: each site's figures at the heap's peak. */
-static void settle_at_peak(sites *st)
-{
-    for (size_t i = 0; i < st->n; i++) {
-        site *s = &st->v[i];
-        if (s->tag == st->peak_no) continue;  /* changed since: kept when it did */
-        s->at_peak_objects = s->live_objects;
-        s->at_peak_bytes = s->live_bytes;
-    }
-}
-
-/* A free (or realloc to 0) of the live object at addr by ev's thread. */
-static int note_free(sites *st, const hatf_event *ev, uint64_t addr)
-{
-    uint32_t pos;
-    int t = temporary_ended(&st->tmp, ev->thread, addr, &pos);
-    if (t > 0) st->v[pos].temporary++;
-    return t < 0 ? -1 : 0;
-}
-
-static int add_event(sites *st, const hatf_event *ev)
-{
-    int added;
-    uint32_t pos;
-    switch (ev->op) {
-    case HATF_OP_ALLOC:
-    case HATF_OP_REALLOC_NEW:
-    case HATF_OP_REALLOC_INPLACE:
-    case HATF_OP_REALLOC_MOVE:
-    case HATF_OP_REALLOC_FREE: {
-        hatf_attrs a;
-        hatf_event_attrs(ev, &a);
-        uint64_t stack = hatf_attrs_get(&a, HATF_A_STACK, 0);
-        st->records++;
-        if (stack) st->stacked++;
-        site *s = site_of(st, stack, &pos);
-        if (!s) return -1;
-        s->calls++;
-        if (hatf_event_failed_by(ev, &a)) return 0;  /* a call only: no object made, a realloc's block left as it was */
-        int ended = ev->op != HATF_OP_ALLOC && ev->op != HATF_OP_REALLOC_NEW && ev->addr &&
-                    heaplive_remove(&st->live, ev->addr);
-        if (ev->op == HATF_OP_REALLOC_FREE) return ended ? note_free(st, ev, ev->addr) : 0;
-        uint64_t addr = ev->op == HATF_OP_ALLOC ? ev->addr : ev->new_addr;
-        if (!addr) return 0;  /* a failed call: its (often absurd) size made no object, as in stats */
-        if (temporary_made(&st->tmp, ev->thread, addr, pos)) return -1;
-        s->bytes += ev->size;
-        if (ev->heap != st->last_heap_id || !st->nheaps) {  /* most events stay in one heap */
-            long heap = addrmap_index(&st->heaps, ev->heap, &added);
-            if (heap < 0) return -1;
-            if (added && !(st->nheaps & (st->nheaps - 1))) {  /* 0, 1, 2, 4...: room for twice as many */
-                uint64_t *ids = realloc(st->heap_ids, (st->nheaps ? 2 * st->nheaps : 1) * sizeof *ids);
-                if (!ids) return -1;
-                st->heap_ids = ids;
-            }
-            if (added) st->heap_ids[heap] = ev->heap;
-            st->last_heap_id = ev->heap;
-            st->last_heap = (uint32_t)heap;
-            st->nheaps += added;
-        }
-        if (s->cell == UINT32_MAX || s->heap != st->last_heap) {
-            long cell = heaplive_cell_of(&st->live, st->last_heap, pos);
-            if (cell < 0) return -1;
-            s->heap = st->last_heap;
-            s->cell = (uint32_t)cell;
-        }
-        return heaplive_add(&st->live, addr, ev->size, s->cell);
-    }
-    case HATF_OP_FREE:
-        /* only a free that ends a live object (not one a heap-destroy ended) */
-        return ev->addr && heaplive_remove(&st->live, ev->addr) ? note_free(st, ev, ev->addr) : 0;
-    case HATF_OP_HEAP_DESTROY: {
-        addrmap_entry *h = addrmap_find(&st->heaps, ev->heap);
-        if (h) heaplive_destroy_heap(&st->live, h->a);  /* not there: nothing was allocated in it */
-        return 0;
-    }
-    default:
-        return 0;
-    }
-}
-
-/* The event as the timelines count it (after add_event). */
-static void add_to_timelines(sites *st, const hatf_event *ev)
-{
-    int kind = 0;
-    uint64_t bytes = 0;
-    if (ev->op == HATF_OP_FREE) {
-        kind = ev->addr ? TIMELINE_FREE : 0;
-    } else if (ev->op == HATF_OP_ALLOC || hatf_op_is_realloc(ev->op)) {
-        kind = TIMELINE_ALLOC;
-        /* the bytes of an object made, as the sites count them */
-        uint64_t addr = ev->op == HATF_OP_ALLOC ? ev->addr : ev->new_addr;
-        if (ev->op != HATF_OP_REALLOC_FREE && addr && !hatf_event_failed(ev)) bytes = ev->size;
-    }
-    timeline_add(st->by_time, ev->time, kind, bytes, st->live_bytes, st->live.objects);
-    timeline_add(st->by_record, st->now_record, kind, bytes, st->live_bytes, st->live.objects);
-}
-
-/* lookahead_run's callbacks */
-static int count_event(void *ctx, const lookahead_item *x)
-{
-    sites *st = ctx;
-    const hatf_event *ev = &x->ev;
-    if (ev->op == HATF_OP_COMMENT) return 0;  /* no time, nothing live changes */
-    st->now = ev->time;
-    st->now_record++;
-    int rc = add_event(st, ev);
-    if (!rc && st->by_time) add_to_timelines(st, ev);
-    return rc;
-}
-/* always_inline: the wrappers below call it, and gcc takes a static function
- * made only of prefetches for a const one and drops the call (see
- * addrmap_prefetch): sites_pass_prefetch and detail_prefetch were empty */
-static inline __attribute__((always_inline)) void prefetch_event(void *ctx, const hatf_event *ev)
-{
-    heaplive_prefetch(&((sites *)ctx)->live, ev);
-}
+typedef sitecount sites;  /* the figures this file prints */
 
 static int sort_key;
 static uint64_t key_of(const site *s) { return sites_key(s, sort_key); }
@@ -539,72 +341,16 @@ static int print_folded_json(hatf_buf *o, const sites *st, frames *fr, uint64_t 
 
 static int over_time(int form) { return form == SITES_TIMELINE || form == SITES_TIMELINE_JSON || form == SITES_MASSIF; }
 
-/* ---- --massif's second pass ---------------------------------------------
- * Massif's detailed snapshots show the call tree at moments of the run; which
- * moments (interval ends) is known only once the first pass has fixed the
- * intervals. So the trace is read again, by the same rules, with the sites'
- * live bytes copied at the end of every DETAIL_EVERY-th interval (massif's
- * own default frequency). The sites come in the same order as in the first
- * pass; a trace that grew meanwhile (still being written) is read only as far
- * as the first pass went. */
-#define DETAIL_EVERY 10
-
-typedef struct detail_pass {
-    sites st;
-    const timeline *tl;
-    int by_records;
-    uint64_t limit;         /* events the first pass counted (st.now_record: this one's so far) */
-    size_t next, nsnap;     /* the next snapshot to take, and how many */
-    size_t nsites;          /* the first pass's */
-    uint64_t *bytes;        /* nsnap x nsites */
-} detail_pass;
-
-/* Take the snapshots whose interval ends at or before x (the next event's). */
-static void detail_take(detail_pass *d, uint64_t x)
-{
-    while (d->next < d->nsnap && x >= timeline_end(d->tl, (d->next + 1) * DETAIL_EVERY - 1)) {
-        uint64_t *b = d->bytes + d->next * d->nsites;
-        for (size_t i = 0; i < d->st.n && i < d->nsites; i++) b[i] = d->st.v[i].live_bytes;
-        d->next++;
-    }
-}
-
-static int detail_event(void *ctx, const lookahead_item *x)
-{
-    detail_pass *d = ctx;
-    if (x->ev.op == HATF_OP_COMMENT || d->st.now_record >= d->limit) return 0;
-    detail_take(d, d->by_records ? d->st.now_record + 1 : x->ev.time);
-    return count_event(&d->st, x);
-}
-static void detail_prefetch(void *ctx, const hatf_event *ev) { prefetch_event(&((detail_pass *)ctx)->st, ev); }
-
-static int sites_init(sites *st)
-{
-    memset(st, 0, sizeof *st);
-    return addrmap_init(&st->index) || addrmap_init(&st->heaps) || temporary_init(&st->tmp) ||
-           heaplive_init(&st->live, site_live, st) ? -1 : 0;
-}
-
-static void sites_free(sites *st)
-{
-    addrmap_free(&st->index);
-    addrmap_free(&st->heaps);
-    temporary_free(&st->tmp);
-    heaplive_free(&st->live);
-    free(st->heap_ids);
-    free(st->v);
-}
-
 /* Read path again for first's detailed snapshots into *bytes (NULL when
  * there are none). @return CLI_OK or CLI_FAIL (said). */
 static int detail_read(const char *path, const sites_opts *opt, const sites *first, const timeline *tl,
                        int by_records, overtime_detail *out)
 {
-    detail_pass d;
+    sitecount_detail d;
     memset(out, 0, sizeof *out);
-    size_t nsnap = tl->n ? (tl->n - 1) / DETAIL_EVERY : 0;  /* not the last interval: the end has its tree */
+    size_t nsnap = tl->n ? (tl->n - 1) / SITECOUNT_DETAIL_EVERY : 0;  /* not the last interval: the end has its tree */
     if (!nsnap) return CLI_OK;
-    if (sites_init(&d.st) < 0) goto oom;
+    if (sitecount_init(&d.st) < 0) goto oom;
     d.tl = tl;
     d.by_records = by_records;
     d.limit = first->now_record;
@@ -615,11 +361,11 @@ static int detail_read(const char *path, const sites_opts *opt, const sites *fir
     if (!d.bytes) goto oom;
     hatf_source *src = cli_open_source(path, opt->from);
     if (!src) {
-        sites_free(&d.st);
+        sitecount_free(&d.st);
         free(d.bytes);
         return CLI_FAIL;
     }
-    int count_rc, k = lookahead_run(src, detail_event, detail_prefetch, &d, &count_rc), rc = CLI_OK;
+    int count_rc, k = lookahead_run(src, sitecount_detail_event, sitecount_detail_prefetch, &d, &count_rc), rc = CLI_OK;
     if (k == LOOKAHEAD_STOPPED) {
         cli_error("%s: out of memory", path);
         rc = CLI_FAIL;
@@ -630,16 +376,16 @@ static int detail_read(const char *path, const sites_opts *opt, const sites *fir
         rc = CLI_FAIL;
     }
     hatf_source_close(src);
-    detail_take(&d, UINT64_MAX);  /* intervals that end after the last event */
-    sites_free(&d.st);
+    sitecount_detail_take(&d, UINT64_MAX);  /* intervals that end after the last event */
+    sitecount_free(&d.st);
     if (rc != CLI_OK) {
         free(d.bytes);
         return rc;
     }
-    *out = (overtime_detail){ .every = DETAIL_EVERY, .nsites = first->n, .bytes = d.bytes };
+    *out = (overtime_detail){ .every = SITECOUNT_DETAIL_EVERY, .nsites = first->n, .bytes = d.bytes };
     return CLI_OK;
 oom:
-    sites_free(&d.st);
+    sitecount_free(&d.st);
     cli_error("%s: out of memory", path);
     return CLI_FAIL;
 }
@@ -691,7 +437,7 @@ static int print_over_time(hatf_buf *o, sites_pass *p, hatf_source *src, const c
 /* Count every event of src into st. @return CLI_OK, or CLI_FAIL after saying why. */
 static int count_all(sites *st, hatf_source *src, const char *path)
 {
-    int count_rc, k = lookahead_run(src, count_event, prefetch_event, st, &count_rc);
+    int count_rc, k = lookahead_run(src, sitecount_event, sitecount_prefetch, st, &count_rc);
     if (k == LOOKAHEAD_STOPPED) {
         cli_error("%s: out of memory", path);
         return CLI_FAIL;
@@ -711,18 +457,18 @@ int sites_list_read(const char *path, const sites_opts *opt, sites_list *out)
     hatf_source *src = cli_open_source(path, opt->from);
     if (!src) return CLI_FAIL;
     sites st;
-    if (sites_init(&st) || frames_init(&out->fr, hatf_source_tables(src), opt->demangle, opt->lines)) {
-        sites_free(&st);
+    if (sitecount_init(&st) || frames_init(&out->fr, hatf_source_tables(src), opt->demangle, opt->lines)) {
+        sitecount_free(&st);
         hatf_source_close(src);
         cli_error("out of memory");
         return CLI_FAIL;
     }
     int rc = count_all(&st, src, path);
-    settle_at_peak(&st);
+    sitecount_settle(&st);
     out->v = st.v, out->n = st.n;
     out->records = st.records, out->stacked = st.stacked, out->max_live_bytes = st.max_live_bytes;
     st.v = NULL;
-    sites_free(&st);
+    sitecount_free(&st);
     out->src = src;
     rc = cli_read_end(path, src, rc);
     if (rc == CLI_FAIL) sites_list_free(out);
@@ -743,7 +489,7 @@ sites_pass *sites_pass_new(hatf_source *src, int demangle, int lines, uint64_t p
 {
     sites_pass *p = calloc(1, sizeof *p);
     if (!p) return NULL;
-    int bad = sites_init(&p->st);
+    int bad = sitecount_init(&p->st);
     if (!bad && !frames_init(&p->fr, hatf_source_tables(src), demangle, lines)) p->fr_made = 1;
     if (points) {
         p->st.by_time = &p->by_time;
@@ -759,15 +505,15 @@ sites_pass *sites_pass_new(hatf_source *src, int demangle, int lines, uint64_t p
 void sites_pass_free(sites_pass *p)
 {
     if (!p) return;
-    sites_free(&p->st);
+    sitecount_free(&p->st);
     if (p->fr_made) frames_free(&p->fr);
     timeline_free(&p->by_time);
     timeline_free(&p->by_record);
     free(p);
 }
 
-int sites_pass_count(void *ctx, const lookahead_item *x) { return count_event(&((sites_pass *)ctx)->st, x); }
-void sites_pass_prefetch(void *ctx, const hatf_event *ev) { prefetch_event(&((sites_pass *)ctx)->st, ev); }
+int sites_pass_count(void *ctx, const lookahead_item *x) { return sitecount_event(&((sites_pass *)ctx)->st, x); }
+void sites_pass_prefetch(void *ctx, const hatf_event *ev) { sitecount_prefetch(&((sites_pass *)ctx)->st, ev); }
 
 heaplive *sites_pass_live(sites_pass *p, sites_heap_fn *observe, void *ctx)
 {
@@ -808,7 +554,7 @@ static void apply_suppressions(sites *st, frames *fr, suppressions *supp, const 
 int sites_pass_print(sites_pass *p, hatf_source *src, const char *path, const sites_opts *opt, hatf_buf *o)
 {
     sites *st = &p->st;
-    if (!p->settled) settle_at_peak(st);
+    if (!p->settled) sitecount_settle(st);
     p->settled = 1;
     if (opt->supp && !p->suppressed) apply_suppressions(st, &p->fr, opt->supp, path);
     p->suppressed = 1;

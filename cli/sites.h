@@ -11,6 +11,7 @@
 #include "hatf_source.h"
 #include "lookahead.h"
 #include "site.h"
+#include "sitecount.h"
 #include "sites_opts.h"
 
 /* The sites of a trace, for comparing two (sitediff.c). */
@@ -52,7 +53,7 @@ sites_pass *sites_pass_new(hatf_source *src, int demangle, int lines, uint64_t p
 int sites_pass_count(void *ctx, const lookahead_item *x);
 void sites_pass_prefetch(void *ctx, const hatf_event *ev);
 /* Heap heap_id's live objects and bytes change by objects, bytes. */
-typedef void sites_heap_fn(void *ctx, uint64_t heap_id, int64_t objects, int64_t bytes);
+typedef sitecount_heap_fn sites_heap_fn;
 
 /* The live objects of p, for a count fed beside it that tracks them by the
  * same rule (stats_share_live): from now on, each change of a heap's live

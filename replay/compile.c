@@ -65,19 +65,6 @@ typedef struct obj {
 } obj;
 _Static_assert(sizeof(obj) == 64, "obj is one cache line");
 
-/* Open addressing, linear probing, backward-shift deletion; key 0 = empty.
- * A key and its value share an entry: a probe of the address map, a cache
- * miss on a big trace, loads one line, not one of keys and one of values. */
-typedef struct u64ent {
-    uint64_t key;
-    uint32_t val;
-} u64ent;
-
-typedef struct u64map {
-    u64ent *e;
-    size_t cap, n;         /* cap: power of two */
-} u64map;
-
 typedef struct heap_rec {
     uint64_t id;
     uint32_t head;         /* newest live object, or NONE */
@@ -117,15 +104,15 @@ struct rp_compiler {
     obj *objs;
     size_t nobjs, capobjs;
     uint32_t free_obj;     /* free list of obj records through .older */
-    u64map addrs;          /* address -> current object */
-    u64map thread_ids;     /* trace thread + 1 -> plan thread */
-    u64map heap_ids;       /* heap + 1 -> heaps[] index */
+    addrmap addrs;         /* address -> current object (a) */
+    addrmap thread_ids;    /* trace thread + 1 -> plan thread (a) */
+    addrmap heap_ids;      /* heap + 1 -> heaps[] index (a) */
     /* the last answers of thread_ids and heap_ids (neither loses a key): most
        events name the thread and heap of one a few events before */
     struct { uint64_t key; uint32_t val; } tcache[TCACHE_N];
     uint64_t hkey;         /* 0: none yet */
     uint32_t hval;
-    size_t hint;           /* where the lookahead found the address the event frees in addrs, or SIZE_MAX */
+    size_t hint;           /* the slot where the lookahead found the address the event frees in addrs, or SIZE_MAX */
     heap_rec *heaps;
     size_t nheaps, capheaps;
     thread_rec *threads;
@@ -152,98 +139,6 @@ struct rp_compiler {
 };
 
 /* ---- small containers ------------------------------------------------------ */
-
-static inline size_t hash64(uint64_t k, size_t mask)
-{
-    k ^= k >> 33;
-    k *= 0xff51afd7ed558ccdull;
-    k ^= k >> 33;
-    return (size_t)k & mask;
-}
-
-static void map_free(u64map *m) { addrmap_big_free(m->e, m->cap * sizeof *m->e); }
-
-static int map_grow(u64map *m)
-{
-    size_t cap = m->cap ? 2 * m->cap : 1024;
-    /* the address map is megabytes, probed at random: huge pages (addrmap.h) */
-    u64ent *e = addrmap_big_alloc(cap * sizeof *e);
-    if (!e) return -1;
-    for (size_t i = 0; i < m->cap; i++) {
-        if (!m->e[i].key) continue;
-        size_t j = hash64(m->e[i].key, cap - 1);
-        while (e[j].key) j = (j + 1) & (cap - 1);
-        e[j] = m->e[i];
-    }
-    map_free(m);
-    m->e = e;
-    m->cap = cap;
-    return 0;
-}
-
-/* @return the slot index holding k, or SIZE_MAX. */
-static inline size_t map_find(const u64map *m, uint64_t k)
-{
-    if (!m->cap) return SIZE_MAX;
-    for (size_t i = hash64(k, m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
-        if (m->e[i].key == k) return i;
-        if (!m->e[i].key) return SIZE_MAX;
-    }
-}
-
-/* The slot holding k, or the empty one where k would go (found = 0); one
- * probe for a lookup followed by an insert. @return SIZE_MAX when the map
- * must grow first (call map_grow, then again). */
-static inline size_t map_seek(const u64map *m, uint64_t k, int *found)
-{
-    if (4 * (m->n + 1) > 3 * m->cap) return SIZE_MAX;
-    for (size_t i = hash64(k, m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
-        if (m->e[i].key == k) return *found = 1, i;
-        if (!m->e[i].key) return *found = 0, i;
-    }
-}
-
-/* Put k at the empty slot i that map_seek returned. */
-static inline void map_put_at(u64map *m, size_t i, uint64_t k, uint32_t v)
-{
-    m->e[i] = (u64ent){ k, v };
-    m->n++;
-}
-
-static int map_put(u64map *m, uint64_t k, uint32_t v)
-{
-    size_t i = map_find(m, k);
-    if (i != SIZE_MAX) {
-        m->e[i].val = v;
-        return 0;
-    }
-    if (4 * (m->n + 1) > 3 * m->cap && map_grow(m)) return -1;
-    for (i = hash64(k, m->cap - 1); m->e[i].key; i = (i + 1) & (m->cap - 1)) {}
-    map_put_at(m, i, k, v);
-    return 0;
-}
-
-/* Start loading k's home slot (lookahead.h); always_inline: see addrmap_prefetch. */
-static inline __attribute__((always_inline)) void map_prefetch(const u64map *m, uint64_t k)
-{
-    if (!m->cap) return;
-    __builtin_prefetch(&m->e[hash64(k, m->cap - 1)]);
-}
-
-static void map_del_at(u64map *m, size_t i)
-{
-    size_t mask = m->cap - 1;
-    for (size_t j = (i + 1) & mask; m->e[j].key; j = (j + 1) & mask) {
-        size_t home = hash64(m->e[j].key, mask);
-        /* move j back into the hole at i unless its home lies in (i, j] */
-        if (((j - home) & mask) >= ((j - i) & mask)) {
-            m->e[i] = m->e[j];
-            i = j;
-        }
-    }
-    m->e[i].key = 0;
-    m->n--;
-}
 
 #define GROW(arr, n, cap) \
     ((n) < (cap) ? 0 : grow_array((void **)&(arr), &(cap), sizeof *(arr)))
@@ -290,8 +185,9 @@ rp_compiler *rp_compiler_new(int single)
     c->plan.single = single;
     c->free_obj = NONE;
     c->hint = SIZE_MAX;
-    if (!(c->w = rp_planw_new(-1, RP_WINDOW_OPS))) {
-        free(c);
+    if (addrmap_init(&c->addrs) || addrmap_init(&c->thread_ids) || addrmap_init(&c->heap_ids) ||
+        !(c->w = rp_planw_new(-1, RP_WINDOW_OPS))) {
+        rp_compiler_free(c);
         return NULL;
     }
     return c;
@@ -315,9 +211,9 @@ void rp_compiler_free(rp_compiler *c)
     rp_plan_free(&c->plan);
     rp_planw_free(c->w);
     objs_free(c->objs, c->capobjs);
-    map_free(&c->addrs);
-    map_free(&c->thread_ids);
-    map_free(&c->heap_ids);
+    addrmap_free(&c->addrs);
+    addrmap_free(&c->thread_ids);
+    addrmap_free(&c->heap_ids);
     free(c->heaps);
     for (uint32_t t = 0; t < c->nthr; t++) free(c->threads[t].free_slots);
     free(c->threads);
@@ -366,11 +262,11 @@ static int64_t plan_thread(rp_compiler *c, uint64_t trace_thread)
     if (!key) key = 1;  /* thread UINT64_MAX shares with thread 0; harmless */
     unsigned ci = (unsigned)(key ^ key >> 16) & (TCACHE_N - 1);
     if (c->tcache[ci].key == key) return c->tcache[ci].val;
-    size_t i = map_find(&c->thread_ids, key);
-    if (i != SIZE_MAX) {
+    addrmap_entry *e = addrmap_find(&c->thread_ids, key);
+    if (e) {
         c->tcache[ci].key = key;
-        c->tcache[ci].val = c->thread_ids.e[i].val;
-        return c->thread_ids.e[i].val;
+        c->tcache[ci].val = e->a;
+        return e->a;
     }
     int64_t t = rp_plan_add_thread(&c->plan, c->single ? 0 : trace_thread);
     if (t < 0 || rp_planw_thread(c->w, (uint32_t)t)) return -1;
@@ -379,7 +275,9 @@ static int64_t plan_thread(rp_compiler *c, uint64_t trace_thread)
     c->threads = tr;
     memset(&tr[t], 0, sizeof tr[t]);
     c->nthr = c->plan.nthreads;
-    if (map_put(&c->thread_ids, key, (uint32_t)t)) return -1;
+    int added;
+    if (!(e = addrmap_put(&c->thread_ids, key, &added))) return -1;
+    e->a = (uint32_t)t;
     return t;
 }
 
@@ -387,15 +285,17 @@ static int64_t heap_index(rp_compiler *c, uint64_t heap)
 {
     uint64_t key = heap + 1 ? heap + 1 : 1;
     if (key == c->hkey) return c->hval;
-    size_t i = map_find(&c->heap_ids, key);
-    if (i != SIZE_MAX) {
+    addrmap_entry *e = addrmap_find(&c->heap_ids, key);
+    if (e) {
         c->hkey = key;
-        c->hval = c->heap_ids.e[i].val;
+        c->hval = e->a;
         return c->hval;
     }
     if (GROW(c->heaps, c->nheaps, c->capheaps)) return -1;
     c->heaps[c->nheaps] = (heap_rec){ .id = heap, .head = NONE, .hslot = NONE };
-    if (map_put(&c->heap_ids, key, (uint32_t)c->nheaps)) return -1;
+    int added;
+    if (!(e = addrmap_put(&c->heap_ids, key, &added))) return -1;
+    e->a = (uint32_t)c->nheaps;
     return (int64_t)c->nheaps++;
 }
 
@@ -522,10 +422,10 @@ static void after_call(rp_compiler *c, uint32_t t, int64_t idx)
 static uint32_t consume_obj(rp_compiler *c, uint64_t addr, uint32_t t)
 {
     /* the lookahead's answer holds while the entry there is still addr's (keys are unique) */
-    size_t i = c->hint;
-    if (i >= c->addrs.cap || c->addrs.e[i].key != addr) i = map_find(&c->addrs, addr);
-    if (i == SIZE_MAX) return NONE;
-    uint32_t cur = c->addrs.e[i].val;
+    addrmap_entry *e = c->hint <= c->addrs.mask && addr && c->addrs.t[c->hint].key == addr ? &c->addrs.t[c->hint]
+                                                                                            : addrmap_find(&c->addrs, addr);
+    if (!e) return NONE;
+    uint32_t cur = e->a;
     uint32_t o;
     if (c->objs[cur].older != NONE && c->objs[cur].thread != t) {
         /* late consumer of the oldest displaced object */
@@ -536,8 +436,8 @@ static uint32_t consume_obj(rp_compiler *c, uint64_t addr, uint32_t t)
         c->plan.st.late_consumed++;
     } else {
         o = cur;
-        if (c->objs[cur].older != NONE) c->addrs.e[i].val = c->objs[cur].older;
-        else map_del_at(&c->addrs, i);
+        if (c->objs[cur].older != NONE) e->a = c->objs[cur].older;
+        else addrmap_remove(&c->addrs, e);
     }
     heap_unlink(c, o);
     return o;
@@ -586,20 +486,15 @@ static int64_t obj_new(rp_compiler *c, uint64_t addr, uint64_t size, uint64_t he
     if (h < 0 || s < 0) return -1;
     c->objs[o] = (obj){ .addr = addr, .size = size, .slot = (uint32_t)s, .thread = t,
                         .older = NONE, .heap = (uint32_t)h };
-    int found = 0;
-    size_t i = map_seek(&c->addrs, addr, &found);
-    if (i == SIZE_MAX) {
-        if (map_grow(&c->addrs)) return -1;
-        i = map_seek(&c->addrs, addr, &found);
-    }
-    if (found) {
-        c->objs[c->addrs.e[i].val].displaced = 1;
-        c->objs[o].older = c->addrs.e[i].val;
-        c->addrs.e[i].val = o;
+    int added;
+    addrmap_entry *e = addrmap_put(&c->addrs, addr, &added);
+    if (!e) return -1;
+    if (!added) {
+        c->objs[e->a].displaced = 1;
+        c->objs[o].older = e->a;
         c->plan.st.reused_live++;
-    } else {
-        map_put_at(&c->addrs, i, addr, o);
     }
+    e->a = o;
     heap_link(c, o);
     c->live_bytes += size;
     c->live_objects++;
@@ -841,19 +736,19 @@ static int create_heap(rp_compiler *c, uint32_t t, uint64_t heap)
 
 static int destroy_heap(rp_compiler *c, uint32_t t, uint64_t heap)
 {
-    size_t i = map_find(&c->heap_ids, heap + 1 ? heap + 1 : 1);
-    if (i == SIZE_MAX) return 0;
-    uint32_t hi = c->heap_ids.e[i].val;
+    addrmap_entry *he = addrmap_find(&c->heap_ids, heap + 1 ? heap + 1 : 1);
+    if (!he) return 0;
+    uint32_t hi = he->a;
     heap_rec *h = &c->heaps[hi];
     heap_native_use(c, hi, t);
     while (h->head != NONE) {
         uint32_t o = h->head;
         /* unlink from the address map wherever it sits in its chain */
-        size_t a = map_find(&c->addrs, c->objs[o].addr);
-        uint32_t cur = c->addrs.e[a].val;
+        addrmap_entry *a = addrmap_find(&c->addrs, c->objs[o].addr);
+        uint32_t cur = a->a;
         if (cur == o) {
-            if (c->objs[o].older != NONE) c->addrs.e[a].val = c->objs[o].older;
-            else map_del_at(&c->addrs, a);
+            if (c->objs[o].older != NONE) a->a = c->objs[o].older;
+            else addrmap_remove(&c->addrs, a);
         } else {
             while (c->objs[cur].older != o) cur = c->objs[cur].older;
             c->objs[cur].older = c->objs[o].older;
@@ -1000,10 +895,10 @@ int rp_compiler_finish(rp_compiler *c, rp_plan *out, hatf_err *err)
     for (size_t h = 0; h < c->nheaps; h++)  /* heaps never destroyed */
         if (heap_instance_end(c, (uint32_t)h, 0)) return nomem(c, err);
     /* displaced objects never consumed stay live to the end */
-    for (size_t i = 0; i < c->addrs.cap; i++)
-        if (c->addrs.e[i].key)
-            for (uint32_t o = c->addrs.e[i].val; o != NONE; o = c->objs[o].older)
-                st->left_displaced += c->objs[o].displaced;
+    for (size_t i = 0; i <= c->addrs.mask + 1; i++) {  /* the slots, then key 0's entry */
+        const addrmap_entry *e = i <= c->addrs.mask ? addrmap_slot(&c->addrs, i) : addrmap_zero(&c->addrs);
+        for (uint32_t o = e ? e->a : NONE; o != NONE; o = c->objs[o].older) st->left_displaced += c->objs[o].displaced;
+    }
     if (c->have_peak && rp_planw_flag(c->w, c->peak_thread, c->peak_op, RP_F_PEAK)) return nomem(c, err);
     /* where each runner thread is when live bytes peak: there if it pushed
        nothing after the peak, else where its first op after it was noted */
@@ -1059,15 +954,15 @@ static void prefetch_item(void *ctx, const hatf_event *const ev[3], const uint64
     compile_run *cr = ctx;
     rp_compiler *c = cr->c;
     if (ev[0]) {
-        map_prefetch(&c->addrs, ev[0]->addr);
-        if (ev[0]->new_addr != ev[0]->addr) map_prefetch(&c->addrs, ev[0]->new_addr);
+        addrmap_prefetch(&c->addrs, ev[0]->addr);
+        if (ev[0]->new_addr != ev[0]->addr) addrmap_prefetch(&c->addrs, ev[0]->new_addr);
     }
     if (ev[1]) {
         uint32_t *o = &cr->obj[g[1] % AHEAD_RING];
         uint64_t freed = hatf_event_ends(ev[1]);
-        size_t i = c->plan.nthreads < 2 || !freed ? SIZE_MAX : map_find(&c->addrs, freed);
-        *o = i != SIZE_MAX ? c->addrs.e[i].val : NONE;
-        cr->at[g[1] % AHEAD_RING] = i;
+        const addrmap_entry *e = c->plan.nthreads < 2 || !freed ? NULL : addrmap_find(&c->addrs, freed);
+        *o = e ? e->a : NONE;
+        cr->at[g[1] % AHEAD_RING] = e ? (size_t)(e - c->addrs.t) : SIZE_MAX;  /* freed != 0: a slot */
         if (*o != NONE) __builtin_prefetch(&c->objs[*o]);
     }
     if (ev[2]) {
