@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli_util.h"
@@ -380,4 +381,18 @@ void cli_signal_text(const hatf_signal *s, char *out, size_t cap)
     else
         snprintf(out, cap, "signal %d (%s) on thread %llu, sent by process %llu", s->sig, s->name,
                  (unsigned long long)s->thread, (unsigned long long)s->addr);
+}
+
+double cli_now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+uint64_t cli_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
 }

@@ -113,6 +113,9 @@ int cli_finish_stdout(int rc);
  * a text trace or a HATF 1.0 stream written by hatrace carries); 1/1, i.e.
  * nanoseconds, for another writer's stream, which does not say. */
 void cli_time_unit(hatf_source *s, uint64_t *num, uint64_t *den);
+/* CLOCK_MONOTONIC now, in milliseconds and in seconds (the commands' waits and delays). */
+uint64_t cli_now_ms(void);
+double cli_now_s(void);
 
 /* Append printf-style text to o (one piece at most 8191 bytes; longer is cut). */
 void cli_put(hatf_buf *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

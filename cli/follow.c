@@ -58,13 +58,6 @@ static void on_sigint(int sig)
     stop_asked = 1;
 }
 
-static uint64_t now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
-
 static int site_count(follow *f, const hatf_event *ev)
 {
     uint64_t size = ev->op == HATF_OP_ALLOC || ev->op == HATF_OP_REALLOC_INPLACE || ev->op == HATF_OP_REALLOC_MOVE ||
@@ -213,7 +206,7 @@ int stats_follow(const char *path, int json, uint64_t interval_ms, uint64_t time
 
     int rc = CLI_OK;
     const char *ended = NULL;  /* why the follow was given up */
-    uint64_t start = now_ms(), last = start, grew_at = start;
+    uint64_t start = cli_now_ms(), last = start, grew_at = start;
     for (;;) {
         int count_rc = 0, k = lookahead_run(s, follow_count, follow_prefetch, &f, &count_rc);
         if (k == LOOKAHEAD_STOPPED) {
@@ -227,7 +220,7 @@ int stats_follow(const char *path, int json, uint64_t interval_ms, uint64_t time
         }
         if (!hatf_reader_following(r) || stop_asked) break;
         /* wait for the next refresh, looking at the file every 50 ms */
-        uint64_t t = now_ms();
+        uint64_t t = cli_now_ms();
         if (t - last >= interval_ms) {
             refresh(&f, s, path, json, top, t - start, t - last, 0, hatf_reader_follow_late(r));
             last = t;
@@ -242,7 +235,7 @@ int stats_follow(const char *path, int json, uint64_t interval_ms, uint64_t time
             rc = CLI_FAIL;
             break;
         }
-        t = now_ms();
+        t = cli_now_ms();
         if (g > 0) {
             grew_at = t;
         } else if (t - grew_at >= timeout_s * 1000u) {
@@ -286,7 +279,7 @@ int stats_follow(const char *path, int json, uint64_t interval_ms, uint64_t time
         hatf_source_close(whole);
     }
     if (rc == CLI_OK) {
-        uint64_t t = now_ms();
+        uint64_t t = cli_now_ms();
         refresh(&f, s, path, json, top, t - start, t - last, 1, late);
         if (!json) {
             hatf_buf o;

@@ -15,7 +15,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cli_util.h"
@@ -154,19 +153,12 @@ static void human(char *out, size_t cap, double b)
  * temporary): calls, the heap's peak, what was still live at the end,
  * temporary allocations, the file's size per event; and whether the trace
  * is whole. *stacks: set when it holds call stacks. */
-static double seconds_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* when the command ended (its figures' delay is counted from there) */
 static double ended_at;
 
 static int figures(const char *path, int *stacks, record_follow *fl, stats_summary *out)
 {
-    double t0 = seconds_now();
+    double t0 = cli_now_s();
     hatf_source *s = NULL;
     stats *st = record_follow_take(fl, path, &s);
     int followed = st != NULL;
@@ -221,9 +213,9 @@ static int figures(const char *path, int *stacks, record_follow *fl, stats_summa
             sum.records ? (double)bytes / (double)sum.records : 0.0);
     if (followed)
         fprintf(stderr, "hatrace:   figures counted while it ran, ready %.2f s after it ended\n",
-                seconds_now() - ended_at);
+                cli_now_s() - ended_at);
     else
-        fprintf(stderr, "hatrace:   figures read back after it ended in %.2f s\n", seconds_now() - t0);
+        fprintf(stderr, "hatrace:   figures read back after it ended in %.2f s\n", cli_now_s() - t0);
     if (!complete)
         fprintf(stderr, "hatrace:   the trace was not closed: these figures cover its readable events only "
                         "(what was live when it ended counts as leaked)\n");
@@ -401,7 +393,7 @@ static int record_window(pid_t pid, double seconds, const char *lib, const char 
         cli_error("%s: %s", report_path, strerror(errno));
     record_follow *fl = no_figures ? NULL : record_follow_start(report_path);
     int exited = 0, rc = record_attach(pid, seconds, lib, &exited);
-    ended_at = seconds_now();
+    ended_at = cli_now_s();
     record_follow_finish(fl);
     int incomplete = 0, untraced = 0;
     if (rc == CLI_OK) untraced = report(report_path, 1, &incomplete, fl);
@@ -578,7 +570,7 @@ int cmd_record(int argc, char **argv)
     int status = 0;
     while (waitpid(pid, &status, 0) < 0)
         if (errno != EINTR) { status = 127 << 8; break; }
-    ended_at = seconds_now();
+    ended_at = cli_now_s();
     record_follow_finish(fl);
     int incomplete = 0;
     int untraced = report(report_path, !(WIFEXITED(status) && WEXITSTATUS(status) == 127), &incomplete, fl);

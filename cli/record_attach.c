@@ -105,21 +105,14 @@ static void on_stop(int sig) { (void)sig; stop_asked = 1; }
 
 /* Until seconds pass (0: no limit), Ctrl-C or SIGTERM, or the process's end.
  * @return 1 if the process ended. */
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static int wait_window(pid_t pid, double seconds)
 {
     int pfd = (int)syscall(SYS_pidfd_open, pid, 0), gone = 0;
-    double end = now_s() + seconds;
+    double end = cli_now_s() + seconds;
     while (!stop_asked && !gone) {
         int ms = 200;
         if (seconds > 0) {
-            double left = end - now_s();
+            double left = end - cli_now_s();
             if (left <= 0) break;
             if (left < 0.2) ms = (int)(left * 1000) + 1;
         }

@@ -27,7 +27,7 @@
 
 enum {
     POLL_MS = 50,          /* the follower's pause between reads of what was appended */
-    STALL_MS = 1000,       /* a follower that does not park this long after the end is left */
+    STALL_MS = 1000,       /* a follower of the idle class that does not park this long after the end is left */
     QUIET_MS = 1000,       /* a trace that does not grow this long after the command ended: read back */
     MAX_FOLLOWED = 64,     /* traces followed at once; later ones are read back */
 };
@@ -63,13 +63,6 @@ static void sleep_ms(long ms)
 {
     struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
     nanosleep(&ts, NULL);
-}
-
-static uint64_t now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
 }
 
 static void drop(followed *x)
@@ -196,9 +189,9 @@ record_follow *record_follow_start(const char *report_path)
 static int wait_parked(record_follow *f)
 {
     atomic_store(&f->ended, 1);
-    uint64_t since = now_ms();
+    uint64_t since = cli_now_ms();
     pthread_mutex_lock(&f->lock);
-    while (!f->parked && now_ms() - since < STALL_MS) {
+    while (!f->parked && (!f->idle || cli_now_ms() - since < STALL_MS)) {  /* a normal thread is not starved */
         struct timespec until;
         clock_gettime(CLOCK_REALTIME, &until);
         until.tv_nsec += 20 * 1000000L;
@@ -220,14 +213,14 @@ static int still_following(const followed *x)
  * counts only if they are stats' figures of the finished file. */
 static void finish_all(record_follow *f)
 {
-    uint64_t grew_at = now_ms();
+    uint64_t grew_at = cli_now_ms();
     for (;;) {
         int following = 0, grew = 0;
         for (size_t i = 0; i < f->n; i++)  /* a trace found whole is read too */
             grew |= read_more(&f->t[i]), following |= still_following(&f->t[i]);
         if (!following) break;
-        if (grew) grew_at = now_ms();
-        else if (now_ms() - grew_at >= QUIET_MS) break;  /* not closed (killed): read back */
+        if (grew) grew_at = cli_now_ms();
+        else if (cli_now_ms() - grew_at >= QUIET_MS) break;  /* not closed (killed): read back */
         else sleep_ms(10);
     }
     for (size_t i = 0; i < f->n; i++) {
