@@ -45,7 +45,6 @@ struct record_follow {
     pthread_t thread;
     int idle;              /* the follower runs in the idle class (else at normal priority) */
     int running;           /* the follower thread is to be joined */
-    int detached;          /* the follower was left: it still uses f, which is never freed */
     pthread_mutex_t lock;
     pthread_cond_t parked_cv;
     char report[PATH_MAX];
@@ -55,7 +54,8 @@ struct record_follow {
     _Atomic int ended;     /* the command ended: the follower pauses its count and parks */
     /* under lock */
     int parked;            /* the follower stopped; the follows are the waiter's */
-    int left;              /* the waiter gave up: the follower frees the follows itself */
+    int left;              /* the waiter gave up: the follower frees the follows itself, and
+                            * still uses f, which is never freed (set by the waiter only) */
 };
 
 
@@ -240,7 +240,6 @@ int record_follow_finish(record_follow *f)
     f->running = 0;
     if (!wait_parked(f)) {
         pthread_detach(f->thread);
-        f->detached = 1;
         return -1;
     }
     pthread_join(f->thread, NULL);
@@ -252,7 +251,7 @@ int record_follow_finish(record_follow *f)
 
 stats *record_follow_take(record_follow *f, const char *path, hatf_source **s)
 {
-    if (!f || f->running || f->detached) return NULL;
+    if (!f || f->running || f->left) return NULL;
     for (size_t i = 0; i < f->n; i++) {
         followed *x = &f->t[i];
         if (!x->st || strcmp(x->path, path) != 0) continue;
@@ -268,7 +267,7 @@ void record_follow_free(record_follow *f)
 {
     if (!f) return;
     if (f->running) record_follow_finish(f);
-    if (f->detached) return;  /* left running (starved): it frees the follows; f stays for it */
+    if (f->left) return;  /* left running (starved): it frees the follows; f stays for it */
     for (size_t i = 0; i < f->n; i++) {
         drop(&f->t[i]);
         free(f->t[i].path);
