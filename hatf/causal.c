@@ -120,11 +120,20 @@ static int need_history(hatf_causal *c);
 
 hatf_causal *hatf_causal_open(hatf_reader *r)
 {
+    hatf_iter *it = hatf_iter_global(r);
+    if (!it) return NULL;
+    hatf_causal *c = hatf_causal_open_at(r, it, 0);
+    if (!c) hatf_iter_free(it);
+    return c;
+}
+
+hatf_causal *hatf_causal_open_at(hatf_reader *r, hatf_iter *it, uint64_t emitted)
+{
     hatf_causal *c = calloc(1, sizeof *c);
     if (!c) return NULL;
     c->r = r;
-    c->it = hatf_iter_global(r);
-    if (!c->it) { free(c); return NULL; }
+    c->it = it;
+    c->emitted = emitted;  /* need_history reads them again for the table */
     hatf_buf_init(&c->arena);
     hatf_buf_init(&c->qarena);
     const hatf_info *in = hatf_reader_info(r);

@@ -70,6 +70,12 @@ typedef struct hatf_causal hatf_causal;
 /* An ordered reader over r's global iterator (r stays owned by the caller and
  * must outlive it). @return NULL when out of memory. */
 hatf_causal *hatf_causal_open(hatf_reader *r);
+/* The same over it, a global iterator of r that has handed out `emitted`
+ * events already (a following source whose second thread came). It is taken
+ * over and freed with the ordered reader; on NULL it stays the caller's. The
+ * events handed out are not ordered again; the liveness table, where one is
+ * needed, reads them once more from the start (once). */
+hatf_causal *hatf_causal_open_at(hatf_reader *r, hatf_iter *it, uint64_t emitted);
 void hatf_causal_free(hatf_causal *c);
 
 /* As hatf_iter_next: @return 1 with *ev, 0 at the end, negative on a decode

@@ -268,6 +268,64 @@ static void test_early_release_in_group(void)
     info_flags = 0;
 }
 
+/* Append what s hands out now to got ("thread:op:addr ..."). @return the
+ * last hatf_source_next code (0: nothing more yet, or the end). */
+static int read_now(hatf_source *s, size_t *len)
+{
+    hatf_event e;
+    int rc;
+    while ((rc = hatf_source_next(s, &e)) == 1) {
+        uint64_t addr = e.op == HATF_OP_REALLOC_MOVE ? e.new_addr : e.addr;
+        *len += (size_t)snprintf(got + *len, sizeof got - *len, "%s%llu:%c:%llx", *len ? " " : "",
+                                 (unsigned long long)e.thread, hatf_op_name(e.op)[0], (unsigned long long)addr);
+        CU_ASSERT_FATAL(*len < sizeof got);
+    }
+    return rc;
+}
+
+/* A following source reads one thread with the iterator alone; when a second
+ * thread's groups come, the ordered reader takes over where it stood: the
+ * tie after is ordered, and with early releases the liveness table learns
+ * the events handed out before (T1's allocation of 0xd0, freed by T2 a unit
+ * before T1 allocates it again after freeing it: moved once, as a plain read
+ * moves it). */
+static void test_follow_second_thread(void)
+{
+    for (int early = 0; early < 2; early++) {
+        ut_path(path, sizeof path, "follow%d.hatf", early);
+        hatf_info info = { .address_bits = 64, .time_unit_ns_num = 1000, .time_unit_ns_den = 1,
+                           .flags = early ? HATF_INFO_EARLY_RELEASE : 0 };
+        hatf_err err = { 0 };
+        hatf_writer *w = hatf_writer_create(path, 1, &info, NULL, &err);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(w);
+        hatf_event one[] = { A(1, 1, 0xa0), A(1, 2, 0xd0), F(1, 3, 0xa0) };
+        CU_ASSERT_EQUAL(hatf_writer_add(w, one, 3), 0);
+        CU_ASSERT_EQUAL(hatf_writer_flush(w), 0);
+        hatf_source *s = hatf_source_open_follow(path, &err);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+        size_t len = 0;
+        got[0] = 0;
+        CU_ASSERT_EQUAL(read_now(s, &len), 0);
+        size_t before = len;
+        hatf_event t1[] = { A(1, 5, 0xc0), F(1, 8, 0xd0), A(1, 9, 0xd0) };
+        hatf_event t2[] = { F(2, 5, 0xc0), F(2, 8, 0xd0) };
+        CU_ASSERT_EQUAL(hatf_writer_add(w, t1, 3), 0);
+        CU_ASSERT_EQUAL(hatf_writer_add(w, t2, 2), 0);
+        CU_ASSERT_EQUAL(hatf_writer_close(w, NULL, &err), 0);
+        int rc;
+        for (int k = 0; k < 100 && (rc = read_now(s, &len)) == 0 && hatf_reader_following(hatf_source_container(s)); k++)
+            CU_ASSERT(hatf_reader_follow(hatf_source_container(s)) >= 0);
+        CU_ASSERT_EQUAL(rc, 0);
+        CU_ASSERT(before > 0);  /* some of T1's events went out before T2 came */
+        CU_ASSERT_STRING_EQUAL(got, early ? "1:a:a0 1:a:d0 1:f:a0 1:a:c0 2:f:c0 1:f:d0 1:a:d0 2:f:d0"
+                                          : "1:a:a0 1:a:d0 1:f:a0 1:a:c0 2:f:c0 1:f:d0 2:f:d0 1:a:d0");
+        hatf_source_order_stats(s, &stats);
+        CU_ASSERT_EQUAL(stats.tie_groups, 2);
+        CU_ASSERT_EQUAL(stats.early_releases, (uint64_t)early);
+        hatf_source_close(s);
+    }
+}
+
 static void test_early_release_reused(void)
 {
     info_flags = HATF_INFO_EARLY_RELEASE;
@@ -313,6 +371,7 @@ static CU_TestInfo tests[] = {
     { "early release kept", test_early_release_kept },
     { "early release, the address reused", test_early_release_reused },
     { "early release inside a group", test_early_release_in_group },
+    { "following: a second thread met later", test_follow_second_thread },
     CU_TEST_INFO_NULL,
 };
 CU_SuiteInfo ut_suites[] = {
