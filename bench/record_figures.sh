@@ -6,7 +6,7 @@
 # rounds, medians and their ratios to LD_PRELOAD.
 #
 #   bench/record_figures.sh BUILD_DIR [ROUNDS] -- PROGRAM [ARGS...]
-#   e.g. PYTHONMALLOC=malloc bench/record_figures.sh build 5 -- python3 bench/corpus/py_json.py 12
+#   e.g. PYTHONMALLOC=malloc bench/record_figures.sh build 5 -- /usr/bin/python3 bench/corpus/py_json.py 12
 #
 # The busy regime: run it beside a CPU-bound process (e.g. `awk 'BEGIN{for(;;);}' &`).
 set -euo pipefail

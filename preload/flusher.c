@@ -346,6 +346,12 @@ static void *helper_main(void *q)
     return NULL;
 }
 
+/* The helper starts once the trace holds this many events (a group's worth):
+ * before, the flusher's own encoding costs less than a thread, and a short
+ * program (sort, a shell's child) whose first drain is its exit made one
+ * only to end it (its 8 MiB stack mapped, the exit waiting for it). */
+#define HELPER_FROM_EVENTS 65536
+
 /* pre: wlock held, on the flusher thread, writer open. */
 static void helper_start(void)
 {
@@ -400,7 +406,8 @@ long ht_drain_all(void)
     ht_out_fd_intact();
     long total = drain_orphans();
     for (ht_ring *r = atomic_load(&ht_rings); r; r = r->next) total += drain_ring(r);
-    if (on_flusher && !ht_fs.helper_tried && ht_fs.writer && !ht_fs.out_failed) helper_start();
+    if (on_flusher && !ht_fs.helper_tried && ht_fs.writer && !ht_fs.out_failed && ht_fs.n_events >= HELPER_FROM_EVENTS)
+        helper_start();
     flush_if_due(0);
     /* groups the helper left at the last flush: one at a time between drains */
     if (on_flusher && ht_fs.writer && !ht_fs.out_failed) {
