@@ -134,8 +134,9 @@ static size_t convert_others(ht_ring *r, const uint64_t *raw, size_t n, size_t *
         }
         uint64_t sid = 0;
         if (x->tk & HT_STACKED)  /* a realloc's d has its begin above the id (HATF_RAW_RELEASE_BIT) */
-            sid = ht_stacks_gid(r, kind == HT_K_REALLOCARRAY ? x->d >> 32
-                                   : kind == HT_K_REALLOC ? x->d & (HATF_RAW_RELEASE_BIT - 1) : x->d);
+            sid = ht_stacks_gid(r, kind == HT_K_REALLOCARRAY && !(x->tk & HT_PACKED) ? x->d >> 32
+                                   : kind == HT_K_REALLOC || kind == HT_K_REALLOCARRAY ? x->d & (HATF_RAW_RELEASE_BIT - 1)
+                                                                                     : x->d);
         ht_convert(x, tid, &evs[m], attr_bytes[m], sid);
         if (kind == HT_K_COMMENT && x->d) texts[ntexts++] = (void *)(uintptr_t)x->d;
         m++;
