@@ -13,15 +13,13 @@ cat "$W/record.err"
 grep -q "hatrace: 1 trace, .* 0 dropped" "$W/record.err" || fail "summary line"
 validate_all "$W/c.hatf"
 
-# glibc's own frees at each thread's exit, after its last key destructor, are
-# in the trace too (record_lib.inc's exit_frees: a counting preload's count)
+# by call kind and outcome, worker threads (ids 2..9): exact, with glibc's own
+# frees at each thread's exit, after its last key destructor (record_lib.inc)
 threads=$(awk '$1 == "threads" { print $2 }' "$W/program.txt")
-exit_frees=$(( $(exit_frees) * threads )) || exit
+x=$(exit_frees) || exit
+exit_frees=$((x * threads))
 echo "glibc's frees at thread exit: $exit_frees on $threads threads"
-
-# by call kind and outcome, worker threads (ids 2..9): exact
-grep -E '^(func|op)\.|^failed' "$W/program.txt" |
-  awk -v x="$exit_frees" '$1 == "func.free" || $1 == "op.free" { $2 += x } { print }' >"$W/want.txt"
+want_counts "$W/program.txt" "$threads" >"$W/want.txt" || exit
 count_events "$W/c.hatf" 2 >"$W/got.txt"
 compare "$W/want.txt" "$W/got.txt" || fail "counts by function/op differ"
 
