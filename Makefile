@@ -344,6 +344,12 @@ $(B)/workloads/libattach_lib.so: tests/workloads/lib/attach_lib.c $(B)/.flags
 	@$(if $(Q),echo '  CC      $@')
 	$(Q)$(CC) -std=gnu11 -Wall -Wextra -O1 -g -shared -fPIC -o $@ $<
 $(B)/workloads/attach_server: $(B)/workloads/libattach_lib.so
+# thread_exit is counted natively by a counting preload of the tests' own
+$(B)/workloads/libcount_frees.so: tests/workloads/lib/count_frees.c $(B)/.flags
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo '  CC      $@')
+	$(Q)$(CC) -std=gnu11 -Wall -Wextra -O1 -g -shared -fPIC -o $@ $< -ldl
+$(B)/workloads/thread_exit: $(B)/workloads/libcount_frees.so
 # a statically linked program, which hatrace record -p refuses
 $(B)/workloads/attach_static: LDFLAGS += -static
 

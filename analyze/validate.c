@@ -248,18 +248,25 @@ static int inherited(validate *v, uint64_t addr, uint32_t thread)
 }
 
 /* A release by a call of family fam of the live object e: the same family as
- * the call that made it? */
-static void check_family(validate *v, const addrmap_entry *e, const char *what, unsigned fam)
+ * the call that made it? A sized delete (sized: its size, UINT64_MAX: none)
+ * must give the size the matching new was asked for (C++'s rule; the
+ * aligned forms too, and new[]'s size holds the array cookie in both), which
+ * is the size the trace holds for the object. */
+static void check_family(validate *v, const addrmap_entry *e, const char *what, unsigned fam, uint64_t sized)
 {
     unsigned made = obj_tag(v, e) >> FAM_SHIFT;
     if (made != fam)
         problem(v, "mismatched release: %s of 0x%llx, allocated with %s at record %llu", what, U(e->key),
                 fam_made[made], U(e->rec));
+    else if (sized != UINT64_MAX && sized != e->size)
+        problem(v, "sized %s of 0x%llx with size %llu, allocated with size %llu at record %llu", what, U(e->key),
+                U(sized), U(e->size), U(e->rec));
 }
 
 /* The end of the object at addr (free, realloc's old half). what: "free", "realloc".
  * heap: the heap the record names (a free that names one must name the object's). */
-static void release(validate *v, uint64_t addr, uint64_t heap, uint32_t thread, const char *what, unsigned fam)
+static void release(validate *v, uint64_t addr, uint64_t heap, uint32_t thread, const char *what, unsigned fam,
+                    uint64_t sized)
 {
     pending *p = v->npend ? find_pending(v, addr) : NULL;
     if (p && (p->thread & THREAD_MASK) == thread) {
@@ -283,7 +290,7 @@ static void release(validate *v, uint64_t addr, uint64_t heap, uint32_t thread, 
     if (heap && h->id != heap)
         problem(v, "%s of 0x%llx in heap %llu, but it was allocated in heap %llu at record %llu", what, U(addr),
                 U(heap), U(h->id), U(e->rec));
-    check_family(v, e, what, fam);
+    check_family(v, e, what, fam, sized);
     heaplive_end(&v->objs, e);
     e->rec = v->rec;
     if (p) {
@@ -312,12 +319,16 @@ static void check_heap_use(validate *v, uint64_t heap)
     else if (h->a == HEAP_DESTROYED) problem(v, "use of heap %llu after its heap-destroy at record %llu", U(heap), U(h->size));
 }
 
-/* The family of an event's call (its func attribute; none: a C function). */
-static unsigned call_family(const hatf_event *ev)
+/* The family of an event's call (its func attribute; none: a C function),
+ * and the size a sized delete was given (its sized attribute) in *sized,
+ * UINT64_MAX when it has none. */
+static unsigned call_family(const hatf_event *ev, uint64_t *sized)
 {
+    *sized = UINT64_MAX;
     if (!ev->data_len) return FAM_C;
     hatf_attrs a;
     hatf_event_attrs(ev, &a);
+    if (ev->op == HATF_OP_FREE) *sized = hatf_attrs_get(&a, HATF_A_SIZED, UINT64_MAX);
     switch (hatf_attrs_get(&a, HATF_A_FUNC, 0)) {
     case HATF_FN_NEW: case HATF_FN_DELETE: return FAM_NEW;
     case HATF_FN_NEW_ARRAY: case HATF_FN_DELETE_ARRAY: return FAM_NEW_ARRAY;
@@ -355,7 +366,7 @@ static void realloc_inplace(validate *v, const hatf_event *ev, uint32_t hi, uint
     } else if (!obj_live(v, e)) {
         not_live(v, e, "realloc");
     } else {
-        check_family(v, e, "realloc", FAM_C);
+        check_family(v, e, "realloc", FAM_C, UINT64_MAX);
         uint64_t rec = e->rec;  /* still the record that made it */
         long c = cell_of(v, obj_inst(v, e), obj_tag(v, e) & THREAD_MASK);
         if (c >= 0 && (e = heaplive_put(&v->objs, ev->addr, ev->size, (uint32_t)c)) != NULL) e->rec = rec;
@@ -438,13 +449,16 @@ static void check(validate *v, const hatf_event *ev)
         check_heap_use(v, ev->heap);  /* once, also for an in-place realloc checked as a move */
     }
 
-    unsigned fam = call_family(ev);
+    uint64_t sized;
+    unsigned fam = call_family(ev, &sized);
     switch (ev->op) {
     case HATF_OP_ALLOC:  /* a failed call made no object, whatever its address (as stats and replay) */
         if (!hatf_event_failed(ev)) allocate(v, ev->addr, ev->size, (uint32_t)hi, (uint32_t)ti | fam << FAM_SHIFT);
         break;
     case HATF_OP_FREE:
-        if (ev->addr) release(v, ev->addr, ev->heap, (uint32_t)ti, fam == FAM_NEW ? "delete" : fam ? "delete[]" : "free", fam);
+        if (ev->addr)
+            release(v, ev->addr, ev->heap, (uint32_t)ti, fam == FAM_NEW ? "delete" : fam ? "delete[]" : "free", fam,
+                    sized);
         break;
     case HATF_OP_REALLOC_INPLACE:
         if (ev->addr == ev->new_addr) {
@@ -454,14 +468,14 @@ static void check(validate *v, const hatf_event *ev)
         /* a foreign writer's in-place realloc that moved: check it as a move */
         __attribute__((fallthrough));
     case HATF_OP_REALLOC_MOVE:
-        release(v, ev->addr, 0, (uint32_t)ti, "realloc", FAM_C);
+        release(v, ev->addr, 0, (uint32_t)ti, "realloc", FAM_C, UINT64_MAX);
         allocate(v, ev->new_addr, ev->size, (uint32_t)hi, (uint32_t)ti);
         break;
     case HATF_OP_REALLOC_NEW:
         if (!hatf_event_failed(ev)) allocate(v, ev->new_addr, ev->size, (uint32_t)hi, (uint32_t)ti);
         break;
     case HATF_OP_REALLOC_FREE:
-        release(v, ev->addr, 0, (uint32_t)ti, "realloc", FAM_C);
+        release(v, ev->addr, 0, (uint32_t)ti, "realloc", FAM_C, UINT64_MAX);
         break;
     case HATF_OP_HEAP_CREATE:
         heap_create(v, ev);

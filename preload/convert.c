@@ -28,7 +28,7 @@ void ht_convert(const ht_rawev *r, uint64_t tid, hatf_event *e, uint8_t *ab, uin
     memset(e, 0, sizeof *e);
     e->thread = tid;
     e->time = r->tk >> HT_TK_SHIFT;
-    if (r->tk & HT_HEAP) e->heap = r->d;  /* mimalloc_heaps.c */
+    if ((r->tk & HT_HEAP) && kind != HT_K_REALLOCARRAY) e->heap = r->d;  /* mimalloc_heaps.c */
     if (kind <= HT_K_DELETE_ARRAY) {
         at.value[HATF_A_FUNC] = kind;  /* the kinds are the hatf_func codes */
         at.present |= 1u << HATF_A_FUNC;
@@ -65,14 +65,17 @@ void ht_convert(const ht_rawev *r, uint64_t tid, hatf_event *e, uint8_t *ab, uin
         e->new_addr = r->c;
         e->size = r->b;
         if (kind == HT_K_REALLOCARRAY) {
-            uint64_t elsize = (r->tk & HT_STACKED) ? (uint32_t)r->d : r->d;
-            e->size = __builtin_mul_overflow(r->b, elsize, &size) ? UINT64_MAX : size;
-            at.value[HATF_A_NMEMB] = r->b;
+            int packed = (r->tk & HT_PACKED) != 0;
+            uint64_t nmemb = packed ? (uint32_t)r->b : r->b;
+            uint64_t elsize = packed ? r->b >> 32 : (r->tk & HT_STACKED) ? (uint32_t)r->d : r->d;
+            e->size = __builtin_mul_overflow(nmemb, elsize, &size) ? UINT64_MAX : size;
+            at.value[HATF_A_NMEMB] = nmemb;
             at.present |= 1u << HATF_A_NMEMB;
         }
         if (failed && r->a) e->op = HATF_OP_REALLOC_INPLACE, e->new_addr = r->a; /* block unchanged */
         else e->op = ht_realloc_op(r->a, r->c);
-        if (kind == HT_K_REALLOC && !(r->tk & HT_HEAP) && hatf_event_releases_early(e))
+        /* the begin (HATF_RAW_RELEASE_BIT) in d: a realloc's not in a heap (d the heap's), a packed reallocarray's */
+        if ((kind == HT_K_REALLOC ? !(r->tk & HT_HEAP) : (r->tk & HT_PACKED) != 0) && hatf_event_releases_early(e))
             e->release_lead = hatf_raw_release_lead(e->time, r->d);
         break;
     case HT_K_FREE:

@@ -134,13 +134,29 @@ static size_t convert_others(ht_ring *r, const uint64_t *raw, size_t n, size_t *
         }
         uint64_t sid = 0;
         if (x->tk & HT_STACKED)  /* a realloc's d has its begin above the id (HATF_RAW_RELEASE_BIT) */
-            sid = ht_stacks_gid(r, kind == HT_K_REALLOCARRAY ? x->d >> 32
-                                   : kind == HT_K_REALLOC ? x->d & (HATF_RAW_RELEASE_BIT - 1) : x->d);
+            sid = ht_stacks_gid(r, kind == HT_K_REALLOCARRAY && !(x->tk & HT_PACKED) ? x->d >> 32
+                                   : kind == HT_K_REALLOC || kind == HT_K_REALLOCARRAY ? x->d & (HATF_RAW_RELEASE_BIT - 1)
+                                                                                     : x->d);
         ht_convert(x, tid, &evs[m], attr_bytes[m], sid);
         if (kind == HT_K_COMMENT && x->d) texts[ntexts++] = (void *)(uintptr_t)x->d;
         m++;
     }
     return m;
+}
+
+/* pre: wlock held. The thread-destroy of r's thread at tk. @return 1 if written. */
+static long write_destroy(ht_ring *r, uint64_t tk)
+{
+    if (!ht_fs.writer && !ht_fs.out_failed) ht_writer_open();
+    ht_rawev x = { .tk = tk };
+    ht_convert(&x, r->tid, &evs[0], attr_bytes[0], 0);
+    if (!ht_fs.out_failed && ht_fs.writer && hatf_writer_add(ht_fs.writer, evs, 1) < 0) ht_write_failed();
+    if (ht_fs.out_failed || !ht_fs.writer) {
+        ht_fs.n_drops++;
+        return 0;
+    }
+    ht_fs.n_events++;
+    return 1;
 }
 
 /* pre: wlock held. Drain one ring; reclaim it if its thread has exited. */
@@ -149,6 +165,8 @@ static long drain_ring(ht_ring *r)
     HATF_PRE(ht_wlock_held());
     uint32_t st = atomic_load_explicit(&r->state, memory_order_acquire);
     if (st == HT_RING_FREE) return 0;
+    /* an exiting thread's: its destroy after its last calls, once it is gone (process.c) */
+    uint64_t destroy_tk = st == HT_RING_EXITING ? ht_thread_gone_tk(r) : 0;
     long total = 0;
     /* only what is there now: a producer faster than us must not keep us here
      * (the other rings would starve, and the exit drain would never end) */
@@ -197,6 +215,10 @@ static long drain_ring(ht_ring *r)
         if (ht_ring_wake_due(r, 0)) ht_futex_wake(&r->wake, INT_MAX);
     }
     if (ht_ring_wake_due(r, 1)) ht_futex_wake(&r->wake, INT_MAX);
+    if (destroy_tk) {
+        total += write_destroy(r, destroy_tk);
+        st = HT_RING_DEAD;
+    }
     if (st == HT_RING_DEAD) {
         if (ht_fs.writer && !ht_fs.out_failed && r->name[0])
             hatf_writer_name_thread(ht_fs.writer, r->tid, r->name);

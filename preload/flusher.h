@@ -34,6 +34,10 @@ long ht_drain_one(ht_ring *r) HT_HIDDEN;
 /* The real pthread_create, given by the shim (hooks.c) when it resolves the
  * real functions: the flusher and helper threads are started with it. */
 extern int (*ht_real_pthread_create)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *) HT_HIDDEN;
+/* Of a ring whose thread is exiting (HT_RING_EXITING), before it is drained:
+ * the tk of the thread-destroy to write after its events, once the thread is
+ * gone (the ring then holds all it wrote) or the trace ends; 0 while it runs. */
+uint64_t ht_thread_gone_tk(ht_ring *r) HT_HIDDEN;
 /* On the flusher thread, asked by ht_flusher_finish: drain, close, mark finished. */
 void ht_finish_on_flusher(void) HT_HIDDEN;
 

@@ -269,17 +269,12 @@ HT_EXPORT void *realloc(void *p, size_t n)
     return ht_emit_ret(HT_K_REALLOC | FLAGS(failed, sid), U(p), n, U(q), sid | begin, q);
 }
 
-HT_EXPORT void *reallocarray(void *p, size_t nmemb, size_t size)
+/* reallocarray with a count or an element size of 2^32 or more (an overflow
+ * among them): the wide layout, no release lead (recorder.h, HT_PACKED). */
+static __attribute__((noinline)) void *reallocarray_wide(void *p, size_t nmemb, size_t size)
 {
-    size_t total;
-    if (HT_UNLIKELY(in_arena(p))) {
-        if (__builtin_mul_overflow(nmemb, size, &total)) return NULL;
-        return arena_realloc(p, total);
-    }
-    if (BOOTING()) return NULL;
-    /* glibc's reallocarray calls realloc through the PLT, which would record the
-     * call twice: check the product here and call the real realloc directly */
     void *q;
+    size_t total;
     uint64_t sid = size <= UINT32_MAX ? stack_id() : 0;  /* d holds both: see HT_STACKED */
     if (__builtin_mul_overflow(nmemb, size, &total)) {
         errno = ENOMEM;
@@ -291,6 +286,28 @@ HT_EXPORT void *reallocarray(void *p, size_t nmemb, size_t size)
     }
     int failed = !q && ((nmemb && size) || !p);
     return ht_emit_ret(HT_K_REALLOCARRAY | FLAGS(failed, sid), U(p), nmemb, U(q), size | sid << 32, q);
+}
+
+HT_EXPORT void *reallocarray(void *p, size_t nmemb, size_t size)
+{
+    if (HT_UNLIKELY(in_arena(p))) {
+        size_t total;
+        if (__builtin_mul_overflow(nmemb, size, &total)) return NULL;
+        return arena_realloc(p, total);
+    }
+    if (BOOTING()) return NULL;
+    /* glibc's reallocarray calls realloc through the PLT, which would record the
+     * call twice: check the product here and call the real realloc directly */
+    if (HT_UNLIKELY((nmemb | size) >> 32)) return reallocarray_wide(p, nmemb, size);
+    size_t total = nmemb * size;  /* both under 2^32: no overflow */
+    if (HT_UNLIKELY(ht_t.untraced) && ht_in_own_code(&ht_t)) return own_realloc(p, total);
+    uint64_t sid = stack_id();
+    uint64_t begin = p ? hatf_raw_release_d(ht_now() - ht_t0) : 0;  /* as realloc's */
+    void *q = real_realloc(p, total);
+    int failed = !q && (total || !p);
+    __asm__("" : "+r"(sid));  /* as in emit */
+    return ht_emit_ret(HT_K_REALLOCARRAY | HT_PACKED | FLAGS(failed, sid), U(p), nmemb | size << 32, U(q),
+                       sid | begin, q);
 }
 
 HT_EXPORT int posix_memalign(void **out, size_t align, size_t n)

@@ -305,10 +305,13 @@ HT_EXPORT void *mi_realloc(void *p, size_t n)
 {
     RESOLVE();
     if (!mi.realloc) return NULL;
+    /* as the realloc hook: when the call began, for its release lead (a heap's
+     * realloc has no room for it, mi_heap_realloc) */
+    uint64_t begin = p && !INNER() ? hatf_raw_release_d(ht_now() - ht_t0) : 0;
     void *q = FWD(mi.realloc(p, n));
     if (!INNER()) {
         int failed = !q && (n || !p);
-        ht_emit(HT_K_REALLOC | (failed ? HT_FAILED : 0), U(p), n, U(q), 0);
+        ht_emit(HT_K_REALLOC | (failed ? HT_FAILED : 0), U(p), n, U(q), begin);
     }
     return q;
 }

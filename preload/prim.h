@@ -22,7 +22,7 @@ typedef struct ht_tls {
     uint32_t busy;        /* inside the ring-write window of a hook (see hooks.c) */
     uint32_t untraced;    /* >0: the recorder's own code runs; hooks pass through */
     uint32_t ignoring;    /* the program's ignore sections in untraced (hatrace_rt_ignore) */
-    uint32_t exited;      /* thread-destroy written; later calls are not recorded */
+    uint32_t exited;      /* its last key destructor run, or its trace ended: mappings, stacks not recorded */
     uint32_t dtor_rounds; /* pthread key destructor rounds seen */
     uint64_t parent;      /* dense id of the creating thread (set by our pthread_create) */
     void *altstack;       /* the alternate signal stack crash.c gave it, or NULL */

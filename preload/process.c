@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -174,25 +175,40 @@ static void thread_exit(void *ring)
     }
     ht_ring *r = t->ring;
     if (!r) return;
-    /* No handler runs on this thread from here to its end: its heap calls
-     * would come after its thread-destroy, with no ring to take them (lost,
-     * counted); a signal sent to the process goes to another thread, where it
-     * is recorded as any. */
+    /* No handler runs on this thread from here to its end: a signal sent to
+     * the process goes to another thread, where it is recorded as any. */
     sigset_t old;
     hold_signals(&old);
-    ht_emit(HT_K_THREAD_DESTROY, 0, 0, 0, 0);
     /* the name is the thread's last one (pthread_setname_np may have changed it) */
     if (prctl(PR_GET_NAME, r->name) != 0) r->name[0] = 0;
     r->name[sizeof r->name - 1] = 0;
-    t->ring = NULL;
-    t->exited = 1;
+    t->exited = 1;  /* the recorder's own unmaps from here on (libunwind's cache) are not the program's */
     ht_untraced_enter(t);
     ht_crash_thread_exit(t->altstack);
     ht_untraced_leave(t);
     t->altstack = NULL;
-    atomic_store_explicit(&r->state, HT_RING_DEAD, memory_order_release);
+    /* glibc calls free after this last round (glibc 2.36: twice, on its
+     * per-thread strsignal and strerror_l texts, NULL unless the thread asked
+     * for one): the thread keeps its ring for those calls, and its
+     * thread-destroy is written once it is gone (ht_thread_gone_tk), at the
+     * time of its last call or of this round. */
+    r->last_tk = (ht_now() - ht_t0) << HT_TK_SHIFT | HT_K_THREAD_DESTROY;
+    atomic_store_explicit(&r->state, HT_RING_EXITING, memory_order_release);
     /* bounded memory under a thread storm: reclaim before rings pile up */
     if (atomic_fetch_add(&ht_dead_rings, 1) + 1 >= 16) ht_poke();
+}
+
+uint64_t ht_thread_gone_tk(ht_ring *r)
+{
+    HATF_PRE(atomic_load(&r->state) == HT_RING_EXITING);
+    /* the kernel no longer knows the thread: it has made its last call (a
+     * thread of the same number made since only delays this) */
+    if (syscall(SYS_tgkill, owner_pid, r->ostid, 0) != 0 && errno == ESRCH)
+        return r->last_tk >> HT_TK_SHIFT << HT_TK_SHIFT | HT_K_THREAD_DESTROY;
+    /* the trace ends with the thread still in its exit: what it does later is past the end */
+    if (atomic_load_explicit(&finishing, memory_order_acquire))
+        return (ht_now() - ht_t0) << HT_TK_SHIFT | HT_K_THREAD_DESTROY;
+    return 0;
 }
 
 int (*ht_real_pthread_create)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
@@ -232,8 +248,8 @@ void ht_record_slow(uint32_t kind, uint64_t a, uint64_t b, uint64_t c, uint64_t 
         return;
     }
     if (t->exited) {
-        /* glibc's thread exit calls free(NULL) after the last key destructor;
-         * a no-op is not a lost event */
+        /* past this thread's end of the trace with no ring (exit, _exit or a
+         * fatal signal on it): a free(NULL), a no-op, is not a lost event */
         if (kind != HT_K_FREE || a) atomic_fetch_add_explicit(&ht_lost, 1, memory_order_relaxed);
         ht_event_dropped(kind, d);
         return;

@@ -92,7 +92,11 @@
  * HT_STACKED (malloc family, never with HT_HEAP): d holds the thread-local
  * stack id of the call; for REALLOCARRAY d = elsize | id << 32 (only when
  * elsize < 2^32). The STACK event announcing a new local id always comes
- * before the first event that uses it. */
+ * before the first event that uses it.
+ * HT_PACKED (REALLOCARRAY, never in a heap: HT_HEAP's bit): nmemb and elsize
+ * both under 2^32, b = nmemb | elsize << 32 and d as a realloc's (the stack
+ * id and the call's begin, HATF_RAW_RELEASE_BIT), for its release lead. A
+ * realloc in a heap (HT_HEAP) has no room for its begin: d is the heap. */
 enum ht_kind {
     HT_K_MALLOC = 1, HT_K_CALLOC, HT_K_REALLOC, HT_K_REALLOCARRAY, HT_K_FREE,
     HT_K_POSIX_MEMALIGN, HT_K_ALIGNED_ALLOC, HT_K_MEMALIGN, HT_K_VALLOC, HT_K_PVALLOC,
@@ -119,6 +123,7 @@ _Static_assert(HT_K_SIGNAL <= 0x1f, "kinds fit HT_KIND_MASK");
 #define HT_KIND_MASK 0x1fu
 #define HT_STACKED 0x20u
 #define HT_HEAP 0x40u
+#define HT_PACKED HT_HEAP
 #define HT_FAILED 0x80u
 
 /* ht_counter: the CPU's own constant-rate counter, read without a system call

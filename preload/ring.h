@@ -46,7 +46,10 @@ _Static_assert(sizeof(ht_rawev) <= HT_LONG_UNITS * HT_UNIT_WORDS * sizeof(uint64
 
 enum { HT_SIDE_CAP = 256 };  /* events a signal handler may queue while its thread is in a hook */
 
-enum ht_ring_state { HT_RING_FREE = 0, HT_RING_OWNED = 1, HT_RING_DEAD = 2 };
+/* EXITING: its thread has run its last key destructor and still records the
+ * calls glibc's thread exit makes after it; DEAD once its thread-destroy is
+ * written (process.c, ht_thread_gone_tk). */
+enum ht_ring_state { HT_RING_FREE = 0, HT_RING_OWNED = 1, HT_RING_DEAD = 2, HT_RING_EXITING = 3 };
 
 typedef struct ht_ring {
     /* producer's cache line */

@@ -291,11 +291,12 @@ __attribute__((noinline)) uint64_t ht_stack_here(void)
 {
 #ifdef HT_HAVE_LIBUNWIND
     ht_tls *t = &ht_t;
-    if (t->busy || t->untraced) return 0;
+    /* exited: glibc's calls after the thread's last key destructor, when
+     * libunwind's per-thread cache is gone, are recorded without a stack */
+    if (t->busy || t->untraced || t->exited) return 0;
     ht_ring *r = t->ring;
     if (HT_UNLIKELY(!r)) {
         /* the thread's first event: attach now, so it has a stack too */
-        if (t->exited) return 0;
         ht_current_tid();
         if (!(r = t->ring)) return 0;
     }

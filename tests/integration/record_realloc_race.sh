@@ -7,7 +7,7 @@
 # the readers put such a realloc before the reuse. Recorded at the default
 # settings, every run must validate clean (before the lead: 24-38 problems a
 # run, "allocation of X, still live" then "realloc of X, already freed"), and
-# the leads must survive the text form and convert.
+# the leads must survive the text form and convert. The same with reallocarray.
 . "$(dirname "$0")/record_lib.inc"
 need_tools
 prog=$BUILD/workloads/realloc_reuse
@@ -39,4 +39,15 @@ echo "moving reallocs $moved, with a lead $leads"
 awk '/ lead=/ && !done { sub(/ lead=[0-9]+/, " lead=" ($1 + 1)); done = 1 } { print }' "$W/r1.txt" >"$W/bad.txt"
 if "$HATRACE" convert --from text "$W/bad.txt" -o "$W/bad.hatf" 2>"$W/bad.err"; then fail "a lead past its time was taken"; fi
 grep -q "lead= past the event's time" "$W/bad.err" || fail "no error for a lead past its time: $(cat "$W/bad.err")"
+# reallocarray carries the lead as realloc does: the same program reallocating
+# with reallocarray validates clean (before its lead: as realloc's problems)
+for i in $(seq 1 "$runs"); do
+  "$HATRACE" record -o "$W/a$i.hatf" -- "$prog" 4 100000 array >"$W/array$i.txt" 2>"$W/record.err" ||
+    fail "record: $(cat "$W/record.err")"
+  "$HATRACE" validate "$W/a$i.hatf" >"$W/validate.txt" 2>&1 || { cat "$W/validate.txt"; fail "reallocarray run $i: validate found problems"; }
+  tail -1 "$W/validate.txt"
+done
+leads=$("$HATRACE" dump "$W/a1.hatf" | grep -c ' lead=[0-9]* func=reallocarray' || true)
+echo "reallocarray: moving ones with a lead $leads"
+[ "$leads" -gt 0 ] || fail "no reallocarray has a release lead"
 echo "record_realloc_race: ok"

@@ -13,7 +13,7 @@ check() { # name command...
   local name=$1; shift
   HATRACE_STACKS_CHECK=1 "$HATRACE" record --stacks=64 -o "$W/$name.%p.hatf" -- "$@" \
     >/dev/null 2>"$W/$name.err" || fail "$name: record: $(tail -3 "$W/$name.err")"
-  validate_all "$W/$name".*.hatf
+  if [ "$name" = cxx ]; then validate_rec_cxx "$W/$name".*.hatf; else validate_all "$W/$name".*.hatf; fi
   # "symbol check: D of C names differ from dladdr's (T of N frames named from the tables)"
   local differ checked tabled frames
   read -r differ checked tabled frames < <(awk '/symbol check: [0-9]+ of/ {

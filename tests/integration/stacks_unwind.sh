@@ -12,7 +12,7 @@ check() { # name command...
   local name=$1; shift
   HATRACE_STACKS_CHECK=1 HATRACE_VERBOSE=1 "$HATRACE" record --stacks=64 -o "$W/$name.hatf" -- "$@" \
     >/dev/null 2>"$W/$name.err" || fail "$name: record: $(tail -3 "$W/$name.err")"
-  validate_all "$W/$name.hatf"
+  if [ "$name" = cxx ]; then validate_rec_cxx "$W/$name.hatf"; else validate_all "$W/$name.hatf"; fi
   local walked unwound checked differ
   read -r walked unwound < <(awk '/stacks: [0-9]+ walked/ { w += $3; u += $(NF-2) } END { print w + 0, u + 0 }' "$W/$name.err")
   read -r checked differ < <(awk '/stack check: [0-9]+ of/ { d += $4; c += $6 } END { print c + 0, d + 0 }' "$W/$name.err")

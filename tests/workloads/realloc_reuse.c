@@ -6,9 +6,11 @@
  * every block freed goes back to the shared arena, where the next malloc of
  * any thread finds it. Each thread keeps KEEP blocks: it reallocates one of
  * them to another size (which moves it when the space after it is taken),
- * allocates one and frees one. Arguments: threads (default 4, 2..16) and
- * rounds per thread (default 100000). Prints the calls it made:
+ * allocates one and frees one. Arguments: threads (default 4, 2..16),
+ * rounds per thread (default 100000), and "array" to reallocate with
+ * reallocarray(p, n, 1) instead. Prints the calls it made:
  * "malloc M realloc R moved V free F". */
+#define _GNU_SOURCE  /* reallocarray */
 #include <malloc.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -19,6 +21,7 @@
 enum { MAXTH = 16, KEEP = 16 };
 
 static long rounds = 100000;
+static int use_array;  /* reallocarray instead of realloc */
 static long total_m, total_r, total_v, total_f;
 static pthread_mutex_t total_mu = PTHREAD_MUTEX_INITIALIZER;
 
@@ -39,7 +42,7 @@ static void *work(void *arg)
         unsigned k = next_rand(&seed) % KEEP;
         size_t n = some_size(&seed);
         void *old = keep[k];
-        void *q = realloc(old, n);
+        void *q = use_array ? reallocarray(old, n, 1) : realloc(old, n);
         if (!q) abort();
         memset(q, (int)i, 16);
         r++;
@@ -68,6 +71,7 @@ int main(int argc, char **argv)
 {
     int nth = argc > 1 ? atoi(argv[1]) : 4;
     if (argc > 2) rounds = atol(argv[2]);
+    use_array = argc > 3 && !strcmp(argv[3], "array");
     if (nth < 2 || nth > MAXTH || rounds < 1) {
         fprintf(stderr, "usage: realloc_reuse [threads 2..16] [rounds]\n");
         return 2;
