@@ -26,12 +26,14 @@ void hatf_order_free(hatf_order *o)
  * pushed out a's: marked then too. A release that follows a release of a
  * (stamped before the allocation it ends, on another thread: an early
  * release, causal.h) is marked, so the readers' repair finds that allocation
- * within its window. */
+ * within its window; so is a make that follows a make of a (a realloc on
+ * another thread gave a back before its stamp, which comes later: its
+ * release lead), so the readers put the realloc before it (container_read). */
 static int follows_other(hatf_order *o, uint64_t a, uint64_t thread, uint64_t tick, uint64_t unit, int ends)
 {
     hatf_oslot *s = &o->tab[hatf_hash64(a, HATF_ORDER_BITS)];
     int mark = s->addr && s->unit == unit && (s->addr != a || s->thread != thread);
-    mark |= ends && s->addr == a && s->ended;
+    mark |= s->addr == a && s->ended == (uint64_t)ends;  /* two releases, or two makes, in a row */
     if (s->addr == a && s->tick > tick) {  /* given late: the later use was written before it */
         if (mark) o->late++;
         return mark;
@@ -55,15 +57,18 @@ uint64_t hatf_order_time(hatf_order *o, const hatf_event *e, uint64_t prev, uint
     uint64_t ends = hatf_event_ends(e), makes = hatf_event_makes(e);
     int mark_end = ends && follows_other(o, ends, e->thread, tick, unit, 1);
     int mark = (makes && follows_other(o, makes, e->thread, tick, unit, 0)) | mark_end;
+    /* a realloc that gave its block back inside its call: both halves to
+     * the us, as the readers' promotion takes a make after its release time
+     * to have come after the release (container_read) */
+    int gives_back = hatf_event_releases_early(e) && e->release_lead;
+    mark |= gives_back;
     o->events++;
     o->marked += (uint64_t)mark;
     uint64_t t = mark ? hatf_tconv_apply(&o->fine, tick) : unit_start(o, unit);
     if (t < prev) t = prev;
-    if (hatf_event_releases_early(e) && e->release_lead) {
-        /* the release half: rounded the same way (to F when its address came
-         * from another thread in its unit), raised to prev as every time */
+    if (gives_back) {  /* the release half, raised to prev as every time */
         uint64_t rt = e->release_lead < tick ? tick - e->release_lead : 0;
-        uint64_t rel = mark_end ? hatf_tconv_apply(&o->fine, rt) : unit_start(o, hatf_tconv_apply(&o->coarse, rt));
+        uint64_t rel = hatf_tconv_apply(&o->fine, rt);
         if (rel < prev) rel = prev;
         *lead = t > rel ? t - rel : 0;
     }

@@ -21,7 +21,14 @@
  * and counted: the later use, already written, may have no mark.
  *
  * A release that follows a release of its address (stamped early, causal.h)
- * is marked too, so the readers' repair window of 2 us reaches the allocation.
+ * is marked too, so the readers' repair window of 2 us reaches the allocation;
+ * and a make that follows a make of its address (a moving realloc on another
+ * thread gave it back before its own later stamp), so the readers' promotion
+ * of that realloc (its release lead) sees the make after its release. A
+ * realloc that gave its block back inside its call (a release lead) is always
+ * marked, its release time to F too: the readers take a make of its old
+ * block after that time to be after the release, which a time rounded down
+ * to R would not say.
  *
  * Cost: a table of 2^16 recent addresses (2.5 MiB, made at the first event),
  * one lookup per address of an event; nothing when R <= F.

@@ -646,8 +646,6 @@ HATF_API int hatf_writer_add(hatf_writer *w, const hatf_event *ev, size_t n)
 
 void hatf_writer_comment_thread_(hatf_writer *w, uint64_t thread) { w->last_thread = thread; }
 
-int hatf_writer_orders_(const hatf_writer *w) { return w->order; }
-
 void hatf_writer_order_counts_(const hatf_writer *w, uint64_t *events, uint64_t *marked, uint64_t *late)
 {
     *events = w->ord.events, *marked = w->ord.marked, *late = w->ord.late;

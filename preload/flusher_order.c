@@ -37,6 +37,24 @@ static uint64_t oldest(ht_ring *r)
     return raw[0] >> HT_TK_SHIFT;
 }
 
+/* Events given to the writer after a later use of their address by another
+ * thread of their unit (stamped, then published after the drain that took
+ * that use; or drained by their own thread, or with too many rings): that
+ * later use may have no 1 us time, and the readers may order the two wrong.
+ * Said once, not lost silently. */
+static void warn_late(void)
+{
+    static uint64_t said;
+    uint64_t events, marked, late;
+    if (!ht_fs.writer) return;
+    hatf_writer_order_counts_(ht_fs.writer, &events, &marked, &late);
+    if (late && !said) {
+        said = late;
+        ht_warn("--time-res: %llu events came to the writer after a later use of their address by another "
+                "thread in their time unit; those pairs may be read out of order", (unsigned long long)late);
+    }
+}
+
 long ht_drain_merged(void)
 {
     HATF_PRE(ht_wlock_held());
@@ -70,5 +88,6 @@ long ht_drain_merged(void)
         total += k;
     }
     /* a ring whose thread has exited and that was drained by the steps is reclaimed by them */
+    warn_late();
     return total;
 }

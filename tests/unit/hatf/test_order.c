@@ -125,9 +125,10 @@ static void test_early_release(void)
     hatf_reader_close(r);
 }
 
-/* A realloc whose old block came from another thread in its unit: its
- * release half keeps the 1 us time too (the lead from it); one whose old
- * block is its own has its release at the unit's start. */
+/* A realloc that gave its block back inside its call keeps its 1 us time and
+ * its release's (the readers take a make of the old block after that to be
+ * after the release); a release before its thread's time before is raised
+ * to it, as every time. */
 static void test_release_lead(void)
 {
     hatf_event ev[] = {
@@ -135,7 +136,7 @@ static void test_release_lead(void)
         { .op = HATF_OP_REALLOC_MOVE, .thread = 2, .size = 32, .addr = X, .new_addr = Y,
           .time = 3 * MS10 + 9000, .release_lead = 4000 },  /* release at 30005 us, event at 30009 */
         { .op = HATF_OP_REALLOC_MOVE, .thread = 2, .size = 64, .addr = Y, .new_addr = X,
-          .time = 3 * MS10 + 9500, .release_lead = 200 },   /* Y is its own: not marked (X follows 2's) */
+          .time = 3 * MS10 + 9500, .release_lead = 2000 },  /* release at 30007 us: raised to 30009 */
     };
     hatf_reader *r = write_read(ev, 3, MS10);
     hatf_iter *it = hatf_iter_thread(r, 2);
