@@ -19,6 +19,7 @@
 
 #include "hatf_container.h"
 #include "container_format.h"
+#include "container_order.h"
 #include "container_plain.h"
 #include "file_reserve.h"
 #include "hatf1_internal.h"
@@ -28,6 +29,7 @@ typedef struct wthread {
     uint32_t seq;             /* number of the next group */
     uint32_t events;          /* in the pending group */
     uint64_t total;           /* events written for this thread */
+    uint64_t oprev;           /* with order: the thread's last stored time */
     hatf_tclock tc;           /* hatf_writer_add keeps a copy in registers while it goes over a batch */
     hatf_group g;             /* the pending group: time section's finished runs, records, addresses */
     hatf1_encoder enc;
@@ -48,6 +50,9 @@ struct hatf_writer {
     uint64_t base;            /* the file's offset at open */
     uint64_t reserved;        /* the file's blocks are allocated ahead up to this offset (UINT64_MAX: not) */
     hatf_tconv tconv;
+    int order;                /* time_res_ns above F: times through ord (container_order.h) */
+    hatf_order ord;
+    hatf_event *obatch;       /* with order: a batch with its stored times */
     wthread **th;             /* in order of first appearance */
     size_t nth, cap_th;
     uint32_t *thmap;          /* thread -> index+1 (linear probing) */
@@ -414,7 +419,12 @@ HATF_API hatf_writer *hatf_writer_open_fd(int fd, const hatf_info *info,
     uint64_t unum = info->time_unit_ns_num ? info->time_unit_ns_num : 1;
     uint64_t uden = info->time_unit_ns_den ? info->time_unit_ns_den : 1;
     w->pdep = hatf_adec_isa() == HATF_ADEC_BMI2;
-    if (o.time_res_ns) {
+    if (hatf_order_wanted(o.time_res_ns)) {  /* R units, but 1 us where another thread came just before */
+        w->order = 1;
+        hatf_order_init(&w->ord, unum, uden, o.time_res_ns);
+        unum = HATF_ORDER_RES_NS;
+        uden = 1;
+    } else if (o.time_res_ns) {
         w->coarse = 1;
         hatf_tconv_init(&w->tconv, unum, uden, o.time_res_ns);
         unum = o.time_res_ns;
@@ -533,7 +543,7 @@ static void chunk_end(wthread *t, const addr_out *ad)
     }
 }
 
-HATF_API int hatf_writer_add(hatf_writer *w, const hatf_event *ev, size_t n)
+static int add_events(hatf_writer *w, const hatf_event *ev, size_t n)
 {
     if (w->failed) return w->failed;
     if (n == 0) return 0;
@@ -600,7 +610,46 @@ HATF_API int hatf_writer_add(hatf_writer *w, const hatf_event *ev, size_t n)
     return 0;
 }
 
+enum { OBATCH = 256 };
+
+/* With order: ev[0..n), events of one thread and comments, with their times
+ * (and release leads) as stored (container_order.h), then as given. */
+static int add_ordered(hatf_writer *w, const hatf_event *ev, size_t n)
+{
+    if (!w->obatch && !(w->obatch = malloc(OBATCH * sizeof *w->obatch))) return fail(w, HATF_E_NOMEM, "out of memory");
+    for (size_t i = 0; i < n;) {
+        size_t m = n - i < OBATCH ? n - i : OBATCH;
+        wthread *t = NULL;
+        for (size_t j = 0; j < m; j++) {
+            hatf_event *e = &w->obatch[j];
+            *e = ev[i + j];
+            if (e->op == HATF_OP_COMMENT) continue;
+            if ((!t || t->thread != e->thread) && !(t = thread_get(w, e->thread)))
+                return fail(w, HATF_E_NOMEM, "out of memory");
+            uint64_t lead;
+            e->time = hatf_order_time(&w->ord, e, t->oprev, &lead);
+            if (e->time == UINT64_MAX) return fail(w, HATF_E_NOMEM, "out of memory");
+            e->release_lead = lead;
+            t->oprev = e->time;
+        }
+        int rc = add_events(w, w->obatch, m);
+        if (rc) return rc;
+        i += m;
+    }
+    return 0;
+}
+
+HATF_API int hatf_writer_add(hatf_writer *w, const hatf_event *ev, size_t n)
+{
+    return w->order && !w->failed ? add_ordered(w, ev, n) : add_events(w, ev, n);
+}
+
 void hatf_writer_comment_thread_(hatf_writer *w, uint64_t thread) { w->last_thread = thread; }
+
+void hatf_writer_order_counts_(const hatf_writer *w, uint64_t *events, uint64_t *marked, uint64_t *late)
+{
+    *events = w->ord.events, *marked = w->ord.marked, *late = w->ord.late;
+}
 
 /* The plain event at x (the recorder's units) as the hatf_event
  * hatf_writer_add would take. */
@@ -620,6 +669,18 @@ long hatf_writer_add_plain_(hatf_writer *w, uint64_t thread, const uint64_t *raw
     *events = 0;
     if (w->failed) return w->failed;
     if (!units || !hatf_raw_plain(raw[0])) return 0;
+    if (w->order) {  /* each event's stored time needs the others': the general way */
+        hatf_event b[OBATCH];
+        size_t nu = 0, k = 0;
+        while (nu < units && k < OBATCH && hatf_raw_plain(raw[nu * HATF_RAW_UNIT_WORDS])) {
+            plain_event(raw + nu * HATF_RAW_UNIT_WORDS, thread, &b[k++]);
+            nu += hatf_raw_units(raw[nu * HATF_RAW_UNIT_WORDS]);
+        }
+        int rc = add_ordered(w, b, k);
+        if (rc) return rc;
+        *events = k;
+        return (long)nu;
+    }
     w->last_thread = thread;
     wthread *t = thread_get(w, thread);
     if (!t) return fail(w, HATF_E_NOMEM, "out of memory");
@@ -797,6 +858,8 @@ HATF_API int hatf_writer_close(hatf_writer *w, const hatf_counters *counters, ha
     free(w->th);
     free(w->thmap);
     free(w->aref_tab);
+    hatf_order_free(&w->ord);
+    free(w->obatch);
     hatf_buf_free(&w->tables);
     hatf_buf_free(&w->obuf);
     hatf_gout_free(&w->gout);

@@ -159,8 +159,9 @@ static long write_destroy(ht_ring *r, uint64_t tk)
     return 1;
 }
 
-/* pre: wlock held. Drain one ring; reclaim it if its thread has exited. */
-static long drain_ring(ht_ring *r)
+/* pre: wlock held. Drain one ring's events stamped at or before upto (raw
+ * time); reclaim it once drained if its thread has exited. */
+long ht_drain_ring_upto(ht_ring *r, uint64_t upto)
 {
     HATF_PRE(ht_wlock_held());
     uint32_t st = atomic_load_explicit(&r->state, memory_order_acquire);
@@ -174,6 +175,7 @@ static long drain_ring(ht_ring *r)
     while (left) {
         const uint64_t *raw;
         size_t n = ht_ring_peek(r, &raw, left < BATCH ? (size_t)left : BATCH);
+        if (n && upto != UINT64_MAX) n = ht_ring_cut(raw, n, upto);  /* a merged drain (flusher_order.c) */
         if (!n) break;
         /* on failure out_failed is set: the events below are still converted,
          * so heap names are freed and only records count as dropped */
@@ -215,11 +217,12 @@ static long drain_ring(ht_ring *r)
         if (ht_ring_wake_due(r, 0)) ht_futex_wake(&r->wake, INT_MAX);
     }
     if (ht_ring_wake_due(r, 1)) ht_futex_wake(&r->wake, INT_MAX);
-    if (destroy_tk) {
+    int drained = upto == UINT64_MAX || !ht_ring_fill(r);  /* a merged drain may leave later events */
+    if (destroy_tk && drained) {
         total += write_destroy(r, destroy_tk);
         st = HT_RING_DEAD;
     }
-    if (st == HT_RING_DEAD) {
+    if (st == HT_RING_DEAD && drained) {
         if (ht_fs.writer && !ht_fs.out_failed && r->name[0])
             hatf_writer_name_thread(ht_fs.writer, r->tid, r->name);
         ht_fs.n_drops += r->drops;
@@ -419,6 +422,8 @@ void ht_background_cpu_read(void)
 
 /* ---- the drains ------------------------------------------------------------- */
 
+static long drain_ring(ht_ring *r) { return ht_drain_ring_upto(r, UINT64_MAX); }
+
 long ht_drain_all(void)
 {
     ht_untraced_enter(&ht_t);
@@ -427,7 +432,8 @@ long ht_drain_all(void)
     pthread_mutex_lock(&ht_fs.wlock);
     ht_out_fd_intact();
     long total = drain_orphans();
-    for (ht_ring *r = atomic_load(&ht_rings); r; r = r->next) total += drain_ring(r);
+    if (hatf_order_wanted((uint64_t)ht_opt(HT_OPT_TIME_RES))) total += ht_drain_merged();  /* in time order */
+    else for (ht_ring *r = atomic_load(&ht_rings); r; r = r->next) total += drain_ring(r);
     if (on_flusher && !ht_fs.helper_tried && ht_fs.writer && !ht_fs.out_failed && ht_fs.n_events >= HELPER_FROM_EVENTS)
         helper_start();
     flush_if_due(0);

@@ -29,6 +29,19 @@ void ht_write_death(const ht_signal_note *n) HT_HIDDEN;
 long ht_drain_all(void) HT_HIDDEN;
 /* Drain only r (a producer with a full ring and no flusher). */
 long ht_drain_one(ht_ring *r) HT_HIDDEN;
+/* pre: wlock held. Drain r's events stamped at or before upto (raw time;
+ * UINT64_MAX: all); reclaim it once drained if its thread has exited. */
+long ht_drain_ring_upto(ht_ring *r, uint64_t upto) HT_HIDDEN;
+
+/* ---- the merged drain (flusher_order.c) ---- */
+/* pre: wlock held. Every ring's events stamped before now, given to the
+ * writer in time order across the rings (a writer with a time unit above
+ * 1 us keeps the order of two threads' uses of an address in one unit from
+ * it, hatf/container_order.h). @return events written. */
+long ht_drain_merged(void) HT_HIDDEN;
+/* The units of raw[0..n)'s events stamped at or before upto (at most n, or
+ * the last event's end past it). */
+size_t ht_ring_cut(const uint64_t *raw, size_t n, uint64_t upto) HT_HIDDEN;
 
 /* ---- what the flusher needs of the process (process.c, which starts it) ---- */
 /* The real pthread_create, given by the shim (hooks.c) when it resolves the

@@ -19,6 +19,7 @@
  *   symbols.c, .h       the load map and the names of every frame, written once at the end
  *   stacks.c, .h        call stacks: capture, per-thread dedup, process-wide ids
  *   flusher_state.c, .h the writer side's state in one struct (ht_fs), what a fork does to it, its lock
+ *   flusher_order.c     the merged drain: every ring's events in time order, for a --time-res above 1 us
  *   clock.c, .h         the clock: TSC or CLOCK_MONOTONIC, the start sample, the tick rate, its drift at close
  *   effort.c, .h        the coding of the chunk groups: fast and packed by zstd, unless asked otherwise
  *   convert.c, .h       raw event → hatf_event for every kind but the plain ones (malloc, free, realloc
