@@ -311,7 +311,7 @@ TEST_MAIN := $(B)/obj/tests/unit/cunit_main.o
 # A test of a tool's module links that module's object (no test includes a .c).
 TEST_OBJ_test_pbwire := $(B)/obj/cli/pbwire.o
 # tests that name frames link what analyze/frames.c and srclines.c need
-$(B)/tests/test_callgraph $(B)/tests/test_hatan_api: LDFLAGS += $(HATAN_SO_LIBS)
+$(B)/tests/test_callgraph $(B)/tests/test_hatan_api $(B)/tests/test_sitefigures: LDFLAGS += $(HATAN_SO_LIBS)
 .SECONDEXPANSION:
 vpath test_%.c $(sort $(dir $(UNIT_SRC)))
 # (dependency files of a build from before the tests moved into their modules'
