@@ -2,7 +2,7 @@
 #
 #   make                  build/libhatf.a, build/libhatf.so (+ its soname links),
 #                         build/libhatanalyze.so (+ its soname links),
-#                         build/hatf.pc, build/hatrace, build/libhatrace.so
+#                         build/hatf.pc, build/hatanalyze.pc, build/hatrace, build/libhatrace.so
 #   make test             build and run every test (unit, golden, integration, short fuzz),
 #                         with the contract checks on (CHECKS=1, hatf/hatf_check.h)
 #   make check            the quick part of test: unit and golden tests, the layers'
@@ -12,7 +12,7 @@
 #   make install PREFIX=/usr/local DESTDIR=   (also LIBDIR, INCLUDEDIR, BINDIR,
 #                         PKGCONFIGDIR, MANDIR, PYTHONDIR): hatrace, libhatrace.so, libhatf.so*,
 #                         libhatf.a, libhatanalyze.so*, include/*.h, analyze/hatan_api.h,
-#                         hatf.pc (pkg-config name: hatf), the man pages hatrace(1),
+#                         hatf.pc, hatanalyze.pc (pkg-config names: hatf, hatanalyze), the man pages hatrace(1),
 #                         libhatf(3), libhatanalyze(3) (docs/man) and the
 #                         Python package python/hatrace
 #   make uninstall        (same variables) removes what install put there
@@ -161,7 +161,7 @@ REQ_CFLAGS += $(SAN_CFLAGS)
 MAN_SRC := $(wildcard docs/man/*.[1-9])
 MAN_OUT := $(patsubst docs/man/%,$(B)/man/%,$(MAN_SRC))
 
-all: $(B)/libhatf.a $(B)/libhatf.so $(B)/libhatanalyze.so $(B)/hatrace $(PRELOAD_SO) $(B)/hatf.pc $(EXAMPLE_BIN) $(MAN_OUT)
+all: $(B)/libhatf.a $(B)/libhatf.so $(B)/libhatanalyze.so $(B)/hatrace $(PRELOAD_SO) $(B)/hatf.pc $(B)/hatanalyze.pc $(EXAMPLE_BIN) $(MAN_OUT)
 
 # Rebuild everything when the flags change.
 FLAGS_ID = $(CC) $(CFLAGS) $(REQ_CFLAGS) $(CHECK_CFLAGS) $(SANITIZE) $(foreach d,hatf analyze preload replay cli tests bench,$(INC_$(d)))
@@ -311,7 +311,7 @@ TEST_MAIN := $(B)/obj/tests/unit/cunit_main.o
 # A test of a tool's module links that module's object (no test includes a .c).
 TEST_OBJ_test_pbwire := $(B)/obj/cli/pbwire.o
 # tests that name frames link what analyze/frames.c and srclines.c need
-$(B)/tests/test_callgraph $(B)/tests/test_hatan_api: LDFLAGS += $(HATAN_SO_LIBS)
+$(B)/tests/test_callgraph $(B)/tests/test_hatan_api $(B)/tests/test_sitefigures: LDFLAGS += $(HATAN_SO_LIBS)
 .SECONDEXPANSION:
 vpath test_%.c $(sort $(dir $(UNIT_SRC)))
 # (dependency files of a build from before the tests moved into their modules'
@@ -406,6 +406,16 @@ $(B)/hatf.pc: $(B)/.dirs include/hatf_version.h Makefile
 	    'Version: $(HATF_VERSION)' 'Libs: -L$${libdir} -lhatf' '$(HATF_PC_DEPS)' \
 	    'Cflags: -I$${includedir}' > $@
 
+# hatanalyze.pc: libhatanalyze (analyze/hatan_api.h), shared only; it needs
+# libhatf.so and hatf's headers (hatan_api.h includes them).
+$(B)/hatanalyze.pc: $(B)/.dirs include/hatf_version.h Makefile
+	@$(if $(Q),echo '  GEN     $@')
+	$(Q)printf '%b\n' 'prefix=$(PREFIX)' 'exec_prefix=$${prefix}' \
+	    'libdir=$(call pc_dir,$(LIBDIR))' 'includedir=$(call pc_dir,$(INCLUDEDIR))' '' \
+	    'Name: hatanalyze' 'Description: hatrace'"'"'s figures of HATF traces (libhatanalyze)' \
+	    'Version: $(HATF_VERSION)' 'Requires: hatf = $(HATF_VERSION)' 'Libs: -L$${libdir} -lhatanalyze' \
+	    'Cflags: -I$${includedir}' > $@
+
 $(B)/man/%: docs/man/% include/hatf_version.h
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo '  GEN     $@')
@@ -441,6 +451,7 @@ install: all
 	$(if $(PRELOAD_SO),install -m 755 $(PRELOAD_SO) $(DESTDIR)$(LIBDIR)/libhatrace.so)
 	install -m 644 include/*.h $(DESTDIR)$(INCLUDEDIR)/
 	install -m 644 $(B)/hatf.pc $(DESTDIR)$(PKGCONFIGDIR)/hatf.pc
+	install -m 644 $(B)/hatanalyze.pc $(DESTDIR)$(PKGCONFIGDIR)/hatanalyze.pc
 	for m in $(MAN_OUT); do d=$(DESTDIR)$(MANDIR)/man$${m##*.}; \
 	    install -d $$d && install -m 644 $$m $$d/ || exit 1; done
 	install -d $(DESTDIR)$(PYTHONDIR)/hatrace
@@ -455,7 +466,7 @@ uninstall:
 	rm -f $(DESTDIR)$(LIBDIR)/libhatanalyze.so $(DESTDIR)$(LIBDIR)/$(HATAN_SONAME) $(DESTDIR)$(LIBDIR)/$(HATAN_SO_REAL)
 	rm -f $(DESTDIR)$(INCLUDEDIR)/hatan_api.h
 	rm -f $(addprefix $(DESTDIR)$(INCLUDEDIR)/,$(notdir $(wildcard include/*.h)))
-	rm -f $(DESTDIR)$(PKGCONFIGDIR)/hatf.pc
+	rm -f $(DESTDIR)$(PKGCONFIGDIR)/hatf.pc $(DESTDIR)$(PKGCONFIGDIR)/hatanalyze.pc
 	for m in $(notdir $(MAN_OUT)); do rm -f $(DESTDIR)$(MANDIR)/man$${m##*.}/$$m; done
 	rm -rf $(DESTDIR)$(PYTHONDIR)/hatrace
 

@@ -8,6 +8,7 @@
 #include "hatan_api.h"
 #include "lookahead.h"
 #include "stats.h"
+#include "stats_json.h"
 
 HATAN_API unsigned hatan_api_version(void) { return HATAN_API_VERSION; }
 
@@ -33,28 +34,67 @@ static hatf_source *open_source(const char *path, hatf_format fmt, hatf_err *err
     return hatf_source_open(path, fmt, err);
 }
 
-HATAN_API int hatan_stats_file(const char *path, hatf_format fmt, int read_on, unsigned jobs, hatan_figures *out,
-                               hatf_err *err)
+/* Count every event of the trace at path into a new stats (*st, with its
+ * open source *src), read as the commands read it. @return 0 (then close
+ * both), or a negative HATF_E_* code with *err set (nothing left open). */
+static int count_file(const char *path, hatf_format fmt, int read_on, unsigned jobs, stats **st, hatf_source **src,
+                      hatf_err *err)
 {
     hatf_source *s = open_source(path, fmt, err);
     if (!s) return err->code ? err->code : HATF_E_IO;
     hatf_source_read_on(s, read_on);
     hatf_source_jobs(s, jobs);
-    stats *st = stats_new(s);
-    int count_rc = 0, rc = st ? lookahead_run(s, stats_count, stats_prefetch, st, &count_rc) : LOOKAHEAD_STOPPED;
+    *st = stats_new(s);
+    int count_rc = 0, rc = *st ? lookahead_run(s, stats_count, stats_prefetch, *st, &count_rc) : LOOKAHEAD_STOPPED;
     if (rc == LOOKAHEAD_STOPPED) {
         rc = hatf_err_set(err, HATF_E_NOMEM, hatf_source_offset(s), "offset %llu: out of memory",
                           (unsigned long long)hatf_source_offset(s));
     } else if (rc < 0) {
         *err = *hatf_source_error(s);
     } else {
-        stats_end(st);
-        figures_of(st, out);
+        stats_end(*st);
+        *src = s;
+        return 0;
     }
+    stats_free(*st);
+    hatf_source_close(s);
+    return rc;
+}
+
+HATAN_API int hatan_stats_file(const char *path, hatf_format fmt, int read_on, unsigned jobs, hatan_figures *out,
+                               hatf_err *err)
+{
+    stats *st;
+    hatf_source *s;
+    int rc = count_file(path, fmt, read_on, jobs, &st, &s, err);
+    if (rc) return rc;
+    figures_of(st, out);
+    stats_free(st);
+    hatf_source_close(s);
+    return 0;
+}
+
+HATAN_API int hatan_stats_json(const char *path, hatf_format fmt, int read_on, unsigned jobs, char **json,
+                               hatf_err *err)
+{
+    stats *st;
+    hatf_source *s;
+    *json = NULL;
+    int rc = count_file(path, fmt, read_on, jobs, &st, &s, err);
+    if (rc) return rc;
+    hatf_buf o;
+    hatf_buf_init(&o);
+    stats_json(&o, st, path, s);
+    hatf_buf_append(&o, "", 1);
+    if (o.failed || !(*json = strdup((const char *)o.p)))
+        rc = hatf_err_set(err, HATF_E_NOMEM, hatf_source_offset(s), "out of memory");
+    hatf_buf_free(&o);
     stats_free(st);
     hatf_source_close(s);
     return rc;
 }
+
+HATAN_API void hatan_free(void *p) { free(p); }
 
 /* A row of the columns as the event it was read from (hatf_source_read_columns
  * in reverse): a realloc's address is its new block, old_address the block it

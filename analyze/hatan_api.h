@@ -25,7 +25,7 @@ extern "C" {
 #endif
 
 /* The API's version: a later version only adds. */
-#define HATAN_API_VERSION 1
+#define HATAN_API_VERSION 2  /* 2: hatan_stats_json, hatan_free */
 
 /* HATAN_API_VERSION of the library loaded (a caller built against an older
  * header checks it is at least its own). */
@@ -51,6 +51,16 @@ typedef struct hatan_figures {
  * (the events before the error are not returned). */
 HATAN_API int hatan_stats_file(const char *path, hatf_format fmt, int read_on, unsigned jobs, hatan_figures *out,
                                hatf_err *err);
+
+/* Every figure of hatrace stats --json of the trace at path, as that JSON
+ * text (docs/tools.md, "stats": the same object, byte for byte, "file"
+ * being path), read as hatan_stats_file reads it. *json: a NUL-terminated
+ * string to release with hatan_free. @return as hatan_stats_file. (API 2) */
+HATAN_API int hatan_stats_json(const char *path, hatf_format fmt, int read_on, unsigned jobs, char **json,
+                               hatf_err *err);
+
+/* Release what the library gave (hatan_stats_json's text); NULL allowed. (API 2) */
+HATAN_API void hatan_free(void *p);
 
 /* The figures of n rows given as the columns hatf_source_read_columns
  * writes (rows of any source, or a selection of them, in their order): op,

@@ -1,4 +1,6 @@
 /* site.c — a site's figures and a stack's frames; see site.h. */
+#include <stdlib.h>
+
 #include "site.h"
 
 size_t sites_stack(hatf_reader *r, uint64_t id, const uint64_t **out)
@@ -23,4 +25,19 @@ uint64_t sites_key(const site *s, int sort)
     case SITES_SORT_TEMPORARY: return s->temporary;
     default: return s->calls;
     }
+}
+
+static int sort_key;
+static int cmp_site(const void *a, const void *b)
+{
+    const site *x = a, *y = b;
+    uint64_t kx = sites_key(x, sort_key), ky = sites_key(y, sort_key);
+    if (kx != ky) return kx > ky ? -1 : 1;
+    return x->stack < y->stack ? -1 : x->stack > y->stack;
+}
+
+void sites_sort(site *v, size_t n, int sort)
+{
+    sort_key = sort;
+    if (n) qsort(v, n, sizeof *v, cmp_site);
 }

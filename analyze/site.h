@@ -12,7 +12,7 @@
 /* in the order of their names in stats --sort and --by (cli/stats.c) */
 enum { SITES_SORT_COUNT, SITES_SORT_BYTES, SITES_SORT_PEAK, SITES_SORT_AT_PEAK, SITES_SORT_LEAKED,
        SITES_SORT_TEMPORARY };
-enum { SITES_BY_STACK, SITES_BY_FUNCTION, SITES_BY_LINE };  /* cli/sitegroups.h */
+enum { SITES_BY_STACK, SITES_BY_FUNCTION, SITES_BY_LINE };  /* sitegroups.h */
 
 /* One call stack's figures. */
 typedef struct site {
@@ -32,6 +32,9 @@ typedef struct site {
 
 /* Site s's figure for sort key (SITES_SORT_*). */
 uint64_t sites_key(const site *s, int sort);
+
+/* Sort v[0..n) by sort key's figure (SITES_SORT_*), largest first, then by stack. */
+void sites_sort(site *v, size_t n, int sort);
 
 /* The frames of stack id (*out), innermost first, or 0 frames when the trace has no
  * stack tables (a text or raw HATF 1.0 trace: r is NULL) or not this one. */

@@ -52,6 +52,7 @@ struct validate {
     heap_inst *inst;
     size_t ninst, capinst;
     tcell *tcells;     /* thread index * NFAM + family -> its last cell */
+    uint64_t last_thread, last_ti;  /* tidx's last answer, index + 1 (0: none): runs of one thread skip the look-up */
     size_t captcells;
     addrmap threads;   /* thread -> state (b), create/destroy record (rec), last time (size) */
     addrmap heaps;     /* heap -> state (b), create record (rec), destroy record (size) */
@@ -111,7 +112,7 @@ static int thread_cells(validate *v, size_t ti)
 }
 
 /* A new object at addr in instance heap, live. @return its entry, or NULL (v->oom). */
-static addrmap_entry *obj_put(validate *v, uint64_t addr, uint64_t size, uint32_t heap, uint32_t thread)
+static inline __attribute__((always_inline)) addrmap_entry *obj_put(validate *v, uint64_t addr, uint64_t size, uint32_t heap, uint32_t thread)
 {
     long c = cell_of(v, heap, thread);
     addrmap_entry *e = c < 0 ? NULL : heaplive_put(&v->objs, addr, size, (uint32_t)c);
@@ -126,7 +127,7 @@ static addrmap_entry *obj_put(validate *v, uint64_t addr, uint64_t size, uint32_
 /* A new object at addr (alloc, realloc-new, the new half of a realloc); in
  * an instance ended meanwhile (an allocation held back past its heap's
  * destroy), ended at once. */
-static void obj_new(validate *v, uint64_t addr, uint64_t size, uint32_t heap, uint32_t thread)
+static inline __attribute__((always_inline)) void obj_new(validate *v, uint64_t addr, uint64_t size, uint32_t heap, uint32_t thread)
 {
     addrmap_entry *e = obj_put(v, addr, size, heap, thread);
     if (e && v->inst[heap].ended) heaplive_kill(&v->objs, e);
@@ -252,7 +253,7 @@ static int inherited(validate *v, uint64_t addr, uint32_t thread)
  * must give the size the matching new was asked for (C++'s rule; the
  * aligned forms too, and new[]'s size holds the array cookie in both), which
  * is the size the trace holds for the object. */
-static void check_family(validate *v, const addrmap_entry *e, const char *what, unsigned fam, uint64_t sized)
+static inline __attribute__((always_inline)) void check_family(validate *v, const addrmap_entry *e, const char *what, unsigned fam, uint64_t sized)
 {
     unsigned made = obj_tag(v, e) >> FAM_SHIFT;
     if (made != fam)
@@ -430,6 +431,18 @@ static addrmap_entry *check_thread(validate *v, const hatf_event *ev)
     return t;
 }
 
+/* The dense index of thread (addrmap_index of tidx), the last one kept. */
+static inline long thread_index(validate *v, uint64_t thread, int *added)
+{
+    if (v->last_ti && v->last_thread == thread) {
+        *added = 0;
+        return (long)v->last_ti - 1;
+    }
+    long ti = addrmap_index(&v->tidx, thread, added);
+    if (ti >= 0) v->last_thread = thread, v->last_ti = (uint64_t)ti + 1;
+    return ti;
+}
+
 static void check(validate *v, const hatf_event *ev)
 {
     int added;
@@ -440,7 +453,7 @@ static void check(validate *v, const hatf_event *ev)
     }
     addrmap_entry *t = check_thread(v, ev);
     if (!t) return;
-    long ti = addrmap_index(&v->tidx, ev->thread, &added);
+    long ti = thread_index(v, ev->thread, &added);
     if (ti < 0) { v->oom = 1; return; }
     if (added && thread_cells(v, (size_t)ti)) return;
     long hi = 0;

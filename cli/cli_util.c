@@ -11,7 +11,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bufput.h"
 #include "cli_util.h"
+#include "stats_json.h"
 #include "window.h"
 
 void cli_error(const char *fmt, ...)
@@ -314,45 +316,16 @@ int cli_finish_stdout(int rc)
     return rc;
 }
 
-void cli_time_unit(hatf_source *s, uint64_t *num, uint64_t *den)
-{
-    *num = *den = 1;
-    /* a container's header, or the one a text trace or a HATF 1.0 stream of
-     * hatrace's carries; another writer's stream has none (1 ns taken) */
-    const hatf_info *info = hatf_source_info(s);
-    if (info && info->time_unit_ns_num && info->time_unit_ns_den) {
-        *num = info->time_unit_ns_num;
-        *den = info->time_unit_ns_den;
-    }
-}
+void cli_time_unit(hatf_source *s, uint64_t *num, uint64_t *den) { stats_time_unit(s, num, den); }
 
-void cli_json_string(hatf_buf *out, const char *s)
-{
-    static const char hex[] = "0123456789abcdef";
-    hatf_buf_append(out, "\"", 1);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\') {
-            char e[2] = { '\\', (char)c };
-            hatf_buf_append(out, e, 2);
-        } else if (c < 0x20 || c == 0x7f) {
-            char e[6] = { '\\', 'u', '0', '0', hex[c >> 4], hex[c & 15] };
-            hatf_buf_append(out, e, 6);
-        } else {
-            hatf_buf_append(out, s, 1);
-        }
-    }
-    hatf_buf_append(out, "\"", 1);
-}
+void cli_json_string(hatf_buf *out, const char *s) { buf_json_string(out, s); }
 
 void cli_put(hatf_buf *o, const char *fmt, ...)
 {
-    char line[8192];
     va_list ap;
     va_start(ap, fmt);
-    int n = vsnprintf(line, sizeof line, fmt, ap);
+    buf_vput(o, fmt, ap);
     va_end(ap);
-    if (n > 0) hatf_buf_append(o, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
 }
 
 /* What a fault's si_code says, for the codes the kernel gives most */

@@ -4,33 +4,17 @@
 
 #define U(x) ((unsigned long long)(x))
 
-void phases_print(hatf_buf *o, const phases *p, int json)
+void phases_print(hatf_buf *o, const phases *p)
 {
-    if (!json)
-        cli_put(o, "\n%-24s %12s %12s %10s %10s %10s %12s %10s %14s %14s\n", "phase", "first_time", "last_time",
-                "records", "allocs", "frees", "reallocs", "bytes", "max_live_bytes", "live_at_end");
-    else
-        cli_put(o, "[");
-    int shown = 0;
+    cli_put(o, "\n%-24s %12s %12s %10s %10s %10s %12s %10s %14s %14s\n", "phase", "first_time", "last_time",
+            "records", "allocs", "frees", "reallocs", "bytes", "max_live_bytes", "live_at_end");
     for (size_t i = 0; i < p->n; i++) {
         const phase *c = &p->v[i];
         const phase_counts *a = &c->start, *b = &c->end;
         if (i == 0 && b->records == a->records) continue;  /* nothing before the first comment */
-        if (json) {
-            cli_put(o, "%s\n    {\"name\": ", shown++ ? "," : "");
-            cli_json_string(o, c->name);
-            cli_put(o, ", \"first_time\": %llu, \"last_time\": %llu, \"records\": %llu, \"allocs\": %llu, "
-                       "\"frees\": %llu, \"reallocs\": %llu, \"bytes\": %llu, \"max_live_bytes\": %llu, "
-                       "\"live_bytes_at_end\": %llu}",
-                    U(c->first_time), U(c->last_time), U(b->records - a->records), U(b->allocs - a->allocs),
-                    U(b->frees - a->frees), U(b->reallocs - a->reallocs), U(b->bytes - a->bytes),
-                    U(c->max_live_bytes), U(b->live_bytes));
-        } else {
-            cli_put(o, "%-24.24s %12llu %12llu %10llu %10llu %10llu %12llu %10llu %14llu %14llu\n", c->name,
-                    U(c->first_time), U(c->last_time), U(b->records - a->records), U(b->allocs - a->allocs),
-                    U(b->frees - a->frees), U(b->reallocs - a->reallocs), U(b->bytes - a->bytes),
-                    U(c->max_live_bytes), U(b->live_bytes));
-        }
+        cli_put(o, "%-24.24s %12llu %12llu %10llu %10llu %10llu %12llu %10llu %14llu %14llu\n", c->name,
+                U(c->first_time), U(c->last_time), U(b->records - a->records), U(b->allocs - a->allocs),
+                U(b->frees - a->frees), U(b->reallocs - a->reallocs), U(b->bytes - a->bytes),
+                U(c->max_live_bytes), U(b->live_bytes));
     }
-    if (json) cli_put(o, "\n  ]");
 }

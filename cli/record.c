@@ -421,10 +421,83 @@ static int keep_existing(const char *out, int force)
     return 0;
 }
 
-int cmd_record(int argc, char **argv)
+/* What the command line asks for beyond the recorder's settings (those go
+ * into its environment as they are read). */
+typedef struct record_args {
+    int force;
+    pid_t attach_pid;
+    double seconds;
+} record_args;
+
+enum { RECORD_GO = -1 };  /* parse_args: the options are good, record */
+enum { O_LEVEL = 256, O_RING, O_FLUSH, O_FOLLOW, O_NOFOLLOW, O_DROP, O_STACKS, O_STACKS_FP, O_TIME_RES,
+       O_NO_HELPER, O_EFFORT, O_NO_FIGURES, O_SECONDS, O_FORCE };
+
+/* -o: the pattern, made absolute (exec'd programs may change directory: anchor it here). */
+static void set_output(const char *arg)
 {
-    enum { O_LEVEL = 256, O_RING, O_FLUSH, O_FOLLOW, O_NOFOLLOW, O_DROP, O_STACKS, O_STACKS_FP, O_TIME_RES,
-           O_NO_HELPER, O_EFFORT, O_NO_FIGURES, O_SECONDS, O_FORCE };
+    if (arg[0] != '/') {
+        char cwd[PATH_MAX], abs[2 * PATH_MAX];
+        if (getcwd(cwd, sizeof cwd) && snprintf(abs, sizeof abs, "%s/%s", cwd, arg) < (int)sizeof abs) {
+            setenv("HATRACE_OUTPUT", abs, 1);
+            return;
+        }
+    }
+    setenv("HATRACE_OUTPUT", arg, 1);
+}
+
+/* One option c (its argument in optarg). @return RECORD_GO, or an exit code (a bad option said, or --help). */
+static int take_option(int c, record_args *a, char **argv)
+{
+    int rc = 0;
+    char *end;
+    switch (c) {
+    case 'o':
+        if (!*optarg) return cli_usage("record", "-o: empty pattern");
+        set_output(optarg);
+        break;
+    case O_LEVEL: rc = set_num("record", "--level", "HATRACE_ZSTD_LEVEL", optarg, -7, 19, 0); break;
+    case O_RING: rc = set_num("record", "--ring-size", "HATRACE_RING_SIZE", optarg, 64, 1L << 24, 1); break;
+    case O_FLUSH: rc = set_num("record", "--flush-ms", "HATRACE_FLUSH_MS", optarg, 1, 60000, 0); break;
+    case O_FOLLOW: setenv("HATRACE_FOLLOW_CHILDREN", "1", 1); break;
+    case O_NOFOLLOW: setenv("HATRACE_FOLLOW_CHILDREN", "0", 1); break;
+    case O_DROP: setenv("HATRACE_DROP", "1", 1); break;
+    case O_NO_HELPER: setenv("HATRACE_ENCODE_HELPER", "0", 1); break;
+    case O_NO_FIGURES: no_figures = 1; break;
+    case O_FORCE: a->force = 1; break;
+    case O_EFFORT:
+        if (strcmp(optarg, "auto") && strcmp(optarg, "fast") && strcmp(optarg, "full") && strcmp(optarg, "stored"))
+            return cli_usage("record", "--effort: expected auto, fast, full or stored");
+        setenv("HATRACE_EFFORT", optarg, 1);
+        break;
+    case O_STACKS: rc = set_num("record", "--stacks", "HATRACE_STACKS", optarg ? optarg : "32", 1, 256, 0); break;
+    case O_STACKS_FP:
+        setenv("HATRACE_STACKS_FP", "1", 1);
+        if (!getenv("HATRACE_STACKS")) setenv("HATRACE_STACKS", "32", 1);
+        break;
+    case O_TIME_RES: rc = set_num("record", "--time-res", "HATRACE_TIME_RES", optarg, 0, 1000000000, 0); break;
+    case 'p':
+        errno = 0;
+        a->attach_pid = (pid_t)strtol(optarg, &end, 10);
+        if (errno || end == optarg || *end || a->attach_pid <= 0)
+            return cli_usage("record", "-p: '%s' is not a process id", optarg);
+        break;
+    case O_SECONDS:
+        errno = 0;
+        a->seconds = strtod(optarg, &end);
+        if (errno || end == optarg || *end || !(a->seconds > 0) || a->seconds > 1e7)
+            return cli_usage("record", "--seconds: '%s' is not a number of seconds above 0", optarg);
+        break;
+    case 'h': return cli_help(help);
+    default: return cli_bad_option("record", c, argv);
+    }
+    return rc ? rc : RECORD_GO;
+}
+
+/* The options, checked together, and the output pattern by default.
+ * @return RECORD_GO, or an exit code (said). */
+static int parse_args(int argc, char **argv, record_args *a)
+{
     static const struct option opts[] = {
         { "output", required_argument, NULL, 'o' },
         { "level", required_argument, NULL, O_LEVEL },
@@ -445,110 +518,83 @@ int cmd_record(int argc, char **argv)
         { "help", no_argument, NULL, 'h' },
         { 0 },
     };
-    int c, rc, force = 0;
-    pid_t attach_pid = 0;
-    double seconds = 0;
-    char *end;
+    int c, rc;
+    memset(a, 0, sizeof *a);
     cli_getopt_begin();
-    while ((c = getopt_long(argc, argv, "+:o:p:h", opts, NULL)) != -1) {
-        switch (c) {
-        case 'o':
-            if (!*optarg) return cli_usage("record", "-o: empty pattern");
-            if (optarg[0] != '/') {
-                /* exec'd programs may change directory: anchor the pattern here */
-                char cwd[PATH_MAX], abs[2 * PATH_MAX];
-                if (getcwd(cwd, sizeof cwd) && snprintf(abs, sizeof abs, "%s/%s", cwd, optarg) < (int)sizeof abs) {
-                    setenv("HATRACE_OUTPUT", abs, 1);
-                    break;
-                }
-            }
-            setenv("HATRACE_OUTPUT", optarg, 1);
-            break;
-        case O_LEVEL:
-            if ((rc = set_num("record", "--level", "HATRACE_ZSTD_LEVEL", optarg, -7, 19, 0))) return rc;
-            break;
-        case O_RING:
-            if ((rc = set_num("record", "--ring-size", "HATRACE_RING_SIZE", optarg, 64, 1L << 24, 1))) return rc;
-            break;
-        case O_FLUSH:
-            if ((rc = set_num("record", "--flush-ms", "HATRACE_FLUSH_MS", optarg, 1, 60000, 0))) return rc;
-            break;
-        case O_FOLLOW: setenv("HATRACE_FOLLOW_CHILDREN", "1", 1); break;
-        case O_NOFOLLOW: setenv("HATRACE_FOLLOW_CHILDREN", "0", 1); break;
-        case O_DROP: setenv("HATRACE_DROP", "1", 1); break;
-        case O_NO_HELPER: setenv("HATRACE_ENCODE_HELPER", "0", 1); break;
-        case O_NO_FIGURES: no_figures = 1; break;
-        case O_FORCE: force = 1; break;
-        case O_EFFORT:
-            if (strcmp(optarg, "auto") && strcmp(optarg, "fast") && strcmp(optarg, "full") && strcmp(optarg, "stored"))
-                return cli_usage("record", "--effort: expected auto, fast, full or stored");
-            setenv("HATRACE_EFFORT", optarg, 1);
-            break;
-        case O_STACKS:
-            if ((rc = set_num("record", "--stacks", "HATRACE_STACKS", optarg ? optarg : "32", 1, 256, 0))) return rc;
-            break;
-        case O_STACKS_FP:
-            setenv("HATRACE_STACKS_FP", "1", 1);
-            if (!getenv("HATRACE_STACKS")) setenv("HATRACE_STACKS", "32", 1);
-            break;
-        case O_TIME_RES:
-            if ((rc = set_num("record", "--time-res", "HATRACE_TIME_RES", optarg, 0, 1000000000, 0))) return rc;
-            break;
-        case 'p':
-            errno = 0;
-            attach_pid = (pid_t)strtol(optarg, &end, 10);
-            if (errno || end == optarg || *end || attach_pid <= 0)
-                return cli_usage("record", "-p: '%s' is not a process id", optarg);
-            break;
-        case O_SECONDS:
-            errno = 0;
-            seconds = strtod(optarg, &end);
-            if (errno || end == optarg || *end || !(seconds > 0) || seconds > 1e7)
-                return cli_usage("record", "--seconds: '%s' is not a number of seconds above 0", optarg);
-            break;
-        case 'h': return cli_help(help);
-        default: return cli_bad_option("record", c, argv);
-        }
-    }
-    if (attach_pid && optind < argc) return cli_usage("record", "-p attaches to a running process: no command to run");
-    if (!attach_pid && seconds > 0) return cli_usage("record", "--seconds goes with -p");
-    if (!attach_pid && optind >= argc) return cli_usage("record", "no command to run");
+    while ((c = getopt_long(argc, argv, "+:o:p:h", opts, NULL)) != -1)
+        if ((rc = take_option(c, a, argv)) != RECORD_GO) return rc;
+    if (a->attach_pid && optind < argc) return cli_usage("record", "-p attaches to a running process: no command to run");
+    if (!a->attach_pid && a->seconds > 0) return cli_usage("record", "--seconds goes with -p");
+    if (!a->attach_pid && optind >= argc) return cli_usage("record", "no command to run");
     if (!getenv("HATRACE_OUTPUT")) {
         char cwd[PATH_MAX], abs[PATH_MAX + 32];
         if (getcwd(cwd, sizeof cwd) && snprintf(abs, sizeof abs, "%s/hatrace.%%e.%%p.hatf", cwd) < (int)sizeof abs)
             setenv("HATRACE_OUTPUT", abs, 1);
     }
-    char **cmd = argv + optind;
-    if (check_output_dir(getenv("HATRACE_OUTPUT")) || keep_existing(getenv("HATRACE_OUTPUT"), force)) return CLI_FAIL;
+    return RECORD_GO;
+}
 
-    char lib[PATH_MAX];
-    if (find_library(lib, sizeof lib) < 0) return CLI_FAIL;
+/* LD_PRELOAD for the command: the recorder lib first, then what was there.
+ * @return a string to free, or NULL out of memory. */
+static char *preload_value(const char *lib)
+{
     const char *old = getenv("LD_PRELOAD");
     size_t len = strlen(lib) + (old ? strlen(old) + 1 : 0) + 1;
     char *preload = malloc(len);
-    if (!preload) return CLI_FAIL;
-    snprintf(preload, len, "%s%s%s", lib, old && *old ? ":" : "", old && *old ? old : "");
+    if (preload) snprintf(preload, len, "%s%s%s", lib, old && *old ? ":" : "", old && *old ? old : "");
+    return preload;
+}
 
-    char rep[] = "/tmp/hatrace-report.XXXXXX";
+/* The report file the recorded processes append to (in $TMPDIR, else /tmp),
+ * its name in path[PATH_MAX]. @return 0, or CLI_FAIL after saying why. */
+static int make_report_file(char *path)
+{
     const char *tmp = getenv("TMPDIR");
-    char repbuf[PATH_MAX];
     int fd = -1;
-    if (tmp && *tmp && snprintf(repbuf, sizeof repbuf, "%s/hatrace-report.XXXXXX", tmp) < (int)sizeof repbuf)
-        fd = mkstemp(repbuf);
-    const char *report_path = repbuf;
+    if (tmp && *tmp && snprintf(path, PATH_MAX, "%s/hatrace-report.XXXXXX", tmp) < PATH_MAX) fd = mkstemp(path);
     if (fd < 0) {
-        fd = mkstemp(rep);
-        report_path = rep;
+        snprintf(path, PATH_MAX, "/tmp/hatrace-report.XXXXXX");
+        fd = mkstemp(path);
     }
     if (fd < 0) {
         cli_error("cannot create a report file: %s", strerror(errno));
-        free(preload);
         return CLI_FAIL;
     }
     close(fd);
-    setenv("HATRACE_REPORT", report_path, 1);
-    if (attach_pid) return record_window(attach_pid, seconds, lib, report_path);
+    return 0;
+}
 
+/* The command's exit status as record's: CLI_RECORD_UNTRACED when a trace is
+ * missing or incomplete (said), else the command's own. */
+static int record_status(int status, int untraced, int incomplete, const char *cmd)
+{
+    if (untraced || incomplete) {
+        /* a script must not take a run without its whole trace for a
+         * recording: a trace file not created, or a full disk, a file size
+         * limit, a write error (not the program's doing) */
+        char why[96];
+        if (untraced)
+            snprintf(why, sizeof why, "%d process%s ran untraced: the trace file could not be created", untraced,
+                     untraced == 1 ? "" : "es");
+        else
+            snprintf(why, sizeof why, "%d trace%s incomplete: recording stopped early (see above)", incomplete,
+                     incomplete == 1 ? " is" : "s are");
+        fprintf(stderr, "hatrace: %s (the command %s %d); exit status %d\n", why,
+                WIFSIGNALED(status) ? "was killed by signal" : "exited with",
+                WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status), CLI_RECORD_UNTRACED);
+        return CLI_RECORD_UNTRACED;
+    }
+    if (WIFSIGNALED(status)) {
+        fprintf(stderr, "hatrace: %s killed by signal %d\n", cmd, WTERMSIG(status));
+        return 128 + WTERMSIG(status);
+    }
+    return WEXITSTATUS(status);
+}
+
+/* Run cmd with the recorder preloaded, wait for it, report its traces.
+ * @return record's exit code. */
+static int run_command(char **cmd, char *preload, const char *report_path)
+{
     pid_t pid = fork();
     if (pid < 0) {
         cli_error("fork: %s", strerror(errno));
@@ -576,25 +622,27 @@ int cmd_record(int argc, char **argv)
     int untraced = report(report_path, !(WIFEXITED(status) && WEXITSTATUS(status) == 127), &incomplete, fl);
     record_follow_free(fl);
     unlink(report_path);
-    if (untraced || incomplete) {
-        /* a script must not take a run without its whole trace for a
-         * recording: a trace file not created, or a full disk, a file size
-         * limit, a write error (not the program's doing) */
-        char why[96];
-        if (untraced)
-            snprintf(why, sizeof why, "%d process%s ran untraced: the trace file could not be created", untraced,
-                     untraced == 1 ? "" : "es");
-        else
-            snprintf(why, sizeof why, "%d trace%s incomplete: recording stopped early (see above)", incomplete,
-                     incomplete == 1 ? " is" : "s are");
-        fprintf(stderr, "hatrace: %s (the command %s %d); exit status %d\n", why,
-                WIFSIGNALED(status) ? "was killed by signal" : "exited with",
-                WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status), CLI_RECORD_UNTRACED);
-        return CLI_RECORD_UNTRACED;
+    return record_status(status, untraced, incomplete, cmd[0]);
+}
+
+int cmd_record(int argc, char **argv)
+{
+    record_args a;
+    int rc = parse_args(argc, argv, &a);
+    if (rc != RECORD_GO) return rc;
+    char **cmd = argv + optind;
+    if (check_output_dir(getenv("HATRACE_OUTPUT")) || keep_existing(getenv("HATRACE_OUTPUT"), a.force)) return CLI_FAIL;
+
+    char lib[PATH_MAX];
+    if (find_library(lib, sizeof lib) < 0) return CLI_FAIL;
+    char *preload = preload_value(lib);
+    if (!preload) return CLI_FAIL;
+    char report_path[PATH_MAX];
+    if (make_report_file(report_path)) {
+        free(preload);
+        return CLI_FAIL;
     }
-    if (WIFSIGNALED(status)) {
-        fprintf(stderr, "hatrace: %s killed by signal %d\n", cmd[0], WTERMSIG(status));
-        return 128 + WTERMSIG(status);
-    }
-    return WEXITSTATUS(status);
+    setenv("HATRACE_REPORT", report_path, 1);
+    if (a.attach_pid) return record_window(a.attach_pid, a.seconds, lib, report_path);
+    return run_command(cmd, preload, report_path);
 }

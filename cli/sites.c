@@ -9,23 +9,13 @@
 #include "addrmap.h"
 #include "cli_util.h"
 #include "frames_text.h"
-#include "overtime.h"
+#include "overtime_print.h"
 #include "sitecount.h"
-#include "sitegroups.h"
+#include "folded.h"
+#include "sitegroups_print.h"
 #include "sites.h"
 
 typedef sitecount sites;  /* the figures this file prints */
-
-static int sort_key;
-static uint64_t key_of(const site *s) { return sites_key(s, sort_key); }
-static int cmp_site(const void *a, const void *b)
-{
-    const site *x = a, *y = b;
-    uint64_t kx = key_of(x), ky = key_of(y);
-    if (kx != ky) return kx > ky ? -1 : 1;
-    return x->stack < y->stack ? -1 : x->stack > y->stack;
-}
-
 
 #define U(x) ((unsigned long long)(x))
 
@@ -158,99 +148,21 @@ static int print_json(hatf_buf *o, const sites *st, frames *fr, const char *path
     return rc;
 }
 
-/* One folded line per distinct chain of nodes: stacks whose frames differ
- * only in offsets within the same functions add up. */
-typedef struct folded { char *chain; uint64_t value; } folded;
-
-static int cmp_folded(const void *a, const void *b)
+static int print_folded(hatf_buf *o, const sites *st, frames *fr, size_t shown, int sort)
 {
-    return strcmp(((const folded *)a)->chain, ((const folded *)b)->chain);
-}
-
-/* Append a node to a folded chain, after a ';' unless it is the first. */
-static void chain_add(hatf_buf *line, const char *node)
-{
-    if (line->len) hatf_buf_append(line, ";", 1);
-    hatf_buf_append(line, node, strlen(node));
-}
-
-char *sites_chain(frames *fr, uint64_t stack)
-{
-    size_t depth = fr->r ? hatf_reader_stack_depth(fr->r) : 0;
-    hatf_buf line;
-    hatf_buf_init(&line);
-    char node[1024];
-    const uint64_t *f;
-    size_t n = sites_stack(fr->r, stack, &f);
-    if (!n) chain_add(&line, stack ? "(stack not in the trace)" : "(no stack)");
-    else if (n >= depth && depth) chain_add(&line, SITES_TRUNCATED);  /* its root is not the real one */
-    for (size_t k = n; k-- > 0;) {  /* outermost first */
-        frames_node(fr, f[k], node, sizeof node);
-        chain_add(&line, node);
-        const srcline *in;
-        for (size_t j = frames_inlined(fr, f[k], &in); j-- > 0;) {  /* then what it inlined, outermost first */
-            frames_inlined_node(fr, &in[j], node, sizeof node);
-            chain_add(&line, node);
-        }
-    }
-    hatf_buf_append(&line, "", 1);
-    char *chain = line.failed ? NULL : strdup((const char *)line.p);
-    hatf_buf_free(&line);
-    return chain;
-}
-
-static int print_folded(hatf_buf *o, const sites *st, frames *fr, size_t shown)
-{
-    folded *v = calloc(shown ? shown : 1, sizeof *v);
-    size_t nv = 0;
-    int rc = v ? 0 : -1;
-    for (size_t i = 0; i < shown && !rc; i++) {
-        const site *s = &st->v[i];
-        uint64_t value = key_of(s);
-        if (!value) continue;  /* nothing to draw */
-        if (!(v[nv].chain = sites_chain(fr, s->stack))) { rc = -1; break; }
-        v[nv++].value = value;
-    }
-    if (!rc && nv) qsort(v, nv, sizeof *v, cmp_folded);
-    for (size_t i = 0; !rc && i < nv;) {
-        size_t j = i;
-        uint64_t sum = 0;
-        for (; j < nv && !strcmp(v[j].chain, v[i].chain); j++) sum += v[j].value;
-        cli_put(o, "%s %llu\n", v[i].chain, U(sum));
-        i = j;
-    }
-    for (size_t i = 0; i < nv; i++) free(v[i].chain);
-    free(v);
+    folded_set fs;
+    int rc = folded_sorted(&fs, st->v, shown, fr, sort);
+    for (size_t i = 0; !rc && i < fs.n; i++) cli_put(o, "%s %llu\n", fs.v[i].chain, U(fs.v[i].value[0]));
+    folded_free(&fs);
     return rc;
 }
 
 /* ---- the folded chains with every figure at once (hatrace report) ---------
- * The sites among the first top by any figure (all when top is 0), their
- * chains as --folded makes them (sites_chain: a chain cut at the recording's
- * stack depth starts with SITES_TRUNCATED); equal chains add up. JSON:
- * {"figures": [...], "sites", "shown", "totals": [per figure, over all
- * sites], "cut_depth": the recording's depth (0: the trace does not say),
- * "names": [node names], "chains": [[cut, [name numbers, outermost first],
- * [per figure]], ...]}. */
-#define NFIG (SITES_SORT_TEMPORARY + 1)
-static const char *const figure_names[NFIG] = { "calls", "bytes", "peak", "at_peak", "leaked", "temporary" };
-
-typedef struct fchain { char *chain; uint64_t value[NFIG]; int cut; } fchain;
-
-static int cmp_fchain(const void *a, const void *b)
-{
-    return strcmp(((const fchain *)a)->chain, ((const fchain *)b)->chain);
-}
-
-static const site *rank_v;
-static int rank_key;
-static int cmp_rank(const void *a, const void *b)
-{
-    const site *x = &rank_v[*(const size_t *)a], *y = &rank_v[*(const size_t *)b];
-    uint64_t kx = sites_key(x, rank_key), ky = sites_key(y, rank_key);
-    if (kx != ky) return kx > ky ? -1 : 1;
-    return x->stack < y->stack ? -1 : x->stack > y->stack;
-}
+ * folded_all's chains. JSON: {"figures": [...], "sites", "shown", "totals":
+ * [per figure, over all sites], "cut_depth": the recording's depth (0: the
+ * trace does not say), "names": [node names], "chains": [[cut, [name numbers,
+ * outermost first], [per figure]], ...]}. */
+static const char *const figure_names[FOLDED_NFIG] = { "calls", "bytes", "peak", "at_peak", "leaked", "temporary" };
 
 /* Write chain's nodes as numbers into names (a node -> number map by hash, names in order). */
 static int put_chain_nodes(hatf_buf *o, hatf_buf *names, addrmap *index, size_t *nnames, char *chain)
@@ -275,65 +187,30 @@ static int put_chain_nodes(hatf_buf *o, hatf_buf *names, addrmap *index, size_t 
 
 static int print_folded_json(hatf_buf *o, const sites *st, frames *fr, uint64_t top)
 {
-    size_t n = st->n, nv = 0, shown = 0, nnames = 0, depth = fr->r ? hatf_reader_stack_depth(fr->r) : 0;
-    size_t *idx = malloc((n ? n : 1) * sizeof *idx);
-    unsigned char *mark = calloc(n ? n : 1, 1);
-    fchain *v = calloc(n ? n : 1, sizeof *v);
-    uint64_t totals[NFIG] = { 0 };
+    folded_set fs;
+    size_t nnames = 0;
     hatf_buf names;
     addrmap index;
     hatf_buf_init(&names);
     memset(&index, 0, sizeof index);
-    int rc = idx && mark && v && !addrmap_init(&index) ? 0 : -1;
-    for (size_t i = 0; i < n && !rc; i++) {
-        for (int fig = 0; fig < NFIG; fig++) totals[fig] += sites_key(&st->v[i], fig);
-        idx[i] = i;
-        mark[i] = !top || n <= top;
-    }
-    for (int fig = 0; fig < NFIG && !rc && top && n > top; fig++) {
-        rank_v = st->v, rank_key = fig;
-        qsort(idx, n, sizeof *idx, cmp_rank);
-        for (size_t i = 0; i < top; i++) mark[idx[i]] = 1;
-    }
-    for (size_t i = 0; i < n && !rc; i++) {
-        if (!mark[i]) continue;
-        shown++;
-        const site *s = &st->v[i];
-        int any = 0;
-        for (int fig = 0; fig < NFIG; fig++) any |= (v[nv].value[fig] = sites_key(s, fig)) != 0;
-        if (!any) continue;
-        const uint64_t *f;
-        size_t k = sites_stack(fr->r, s->stack, &f);
-        v[nv].cut = depth && k >= depth;  /* as sites_chain marks it */
-        if (!(v[nv].chain = sites_chain(fr, s->stack))) { rc = -1; break; }
-        nv++;
-    }
-    if (!rc && nv) qsort(v, nv, sizeof *v, cmp_fchain);
+    int rc = folded_all(&fs, st->v, st->n, fr, top) || addrmap_init(&index) ? -1 : 0;
     cli_put(o, "{\"figures\": [");
-    for (int fig = 0; fig < NFIG; fig++) cli_put(o, "%s\"%s\"", fig ? ", " : "", figure_names[fig]);
-    cli_put(o, "], \"sites\": %zu, \"shown\": %zu, \"cut_depth\": %zu, \"totals\": [", n, shown, depth);
-    for (int fig = 0; fig < NFIG; fig++) cli_put(o, "%s%llu", fig ? ", " : "", U(totals[fig]));
+    for (int fig = 0; fig < FOLDED_NFIG; fig++) cli_put(o, "%s\"%s\"", fig ? ", " : "", figure_names[fig]);
+    cli_put(o, "], \"sites\": %zu, \"shown\": %zu, \"cut_depth\": %zu, \"totals\": [", st->n, fs.shown, fs.depth);
+    for (int fig = 0; fig < FOLDED_NFIG; fig++) cli_put(o, "%s%llu", fig ? ", " : "", U(fs.totals[fig]));
     cli_put(o, "], \"chains\": [");
-    for (size_t i = 0, out = 0; !rc && i < nv; out++) {
-        size_t j = i;
-        uint64_t sum[NFIG] = { 0 };
-        for (; j < nv && !strcmp(v[j].chain, v[i].chain); j++)
-            for (int fig = 0; fig < NFIG; fig++) sum[fig] += v[j].value[fig];
-        cli_put(o, "%s\n  [%d, [", out ? "," : "", v[i].cut);
-        rc = put_chain_nodes(o, &names, &index, &nnames, v[i].chain);
+    for (size_t i = 0; !rc && i < fs.n; i++) {
+        cli_put(o, "%s\n  [%d, [", i ? "," : "", fs.v[i].cut);
+        rc = put_chain_nodes(o, &names, &index, &nnames, fs.v[i].chain);
         cli_put(o, "], [");
-        for (int fig = 0; fig < NFIG; fig++) cli_put(o, "%s%llu", fig ? ", " : "", U(sum[fig]));
+        for (int fig = 0; fig < FOLDED_NFIG; fig++) cli_put(o, "%s%llu", fig ? ", " : "", U(fs.v[i].value[fig]));
         cli_put(o, "]]");
-        i = j;
     }
     cli_put(o, "\n], \"names\": [");
     hatf_buf_append(o, names.p, names.len);
     cli_put(o, "]}\n");
     if (names.failed) rc = -1;
-    for (size_t i = 0; v && i < nv; i++) free(v[i].chain);
-    free(v);
-    free(idx);
-    free(mark);
+    folded_free(&fs);
     addrmap_free(&index);
     hatf_buf_free(&names);
     return rc;
@@ -399,18 +276,13 @@ struct sites_pass {
 
 void sites_pass_overtime(sites_pass *p, hatf_source *src, const char *path, uint64_t points, overtime *ot)
 {
-    sites *st = &p->st;
-    timeline_finish(st->by_time, points);
-    timeline_finish(st->by_record, points);
-    /* a trace without times (all equal) is drawn by record number */
-    int by_records = st->by_time->last_x == st->by_time->x0 && st->by_record->last_x > st->by_record->x0;
-    *ot = (overtime){ .tl = by_records ? st->by_record : st->by_time, .by_records = by_records,
-                      .max_live_bytes = st->max_live_bytes, .peak_x = by_records ? st->peak_record : st->peak_time,
-                      .path = path };
-    cli_time_unit(src, &ot->num, &ot->den);
+    uint64_t num, den;
+    const hatf_resident *res = NULL;
+    size_t nres = 0;
+    cli_time_unit(src, &num, &den);
     hatf_reader *rd = hatf_source_tables(src);
-    if (rd) ot->nres = hatf_reader_resident(rd, &ot->res);
-    if (!st->peak_no) ot->peak_x = ot->tl->x0;  /* nothing was ever live */
+    if (rd) nres = hatf_reader_resident(rd, &res);
+    overtime_make(ot, &p->st, points, path, num, den, res, nres);
 }
 
 /* The heap over time (the timelines were fed): as a table, JSON or massif.
@@ -562,8 +434,7 @@ int sites_pass_print(sites_pass *p, hatf_source *src, const char *path, const si
         if (!st->by_time) return -1;
         return print_over_time(o, p, src, path, opt);
     }
-    sort_key = opt->sort;
-    if (st->n) qsort(st->v, st->n, sizeof *st->v, cmp_site);
+    sites_sort(st->v, st->n, opt->sort);
     size_t shown = opt->top && opt->top < st->n ? (size_t)opt->top : st->n;
     sitegroups_head head = { path, st->records, st->stacked, st->tmp.count, st->max_live_bytes };
     if (opt->form == SITES_FOLDED_JSON) return print_folded_json(o, st, &p->fr, opt->top);
@@ -574,7 +445,7 @@ int sites_pass_print(sites_pass *p, hatf_source *src, const char *path, const si
         if (opt->supp && suppress_said(opt->supp)) suppress_print(o, opt->supp, 0);
         return 0;
     }
-    return print_folded(o, st, &p->fr, shown);
+    return print_folded(o, st, &p->fr, shown, opt->sort);
 }
 
 int sites_report(hatf_source *src, const char *path, const sites_opts *opt)

@@ -14,7 +14,7 @@
 #include "sitecount.h"
 #include "sites_opts.h"
 
-/* The sites of a trace, for comparing two (sitediff.c). */
+/* The sites of a trace, for comparing two (sitediff_print.c). */
 typedef struct sites_list {
     hatf_source *src;     /* open: the frames' names come from it */
     frames fr;
@@ -32,11 +32,6 @@ void sites_list_free(sites_list *l);
 /* Say on stderr that the trace at path has no call stacks, and to record
  * them (a site report of it has one site, "(no stack)"). */
 void sites_say_no_stacks(const char *path);
-
-/* A site's call chain as --folded writes it: frames by name, outermost first,
- * ';' between them, a chain cut at the recording's depth starting with
- * SITES_TRUNCATED. @return a string to free, or NULL out of memory. */
-char *sites_chain(frames *fr, uint64_t stack);
 
 /* Read every event of src and print its allocation sites, or the heap over
  * time (with the sites' call trees at the peak and the end), as o asks.

@@ -8,7 +8,7 @@
 #include "cli_util.h"
 #include "commands.h"
 #include "follow.h"
-#include "sitediff.h"
+#include "sitediff_print.h"
 #include "sites.h"
 #include "stats_many.h"
 #include "stats_print.h"

@@ -6,7 +6,7 @@
     df = t.to_pandas()                    # one row per event, in global time order
     a = t.events()                        # the same as a NumPy structured array
     hatrace.figures(df)                   # records, allocs, max_live_bytes, ... of the rows, as stats'
-    t.stats()                             # what `hatrace stats --json` says, parsed
+    t.stats()                             # what `hatrace stats --json` says, parsed (libhatanalyze)
 
 The events are decoded by libhatf (libhatf.so, through ctypes) in batches of
 columns (hatf_source_read_columns); the columns are those of

@@ -10,7 +10,7 @@ from pathlib import Path
 # The oldest libhatf with hatf_source_read_columns (include/hatf_source.h).
 MIN_VERSION = 200  # 0.2.0
 # The libhatanalyze API the package calls (HATAN_API_VERSION, analyze/hatan_api.h).
-MIN_ANALYZE_API = 1
+MIN_ANALYZE_API = 2
 
 _HERE = Path(__file__).resolve().parent
 # In a checkout, python/hatrace/ sits two levels below the repository.
@@ -164,6 +164,9 @@ def _declare_analyze(lib):
         "hatan_frames_open": (vp, [cp, ctypes.c_int, ctypes.c_int, ctypes.POINTER(Err)]),
         "hatan_frames_next": (ctypes.c_int, [vp, ctypes.POINTER(Frame)]),
         "hatan_frames_close": (None, [vp]),
+        "hatan_stats_json": (ctypes.c_int, [cp, ctypes.c_int, ctypes.c_int, ctypes.c_uint,
+                                            ctypes.POINTER(ctypes.c_char_p), ctypes.POINTER(Err)]),
+        "hatan_free": (None, [vp]),
     }
     for name, (res, args) in sig.items():
         f = getattr(lib, name)

@@ -383,10 +383,23 @@ class Trace:
         return list(self._threads)
 
     def stats(self, *args):
-        """What `hatrace stats --json` prints for this trace, parsed (the
-        command's figures, computed by the command itself; args are passed
-        before the file, e.g. "--sites"). Exit 3 (a damaged trace, read as far
-        as it goes) is not an error."""
+        """What `hatrace stats --json` prints for this trace, parsed: without
+        args, every figure computed by libhatanalyze (hatan_stats_json: the
+        code and the JSON text of the command's own, a damaged trace read as
+        far as it goes, as the command does without --strict); with args
+        (passed before the file, e.g. "--sites"), by the command itself, whose
+        exit 3 (a damaged trace, read as far as it goes) is not an error."""
+        if not args:
+            an = _lib.analyze()
+            err = Err()
+            text = ctypes.c_char_p()
+            if an.hatan_stats_json(os.fsencode(self.path), _lib.FORMATS[self.format], 1, 0, ctypes.byref(text),
+                                   ctypes.byref(err)) < 0:
+                raise HatraceError(self.path, err)
+            try:
+                return json.loads(text.value.decode("utf-8", "surrogateescape"))
+            finally:
+                an.hatan_free(text)
         cmd = [_lib.hatrace_command(), "stats", "--json", "--from", self.format] + list(args) + [self.path]
         p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         if p.returncode not in (0, 3):

@@ -3,7 +3,8 @@
 # (reusing the built tree $BUILD), then examples/count_events.c compiled
 # against it with pkg-config, once shared (libhatf.so, found through
 # LD_LIBRARY_PATH) and once static (libhatf.a), counts as many events as
-# `hatrace stats` reports records. libhatf.so exports only hatf_* names and
+# `hatrace stats` reports records; a program built with pkg-config's
+# hatanalyze gets stats' records and peak from libhatanalyze. libhatf.so exports only hatf_* names and
 # carries its soname; uninstall leaves nothing behind.
 # Skipped (77) when pkg-config or a C compiler is missing.
 set -u
@@ -73,8 +74,31 @@ readelf -d "$W/count_static" | grep -q 'NEEDED.*libhatf' && fail "static build n
 got=$("$W/count_static" "$W/t.hatf") || fail "count_static failed"
 [ "$got" = "$want" ] || fail "static: $got events, stats says $want records"
 
+# (c) libhatanalyze through its pkg-config name: its figures of the trace
+# are stats' (the records, the peak)
+[ "$("$PKG_CONFIG" --modversion hatanalyze)" = "$ver" ] || fail "hatanalyze.pc version $("$PKG_CONFIG" --modversion hatanalyze)"
+cat >"$W/figures.c" <<'C'
+#include <stdio.h>
+#include <hatan_api.h>
+int main(int argc, char **argv)
+{
+    hatan_figures f;
+    hatf_err err;
+    if (argc < 2 || hatan_stats_file(argv[1], HATF_FMT_AUTO, 1, 1, &f, &err) < 0) return 1;
+    printf("%llu %llu\n", (unsigned long long)f.records, (unsigned long long)f.max_live_bytes);
+    return 0;
+}
+C
+# shellcheck disable=SC2046  # pkg-config's flags are meant to split
+"$CC" -Wall -Wextra -Werror -o "$W/figures" "$W/figures.c" $("$PKG_CONFIG" --cflags --libs hatanalyze) \
+  2>"$W/cc.err" || fail "hatanalyze build: $(cat "$W/cc.err")"
+readelf -d "$W/figures" | grep -q "NEEDED.*\[libhatanalyze\.so\.$major\]" || fail "does not need libhatanalyze.so.$major"
+peak=$("$HATRACE" stats --json "$W/t.hatf" | sed -n 's/^ *"max_live_bytes": *\([0-9]*\),*$/\1/p')
+got=$(LD_LIBRARY_PATH=$P/lib "$W/figures" "$W/t.hatf") || fail "figures failed"
+[ "$got" = "$want $peak" ] || fail "libhatanalyze: '$got', stats says '$want $peak'"
+
 # uninstall: nothing of ours is left (the folders stay)
 make -s uninstall PREFIX="$P" B="$BUILD" >/dev/null 2>&1 || fail "make uninstall"
 left=$(find "$P" ! -type d)
 [ -z "$left" ] || fail "left after uninstall: $(tr '\n' ' ' <<<"$left")"
-echo "ok: $want events, shared and static, libhatf $ver"
+echo "ok: $want events, shared and static, libhatf $ver; libhatanalyze by pkg-config"

@@ -3,8 +3,9 @@
  * golden input: failed calls, heap destroys, double frees, comments), and
  * those of a selection of the rows are the figures of those events alone;
  * bad columns are refused; the stacks' frames come in stack order with the
- * stored names. */
+ * stored names; hatan_stats_json gives stats --json's text (its golden). */
 #include <glob.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -107,11 +108,33 @@ static void test_frames(void)
     CU_ASSERT_EQUAL(hatan_api_version(), HATAN_API_VERSION);
 }
 
+/* The golden of stats --json --from text ../inputs/basic.txt (run from its folder). */
+static void test_stats_json(void)
+{
+    hatf_err err;
+    char *json = NULL, want[4096];
+    CU_ASSERT_EQUAL_FATAL(hatan_stats_json("tests/golden/inputs/basic.txt", HATF_FMT_TEXT, 1, 1, &json, &err), 0);
+    FILE *f = fopen("tests/golden/text-stats-json/expected", "r");
+    CU_ASSERT_FATAL(f != NULL);
+    size_t n = fread(want, 1, sizeof want - 1, f);
+    fclose(f);
+    want[n] = 0;
+    const char *name = "\"file\": \"tests/golden/inputs/basic.txt\"", *golden = "\"file\": \"../inputs/basic.txt\"";
+    char *at = strstr(want, golden);
+    CU_ASSERT_FATAL(at != NULL && strstr(json, name) != NULL);
+    CU_ASSERT_STRING_EQUAL(strstr(json, name) + strlen(name), at + strlen(golden));  /* after the name */
+    CU_ASSERT_EQUAL(strncmp(json, want, (size_t)(at - want)), 0);                      /* before it */
+    hatan_free(json);
+    CU_ASSERT(hatan_stats_json("tests/golden/inputs/no-such-file", HATF_FMT_TEXT, 1, 1, &json, &err) < 0);
+    CU_ASSERT(json == NULL);
+}
+
 static CU_TestInfo tests[] = {
     { "a file's figures are its rows'", test_file_equals_rows },
     { "a selection of rows", test_selection },
     { "bad columns refused", test_bad_columns },
     { "the stacks' frames", test_frames },
+    { "stats --json's text", test_stats_json },
     CU_TEST_INFO_NULL,
 };
 CU_SuiteInfo ut_suites[] = { { .pName = "hatan_api", .pTests = tests }, CU_SUITE_INFO_NULL };

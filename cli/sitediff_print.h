@@ -1,10 +1,10 @@
-/* sitediff.h — hatrace stats --diff OLD NEW (cli/sitediff.c): per allocation
- * site, matched by call chain (--by stack) or place (--by function, line),
+/* sitediff_print.h — hatrace stats --diff OLD NEW (cli/sitediff_print.c),
+ * analyze/sitediff.h's figures printed: per allocation site, matched by call chain (--by stack) or place (--by function, line),
  * the change in calls, bytes, bytes held at the heap's peak, leaked bytes and
  * temporary allocations, sorted by the largest absolute change of the --sort
  * figure. */
-#ifndef HATRACE_CLI_SITEDIFF_H
-#define HATRACE_CLI_SITEDIFF_H
+#ifndef HATRACE_CLI_SITEDIFF_PRINT_H
+#define HATRACE_CLI_SITEDIFF_PRINT_H
 
 #include "sites.h"
 
