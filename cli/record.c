@@ -547,7 +547,10 @@ int cmd_record(int argc, char **argv)
     }
     close(fd);
     setenv("HATRACE_REPORT", report_path, 1);
-    if (attach_pid) return record_window(attach_pid, seconds, lib, report_path);
+    if (attach_pid) {  /* the library is injected (cli/inject.c), not preloaded */
+        free(preload);
+        return record_window(attach_pid, seconds, lib, report_path);
+    }
 
     pid_t pid = fork();
     if (pid < 0) {
