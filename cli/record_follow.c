@@ -235,8 +235,9 @@ static void finish_all(record_follow *f)
 }
 
 /* a follower left running still uses its f to the process's end: held here,
- * so that it is kept, not leaked (LeakSanitizer) */
-static record_follow *left_behind;
+ * so that it is kept, not leaked (LeakSanitizer; volatile: a store never read
+ * is otherwise dropped by the compiler) */
+static record_follow *volatile left_behind;
 
 int record_follow_finish(record_follow *f)
 {
