@@ -643,6 +643,9 @@ int cmd_record(int argc, char **argv)
         return CLI_FAIL;
     }
     setenv("HATRACE_REPORT", report_path, 1);
-    if (a.attach_pid) return record_window(a.attach_pid, a.seconds, lib, report_path);
+    if (a.attach_pid) {  /* the library is injected (cli/inject.c), not preloaded */
+        free(preload);
+        return record_window(a.attach_pid, a.seconds, lib, report_path);
+    }
     return run_command(cmd, preload, report_path);
 }

@@ -234,12 +234,18 @@ static void finish_all(record_follow *f)
     }
 }
 
+/* a follower left running still uses its f to the process's end: held here,
+ * so that it is kept, not leaked (LeakSanitizer; volatile: a store never read
+ * is otherwise dropped by the compiler) */
+static record_follow *volatile left_behind;
+
 int record_follow_finish(record_follow *f)
 {
     if (!f || !f->running) return -1;
     f->running = 0;
     if (!wait_parked(f)) {
         pthread_detach(f->thread);
+        left_behind = f;
         return -1;
     }
     pthread_join(f->thread, NULL);

@@ -297,8 +297,11 @@ int cmd_stats(int argc, char **argv)
                                 .lines = 1, .points = 50 } };
     stats_args *a = &args;
     int rc, stop = 0;
-    if ((rc = parse_args(argc, argv, a, &stop)) || stop) return rc;
-    if ((rc = check_args(argc, argv, a, &stop)) || stop) return rc;
+    if (!(rc = parse_args(argc, argv, a, &stop)) && !stop) rc = check_args(argc, argv, a, &stop);
+    if (rc || stop) {  /* a usage error may come after --suppress */
+        free(a->supp_files);
+        return rc;
+    }
     if (a->diff) {
         if (argc - optind != 2) return cli_usage("stats", "--diff takes two traces, OLD and NEW");
         a->so.from = a->fmt;

@@ -789,7 +789,7 @@ static void model_release(hatf_cursor *c)
     hatf_amodel_free(c->am);
     free(c->am);
     c->am = NULL;
-    if (!c->worker) c->r->models--;
+    if (!c->worker) __atomic_fetch_sub(&c->r->models, 1, __ATOMIC_RELAXED);
 }
 
 /* Give back what the cursor's groups needed (hatf_cursor_init). */
@@ -1006,7 +1006,10 @@ static int decode_batch(hatf_cursor *c)
         if (c->lp && (kt = leads_run(c, e, k)) < k) k = kt, where = HATF_BAD_LEADS;
     }
     c->left -= k;
-    if (!c->left && c->r->models > HATF_MODELS_KEEP) model_release(c);  /* its group is decoded */
+    /* decoder threads read the count while the merge's thread moves it: relaxed
+     * atomics (a count a step stale only gives a model back a group later) */
+    if (!c->left && __atomic_load_n(&c->r->models, __ATOMIC_RELAXED) > HATF_MODELS_KEEP)
+        model_release(c);  /* its group is decoded */
     if (k < n) {
         if (k == 0) return cursor_bad(c, HATF_E_CORRUPT, where);
         c->pend = HATF_E_CORRUPT;
@@ -1161,7 +1164,7 @@ int hatf_cursor_fill_(hatf_cursor *c)
         else if (hatf_acode_is_fast(g->ah.coding)) objects = 0;  /* no model */
         if (!c->am && (c->am = malloc(sizeof *c->am))) {
             hatf_amodel_init(c->am, 0);
-            if (!c->worker) c->r->models++;
+            if (!c->worker) __atomic_fetch_add(&c->r->models, 1, __ATOMIC_RELAXED);
         }
         if (!c->dec) c->dec = malloc(sizeof *c->dec);
         if (!c->am || !c->dec || hatf_amodel_reset(c->am, objects, g->ah.coding) != 0)

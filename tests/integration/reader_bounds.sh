@@ -19,9 +19,10 @@ fail() { echo "FAIL: $*"; fails=$((fails+1)); }
 bounded() {
   local name=$1 want=$2; shift 2
   (if [ -z "${SANITIZE:-}" ] && [ -z "${NO_VLIMIT:-}" ]; then ulimit -v 1048576; fi
-   exec /usr/bin/time -f '%e %M' -o "$W/time" timeout 20 "$@") >"$W/out" 2>"$W/err"; local st=$?
-  read -r secs kb < <(tail -1 "$W/time")
-  echo "$name: exit $st, ${secs:-?} s, ${kb:-?} KB"
+   exec /usr/bin/time -f '%e %U %S %M' -o "$W/time" timeout 20 "$@") >"$W/out" 2>"$W/err"; local st=$?
+  read -r secs usr sys kb < <(tail -1 "$W/time")
+  # the CPU time too: on a loaded machine the wall time is mostly waiting
+  echo "$name: exit $st, ${secs:-?} s (cpu ${usr:-?} + ${sys:-?} s), ${kb:-?} KB"
   # a sanitizer's report (make check-sanitizers) is a failure, whatever the exit
   if grep -aqE '^(==[0-9]+==ERROR|.*runtime error:)' "$W/err"; then cat "$W/err"; fail "$name: sanitizer report"; return 1; fi
   [ "$st" -eq 124 ] && { fail "$name: past 20 s"; return 1; }
