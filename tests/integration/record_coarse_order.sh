@@ -26,11 +26,13 @@ done
 "$HATRACE" stats "$W/r10000000.1.hatf" >"$W/stats10.txt" || fail "stats"
 grep -q "^duration .* units of 1000/1 ns" "$W/stats10.txt" || fail "the unit is not 1 us: $(grep '^duration' "$W/stats10.txt")"
 # some events keep a 1 us time (a thread's events after one inherit it), and few
-# start a new time in their thread (about 1 %; 3 % at 1 us)
+# start a new time in their thread (1-2.5 % here, by how the threads happened to
+# interleave, about 3 % at the default 1 us: on this program the coarse unit
+# saves little, docs/format-container.md): under 10 %, a bound of no speed
 "$HATRACE" dump "$W/r10000000.1.hatf" | awk '!/^#/ { all++; if (last[$2] != $1) { runs++; last[$2] = $1 } if ($1 % 10000) fine++ }
   END { printf "events at a time finer than 10 ms: %d; starting a new time in their thread: %d of %d\n", fine, runs, all
-        exit !(fine > 0 && runs * 50 < all) }' ||
-  fail "expected some events at a 1 us time, and under 2 % starting a new time"
+        exit !(fine > 0 && runs * 10 < all) }' ||
+  fail "expected some events at a 1 us time, and under 10 % starting a new time"
 # a default trace converted to 10 ms: clean, and the same peak
 "$HATRACE" record -o "$W/fine.hatf" -- "$prog" >/dev/null 2>"$W/record.err" || fail "record: $(cat "$W/record.err")"
 "$HATRACE" convert --time-res 10000000 "$W/fine.hatf" -o "$W/conv.hatf" || fail "convert --time-res"
