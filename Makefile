@@ -151,6 +151,15 @@ PRELOAD_SO := $(if $(PRELOAD_SRC),$(B)/libhatrace.so)
 HAVE_UNWIND := $(if $(wildcard /usr/include/libunwind.h /usr/include/*/libunwind.h),y)
 PRELOAD_LIBS := $(LIBS) $(if $(HAVE_UNWIND),-lunwind)
 REQ_CFLAGS += $(if $(HAVE_UNWIND),-DHT_HAVE_LIBUNWIND)
+# zstd and xxhash go into libhatrace.so from Debian's static archives (their
+# symbols kept local): two libraries fewer for the loader to find, map and
+# relocate in every process recorded (docs/recorder.md, "Start and exit").
+# Without the archives, the shared libraries as before.
+static_a = $(filter /%,$(shell $(CC) -print-file-name=lib$(1).a))
+PRELOAD_STATIC := $(if $(and $(call static_a,zstd),$(call static_a,xxhash)),y)
+PRELOAD_STATIC_LIBS := -Wl,--exclude-libs,ALL -Wl,-Bstatic -lzstd -lxxhash -Wl,-Bdynamic \
+    $(filter-out -lzstd -lxxhash,$(PRELOAD_LIBS))
+PRELOAD_SO_LIBS := $(if $(PRELOAD_STATIC),$(PRELOAD_STATIC_LIBS),$(PRELOAD_LIBS))
 # libhatrace.so is loaded into ordinary programs, which a sanitizer runtime in
 # it would kill: under SANITIZE it is built from objects of its own, in
 # $(B)/obj-so, without the sanitizer; everything else is sanitized.
@@ -271,7 +280,7 @@ $(B)/libhatanalyze.so: $(B)/$(HATAN_SO_REAL)
 $(B)/libhatrace.so: $(SO_INPUT) preload/exports.map
 	@$(if $(Q),echo '  LD      $@')
 	$(Q)$(CC) -shared $(CFLAGS) -Wl,--version-script=preload/exports.map -Wl,-z,now \
-	    -o $@ $(SO_INPUT) $(PRELOAD_LIBS) $(LDFLAGS)
+	    -o $@ $(SO_INPUT) $(PRELOAD_SO_LIBS) $(LDFLAGS)
 
 # hatrace report's page. Without node and npm the page is left empty and
 # `hatrace report` says so (scripts/install-deps.sh installs them).
