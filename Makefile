@@ -116,7 +116,10 @@ HATF_SO_REAL := libhatf.so.$(HATF_VERSION)
 # libhatf.so's own dependencies (no -ldl: the library does not load anything)
 HATF_SO_LIBS := -lzstd -lxxhash -lpthread -lm
 
-HATF_SRC := $(wildcard hatf/*.c)
+# in the order of their names, as when hatf/ was one folder: the objects'
+# order, and so the code's layout in the libraries, stays what it was
+HATF_ALL := $(wildcard hatf/*.c hatf/*/*.c)
+HATF_SRC := $(foreach n,$(sort $(notdir $(HATF_ALL))),$(filter %/$(n),$(HATF_ALL)))
 ANALYZE_SRC := $(wildcard analyze/*.c)
 REPLAY_SRC := $(wildcard replay/*.c)
 PRELOAD_SRC := $(wildcard preload/*.c)
@@ -183,7 +186,7 @@ $(B)/.flags: FORCE
 #   bench/         include/ analyze/ hatf/ (format benchmarks read chunk headers and
 #                  the HATF 1.0 coder's state)
 # (make print-INC_hatf ... : tests/integration/cross_aarch64.sh reads them)
-INC_hatf := -Iinclude
+INC_hatf := -Iinclude -Ihatf
 INC_analyze := -Iinclude
 INC_preload := -Iinclude
 INC_replay := -Iinclude -Ianalyze
