@@ -79,9 +79,12 @@ long ht_drain_merged(void)
             else if (t < t2) t2 = t;
         }
         if (first == n || t1 > now) break;
+        /* no progress (nothing written, tail unmoved): the rest one after the
+         * other. Written events count as progress: a dead ring drained to its
+         * end is reclaimed, its tail reset, which may be the tail it had */
         uint64_t tail = atomic_load_explicit(&rings[first]->tail, memory_order_relaxed);
         long k = ht_drain_ring_upto(rings[first], t2 < now ? t2 : now);
-        if (k < 0 || atomic_load_explicit(&rings[first]->tail, memory_order_relaxed) == tail) {
+        if (k < 0 || (k == 0 && atomic_load_explicit(&rings[first]->tail, memory_order_relaxed) == tail)) {
             for (size_t i = 0; i < n; i++) total += ht_drain_ring_upto(rings[i], now);
             break;
         }
