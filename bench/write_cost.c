@@ -307,6 +307,12 @@ int main(int argc, char **argv)
                 printf("groups encoded by the helper %llu, by the writer %llu\n", (unsigned long long)a,
                        (unsigned long long)b);
             }
+            if (run == runs - 1 && o.time_res_ns > HATF_ORDER_RES_NS) {  /* the order kept (container_order.h) */
+                uint64_t ev, marked, late;
+                hatf_writer_order_counts_(w, &ev, &marked, &late);
+                printf("order: %llu events, %llu at a 1 us time, %llu given late\n", (unsigned long long)ev,
+                       (unsigned long long)marked, (unsigned long long)late);
+            }
             if (hatf_writer_close(w, &c, &err)) die("close", err.msg);
         } else {
             close(fd);
