@@ -75,11 +75,17 @@ long ht_drain_merged(void)
         for (ht_ring *s = atomic_load(&ht_rings); s; s = s->next) total += ht_drain_ring_upto(s, now);
         n = 0;
     }
+    /* each ring's oldest, kept between steps: a step drains one ring, the
+     * others' oldest events stay theirs (only a ring seen empty is looked at
+     * again, its thread may have published since), so a step reads the
+     * rings' heads, written by their threads all the time, once or not */
+    uint64_t old[MAX_RINGS];
+    for (size_t i = 0; i < n; i++) old[i] = oldest(rings[i]);
     for (;;) {
         size_t first = n;
         uint64_t t1 = UINT64_MAX, t2 = UINT64_MAX;  /* the oldest event, and the oldest of the other rings */
         for (size_t i = 0; i < n; i++) {
-            uint64_t t = oldest(rings[i]);
+            uint64_t t = old[i] == UINT64_MAX ? (old[i] = oldest(rings[i])) : old[i];
             if (t < t1) t2 = t1, t1 = t, first = i;
             else if (t < t2) t2 = t;
         }
@@ -94,6 +100,7 @@ long ht_drain_merged(void)
             break;
         }
         total += k;
+        old[first] = oldest(rings[first]);
     }
     /* a ring whose thread has exited and that was drained by the steps is
      * reclaimed by them; one that was empty already (skipped above) here, with
