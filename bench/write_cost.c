@@ -269,30 +269,22 @@ int main(int argc, char **argv)
         }
         size_t done = 0, since_flush = 0;
         size_t *pos = calloc(nth, sizeof *pos);
-        while (merged && done < total) {  /* in time order, as the merged drain */
-            size_t n = 0, i = merged_next(ts, nth, pos, &n);
-            if (w) add_raw(w, &ts[i], threads_copy[i], pos[i], n);
+        /* in time order, as the merged drain, or round robin over threads, a
+         * batch each, like a drain pass (a flush due at the end of a round) */
+        for (size_t rr = 0; done < total;) {
+            size_t n = 0, i = rr;
+            if (merged) {
+                i = merged_next(ts, nth, pos, &n);
+            } else {
+                rr = (rr + 1) % nth;
+                n = ts[i].n - pos[i] < BATCH ? ts[i].n - pos[i] : BATCH;
+            }
+            if (w && raw) add_raw(w, &ts[i], threads_copy[i], pos[i], n);
+            else if (w && n && hatf_writer_add(w, ts[i].ev + pos[i], n) != 0) die("write", "hatf_writer_add failed");
             pos[i] += n;
             done += n;
             since_flush += n;
-            if (w && since_flush >= (size_t)flush_events) {
-                if (hatf_writer_flush(w)) die("write", "hatf_writer_flush failed");
-                since_flush = 0;
-            }
-        }
-        /* round robin over threads, a batch each, like a drain pass */
-        while (done < total) {
-            for (size_t i = 0; i < nth; i++) {
-                size_t n = ts[i].n - pos[i];
-                if (n > BATCH) n = BATCH;
-                if (!n) continue;
-                if (w && raw) add_raw(w, &ts[i], threads_copy[i], pos[i], n);
-                else if (w && hatf_writer_add(w, ts[i].ev + pos[i], n) != 0) die("write", "hatf_writer_add failed");
-                pos[i] += n;
-                done += n;
-                since_flush += n;
-            }
-            if (w && since_flush >= (size_t)flush_events) {
+            if (w && since_flush >= (size_t)flush_events && (merged || rr == 0)) {
                 if (hatf_writer_flush(w)) die("write", "hatf_writer_flush failed");
                 since_flush = 0;
             }
