@@ -4,7 +4,7 @@
  * of one thread, a flush every --flush-events events), to /dev/null.
  *
  *   write_cost [-r RUNS] [-n MAX_EVENTS] [--level N] [--time-res NS] [--chunk N] [--flush-events N]
- *              [--defer] [--fast|--packed] [--raw] [--out OUT] FILE
+ *              [--defer] [--fast|--packed] [--raw [--merged]] [--out OUT] FILE
  *
  * --raw feeds the recorder's own path instead of hatf_writer_add: each
  * thread's malloc and free records as the rings hold them (16-byte units,
@@ -12,6 +12,10 @@
  * any other record through hatf_writer_add as the flusher converts it. Their
  * times become clock ticks of 1/3 ns (the trace's time, spread inside its
  * unit), so --time-res converts them as the recorder's writer does.
+ * --merged gives them in time order across threads, each thread's run up to
+ * the next event of another, as the recorder's merged drain does at a
+ * --time-res above 1 us (preload/flusher_order.c); without it, batches of
+ * BATCH events thread after thread.
  *
  * Prints the median ns per event over RUNS runs (CPU time of this thread) and
  * the bytes per event the writer produced. -n reads only the first MAX_EVENTS
@@ -51,6 +55,7 @@ typedef struct tstream {
     size_t n, cap;
     uint64_t *raw;   /* --raw: the units of the plain events, ev's others as 0 units */
     size_t *at;      /* --raw: event i's first unit */
+    uint64_t *tick;  /* --raw: event i's tick (a non-plain one: the last plain one's) */
 } tstream;
 
 /* A malloc or free as the recorder writes it, or 0 if ev is not one. */
@@ -69,18 +74,20 @@ static void make_raw(tstream *ts, uint64_t unit_ns)
 {
     ts->raw = malloc((ts->n * HATF_RAW_LONG_UNITS + HATF_RAW_LONG_UNITS) * HATF_RAW_UNIT_WORDS * sizeof *ts->raw);
     ts->at = malloc((ts->n + 1) * sizeof *ts->at);
-    if (!ts->raw || !ts->at) die("memory", "out of memory");
+    ts->tick = malloc((ts->n + 1) * sizeof *ts->tick);
+    if (!ts->raw || !ts->at || !ts->tick) die("memory", "out of memory");
     uint64_t per_unit = 3 * unit_ns, last = 0, spread = 0;
     size_t u = 0;
     for (size_t i = 0; i < ts->n; i++) {
         const hatf_event *e = &ts->ev[i];
         ts->at[i] = u;
+        ts->tick[i] = last;
         unsigned fn;
         if (!raw_plain(e, &fn)) continue;
         spread = i && e->time == ts->ev[i - 1].time ? spread + 100 : 0;
         uint64_t tick = e->time * per_unit + (spread < per_unit ? spread : per_unit - 1);
         if (tick < last) tick = last;
-        last = tick;
+        last = ts->tick[i] = tick;
         uint64_t *x = &ts->raw[u * HATF_RAW_UNIT_WORDS], tk = tick << HATF_RAW_TIME_SHIFT | fn;
         uint64_t size = fn == HATF_FN_FREE ? 0 : e->size;
         if (e->addr < 1ull << HATF_RAW_ADDR_BITS && size < 1u << 16) {
@@ -118,6 +125,26 @@ static void add_raw(hatf_writer *w, const tstream *ts, uint64_t thread, size_t f
     }
 }
 
+/* --merged: the thread whose next event is the oldest, and how many of its
+ * events come before the next of any other (at least one, at most BATCH). */
+static size_t merged_next(const tstream *ts, size_t nth, const size_t *pos, size_t *n)
+{
+    size_t first = nth;
+    uint64_t t1 = UINT64_MAX, t2 = UINT64_MAX;
+    for (size_t i = 0; i < nth; i++) {
+        if (pos[i] == ts[i].n) continue;
+        uint64_t t = ts[i].tick[pos[i]];
+        if (first == nth || t < t1) t2 = t1, t1 = t, first = i;
+        else if (t < t2) t2 = t;
+    }
+    if (first == nth) return nth;
+    const tstream *f = &ts[first];
+    size_t k = pos[first] + 1;
+    while (k < f->n && k - pos[first] < BATCH && f->tick[k] <= t2) k++;
+    *n = k - pos[first];
+    return first;
+}
+
 static double cpu_s(void)
 {
     struct timespec t;
@@ -147,7 +174,7 @@ static void *helper(void *q)
 
 int main(int argc, char **argv)
 {
-    int defer = 0, fast = 0, raw = 0;
+    int defer = 0, fast = 0, raw = 0, merged = 0;
     int runs = 5, read_only = 0;
     size_t max_events = SIZE_MAX;
     hatf_writer_opts o = { 0 };
@@ -166,13 +193,15 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--fast")) fast = 1;
         else if (!strcmp(a, "--packed")) fast = 2;
         else if (!strcmp(a, "--raw")) raw = 1;
+        else if (!strcmp(a, "--merged")) merged = 1;
         else if (!strcmp(a, "--out") && i + 1 < argc) out = argv[++i];
         else if (a[0] != '-' && !path) path = a;
         else die("usage", "write_cost [-r RUNS] [-n MAX] [--level N] [--time-res NS] [--chunk N] "
-                          "[--flush-events N] [--read-only] [--defer] [--fast|--packed] [--raw] [--out OUT] FILE");
+                          "[--flush-events N] [--read-only] [--defer] [--fast|--packed] [--raw [--merged]] [--out OUT] FILE");
     }
     if (!path) die("usage", "a container FILE is needed");
     if (runs < 1 || runs > MAX_RUNS) die("-r", "1..51");
+    if (merged && !raw) die("--merged", "needs --raw");
 
     hatf_err err;
     memset(&err, 0, sizeof err);
@@ -240,19 +269,22 @@ int main(int argc, char **argv)
         }
         size_t done = 0, since_flush = 0;
         size_t *pos = calloc(nth, sizeof *pos);
-        /* round robin over threads, a batch each, like a drain pass */
-        while (done < total) {
-            for (size_t i = 0; i < nth; i++) {
-                size_t n = ts[i].n - pos[i];
-                if (n > BATCH) n = BATCH;
-                if (!n) continue;
-                if (w && raw) add_raw(w, &ts[i], threads_copy[i], pos[i], n);
-                else if (w && hatf_writer_add(w, ts[i].ev + pos[i], n) != 0) die("write", "hatf_writer_add failed");
-                pos[i] += n;
-                done += n;
-                since_flush += n;
+        /* in time order, as the merged drain, or round robin over threads, a
+         * batch each, like a drain pass (a flush due at the end of a round) */
+        for (size_t rr = 0; done < total;) {
+            size_t n = 0, i = rr;
+            if (merged) {
+                i = merged_next(ts, nth, pos, &n);
+            } else {
+                rr = (rr + 1) % nth;
+                n = ts[i].n - pos[i] < BATCH ? ts[i].n - pos[i] : BATCH;
             }
-            if (w && since_flush >= (size_t)flush_events) {
+            if (w && raw) add_raw(w, &ts[i], threads_copy[i], pos[i], n);
+            else if (w && n && hatf_writer_add(w, ts[i].ev + pos[i], n) != 0) die("write", "hatf_writer_add failed");
+            pos[i] += n;
+            done += n;
+            since_flush += n;
+            if (w && since_flush >= (size_t)flush_events && (merged || rr == 0)) {
                 if (hatf_writer_flush(w)) die("write", "hatf_writer_flush failed");
                 since_flush = 0;
             }
@@ -266,6 +298,12 @@ int main(int argc, char **argv)
                 hatf_writer_defer_counts_(w, &a, &b, &c2);
                 printf("groups encoded by the helper %llu, by the writer %llu\n", (unsigned long long)a,
                        (unsigned long long)b);
+            }
+            if (run == runs - 1 && o.time_res_ns > HATF_ORDER_RES_NS) {  /* the order kept (container_order.h) */
+                uint64_t ev, marked, late;
+                hatf_writer_order_counts_(w, &ev, &marked, &late);
+                printf("order: %llu events, %llu at a 1 us time, %llu given late\n", (unsigned long long)ev,
+                       (unsigned long long)marked, (unsigned long long)late);
             }
             if (hatf_writer_close(w, &c, &err)) die("close", err.msg);
         } else {

@@ -216,7 +216,9 @@ long ht_drain_ring_upto(ht_ring *r, uint64_t upto)
         ht_ring_consume(r, i);
         if (ht_ring_wake_due(r, 0)) ht_futex_wake(&r->wake, INT_MAX);
     }
-    if (ht_ring_wake_due(r, 1)) ht_futex_wake(&r->wake, INT_MAX);
+    /* a merged drain's step is not its end: it wakes a waiting producer at
+     * the mark, or when its pass ends (flusher_order.c), not after each step */
+    if (ht_ring_wake_due(r, upto == UINT64_MAX)) ht_futex_wake(&r->wake, INT_MAX);
     int drained = upto == UINT64_MAX || !ht_ring_fill(r);  /* a merged drain may leave later events */
     if (destroy_tk && drained) {
         total += write_destroy(r, destroy_tk);

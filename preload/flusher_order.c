@@ -11,7 +11,10 @@
  * would come out of order (the writer counts such events, hatf_writer_order_counts_).
  * Cost: a look at every ring's oldest event per step, and a step per run of
  * one thread's events between two of another's; with many threads at once
- * (over MAX_RINGS with events) the rings are drained one after the other. */
+ * (over MAX_RINGS with events) the rings are drained one after the other. A
+ * producer waiting for room in its ring is woken once the ring is down to
+ * its mark, or when the pass ends, not after each step. */
+#include <limits.h>
 #include <stdint.h>
 
 #include "flusher.h"
@@ -62,37 +65,53 @@ long ht_drain_merged(void)
     ht_ring *rings[MAX_RINGS];
     size_t n = 0;
     long total = 0;
-    for (ht_ring *r = atomic_load(&ht_rings); r; r = r->next) {
+    int many = 0;
+    for (ht_ring *r = atomic_load(&ht_rings); r && !many; r = r->next) {
         if (oldest(r) > now) continue;
-        if (n == MAX_RINGS) {  /* too many at once: one after the other */
-            for (ht_ring *s = atomic_load(&ht_rings); s; s = s->next) total += ht_drain_ring_upto(s, now);
-            return total;
-        }
-        rings[n++] = r;
+        if (n == MAX_RINGS) many = 1;
+        else rings[n++] = r;
     }
+    if (many) {  /* too many at once: one after the other (then no step below) */
+        for (ht_ring *s = atomic_load(&ht_rings); s; s = s->next) total += ht_drain_ring_upto(s, now);
+        n = 0;
+    }
+    /* each ring's oldest, kept between steps: a step drains one ring, the
+     * others' oldest events stay theirs (only a ring seen empty is looked at
+     * again, its thread may have published since), so a step reads the
+     * rings' heads, written by their threads all the time, once or not */
+    uint64_t old[MAX_RINGS];
+    for (size_t i = 0; i < n; i++) old[i] = oldest(rings[i]);
     for (;;) {
         size_t first = n;
         uint64_t t1 = UINT64_MAX, t2 = UINT64_MAX;  /* the oldest event, and the oldest of the other rings */
         for (size_t i = 0; i < n; i++) {
-            uint64_t t = oldest(rings[i]);
+            uint64_t t = old[i] == UINT64_MAX ? (old[i] = oldest(rings[i])) : old[i];
             if (t < t1) t2 = t1, t1 = t, first = i;
             else if (t < t2) t2 = t;
         }
         if (first == n || t1 > now) break;
+        /* no progress (nothing written, tail unmoved): the rest one after the
+         * other. Written events count as progress: a dead ring drained to its
+         * end is reclaimed, its tail reset, which may be the tail it had */
         uint64_t tail = atomic_load_explicit(&rings[first]->tail, memory_order_relaxed);
         long k = ht_drain_ring_upto(rings[first], t2 < now ? t2 : now);
-        if (k < 0 || atomic_load_explicit(&rings[first]->tail, memory_order_relaxed) == tail) {
+        if (k < 0 || (k == 0 && atomic_load_explicit(&rings[first]->tail, memory_order_relaxed) == tail)) {
             for (size_t i = 0; i < n; i++) total += ht_drain_ring_upto(rings[i], now);
             break;
         }
         total += k;
+        old[first] = oldest(rings[first]);
     }
     /* a ring whose thread has exited and that was drained by the steps is
      * reclaimed by them; one that was empty already (skipped above) here, with
-     * its thread-destroy if its thread is gone */
+     * its thread-destroy if its thread is gone. The pass ends: a producer
+     * still waiting for room is woken (a wake after each step let it write a
+     * few events and wait again: ring waits by the thousand, each two system
+     * calls) */
     for (ht_ring *r = atomic_load(&ht_rings); r; r = r->next) {
         uint32_t st = atomic_load_explicit(&r->state, memory_order_acquire);
         if ((st == HT_RING_DEAD || st == HT_RING_EXITING) && !ht_ring_fill(r)) total += ht_drain_ring_upto(r, now);
+        if (ht_ring_wake_due(r, 1)) ht_futex_wake(&r->wake, INT_MAX);
     }
     warn_late();
     return total;

@@ -30,8 +30,10 @@
  * block after that time to be after the release, which a time rounded down
  * to R would not say.
  *
- * Cost: a table of 2^16 recent addresses (2.5 MiB, made at the first event),
- * one lookup per address of an event; nothing when R <= F.
+ * Cost: a table of 2^16 recent addresses (2 MiB, made at the first event),
+ * one lookup per address of an event; nothing when R <= F. The recorder's
+ * plain events keep their one-pass coding (container_write.c): their
+ * stored times are put in a copy of their units.
  */
 #ifndef HATF_CONTAINER_ORDER_H
 #define HATF_CONTAINER_ORDER_H
@@ -44,13 +46,15 @@
 #define HATF_ORDER_BITS 16        /* the table of recent addresses: 2^16 entries */
 
 typedef struct hatf_oslot {
-    uint64_t addr, thread, tick, unit, ended;  /* the last use of addr: by thread, at tick, in R unit; it ended the object */
+    uint64_t addr, tick, unit;  /* the last use of addr: at tick, in R unit */
+    uint64_t who;               /* its thread << 1 | 1 if it ended the object */
 } hatf_oslot;
 
 typedef struct hatf_order {
     hatf_tconv coarse;            /* ticks -> R units */
     hatf_tconv fine;              /* ticks -> F units */
     uint64_t res_ns;              /* R */
+    uint64_t su, ss;              /* the last R unit whose start was asked, and that start in F units */
     hatf_oslot *tab;              /* 2^HATF_ORDER_BITS, made at the first event */
     uint64_t marked, late, events;
 } hatf_order;
@@ -59,9 +63,30 @@ typedef struct hatf_order {
 void hatf_order_init(hatf_order *o, uint64_t num, uint64_t den, uint64_t res_ns);
 void hatf_order_free(hatf_order *o);
 
-/* The stored time (F units) of e, given its thread's previous stored time
- * prev (0 at its start), and in *lead its release lead in F units.
- * @return UINT64_MAX when out of memory (the table). */
-uint64_t hatf_order_time(hatf_order *o, const hatf_event *e, uint64_t prev, uint64_t *lead);
+/* The stored time (F units) of an event of thread at tick that ends address
+ * ends and makes address makes (0: none), given its thread's previous stored
+ * time prev (0 at its start); gave: a realloc's release lead in ticks (it
+ * gave its old block back that long before tick; 0: none), and in *lead
+ * that lead as stored, in F units. @return UINT64_MAX when out of memory
+ * (the table). */
+uint64_t hatf_order_stamp(hatf_order *o, uint64_t thread, uint64_t tick, uint64_t ends, uint64_t makes, uint64_t gave,
+                          uint64_t prev, uint64_t *lead);
+
+/* The recorder's plain events of thread in the units at raw (at most max,
+ * up to the first that is not plain) copied to out, unit for unit, with
+ * their stored times in place of their ticks and a realloc's release lead as
+ * stored (its begin, HATF_RAW_RELEASE_BIT, in F units); *prev: the thread's
+ * previous stored time, then its last. The writer then codes them as any
+ * plain events, their times taken as they are. @return the units copied, or
+ * SIZE_MAX out of memory (the table). */
+size_t hatf_order_plain_(hatf_order *o, uint64_t thread, const uint64_t *raw, size_t units, size_t max, uint64_t *out,
+                         uint64_t *prev);
+
+/* hatf_order_stamp for e (its time in ticks). */
+static inline uint64_t hatf_order_time(hatf_order *o, const hatf_event *e, uint64_t prev, uint64_t *lead)
+{
+    uint64_t gave = hatf_event_releases_early(e) ? e->release_lead : 0;
+    return hatf_order_stamp(o, e->thread, e->time, hatf_event_ends(e), hatf_event_makes(e), gave, prev, lead);
+}
 
 #endif /* HATF_CONTAINER_ORDER_H */

@@ -53,6 +53,7 @@ struct hatf_writer {
     int order;                /* time_res_ns above F: times through ord (container_order.h) */
     hatf_order ord;
     hatf_event *obatch;       /* with order: a batch with its stored times */
+    uint64_t *oraw;           /* with order: a batch of plain events' units with their stored times */
     wthread **th;             /* in order of first appearance */
     size_t nth, cap_th;
     uint32_t *thmap;          /* thread -> index+1 (linear probing) */
@@ -664,23 +665,11 @@ static void plain_event(const uint64_t *x, uint64_t thread, hatf_event *e)
     if (hatf_event_releases_early(e)) e->release_lead = hatf_raw_release_lead(e->time, x[4]);
 }
 
-long hatf_writer_add_plain_(hatf_writer *w, uint64_t thread, const uint64_t *raw, size_t units, size_t *events)
+/* hatf_writer_add_plain_ once the times are as they are stored or converted
+ * by w->tconv (not with order). */
+static inline __attribute__((always_inline))
+long add_plain(hatf_writer *w, uint64_t thread, const uint64_t *raw, size_t units, size_t *events)
 {
-    *events = 0;
-    if (w->failed) return w->failed;
-    if (!units || !hatf_raw_plain(raw[0])) return 0;
-    if (w->order) {  /* each event's stored time needs the others': the general way */
-        hatf_event b[OBATCH];
-        size_t nu = 0, k = 0;
-        while (nu < units && k < OBATCH && hatf_raw_plain(raw[nu * HATF_RAW_UNIT_WORDS])) {
-            plain_event(raw + nu * HATF_RAW_UNIT_WORDS, thread, &b[k++]);
-            nu += hatf_raw_units(raw[nu * HATF_RAW_UNIT_WORDS]);
-        }
-        int rc = add_ordered(w, b, k);
-        if (rc) return rc;
-        *events = k;
-        return (long)nu;
-    }
     w->last_thread = thread;
     wthread *t = thread_get(w, thread);
     if (!t) return fail(w, HATF_E_NOMEM, "out of memory");
@@ -721,6 +710,28 @@ long hatf_writer_add_plain_(hatf_writer *w, uint64_t thread, const uint64_t *raw
     }
     *events = np;
     return (long)nu;
+}
+
+/* With order: thread's plain events at raw (at most OBATCH) with their
+ * stored times (container_order.h), coded in one pass as any plain events. */
+static long add_plain_ordered(hatf_writer *w, uint64_t thread, const uint64_t *raw, size_t units, size_t *events)
+{
+    if (!w->oraw && !(w->oraw = malloc(OBATCH * HATF_RAW_LONG_UNITS * HATF_RAW_UNIT_WORDS * sizeof *w->oraw)))
+        return fail(w, HATF_E_NOMEM, "out of memory");
+    wthread *t = thread_get(w, thread);
+    if (!t) return fail(w, HATF_E_NOMEM, "out of memory");
+    size_t nu = hatf_order_plain_(&w->ord, thread, raw, units, OBATCH, w->oraw, &t->oprev);
+    if (nu == SIZE_MAX) return fail(w, HATF_E_NOMEM, "out of memory");
+    return add_plain(w, thread, w->oraw, nu, events);
+}
+
+long hatf_writer_add_plain_(hatf_writer *w, uint64_t thread, const uint64_t *raw, size_t units, size_t *events)
+{
+    *events = 0;
+    if (w->failed) return w->failed;
+    if (!units || !hatf_raw_plain(raw[0])) return 0;
+    if (w->order) return add_plain_ordered(w, thread, raw, units, events);  /* each time needs the others' */
+    return add_plain(w, thread, raw, units, events);
 }
 
 int hatf_writer_table_entry_(hatf_writer *w, unsigned type, uint64_t id, const void *bytes, size_t len)
@@ -860,6 +871,7 @@ HATF_API int hatf_writer_close(hatf_writer *w, const hatf_counters *counters, ha
     free(w->aref_tab);
     hatf_order_free(&w->ord);
     free(w->obatch);
+    free(w->oraw);
     hatf_buf_free(&w->tables);
     hatf_buf_free(&w->obuf);
     hatf_gout_free(&w->gout);

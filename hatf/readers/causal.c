@@ -1207,7 +1207,12 @@ static int repair(hatf_causal *c)
         else c->q[o++] = c->q[j];
     }
     for (size_t k = 0; k < nm; k++) {
-        c->qtmp[k].ev.time = at;
+        hatf_event *e = &c->qtmp[k].ev;
+        if (e->release_lead) {  /* a realloc's release time stays: its lead grows as its time */
+            uint64_t rel = e->time - e->release_lead;
+            e->release_lead = at > rel ? at - rel : 0;
+        }
+        e->time = at;
         c->q[o++] = c->qtmp[k];
     }
     /* the table followed the order read, where A was allocated last: unless

@@ -13,12 +13,14 @@
 static char path[256];
 static char got[4096];
 static char times[4096];          /* the times read, "t t ..." */
+static char leads[256];           /* the reallocs' with a release lead, "time/lead ..." */
 static hatf_order_stats stats;
 static uint32_t info_flags;       /* the header's flags of the next roundtrip */
 
 #define A(th, t, a) { .op = HATF_OP_ALLOC, .size = 8, .addr = (a), .thread = (th), .time = (t) }
 #define F(th, t, a) { .op = HATF_OP_FREE, .addr = (a), .thread = (th), .time = (t) }
 #define M(th, t, a, b) { .op = HATF_OP_REALLOC_MOVE, .size = 16, .addr = (a), .new_addr = (b), .thread = (th), .time = (t) }
+#define ML(th, t, a, b, l) { .op = HATF_OP_REALLOC_MOVE, .size = 16, .addr = (a), .new_addr = (b), .thread = (th), .time = (t), .release_lead = (l) }
 #define HD(th, t, h) { .op = HATF_OP_HEAP_DESTROY, .heap = (h), .thread = (th), .time = (t) }
 
 /* Write ev[0..n) (each thread's events in their order) as a container with
@@ -41,13 +43,18 @@ static void roundtrip(const hatf_event *ev, size_t n, size_t chunk)
     hatf_source *s = hatf_source_open(path, HATF_FMT_CONTAINER, &err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(s);
     hatf_event e;
-    size_t len = 0, tlen = 0, count = 0;
-    got[0] = times[0] = 0;
+    size_t len = 0, tlen = 0, llen = 0, count = 0;
+    got[0] = times[0] = leads[0] = 0;
     int rc;
     while ((rc = hatf_source_next(s, &e)) == 1) {
         count++;
         tlen += (size_t)snprintf(times + tlen, sizeof times - tlen, "%s%llu", tlen ? " " : "", (unsigned long long)e.time);
         CU_ASSERT_FATAL(tlen < sizeof times);
+        if (e.release_lead) {
+            llen += (size_t)snprintf(leads + llen, sizeof leads - llen, "%s%llu/%llu", llen ? " " : "",
+                                     (unsigned long long)e.time, (unsigned long long)e.release_lead);
+            CU_ASSERT_FATAL(llen < sizeof leads);
+        }
         if (e.op == HATF_OP_COMMENT) {
             len += (size_t)snprintf(got + len, sizeof got - len, "%s#%.*s", len ? " " : "", (int)e.data_len,
                                     (const char *)e.data);
@@ -240,6 +247,23 @@ static void test_early_release_kept(void)
     info_flags = 0;
 }
 
+/* A realloc among the events the repair moves: T2 frees A early (unit 5),
+ * then moves B to C at 6, having given B back from 5 on (lead 1); T1
+ * allocates A at 7. The repair raises T2's events to 7, and the realloc's
+ * lead with its time, so that its release time stays 5 (before, the lead
+ * stayed 1: the release moved to 6, and a make of B at 5 or 6 by another
+ * thread would no longer be taken to come after it). */
+static void test_early_release_lead(void)
+{
+    info_flags = HATF_INFO_EARLY_RELEASE;
+    hatf_event ev[] = { A(2, 1, 0xb0), F(2, 5, 0xa0), ML(2, 6, 0xb0, 0xc0, 1), A(1, 7, 0xa0) };
+    CHECK(ev, "2:a:b0 1:a:a0 2:f:a0 2:r:c0", 0, 0, 0);
+    CU_ASSERT_STRING_EQUAL(times, "1 7 7 7");
+    CU_ASSERT_STRING_EQUAL(leads, "7/2");
+    CU_ASSERT_EQUAL(stats.early_releases, 1);
+    info_flags = 0;
+}
+
 /* The freeing thread allocates the address again at once (tcache gives it
  * back): T2 frees A a unit early, then allocates A in the same unit as T1's
  * allocation of the object it freed. That unit's group has no order alone
@@ -371,6 +395,7 @@ static CU_TestInfo tests[] = {
     { "early release kept", test_early_release_kept },
     { "early release, the address reused", test_early_release_reused },
     { "early release inside a group", test_early_release_in_group },
+    { "early release: a realloc moved keeps its release time", test_early_release_lead },
     { "following: a second thread met later", test_follow_second_thread },
     CU_TEST_INFO_NULL,
 };

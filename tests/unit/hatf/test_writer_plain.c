@@ -1,7 +1,9 @@
 /* test_writer_plain.c — the recorder's plain events coded in one pass
  * (hatf_writer_add_plain_, hatf/container/container_plain.h) write the same file, byte
  * for byte, as the same events given to hatf_writer_add as hatf_events: with
- * and without the time conversion, in full and fast groups, across group
+ * and without the time conversion, and at a unit above 1 us (the times that
+ * keep the order, container_order.h; reallocs with a release lead), in full
+ * and fast groups, across group
  * cuts, between events that are not plain (an attribute run, a comment), on
  * several threads, and with each event in the recorder's short form (one
  * unit) or long form (three) at random where both can hold it. */
@@ -35,7 +37,7 @@ static const uint8_t calloc_attr[] = { 0x01, HATF_FN_CALLOC };  /* any bytes: th
 static uint64_t rng = 0x51ab1e5eedull;
 
 /* Event i of s in the recorder's units: short when it can be and shrt. */
-static void put_raw(tset *s, size_t i, uint64_t tk, uint64_t a, uint64_t b, uint64_t c, int shrt)
+static void put_raw(tset *s, size_t i, uint64_t tk, uint64_t a, uint64_t b, uint64_t c, uint64_t d, int shrt)
 {
     uint64_t *x = &s->raw[s->at[i] * HATF_RAW_UNIT_WORDS];
     unsigned fn = (unsigned)tk & 0xff;
@@ -43,7 +45,7 @@ static void put_raw(tset *s, size_t i, uint64_t tk, uint64_t a, uint64_t b, uint
         x[0] = tk | HATF_RAW_SHORT;
         x[1] = a | b << HATF_RAW_ADDR_BITS;
     } else {
-        x[0] = tk, x[1] = a, x[2] = b, x[3] = c, x[4] = 0, x[5] = 0;
+        x[0] = tk, x[1] = a, x[2] = b, x[3] = c, x[4] = d, x[5] = 0;
     }
     s->at[i + 1] = s->at[i] + hatf_raw_units(x[0]);
 }
@@ -87,7 +89,7 @@ static void make_set(tset *s, uint64_t thread, int with_other)
             continue;
         }
         unsigned pick = (unsigned)(r >> 50) % 10;
-        uint64_t tk, a, b = 0, c = 0;
+        uint64_t tk, a, b = 0, c = 0, d = 0;
         hatf_event *e = &s->ev[i];
         memset(e, 0, sizeof *e);
         if (nlive && (pick < 4 || nlive == 512)) {  /* free */
@@ -111,6 +113,12 @@ static void make_set(tset *s, uint64_t thread, int with_other)
             e->op = ops[how];
             e->size = b;
             e->new_addr = c;
+            if (how % 2 && r % 3) {  /* moved or freed: gave its block back up to 10 us before its stamp */
+                uint64_t lead = 1 + (r >> 36) % 30000;
+                if (lead > tick) lead = tick;
+                d = hatf_raw_release_d(tick - lead);
+                e->release_lead = lead;
+            }
         } else {  /* malloc: over 64 KiB, never short */
             tk = tick << T | HATF_FN_MALLOC;
             b = size;
@@ -122,7 +130,7 @@ static void make_set(tset *s, uint64_t thread, int with_other)
         e->addr = a;
         e->thread = thread;
         e->time = tick;
-        put_raw(s, i, tk, a, b, c, shrt);
+        put_raw(s, i, tk, a, b, c, d, shrt);
         CU_ASSERT_TRUE(hatf_raw_plain(s->raw[s->at[i] * HATF_RAW_UNIT_WORDS]));
     }
 }
@@ -200,9 +208,9 @@ static void check_ways(int with_other)
 {
     for (int t = 0; t < THREADS; t++) make_set(&sets[t], (uint64_t)t + 1, with_other);
     char a[300], b[300];
-    static const uint64_t res[] = { 0, 1000 };
+    static const uint64_t res[] = { 0, 1000, 10000000 };
     static const size_t chunks[] = { 0, 1000 };
-    for (int r = 0; r < 2; r++)
+    for (int r = 0; r < 3; r++)
         for (int fast = 0; fast < 2; fast++)
             for (int c = 0; c < 2; c++) {
                 ut_path(a, sizeof a, "general-%d-%d-%d-%d.hatf", with_other, r, fast, c);
