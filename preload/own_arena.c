@@ -56,13 +56,14 @@ struct glibc_arena {
 enum { NON_MAIN_ARENA = 4, IS_MMAPPED = 2, SLOTS = 4 };
 
 /* One recorder arena: its first heap at base, its state, the recorder threads
- * that came to it (users) and have left (left), the recorder's small blocks'
- * bytes in it, found shared. Of process pid (a forked child's copy is not its
- * arena any more). */
+ * that came to it (users) and have left (left), its resident bytes when the
+ * last one left, the recorder's small blocks' bytes in it, found shared. Of
+ * process pid (a forked child's copy is not its arena any more). */
 static struct own_slot {
     uintptr_t base;
     const struct glibc_arena *state;
     int users, left, shared, exact;
+    uint64_t at_leave;
     pid_t pid;
     _Atomic int64_t small;
 } slots[SLOTS];
@@ -147,7 +148,8 @@ void ht_own_arena_leave(int slot)
 {
     if (slot < 0) return;
     slots_take();
-    slots[slot].left++;
+    struct own_slot *s = &slots[slot];
+    if (++s->left == s->users) s->at_leave = ht_resident_of((const void *)s->base, heap_size(s));
     slots_give();
 }
 
@@ -182,18 +184,21 @@ uint64_t ht_own_arena_resident(int64_t *small)
         s->exact = 0;
         if (!s->base || s->pid != pid || s->shared) continue;
         /* More threads on it than the recorder's still running: a program
-         * thread's blocks may be in it from now on. Once they have all left
-         * (joined: the last sample, at the end), glibc keeps the arena for a
-         * thread to come, with the recorder's pages in it. A thread that has
-         * left but not yet ended looks the same: rare (a sample on another
-         * thread in between), it only costs the exact count. The count is
-         * glibc's, under its own lock: read as it is. */
+         * thread's blocks may be in it from now on. A thread that has left but
+         * not yet ended looks the same: rare (a sample on another thread in
+         * between), it only costs the exact count. The count is glibc's,
+         * under its own lock: read as it is. */
         if (*(volatile const size_t *)&s->state->attached_threads > (size_t)(s->users - s->left)) {
             s->shared = 1;
             continue;
         }
         s->exact = 1;
-        res += ht_resident_of((const void *)s->base, heap_size(s));
+        /* Once they have all left (the flusher is joined before the last
+         * sample), glibc keeps the arena for a thread to come: its pages as
+         * they were then. A program thread that took it and ended between two
+         * samples is not seen: the pages it touched count as the program's,
+         * its blocks in the recorder's free space there do not. */
+        res += s->left == s->users ? s->at_leave : ht_resident_of((const void *)s->base, heap_size(s));
         *small += atomic_load_explicit(&s->small, memory_order_relaxed);
     }
     slots_give();

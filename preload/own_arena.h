@@ -14,7 +14,9 @@
  * @return a slot for ht_own_arena_leave, -1 if none (another allocator, the
  * main arena, a layout not glibc's: its blocks are counted as before). */
 int ht_own_arena_enter(void) HT_HIDDEN;
-/* The same thread at its end (slot from ht_own_arena_enter; -1: nothing). */
+/* The same thread at its end (slot from ht_own_arena_enter; -1: nothing):
+ * once all of an arena's recorder threads have left, it counts as its pages
+ * were then (glibc keeps it, for a thread to come). */
 void ht_own_arena_leave(int slot) HT_HIDDEN;
 /* A small block of the recorder's, n usable bytes made (n > 0) or freed
  * (n < 0) at a: counted in its arena's slot if it lies in one. */
