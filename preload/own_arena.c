@@ -16,7 +16,11 @@
  * arena's first heap counts so (it holds the state and is never unmapped);
  * blocks in a second heap (an arena past 64 MiB) count by their sizes.
  *
- * This reads glibc's internals (the 64-bit layout of glibc 2.26 on), so it
+ * The arena must be a new one: glibc gives a new thread an arena an ended
+ * thread left first (a forked child's are all such), and that one may hold
+ * blocks the ended thread handed to others, live.
+ *
+ * This reads glibc's internals (the 64-bit layout of glibc 2.27 on), so it
  * checks them first: the allocator is glibc's, the block's chunk says it is
  * in a non-main arena, and the heap's header and the arena's state hold what
  * a new arena holds. Anything else: -1, and the blocks count as before. */
@@ -35,7 +39,7 @@
 #include "prim.h"
 
 /* glibc's heap header (heap_info) and arena state (struct malloc_state), their
- * leading fields as glibc 2.26+ lays them out on 64-bit targets. */
+ * leading fields as glibc 2.27+ lays them out on 64-bit targets. */
 struct glibc_heap {
     void *ar_ptr;
     void *prev;
@@ -92,8 +96,26 @@ static int glibc_heaps(void)
     return ours;
 }
 
-/* The heap of block p, if it is the first heap of a non-main arena as glibc
- * lays one out; 0 if not. */
+/* A new arena at the start of its thread holds that thread's tcache, a
+ * block or two and its top: nothing free in its bins, its top within this
+ * many bytes of its state's end (the most of another's blocks it could be
+ * holding unseen). */
+enum { NEW_USED = 4096 };
+
+/* The arena's bins are empty: no fast chunk, nothing in the unsorted, small
+ * or large bins (a bin is empty when it points at itself). */
+static int bins_empty(const struct glibc_arena *a)
+{
+    for (int i = 0; i < 10; i++)
+        if (a->fastbins[i]) return 0;
+    for (int i = 0; i < 4; i++)
+        if (a->binmap[i]) return 0;
+    /* the unsorted bin, bin 1: its chunk header sits two words before bins[0] */
+    return a->bins[0] == (const char *)&a->bins[0] - 2 * sizeof(void *);
+}
+
+/* The heap of block p, if it is the first heap of a new non-main arena as
+ * glibc lays one out; 0 if not. */
 static uintptr_t first_heap_of(const void *p)
 {
     size_t head;
@@ -112,14 +134,14 @@ static uintptr_t first_heap_of(const void *p)
         return 0;
     const struct glibc_arena *a = (const void *)ar;
     uintptr_t top = (uintptr_t)a->top;
-    return top > ar && top < base + h->size && a->system_mem >= h->size && a->system_mem % page == 0 &&
-           a->max_system_mem >= a->system_mem && a->attached_threads >= 1 && a->attached_threads < 1u << 20 &&
-           a->next ? base : 0;
+    return top > ar + sizeof *a && top - (ar + sizeof *a) <= NEW_USED && top < base + h->size &&
+           a->system_mem == h->size && a->system_mem % page == 0 && a->max_system_mem == a->system_mem &&
+           a->attached_threads == 1 && a->next && bins_empty(a) ? base : 0;
 }
 
 int ht_own_arena_enter(void)
 {
-    if (!glibc_heaps()) return -1;
+    if (UINTPTR_MAX != UINT64_MAX || !glibc_heaps()) return -1;
     void *p = malloc(1);  /* through the hooks: a block of the recorder's, from this thread's arena */
     uintptr_t base = p ? first_heap_of(p) : 0;
     free(p);
