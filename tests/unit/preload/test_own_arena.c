@@ -27,6 +27,23 @@ static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
 static int ready, stop;
 
+/* Set *flag under the lock and wake the waiters. */
+static void tell(int *flag)
+{
+    pthread_mutex_lock(&mu);
+    *flag = 1;
+    pthread_cond_broadcast(&cv);
+    pthread_mutex_unlock(&mu);
+}
+
+/* Wait until *flag is set (by tell). */
+static void wait_for(const int *flag)
+{
+    pthread_mutex_lock(&mu);
+    while (!*flag) pthread_cond_wait(&cv, &mu);
+    pthread_mutex_unlock(&mu);
+}
+
 static void *recorder(void *arg)
 {
     (void)arg;
@@ -38,11 +55,9 @@ static void *recorder(void *arg)
         ht_own_arena_note((uint64_t)(uintptr_t)blocks[i], n);
         block_bytes += n;
     }
-    pthread_mutex_lock(&mu);
-    slot = s, ready = 1;
-    pthread_cond_broadcast(&cv);
-    while (!stop) pthread_cond_wait(&cv, &mu);
-    pthread_mutex_unlock(&mu);
+    slot = s;
+    tell(&ready);
+    wait_for(&stop);
     ht_own_arena_leave(s);
     return NULL;
 }
@@ -54,13 +69,10 @@ static int took, ended;
 static void *program(void *arg)
 {
     (void)arg;
-    void *p = malloc(64);
-    pthread_mutex_lock(&mu);
-    taken = p, took = 1;
-    pthread_cond_broadcast(&cv);
-    while (!ended) pthread_cond_wait(&cv, &mu);
-    pthread_mutex_unlock(&mu);
-    free(p);
+    taken = malloc(64);
+    tell(&took);
+    wait_for(&ended);
+    free(taken);
     return NULL;
 }
 
@@ -78,17 +90,14 @@ static void test_own_arena(void)
     ht_real_usable_size = malloc_usable_size;  /* what the shim (hooks.c) gives */
     pthread_t th;
     CU_ASSERT_EQUAL_FATAL(pthread_create(&th, NULL, recorder, NULL), 0);
-    pthread_mutex_lock(&mu);
-    while (!ready) pthread_cond_wait(&cv, &mu);
-    pthread_mutex_unlock(&mu);
+    wait_for(&ready);
     int64_t small = -1;
     uint64_t res = ht_own_arena_resident(&small);
     if (!glibc_allocates()) {  /* a sanitizer's allocator: nothing taken */
         CU_ASSERT_EQUAL(slot, -1);
         CU_ASSERT_EQUAL(res, 0);
         CU_ASSERT_EQUAL(small, 0);
-        stop = 1;
-        pthread_cond_broadcast(&cv);
+        tell(&stop);
         pthread_join(th, NULL);
         return;
     }
@@ -104,10 +113,7 @@ static void test_own_arena(void)
     CU_ASSERT_FALSE(ht_own_arena_holds((uint64_t)(uintptr_t)mine));
 
     /* the recorder thread ends: the arena, on glibc's free list, still holds its pages */
-    pthread_mutex_lock(&mu);
-    stop = 1;
-    pthread_cond_broadcast(&cv);
-    pthread_mutex_unlock(&mu);
+    tell(&stop);
     pthread_join(th, NULL);
     uint64_t after = ht_own_arena_resident(&small);
     CU_ASSERT_EQUAL(small, block_bytes);
@@ -116,19 +122,14 @@ static void test_own_arena(void)
 
     /* a program thread takes it (glibc gives a new thread a free arena first) */
     CU_ASSERT_EQUAL_FATAL(pthread_create(&th, NULL, program, NULL), 0);
-    pthread_mutex_lock(&mu);
-    while (!took) pthread_cond_wait(&cv, &mu);
-    pthread_mutex_unlock(&mu);
+    wait_for(&took);
     CU_ASSERT_PTR_NOT_NULL_FATAL(taken);
     CU_ASSERT_EQUAL_FATAL((uintptr_t)taken & ~((uintptr_t)HEAP_MAX - 1), (uintptr_t)blocks[0] & ~((uintptr_t)HEAP_MAX - 1));
     CU_ASSERT_EQUAL(ht_own_arena_resident(&small), 0);
     CU_ASSERT_EQUAL(small, 0);
     CU_ASSERT_FALSE(ht_own_arena_holds((uint64_t)(uintptr_t)blocks[0]));
     /* it ends, but blocks of its may still be there: counted no more, for good */
-    pthread_mutex_lock(&mu);
-    ended = 1;
-    pthread_cond_broadcast(&cv);
-    pthread_mutex_unlock(&mu);
+    tell(&ended);
     pthread_join(th, NULL);
     CU_ASSERT_EQUAL(ht_own_arena_resident(&small), 0);
     CU_ASSERT_EQUAL(small, 0);
