@@ -35,7 +35,6 @@
 #include <unistd.h>
 
 #include "own_arena.h"
-#include "own_heap.h"
 #include "prim.h"
 
 /* glibc's heap header (heap_info) and arena state (struct malloc_state), their
@@ -81,17 +80,18 @@ static size_t heap_size(const struct own_slot *s)
     return *(volatile const size_t *)&((const struct glibc_heap *)s->base)->size;
 }
 
-/* glibc's allocator is the one the hooks call (its malloc_usable_size is
- * theirs: jemalloc, tcmalloc and mimalloc bring their own), and its heaps are
- * not huge-page ones (glibc.malloc.hugetlb=2 or a size: another alignment). */
-static int glibc_heaps(void)
+/* glibc's allocator is the one the hooks call (usable_size, the real
+ * malloc_usable_size, is glibc's: jemalloc, tcmalloc and mimalloc bring their
+ * own), and its heaps are not huge-page ones (glibc.malloc.hugetlb=2 or a
+ * size: another alignment). */
+static int glibc_heaps(size_t (*usable_size)(void *))
 {
     const char *tun = getenv("GLIBC_TUNABLES");
     const char *h = tun ? strstr(tun, "glibc.malloc.hugetlb=") : NULL;
     if (h && strchr("01", h[strlen("glibc.malloc.hugetlb=")]) == NULL) return 0;
     void *libc = dlopen(LIBC_SO, RTLD_LAZY | RTLD_NOLOAD);
     if (!libc) return 0;
-    int ours = ht_real_usable_size && dlsym(libc, "malloc_usable_size") == (void *)ht_real_usable_size;
+    int ours = usable_size && dlsym(libc, "malloc_usable_size") == (void *)usable_size;
     dlclose(libc);
     return ours;
 }
@@ -139,9 +139,9 @@ static uintptr_t first_heap_of(const void *p)
            a->attached_threads == 1 && a->next && bins_empty(a) ? base : 0;
 }
 
-int ht_own_arena_enter(void)
+int ht_own_arena_enter(size_t (*usable_size)(void *))
 {
-    if (UINTPTR_MAX != UINT64_MAX || !glibc_heaps()) return -1;
+    if (UINTPTR_MAX != UINT64_MAX || !glibc_heaps(usable_size)) return -1;
     void *p = malloc(1);  /* through the hooks: a block of the recorder's, from this thread's arena */
     uintptr_t base = p ? first_heap_of(p) : 0;
     free(p);

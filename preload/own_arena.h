@@ -5,15 +5,17 @@
 #ifndef HT_OWN_ARENA_H
 #define HT_OWN_ARENA_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "prim.h"
 
 /* On a recorder thread (the flusher, the helper), at its start: its glibc
- * arena, if it has one of its own, to be counted by its pages.
+ * arena, if it has one of its own, to be counted by its pages. usable_size:
+ * the real malloc_usable_size (the hooks' allocator is glibc's if it is).
  * @return a slot for ht_own_arena_leave, -1 if none (another allocator, the
  * main arena, a layout not glibc's: its blocks are counted as before). */
-int ht_own_arena_enter(void) HT_HIDDEN;
+int ht_own_arena_enter(size_t (*usable_size)(void *)) HT_HIDDEN;
 /* The same thread at its end (slot from ht_own_arena_enter; -1: nothing):
  * once all of an arena's recorder threads have left, it counts as its pages
  * were then (glibc keeps it, for a thread to come). */

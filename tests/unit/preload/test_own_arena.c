@@ -14,7 +14,6 @@
 
 #include "cunit_main.h"
 #include "own_arena.h"
-#include "own_heap.h"
 
 enum { BLOCKS = 200, BLOCK = 500, HEAP_MAX = 64 << 20 };
 
@@ -47,7 +46,7 @@ static void wait_for(const int *flag)
 static void *recorder(void *arg)
 {
     (void)arg;
-    int s = ht_own_arena_enter();
+    int s = ht_own_arena_enter(malloc_usable_size);
     for (int i = 0; i < BLOCKS; i++) {
         blocks[i] = malloc(BLOCK);
         memset(blocks[i], 1, BLOCK);
@@ -87,7 +86,6 @@ static int glibc_allocates(void)
 
 static void test_own_arena(void)
 {
-    ht_real_usable_size = malloc_usable_size;  /* what the shim (hooks.c) gives */
     pthread_t th;
     CU_ASSERT_EQUAL_FATAL(pthread_create(&th, NULL, recorder, NULL), 0);
     wait_for(&ready);
