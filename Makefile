@@ -27,9 +27,11 @@
 #   make V=1              show the commands
 #
 # Sources are found by folder, so a new module is a new file, not a Makefile edit:
-#   hatf/*.c      -> libhatf.a, libhatf.so.MAJOR.MINOR.PATCH (the format library;
-#                    the version is read from include/hatf_version.h, the .so
-#                    exports the hatf_* names of hatf/libhatf.map)
+#   hatf/*.c, hatf/*/*.c -> libhatf.a, libhatf.so.MAJOR.MINOR.PATCH (the format
+#                    library: the shared files and a folder per subsystem,
+#                    docs/architecture.md "Inside hatf/"; the version is read
+#                    from include/hatf_version.h, the .so exports the hatf_*
+#                    names of hatf/libhatf.map)
 #   analyze/*.c   -> libhatanalyze.a     (the analysis: the figures the commands
 #                                         print, computed from libhatf's events;
 #                                         linked into the command, the tests and
@@ -116,7 +118,10 @@ HATF_SO_REAL := libhatf.so.$(HATF_VERSION)
 # libhatf.so's own dependencies (no -ldl: the library does not load anything)
 HATF_SO_LIBS := -lzstd -lxxhash -lpthread -lm
 
-HATF_SRC := $(wildcard hatf/*.c)
+# in the order of their names, as when hatf/ was one folder: the objects'
+# order, and so the code's layout in the libraries, stays what it was
+HATF_ALL := $(wildcard hatf/*.c hatf/*/*.c)
+HATF_SRC := $(foreach n,$(sort $(notdir $(HATF_ALL))),$(filter %/$(n),$(HATF_ALL)))
 ANALYZE_SRC := $(wildcard analyze/*.c)
 REPLAY_SRC := $(wildcard replay/*.c)
 PRELOAD_SRC := $(wildcard preload/*.c)
@@ -151,6 +156,15 @@ PRELOAD_SO := $(if $(PRELOAD_SRC),$(B)/libhatrace.so)
 HAVE_UNWIND := $(if $(wildcard /usr/include/libunwind.h /usr/include/*/libunwind.h),y)
 PRELOAD_LIBS := $(LIBS) $(if $(HAVE_UNWIND),-lunwind)
 REQ_CFLAGS += $(if $(HAVE_UNWIND),-DHT_HAVE_LIBUNWIND)
+# zstd and xxhash go into libhatrace.so from Debian's static archives (their
+# symbols kept local): two libraries fewer for the loader to find, map and
+# relocate in every process recorded (docs/recorder.md, "Start and exit").
+# Without the archives, the shared libraries as before.
+static_a = $(filter /%,$(shell $(CC) -print-file-name=lib$(1).a))
+PRELOAD_STATIC := $(if $(and $(call static_a,zstd),$(call static_a,xxhash)),y)
+PRELOAD_STATIC_LIBS := -Wl,--exclude-libs,ALL -Wl,-Bstatic -lzstd -lxxhash -Wl,-Bdynamic \
+    $(filter-out -lzstd -lxxhash,$(PRELOAD_LIBS))
+PRELOAD_SO_LIBS := $(if $(PRELOAD_STATIC),$(PRELOAD_STATIC_LIBS),$(PRELOAD_LIBS))
 # libhatrace.so is loaded into ordinary programs, which a sanitizer runtime in
 # it would kill: under SANITIZE it is built from objects of its own, in
 # $(B)/obj-so, without the sanitizer; everything else is sanitized.
@@ -171,7 +185,9 @@ $(B)/.flags: FORCE
 
 # Each layer sees only the include paths of the layers beneath it (a file's
 # own folder is always seen: #include "x.h" looks there first):
-#   hatf/     include/ (libhatf)
+#   hatf/     include/ and hatf/ (libhatf: its subsystems' folders include the
+#             shared headers at hatf/ by name, each other's by folder,
+#             "container/container_internal.h")
 #   analyze/  include/, and by their path two of libhatf's internal headers:
 #             addrmap.h (the address map, linked from libhatf.a) and
 #             hatf_check.h (HATF_PRE)
@@ -179,11 +195,12 @@ $(B)/.flags: FORCE
 #             (included by its path)
 #   replay/, cli/   include/ and analyze/ (cli/ includes replay/replay.h by its path)
 #   tests/unit     everything (they test internals): include/ analyze/ hatf/ preload/
-#                  replay/ cli/ tests/unit/; every test includes by name ("ring.h")
+#                  replay/ cli/ tests/unit/; every test includes by name ("ring.h"),
+#                  hatf's subsystems' headers by folder ("hatf1/hatf1_internal.h")
 #   bench/         include/ analyze/ hatf/ (format benchmarks read chunk headers and
 #                  the HATF 1.0 coder's state)
 # (make print-INC_hatf ... : tests/integration/cross_aarch64.sh reads them)
-INC_hatf := -Iinclude
+INC_hatf := -Iinclude -Ihatf
 INC_analyze := -Iinclude
 INC_preload := -Iinclude
 INC_replay := -Iinclude -Ianalyze
@@ -271,7 +288,7 @@ $(B)/libhatanalyze.so: $(B)/$(HATAN_SO_REAL)
 $(B)/libhatrace.so: $(SO_INPUT) preload/exports.map
 	@$(if $(Q),echo '  LD      $@')
 	$(Q)$(CC) -shared $(CFLAGS) -Wl,--version-script=preload/exports.map -Wl,-z,now \
-	    -o $@ $(SO_INPUT) $(PRELOAD_LIBS) $(LDFLAGS)
+	    -o $@ $(SO_INPUT) $(PRELOAD_SO_LIBS) $(LDFLAGS)
 
 # hatrace report's page. Without node and npm the page is left empty and
 # `hatrace report` says so (scripts/install-deps.sh installs them).

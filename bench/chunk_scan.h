@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "container_format.h"
+#include "container/container_format.h"
 
 /* The whole file in memory (free it), its size in *size. @return NULL with
  * errno set if it cannot be read. */

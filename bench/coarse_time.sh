@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # coarse_time.sh — does a multi-threaded program's trace validate clean when
 # its times are coarse? (issue 42: the readers order the events of one time
-# on several threads by address liveness, hatf/causal.c)
+# on several threads by address liveness, hatf/readers/causal.c)
 #
 #   bench/coarse_time.sh [BUILD_DIR [RUNS [THREADS OPS [norealloc]]]]   (default: build 20 6 200000)
 #

@@ -41,7 +41,7 @@
 
 #include "chunk_scan.h"
 #include "hatf.h"
-#include "hatf1_internal.h"  /* the encoder and decoder in place, their fields */
+#include "hatf1/hatf1_internal.h"  /* the encoder and decoder in place, their fields */
 #include "hatf_container.h"
 #include "hatf_source.h"
 #include "hatf_text.h"
@@ -199,7 +199,7 @@ static digest run_container(const char *path, int global)
 }
 
 /* hatf_source: the global iterator with equal times across threads in causal
- * order (hatf/causal.c), as the tools read. */
+ * order (hatf/readers/causal.c), as the tools read. */
 static digest run_source(const char *path)
 {
     hatf_err err = { 0 };

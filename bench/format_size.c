@@ -64,7 +64,7 @@
 #include <zstd.h>
 
 #include "hatf.h"
-#include "hatf1_internal.h"  /* the encoder and decoder in place, their fields */
+#include "hatf1/hatf1_internal.h"  /* the encoder and decoder in place, their fields */
 #include "hatf_container.h"
 #include "hatf_source.h"
 #include "hatf_text.h"

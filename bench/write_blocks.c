@@ -1,6 +1,6 @@
 /* write_blocks.c — what a trace's writes cost the writing thread in the
  * kernel, with and without the file's blocks allocated ahead (the writer's
- * fallocate, hatf/container_write.c "reserve_ahead"), side by side.
+ * fallocate, hatf/container/container_write.c "reserve_ahead"), side by side.
  *
  *   build/bench/write_blocks [-r ROUNDS] [-m MIB] [DIR]   (default 5, 512, $TMPDIR or /tmp)
  *

@@ -34,7 +34,7 @@
 
 #include "hatf.h"
 #include "hatf_container.h"
-#include "container_jobs.h"
+#include "container/container_jobs.h"
 #include "hatf_recorder.h"
 
 #define BATCH 256

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "cpu.h"
 #include "hatf_check.h"
 
 static inline uint64_t hatf_load_be(const uint8_t *p, unsigned n)
@@ -102,7 +103,7 @@ static inline size_t hatf_varint_put8(uint8_t *p, uint64_t v)
 static inline size_t hatf_varint_put8_pdep(uint8_t *p, uint64_t v)
 {
 #if defined(__x86_64__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    HATF_PRE(__builtin_cpu_supports("bmi2"));
+    HATF_PRE(hatf_cpu_bmi2());
     if (v < (1ull << 56)) {
         static const uint64_t cont[8] = { 0, 0x80, 0x8080, 0x808080, 0x80808080, 0x8080808080ull,
                                           0x808080808080ull, 0x80808080808080ull };

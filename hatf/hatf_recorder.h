@@ -105,7 +105,7 @@ void hatf_writer_set_coding_(struct hatf_writer *w, enum hatf_coding_ coding);
 void hatf_writer_fast_counts_(const struct hatf_writer *w, uint64_t *groups, uint64_t *events, uint64_t *stored);
 /* A writer whose time_res_ns is above 1 us (hatf_order_wanted) keeps the
  * order of the uses of an address by two threads in one unit
- * (hatf/container_order.h) when given every thread's events in time order:
+ * (hatf/container/container_order.h) when given every thread's events in time order:
  * the events it saw, those it gave a 1 us time, and those given late (their
  * later use by another thread may be out of order). */
 #define HATF_ORDER_RES_NS 1000u  /* such a writer's unit, and the time of those events, in ns */

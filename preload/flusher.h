@@ -37,7 +37,7 @@ long ht_drain_ring_upto(ht_ring *r, uint64_t upto) HT_HIDDEN;
 /* pre: wlock held. Every ring's events stamped before now, given to the
  * writer in time order across the rings (a writer with a time unit above
  * 1 us keeps the order of two threads' uses of an address in one unit from
- * it, hatf/container_order.h). @return events written. */
+ * it, hatf/container/container_order.h). @return events written. */
 long ht_drain_merged(void) HT_HIDDEN;
 /* The units of raw[0..n)'s events stamped at or before upto (at most n, or
  * the last event's end past it). */

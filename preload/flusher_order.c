@@ -2,7 +2,7 @@
  * in time order across threads, for a time unit above 1 us (--time-res).
  * The writer then marks each use of an address that follows another
  * thread's use in the same unit, and keeps its time to 1 us
- * (hatf/container_order.h): that needs the uses of each address in the
+ * (hatf/container/container_order.h): that needs the uses of each address in the
  * order they were stamped, which a drain ring after ring does not give.
  *
  * Each step drains the ring whose oldest event is the oldest, up to the

@@ -8,6 +8,12 @@
 #include <string.h>
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
+#if defined(__has_include)
+#if __has_include(<sys/platform/x86.h>)
+#include <sys/platform/x86.h>
+#define HT_CPU_GLIBC 1
+#endif
+#endif
 #endif
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -51,16 +57,21 @@ long ht_read_file(const char *path, char *buf, size_t cap)
 /* An invariant TSC ticks at a constant rate in every power state and is
  * synchronised across CPUs: then rdtsc is a monotonic clock for the whole machine.
  * x86: CPUID leaf 0x80000007, EDX bit 8, the bit from which Linux sets both
- * constant_tsc and nonstop_tsc (asked directly: reading /proc/cpuinfo cost
- * ~0.1 ms a process on a 2-CPU VM, more with many CPUs, each exec'd program).
+ * constant_tsc and nonstop_tsc. Asked of glibc, which read it with its own CPUID
+ * at start (<sys/platform/x86.h>): in a VM a CPUID traps to the hypervisor,
+ * ~14 us a call on a 2-CPU VM (reading /proc/cpuinfo cost ~0.1 ms a process).
  * aarch64's virtual counter is so by the architecture; it is taken when
  * cntfrq_el0 states a rate (firmware sets it; 0 means the counter is not set up). */
 int ht_tsc_invariant(void)
 {
 #if defined(__x86_64__) || defined(__i386__)
+#ifdef HT_CPU_GLIBC
+    return CPU_FEATURE_PRESENT(INVARIANT_TSC);
+#else
     unsigned a, b, c, d;
     if (!__get_cpuid(0x80000007u, &a, &b, &c, &d)) return 0;  /* no such leaf */
     return (d >> 8) & 1u;
+#endif
 #elif defined(__aarch64__)
     uint64_t hz;
     __asm__ volatile("mrs %0, cntfrq_el0" : "=r"(hz));

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 
 #include "hatf.h"
-#include "hatf1_internal.h"  /* the encoder and decoder in place, their fields */
+#include "hatf1/hatf1_internal.h"  /* the encoder and decoder in place, their fields */
 #include "fuzz_common.h"
 
 static void roundtrip(const hatf_event *evs, size_t n, hatf1_mode mode)

@@ -13,10 +13,10 @@
 #include <unistd.h>
 
 #include "hatf.h"
-#include "hatf1_internal.h"  /* the encoder and decoder in place, their fields */
+#include "hatf1/hatf1_internal.h"  /* the encoder and decoder in place, their fields */
 #include "hatf_container.h"
 #include "hatf_text.h"
-#include "container_format.h"
+#include "container/container_format.h"
 #include "hatf_recorder.h"  /* the recorder's fast coding */
 #include "synth.h"
 #include <zstd.h>

@@ -48,7 +48,8 @@ compile() {
 for d in hatf analyze replay preload cli bench tests; do
   read -ra inc <<<"$(make -s --no-print-directory print-INC_$d)" || fail "make print-INC_$d"
   [ "${#inc[@]}" -gt 0 ] || fail "no include paths for $d"
-  case $d in tests) srcs=(tests/unit/*.c tests/unit/*/*.c);; *) srcs=("$d"/*.c);; esac
+  case $d in tests) srcs=(tests/unit/*.c tests/unit/*/*.c);; hatf) srcs=(hatf/*.c hatf/*/*.c);;
+    *) srcs=("$d"/*.c);; esac
   for f in "${srcs[@]}"; do compile "$f" "${req[@]}" "${inc[@]}" -O2; done
 done
 for f in tests/workloads/*.c examples/*.c; do compile "$f" -std=gnu11 -Wall -Wextra -Iinclude -O2; done

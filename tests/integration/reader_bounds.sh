@@ -38,7 +38,7 @@ container() { "$H" convert --from text - -o "$1" || { echo "cannot convert"; exi
 craft() { local out=$1; shift; python3 -c "import hatf_craft as c, sys; out = sys.argv[1]
 $1" "$out" || { echo "cannot craft $out"; exit 1; }; }
 
-# ---- early releases (hatf/causal.c) ------------------------------------------
+# ---- early releases (hatf/readers/causal.c) ----------------------------------
 # early OUT: the text trace on stdin as a container whose releases may be
 # stamped early (header flag bit 2)
 early() {
@@ -73,7 +73,7 @@ far 60000 | early "$W/far60k.hatf"
 bounded early-budget 3 "$H" stats "$W/far60k.hatf" &&
   { [ "$(grep -c "early releases: the repair's budget" "$W/err")" -eq 1 ] || fail "early-budget: $(head -3 "$W/err")"; }
 
-# ---- damage (hatf/container_read.c) -------------------------------------------
+# ---- damage (hatf/container/container_read.c) ---------------------------------
 # 60,000 chunk groups whose records fail their checksum, with and without an
 # index: each damage line was compared with all the lines before (20,000: 14 s)
 printf '#hatrace-text 1\n10 1 0 alloc 24 0x1000\n20 2 0 free 0x1000\n' | container "$W/one.hatf"
@@ -101,7 +101,7 @@ c.write(out, h, [area], index=lambda placed: c.index_payload([(len(h) + 65 * i, 
 bounded lying-index 3 "$H" stats -j 1 "$W/lie.hatf" &&
   { n=$(grep -c "checksum mismatch" "$W/err"); [ "$n" -eq 100000 ] || fail "lying-index: $n damage lines, want 100000"; }
 
-# ---- threads (hatf/merge.c, hatf/container_read.c) ---------------------------
+# ---- threads (hatf/readers/merge.c, hatf/container/container_read.c) ---------
 # 100,000 threads one after the other, an allocation and its free each (21 MB):
 # every thread's cursor held a decoded group and an address model from the
 # start, ~78 KB each (stats 15 s, 2.9 GB); now only the threads whose groups
@@ -115,7 +115,7 @@ bounded storm-stats 0 "$H" stats --json "$W/storm.hatf" &&
   { grep -q '"records": 200000' "$W/out" || fail "storm-stats: $(grep records "$W/out")"; }
 bounded storm-validate 0 "$H" validate -j 1 "$W/storm.hatf"
 
-# ---- zstd bombs and tables (hatf/container_read.c) ---------------------------
+# ---- zstd bombs and tables (hatf/container/container_read.c) -----------------
 # 500 records chunks of one event, each a zstd frame of 64 MiB of zeros
 # (1.2 MB): decompressed each (6.5 s, 200 MB); now refused from the header
 # (a chunk's raw length follows its events)
@@ -223,7 +223,7 @@ for j in 1 2; do
       fail "open-groups -j $j: $(head -3 "$W/err")"; }
 done
 
-# ---- impossible headers (hatf/container_read.c) -------------------------------
+# ---- impossible headers (hatf/container/container_read.c) ---------------------
 # time unit 1/0 or 0/1, 7-bit addresses: validate said "no problems"; now
 # every reader refuses the file with one line
 for v in "unit=(1, 0)|offset 40: bad header: time unit 1/0 ns" "unit=(0, 1)|offset 40: bad header: time unit 0/1 ns" \
@@ -247,7 +247,7 @@ bounded duplicate-groups 1 "$H" validate "$W/dup.hatf" &&
     grep -q "records chunk (thread 1, group 0) comes after group 0 (offset [0-9]*); its 1 events are skipped" "$W/out" ||
     fail "duplicate-groups: $(tail -2 "$W/out")"; }
 
-# ---- Meta-TF (hatf/metatf_read.c) -------------------------------------------
+# ---- Meta-TF (hatf/metatf/metatf_read.c) ------------------------------------
 # 10,000 one-byte records, each a repeat of 65535 zero-width fields (10 KB):
 # the limit counted values, not bytes (1,000 records: 6 s of dump); now the
 # first record is refused, one line with its offset

@@ -4,7 +4,7 @@
 # allocated again by another within microseconds, and a 10 ms unit holds tens
 # of thousands of events of several threads. The recorder keeps the time of
 # each use of an address that follows another thread's in its unit to 1 us
-# (hatf/container_order.h; its rings drained merged by time), so every run
+# (hatf/container/container_order.h; its rings drained merged by time), so every run
 # must validate clean at 10 ms and 1 ms (before: thousands of problems a run
 # at 10 ms, "still live" and "already freed", and groups with no order), and
 # a default trace converted to 10 ms must keep its peak of live bytes (before:

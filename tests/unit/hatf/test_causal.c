@@ -1,5 +1,5 @@
 /* test_causal.c — events of equal time on different threads come out of
- * hatf_source in an order consistent with address liveness (hatf/causal.c):
+ * hatf_source in an order consistent with address liveness (hatf/readers/causal.c):
  * hand-made containers with ties the iterator's tie order gets wrong. */
 #include <stdio.h>
 #include <stdlib.h>

@@ -10,10 +10,10 @@
 #include "cunit_main.h"
 #include "merge_key.h"
 #include "hatf_container.h"
-#include "container_format.h"
-#include "container_addr.h"
-#include "container_time.h"
-#include "container_jobs.h"
+#include "container/container_format.h"
+#include "container/container_addr.h"
+#include "container/container_time.h"
+#include "container/container_jobs.h"
 #include <xxhash.h>
 
 static char path1[300], path2[300];

@@ -8,7 +8,7 @@
 
 #include "cunit_main.h"
 #include "hatf.h"
-#include "hatf1_internal.h"  /* the encoder and decoder in place, their fields */
+#include "hatf1/hatf1_internal.h"  /* the encoder and decoder in place, their fields */
 
 #define B(...) ((const uint8_t[]){ __VA_ARGS__ })
 #define NB(...) sizeof((const uint8_t[]){ __VA_ARGS__ })

@@ -9,8 +9,8 @@
 #include "cunit_main.h"
 #include "merge_key.h"
 #include "hatf_container.h"
-#include "container_format.h"
-#include "container_internal.h"
+#include "container/container_format.h"
+#include "container/container_internal.h"
 
 static char path[256];
 

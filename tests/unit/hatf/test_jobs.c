@@ -1,4 +1,4 @@
-/* test_jobs.c — chunk groups encoded by a helper thread (hatf/container_jobs.c):
+/* test_jobs.c — chunk groups encoded by a helper thread (hatf/container/container_jobs.c):
  * whoever encodes a group, and however late, the file is byte for byte the one
  * the writer alone writes. Run under TSan by make check-sanitizers. */
 #include <pthread.h>
@@ -10,7 +10,7 @@
 
 #include "cunit_main.h"
 #include "hatf_container.h"
-#include "container_jobs.h"
+#include "container/container_jobs.h"
 
 enum { THREADS = 3, PER_THREAD = 40000, CHUNK = 1000, FLUSH_EVERY = 7000, BATCH = 256 };
 

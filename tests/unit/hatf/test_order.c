@@ -1,5 +1,5 @@
 /* test_order.c — a coarse time unit that keeps the order of two threads'
- * uses of an address (hatf/container_order.h): which events keep a 1 us
+ * uses of an address (hatf/container/container_order.h): which events keep a 1 us
  * time, what the others get, and the order the readers give back. */
 #include <stdio.h>
 #include <string.h>

@@ -13,8 +13,8 @@
 #include "hatf.h"
 #include "hatf_container.h"
 #include "hatf_source.h"
-#include "container_format.h"
-#include "source_jobs.h"
+#include "container/container_format.h"
+#include "container/source_jobs.h"
 
 enum { NTH = 4, STEPS = 40000 };
 

@@ -1,5 +1,5 @@
 /* test_writer_plain.c — the recorder's plain events coded in one pass
- * (hatf_writer_add_plain_, hatf/container_plain.h) write the same file, byte
+ * (hatf_writer_add_plain_, hatf/container/container_plain.h) write the same file, byte
  * for byte, as the same events given to hatf_writer_add as hatf_events: with
  * and without the time conversion, in full and fast groups, across group
  * cuts, between events that are not plain (an attribute run, a comment), on
@@ -14,7 +14,7 @@
 
 #include "cunit_main.h"
 #include "hatf_container.h"
-#include "container_plain.h"
+#include "container/container_plain.h"
 
 enum { MAXEV = 60000, THREADS = 3 };
 

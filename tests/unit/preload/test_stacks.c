@@ -1,6 +1,6 @@
 /* test_stacks.c — call stacks: the per-thread dedup table and its
  * process-wide ids (preload/stacks.c), and the stack, module and symbol
- * entries of the container's tables stream (hatf/container_tables.c). */
+ * entries of the container's tables stream (hatf/container/container_tables.c). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

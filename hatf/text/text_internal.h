@@ -1,5 +1,5 @@
-/* text_internal.h — the pieces of the text form's line grammar (hatf/text.c)
- * that its table lines (hatf/text_tables.c) share: a cursor over one line,
+/* text_internal.h — the pieces of the text form's line grammar (hatf/text/text.c)
+ * that its table lines (hatf/text/text_tables.c) share: a cursor over one line,
  * its tokens and fields, and the writers of numbers and quoted strings. */
 #ifndef HATF_TEXT_INTERNAL_H
 #define HATF_TEXT_INTERNAL_H

@@ -9,7 +9,7 @@
 #include "container_format.h"
 #include "container_addr.h"
 #include "addrmap.h"
-#include "hatf1_internal.h"
+#include "hatf1/hatf1_internal.h"
 #include "container_stream.h"
 
 /* A chunk group: one records chunk and its address chunk. */
@@ -197,7 +197,7 @@ int hatf_stacktab_add_(hatf_reader *r, unsigned type, uint64_t id, const uint8_t
 int hatf_resident_add_(hatf_reader *r, uint64_t time_ns, const uint8_t *p, size_t len);
 int hatf_stacktab_finish_(hatf_reader *r);
 /* A reader with no file, holding tables alone (the text form's table lines,
- * hatf/text_tables.c): fill it with these, then hatf_stacktab_finish_.
+ * hatf/text/text_tables.c): fill it with these, then hatf_stacktab_finish_.
  * add: @return 0, HATF_E_CORRUPT or HATF_E_NOMEM, as hatf_stacktab_add_. */
 hatf_reader *hatf_tables_new_(void);
 int hatf_tables_stack_(hatf_reader *r, uint64_t id, const uint64_t *frames, size_t n);

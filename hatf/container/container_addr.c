@@ -5,6 +5,7 @@
 
 #include "container_addr.h"
 #include "container_format.h"
+#include "cpu.h"
 #include "hatf_check.h"
 
 #define TABLE_BITS0 8
@@ -369,7 +370,7 @@ void enc_run_popcnt(hatf_amodel *m, const hatf_aitem *a, size_t n, hatf_buf *out
 void hatf_aenc_run(hatf_amodel *m, const hatf_aitem *a, size_t n, hatf_buf *out)
 {
 #ifdef HAVE_RUN_POPCNT
-    if (__builtin_cpu_supports("popcnt")) { enc_run_popcnt(m, a, n, out); return; }
+    if (hatf_cpu_popcnt()) { enc_run_popcnt(m, a, n, out); return; }
     enc_run_(m, a, n, out, 0);
 #elif defined(__POPCNT__)
     enc_run_(m, a, n, out, 1);

@@ -22,7 +22,7 @@
 #include "container_order.h"
 #include "container_plain.h"
 #include "file_reserve.h"
-#include "hatf1_internal.h"
+#include "hatf1/hatf1_internal.h"
 
 typedef struct wthread {
     uint64_t thread;

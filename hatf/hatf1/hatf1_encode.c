@@ -34,7 +34,7 @@
 #include "hatf.h"
 #include "hatf1_internal.h"
 #include "bytes.h"
-#include "container_plain.h"
+#include "container/container_plain.h"
 
 #define NARROW_RUN 16
 #define STABLE_RUN 16

@@ -11,7 +11,7 @@
 
 #include "addrmap.h"
 #include "causal.h"
-#include "container_internal.h"
+#include "container/container_internal.h"
 
 #define LIKELY(x) __builtin_expect(!!(x), 1)
 #define UNLIKELY(x) __builtin_expect(!!(x), 0)

@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "addrmap.h"
-#include "container_internal.h"
+#include "container/container_internal.h"
 #include "hatf_text.h"
 #include "text_internal.h"
 

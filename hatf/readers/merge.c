@@ -30,7 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "container_internal.h"
+#include "container/container_internal.h"
 
 #define LIKELY(x) __builtin_expect(!!(x), 1)
 #define UNLIKELY(x) __builtin_expect(!!(x), 0)

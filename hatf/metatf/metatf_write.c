@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #include "bytes.h"
-#include "hatf1_internal.h"
+#include "hatf1/hatf1_internal.h"
 #include "metatf_internal.h"
 
 #define FLUSH_AT (1u << 20)

@@ -21,11 +21,11 @@
 #include "hatf_container.h"
 #include "hatf_source.h"
 #include "hatf_text.h"
-#include "text_internal.h"
+#include "text/text_internal.h"
 #include "causal.h"
-#include "hatf1_internal.h"
-#include "metatf_read.h"
-#include "source_jobs.h"
+#include "hatf1/hatf1_internal.h"
+#include "metatf/metatf_read.h"
+#include "container/source_jobs.h"
 
 #define TEXT_READ_CHUNK 65536
 

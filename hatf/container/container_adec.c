@@ -6,8 +6,11 @@
  * with pdep where the CPU has a fast one; varints of up to three bytes are
  * read without a loop (hatf_varint_next).
  */
+#include <stdatomic.h>
+
 #include "container_addr.h"
 #include "container_format.h"
+#include "cpu.h"
 #include "hatf_check.h"
 
 /* The allocation number of the live object of rank r (0 = most recent).
@@ -266,21 +269,27 @@ static uint32_t run_ref(hatf_amodel *m, hatf_event *e, uint32_t n, const uint8_t
     return k;
 }
 
-int hatf_adec_isa(void)
+static int adec_isa_of_cpu(void)
 {
 #if defined(__x86_64__) || defined(__i386__)
-    __builtin_cpu_init();
-    if (!__builtin_cpu_supports("popcnt")) return HATF_ADEC_PLAIN;
+    if (!hatf_cpu_popcnt()) return HATF_ADEC_PLAIN;
 #ifdef __x86_64__
-    /* pdep is microcoded, tens of cycles or more, before AMD's family 19h */
-    if (__builtin_cpu_supports("bmi2") &&
-        !__builtin_cpu_is("amdfam15h") && !__builtin_cpu_is("amdfam17h"))
-        return HATF_ADEC_BMI2;
+    if (hatf_cpu_pdep_fast()) return HATF_ADEC_BMI2;
 #endif
     return HATF_ADEC_POPCNT;
 #else
     return HATF_ADEC_PLAIN;
 #endif
+}
+
+int hatf_adec_isa(void)
+{
+    /* once a process: on AMD it costs a CPUID (hatf/cpu.h); threads racing
+     * here find the same answer */
+    static _Atomic int isa = -1;
+    int v = atomic_load_explicit(&isa, memory_order_relaxed);
+    if (v < 0) atomic_store_explicit(&isa, v = adec_isa_of_cpu(), memory_order_relaxed);
+    return v;
 }
 
 uint32_t hatf_adec_run(hatf_amodel *m, hatf_event *e, uint32_t n, const uint8_t **pp,
