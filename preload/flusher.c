@@ -23,6 +23,7 @@
 #include "flusher_state.h"
 #include "options.h"
 #include "output.h"
+#include "own_arena.h"
 #include "own_heap.h"
 #include "own_libs.h"
 #include "prim.h"
@@ -368,8 +369,10 @@ static void *helper_main(void *q)
     ht_t.untraced = 1;  /* for good, as the flusher */
     on_helper = 1;
     own_stack(&ht_fs.helper_stack, &ht_fs.helper_stack_size);
+    int arena = ht_own_arena_enter(ht_real_usable_size);
     prctl(PR_SET_NAME, "hatrace-encode");
     hatf_jobq_run_(q, helper_pause);
+    ht_own_arena_leave(arena);
     return NULL;
 }
 
@@ -515,6 +518,7 @@ static void *flusher_main(void *arg)
     ht_t.untraced = 1;  /* for good: its allocations are the recorder's */
     on_flusher = 1;
     own_stack(&ht_fs.flusher_stack, &ht_fs.flusher_stack_size);
+    int arena = ht_own_arena_enter(ht_real_usable_size);  /* its arena counted by its pages (own_arena.c) */
     prctl(PR_SET_NAME, "hatrace-flush");  /* tells it apart in top, perf and /proc */
     uint64_t interval = (uint64_t)ht_opt(HT_OPT_FLUSH_MS) * 1000000u;
     while (!atomic_load(&ht_fs.flusher_stop)) {
@@ -541,6 +545,7 @@ static void *flusher_main(void *arg)
     pthread_mutex_lock(&ht_fs.wlock);
     ht_background_cpu_read();
     pthread_mutex_unlock(&ht_fs.wlock);
+    ht_own_arena_leave(arena);
     return NULL;
 }
 

@@ -5,6 +5,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
+#include "own_arena.h"
 #include "own_heap.h"
 #include "prim.h"
 #include "recorder.h"
@@ -29,7 +30,10 @@ static void own_big_give(void) { atomic_flag_clear_explicit(&own_big_lock, memor
 static void own_block(uint64_t a, int64_t n)
 {
     atomic_fetch_add_explicit(&ht_own_heap, n, memory_order_relaxed);
-    if (n > -OWN_BIG && n < OWN_BIG) return;
+    if (n > -OWN_BIG && n < OWN_BIG) {
+        ht_own_arena_note(a, n);  /* in a recorder thread's arena: its pages count it */
+        return;
+    }
     own_big_take();
     if (n > 0 && own_big_n < OWN_BIG_SLOTS) {
         own_big[own_big_n].addr = a, own_big[own_big_n].size = (uint64_t)n, own_big_n++;
@@ -75,14 +79,18 @@ static int64_t own_small_most;
 
 uint64_t ht_own_heap_resident(void)
 {
-    int64_t small = atomic_load_explicit(&ht_own_heap, memory_order_relaxed), big = 0;
+    int64_t small = atomic_load_explicit(&ht_own_heap, memory_order_relaxed), big = 0, in_arenas;
+    /* the recorder threads' own arenas by their pages, the blocks in them included */
+    uint64_t arenas = ht_own_arena_resident(&in_arenas);
+    small -= in_arenas;
     own_big_take();
     for (size_t i = 0; i < own_big_n; i++) {
         small -= (int64_t)own_big[i].size;
-        big += (int64_t)ht_resident_of((void *)(uintptr_t)own_big[i].addr, own_big[i].size);
+        if (!ht_own_arena_holds(own_big[i].addr))
+            big += (int64_t)ht_resident_of((void *)(uintptr_t)own_big[i].addr, own_big[i].size);
     }
     own_big_give();
     if (small > own_small_most) own_small_most = small;
     /* a block of the program's freed here can take the count below 0 */
-    return (uint64_t)(own_small_most > 0 ? own_small_most : 0) + (uint64_t)big;
+    return (uint64_t)(own_small_most > 0 ? own_small_most : 0) + (uint64_t)big + arenas;
 }

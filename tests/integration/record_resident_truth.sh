@@ -6,7 +6,11 @@
 # the larger of /usr/bin/time's %M less the shared pages and the largest RssAnon
 # read while it holds). The recorder samples every 20 ms and the program holds
 # its peak 500 ms, so samples fall at the peak however busy the machine: the
-# figures are sizes, not times (measured 1.04 at 30 k blocks, 1.01 at 300 k).
+# figures are sizes, not times. 1 k blocks make a program of 0.18 MiB, where the
+# recorder's own memory left in (ld.so's for its libraries, a page of the main
+# stack its loading reaches: 8-12 KiB) is a twentieth: measured 1.02-1.04 over
+# 18 runs (1.08-1.10 before its threads' arenas counted by their pages and
+# zstd and xxhash linked in), 1.006 at 30 k blocks, 1.002 at 300 k.
 # Then a peak shorter than the flush interval (1 s, a program of ~0.1 s whose
 # 256-byte blocks go back to the system as they are freed): only the kernel's
 # high-water mark saw it, and the trace must still hold it (before, 0.45 MB
@@ -30,7 +34,7 @@ s = json.load(sys.stdin)
 print(s["container"].get("max_resident_bytes", 0), s["max_live_bytes"])' || fail "stats $*"
 }
 
-for n in 30000 300000; do
+for n in 1000 30000 300000; do
   read -r m sh an < <(python3 "$truth" native "$prog" "$n" 500) || fail "native run of $n blocks"
   read -r rec live < <(HATRACE_FLUSH_MS=20 recorded "$prog" "$n" 500)
   echo "$n blocks: native %M $m kB, shared $sh kB, anonymous $an kB; recorded $rec bytes, peak live $live"
