@@ -9,8 +9,8 @@
 #include "own_libs.h"
 #include "prim.h"
 
-/* libhatrace.so and the libraries only it needs (zstd, xxhash, libunwind and
- * theirs) have writable segments (data, relocated pointers, bss) whose pages
+/* libhatrace.so (with zstd and xxhash linked in) and the libraries only it
+ * needs (libunwind and its liblzma; zstd and xxhash too where linked shared) have writable segments (data, relocated pointers, bss) whose pages
  * are anonymous once written: the recorder's, absent natively (~110 KiB, half
  * a small program's anonymous memory). Found once, on the first sample: the
  * objects reachable by DT_NEEDED from libhatrace.so and from no object outside
