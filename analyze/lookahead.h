@@ -45,10 +45,12 @@ const lookahead_item *lookahead_pop(lookahead *q);
 
 /* Every event of src, in order, to count(ctx, x) with where the source read
  * it (x->rec, x->off), each one first passed to prefetch(ctx, ev)
- * LOOKAHEAD_N events earlier. Stops at the source's end or error, or when
- * count returns < 0 (the events read are all counted first), or pauses when
- * it returns > 0 (the events held are counted, none more is read: a later
- * call goes on with the next one).
+ * LOOKAHEAD_N events earlier: a run of a container's events
+ * (hatf_source_peek) is counted in place, prefetched within the run; a source
+ * that gives an event at a time has its events copied and held back. Stops
+ * at the source's end or error, or when count returns < 0 (the events read
+ * are all counted first), or pauses when it returns > 0 (the events held are
+ * counted, none more is read: a later call goes on with the next one).
  * @return 0 at the end, the source's negative code (hatf_source_error says
  * more), LOOKAHEAD_STOPPED with count's code in *count_rc (or HATF_E_NOMEM
  * when holding an event failed), or LOOKAHEAD_PAUSED. */

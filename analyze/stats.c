@@ -15,9 +15,8 @@
 #include "addrmap.h"
 #include "stats.h"
 
-static counts *table_get(table *t, uint64_t id)
+static __attribute__((noinline)) counts *table_get_slow(table *t, uint64_t id)
 {
-    if (t->n && id == t->last_id) return &t->v[t->last];
     int added;
     long i = addrmap_index(&t->index, id, &added);
     if (i < 0) return NULL;
@@ -36,6 +35,12 @@ static counts *table_get(table *t, uint64_t id)
     t->last_id = id;
     t->last = (size_t)i;
     return &t->v[i];
+}
+
+/* id's counts, made on first use (NULL out of memory); the last id's without a lookup */
+static inline counts *table_get(table *t, uint64_t id)
+{
+    return t->n && id == t->last_id ? &t->v[t->last] : table_get_slow(t, id);
 }
 
 static uint64_t name_hash(const char *s)
@@ -215,7 +220,8 @@ static int add_event(stats *st, const hatf_event *ev)
     uint32_t tag;
     int ended;
     hatf_attrs a;
-    hatf_event_attrs(ev, &a);
+    a.present = 0;  /* most events carry none: nothing to decode */
+    if (ev->data_len) hatf_event_attrs(ev, &a);
     if (hatf_attrs_has(&a, HATF_A_FUNC))
         fn = a.value[HATF_A_FUNC] > 0 && a.value[HATF_A_FUNC] < HATF_FN_COUNT_ ? (unsigned)a.value[HATF_A_FUNC]
                                                                               : FUNC_SLOTS - 1;

@@ -29,11 +29,39 @@ void temporary_free(temporary *t);
 
 /* Thread made an object at addr (not 0), charged to tag (a site, say).
  * @return 0, or -1 out of memory. */
-int temporary_made(temporary *t, uint64_t thread, uint64_t addr, uint32_t tag);
+static inline int temporary_made(temporary *t, uint64_t thread, uint64_t addr, uint32_t tag);
 
 /* Thread ended the live object at addr (a free, or a realloc to size 0).
  * @return 1 when it was temporary (*tag: the tag it was made with, counted),
  * 0 when not, -1 out of memory. */
-int temporary_ended(temporary *t, uint64_t thread, uint64_t addr, uint32_t *tag);
+static inline int temporary_ended(temporary *t, uint64_t thread, uint64_t addr, uint32_t *tag);
+
+/* (internal) the thread's newest-object entry, made on first use and cached
+ * (NULL when out of memory). Inline below: stats calls them for every event. */
+addrmap_entry *temporary_newest_(temporary *t, uint64_t thread);
+static inline addrmap_entry *temporary_newest(temporary *t, uint64_t thread)
+{
+    return t->last && t->last_thread == thread ? t->last : temporary_newest_(t, thread);
+}
+
+static inline int temporary_made(temporary *t, uint64_t thread, uint64_t addr, uint32_t tag)
+{
+    addrmap_entry *e = temporary_newest(t, thread);
+    if (!e) return -1;
+    e->rec = addr;
+    e->a = tag;
+    return 0;
+}
+
+static inline int temporary_ended(temporary *t, uint64_t thread, uint64_t addr, uint32_t *tag)
+{
+    addrmap_entry *e = temporary_newest(t, thread);
+    if (!e) return -1;
+    if (!addr || e->rec != addr) return 0;
+    e->rec = 0;
+    *tag = e->a;
+    t->count++;
+    return 1;
+}
 
 #endif

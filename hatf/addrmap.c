@@ -55,7 +55,7 @@ void addrmap_free(addrmap *m)
     memset(m, 0, sizeof *m);
 }
 
-addrmap_entry *addrmap_find(addrmap *m, uint64_t key)
+addrmap_entry *addrmap_find_slow_(addrmap *m, uint64_t key)
 {
     if (!key) return m->has_zero ? &m->zero : NULL;
     for (size_t i = addrmap_slot_of_(m, key);; i = (i + 1) & m->mask) {
@@ -79,7 +79,7 @@ static int grow(addrmap *m)
     return 0;
 }
 
-addrmap_entry *addrmap_put(addrmap *m, uint64_t key, int *added)
+addrmap_entry *addrmap_put_slow_(addrmap *m, uint64_t key, int *added)
 {
     *added = 0;
     if (!key) {

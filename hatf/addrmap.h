@@ -23,8 +23,8 @@
 #define addrmap_init hatf_addrmap_init_
 #define addrmap_free hatf_addrmap_free_
 #define addrmap_clear hatf_addrmap_clear_
-#define addrmap_find hatf_addrmap_find_
-#define addrmap_put hatf_addrmap_put_
+#define addrmap_find_slow_ hatf_addrmap_find_slow_
+#define addrmap_put_slow_ hatf_addrmap_put_slow_
 #define addrmap_remove hatf_addrmap_remove_
 #define addrmap_index hatf_addrmap_index_
 
@@ -76,12 +76,40 @@ void addrmap_free(addrmap *m);
 /* Remove every entry, keeping the table. */
 void addrmap_clear(addrmap *m);
 
-/* @return the entry for key, or NULL. Valid until the next insert or remove. */
-addrmap_entry *addrmap_find(addrmap *m, uint64_t key);
+/* (internal) the lookups past their first probe */
+addrmap_entry *addrmap_find_slow_(addrmap *m, uint64_t key);
+addrmap_entry *addrmap_put_slow_(addrmap *m, uint64_t key, int *added);
+
+/* @return the entry for key, or NULL. Valid until the next insert or remove.
+ * The first probe inline: the tools look up every event's address, and most
+ * are found, or found missing, there. */
+static inline addrmap_entry *addrmap_find(addrmap *m, uint64_t key)
+{
+    if (__builtin_expect(key != 0, 1)) {
+        addrmap_entry *e = &m->t[addrmap_slot_of_(m, key)];
+        if (e->key == key) return e;
+        if (!e->key) return NULL;
+    }
+    return addrmap_find_slow_(m, key);
+}
 
 /* Find or add key (a new entry is zeroed but for its key; *added says which).
  * @return the entry, or NULL when out of memory. */
-addrmap_entry *addrmap_put(addrmap *m, uint64_t key, int *added);
+static inline addrmap_entry *addrmap_put(addrmap *m, uint64_t key, int *added)
+{
+    if (__builtin_expect(key != 0 && (m->count + 1) * 4 <= (m->mask + 1) * 3, 1)) {
+        addrmap_entry *e = &m->t[addrmap_slot_of_(m, key)];
+        *added = 0;
+        if (e->key == key) return e;
+        if (!e->key) {
+            *e = (addrmap_entry){ .key = key };
+            m->count++;
+            *added = 1;
+            return e;
+        }
+    }
+    return addrmap_put_slow_(m, key, added);
+}
 
 /* Remove an entry returned by find/put. Entries after it in probe order may
  * move into its slot: a scan that removes must look at the same slot again. */

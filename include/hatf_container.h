@@ -287,6 +287,13 @@ int hatf_iter_next(hatf_iter *it, hatf_event *ev);
  * on after the damage). The events and their data are valid until the next
  * call on the iterator. */
 int hatf_iter_next_batch(hatf_iter *it, const hatf_event **evs);
+/* hatf_iter_next_batch without handing the run out: *evs points at the next
+ * events, which stay next until hatf_iter_take(it, k) hands out the first k
+ * of them (k above the run's length: all of it). The events are valid until
+ * the next call on the iterator other than take. @return as
+ * hatf_iter_next_batch. */
+int hatf_iter_peek(hatf_iter *it, const hatf_event **evs);
+void hatf_iter_take(hatf_iter *it, unsigned k);
 /* Where the last event came from: file offset of its chunk, index within it. */
 uint64_t hatf_iter_chunk_offset(const hatf_iter *it);
 const hatf_err *hatf_iter_error(const hatf_iter *it);

@@ -173,6 +173,19 @@ size_t hatf_source_skips(const hatf_source *s, const char *const **lines);
  * (a raw HATF 1.0 stream, the text form, an I/O or memory error). */
 int hatf_source_resume(hatf_source *s);
 
+/* The next events without copying them: *evs points at n of them, in
+ * hatf_source_next's order, *first the record number of the first (as
+ * hatf_source_record would say after reading it). They stay next until
+ * hatf_source_take(s, k) hands out the first k (k <= n); then
+ * hatf_source_record and _offset are those of the last taken. A run of a
+ * container's events comes whole (one thread's, up to its chunk group's end);
+ * another source, a filtered one or an ordered reader gives one at a time.
+ * The events and their data are valid until the next call on s other than
+ * take. @return n (> 0), 0 at the end, or a negative code as hatf_source_next
+ * (damage passed over as it does). Peek again before taking gives the same events. */
+int hatf_source_peek(hatf_source *s, const hatf_event **evs, uint64_t *first);
+void hatf_source_take(hatf_source *s, unsigned k);
+
 /* Position of the last event returned: its 0-based record number, and its byte
  * offset in the file (for a container: the offset of the chunk holding it). */
 uint64_t hatf_source_record(const hatf_source *s);

@@ -1273,3 +1273,17 @@ int hatf_causal_next(hatf_causal *c, hatf_event *ev)
     }
     return c->early ? early_next(c, ev) : next_slow(c, ev);
 }
+
+int hatf_causal_peek(hatf_causal *c, const hatf_event **evs)
+{
+    if (!(c->run_i < c->run_end && c->iout >= c->nout && !c->tracking)) return 0;
+    *evs = &c->run[c->run_i];
+    c->chunk_off = c->run_off;
+    return (int)(c->run_end - c->run_i);
+}
+
+void hatf_causal_take(hatf_causal *c, unsigned k)
+{
+    c->run_i += k;
+    c->emitted += k;
+}

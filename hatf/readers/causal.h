@@ -82,6 +82,13 @@ void hatf_causal_free(hatf_causal *c);
  * error (hatf_causal_error; called again, it goes on after the damage).
  * ev->data is valid until the next call. */
 int hatf_causal_next(hatf_causal *c, hatf_event *ev);
+/* The next events when they are a run that needs no ordering (most are):
+ * *evs points at n of them, valid until the next call other than take;
+ * hatf_causal_take(c, k), k <= n, hands out the first k as k calls of
+ * hatf_causal_next would. @return n, or 0 when the next event must come from
+ * hatf_causal_next (at a tie group, while tracking liveness, or at the run's end). */
+int hatf_causal_peek(hatf_causal *c, const hatf_event **evs);
+void hatf_causal_take(hatf_causal *c, unsigned k);
 
 /* File offset of the chunk of the last event returned. */
 uint64_t hatf_causal_chunk_offset(const hatf_causal *c);

@@ -501,7 +501,7 @@ HATF_API int hatf_iter_next(hatf_iter *it, hatf_event *ev)
     return 1;
 }
 
-HATF_API int hatf_iter_next_batch(hatf_iter *it, const hatf_event **evs)
+HATF_API int hatf_iter_peek(hatf_iter *it, const hatf_event **evs)
 {
     hatf_cursor *c = it->top;
     if (c->i >= it->stop) {
@@ -509,10 +509,21 @@ HATF_API int hatf_iter_next_batch(hatf_iter *it, const hatf_event **evs)
         if (rc <= 0) return rc;
         c = it->top;
     }
-    uint32_t i = c->i;
-    *evs = &c->evs[i];
-    c->i = it->stop;
-    return (int)(it->stop - i);
+    *evs = &c->evs[c->i];
+    return (int)(it->stop - c->i);
+}
+
+HATF_API void hatf_iter_take(hatf_iter *it, unsigned k)
+{
+    hatf_cursor *c = it->top;
+    c->i = k < it->stop - c->i ? c->i + k : it->stop;
+}
+
+HATF_API int hatf_iter_next_batch(hatf_iter *it, const hatf_event **evs)
+{
+    int n = hatf_iter_peek(it, evs);
+    if (n > 0) hatf_iter_take(it, (unsigned)n);
+    return n;
 }
 
 HATF_API uint64_t hatf_iter_chunk_offset(const hatf_iter *it) { return it->chunk_off; }

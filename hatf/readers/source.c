@@ -59,6 +59,9 @@ struct hatf_source {
     int have_info;
     int foreign;          /* a HATF 1.0 stream without hatrace's mark: its attribute bytes are opaque */
     hatf_metatf_reader *mtf;  /* metatf (over map) */
+    /* hatf_source_peek of a source read one event at a time: the event held */
+    hatf_event held;
+    int peek_one;
     /* hatf_source_read_on: a container's damaged chunk groups passed over, each noted */
     int read_on;
     char **skips;
@@ -489,6 +492,21 @@ HATF_API size_t hatf_source_skips(const hatf_source *s, const char *const **line
     return s->nskips;
 }
 
+/* The container's iterator or ordered reader failed with rc: the error in
+ * s->err. @return 0 when the damage was passed over and noted (read on), else rc. */
+static int container_failed(hatf_source *s, int rc)
+{
+    const hatf_err *e = s->iter ? hatf_iter_error(s->iter) : hatf_causal_error(s->causal);
+    if (e && e->code) s->err = *e;
+    else hatf_err_set(&s->err, rc, s->iter ? hatf_iter_chunk_offset(s->iter) : hatf_causal_chunk_offset(s->causal),
+                      "%s", hatf_strerror(rc));
+    if (s->err.record == UINT64_MAX || !s->err.record) s->err.record = s->record;
+    /* a damaged chunk group: the iterator has stepped past it */
+    if (!s->read_on || (rc != HATF_E_CORRUPT && rc != HATF_E_TRUNCATED) || note_skip(s) != 0) return rc;
+    memset(&s->err, 0, sizeof s->err);
+    return 0;
+}
+
 static int source_next_raw(hatf_source *s, hatf_event *ev)
 {
     if (s->err.code) return s->err.code;
@@ -498,16 +516,9 @@ static int source_next_raw(hatf_source *s, hatf_event *ev)
         if (__builtin_expect(s->follow_one, 0) && s->reader->nth > 1 && follow_causal(s)) return s->err.code;
         for (;;) {
             rc = s->iter ? hatf_iter_next(s->iter, ev) : hatf_causal_next(s->causal, ev);
-            if (rc >= 0) break;
-            const hatf_err *e = s->iter ? hatf_iter_error(s->iter) : hatf_causal_error(s->causal);
-            if (e && e->code) s->err = *e;
-            else hatf_err_set(&s->err, rc, s->iter ? hatf_iter_chunk_offset(s->iter) : hatf_causal_chunk_offset(s->causal),
-                              "%s", hatf_strerror(rc));
-            if (s->err.record == UINT64_MAX || !s->err.record) s->err.record = s->record;
-            /* a damaged chunk group: the iterator has stepped past it */
-            if (!s->read_on || (rc != HATF_E_CORRUPT && rc != HATF_E_TRUNCATED) || note_skip(s) != 0) return rc;
-            memset(&s->err, 0, sizeof s->err);
+            if (rc >= 0 || (rc = container_failed(s, rc)) < 0) break;
         }
+        if (rc < 0) return rc;
         if (rc > 0) s->offset = s->iter ? hatf_iter_chunk_offset(s->iter) : hatf_causal_chunk_offset(s->causal);
         break;
     case HATF_FMT_HATF1:
@@ -557,6 +568,51 @@ HATF_API int hatf_source_next(hatf_source *s, hatf_event *ev)
             return rc;
         }
     }
+}
+
+HATF_API int hatf_source_peek(hatf_source *s, const hatf_event **evs, uint64_t *first)
+{
+    if (s->fmt == HATF_FMT_CONTAINER && !s->filter && !s->peek_one && !s->err.code &&
+        !(__builtin_expect(s->follow_one, 0) && s->reader->nth > 1 && follow_causal(s))) {
+        int n;
+        if (s->iter) {
+            while ((n = hatf_iter_peek(s->iter, evs)) < 0 && (n = container_failed(s, n)) == 0) {}
+            if (n <= 0) return n;
+            s->offset = hatf_iter_chunk_offset(s->iter);
+        } else if ((n = hatf_causal_peek(s->causal, evs)) > 0) {
+            s->offset = hatf_causal_chunk_offset(s->causal);
+        }
+        if (n > 0) {
+            *first = s->record;
+            return n;
+        }
+    }
+    /* one event at a time, read as hatf_source_next does (and counted then) */
+    if (!s->peek_one) {
+        int rc = hatf_source_next(s, &s->held);
+        if (rc <= 0) return rc;
+        s->peek_one = 1;
+    }
+    *evs = &s->held;
+    *first = s->record - 1;
+    return 1;
+}
+
+HATF_API void hatf_source_take(hatf_source *s, unsigned k)
+{
+    if (s->peek_one) {
+        s->peek_one = 0;
+        return;
+    }
+    if (s->fmt != HATF_FMT_CONTAINER || !k) return;
+    const hatf_event *evs;
+    /* the run peeked: no reading */
+    int n = s->iter ? hatf_iter_peek(s->iter, &evs) : hatf_causal_peek(s->causal, &evs);
+    if (n <= 0) return;
+    if (k > (unsigned)n) k = (unsigned)n;
+    if (s->iter) hatf_iter_take(s->iter, k);
+    else hatf_causal_take(s->causal, k);
+    s->record += k;
 }
 
 HATF_API void hatf_source_filter(hatf_source *s, hatf_source_filter_fn fn, void (*done)(void *ctx), void *ctx)

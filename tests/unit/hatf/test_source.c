@@ -243,6 +243,75 @@ static void test_container_read_on(void)
     }
 }
 
+/* A container of nt threads, 300 events each, times interleaved: thread t's
+ * i-th at 10 i + t. */
+static void write_threads(const char *name, uint64_t nt)
+{
+    ut_path(path, sizeof path, "%s", name);
+    hatf_info info = { .address_bits = 64, .time_unit_ns_num = 1, .time_unit_ns_den = 1 };
+    hatf_err err = { 0 };
+    hatf_writer *w = hatf_writer_create(path, 1, &info, NULL, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(w);
+    for (uint64_t t = 1; t <= nt; t++)
+        for (uint64_t i = 0; i < 300; i++) {
+            hatf_event e = { .op = HATF_OP_ALLOC, .size = 8 + i, .addr = (t << 20) + 64 * i, .thread = t,
+                             .time = 10 * i + t };
+            if (i % 3 == 2) e = (hatf_event){ .op = HATF_OP_FREE, .addr = (t << 20) + 64 * (i - 1), .thread = t,
+                                              .time = 10 * i + t };
+            CU_ASSERT_EQUAL_FATAL(hatf_writer_add(w, &e, 1), 0);
+        }
+    CU_ASSERT_EQUAL(hatf_writer_close(w, NULL, &err), 0);
+}
+
+/* hatf_source_peek and _take hand out what hatf_source_next does, in the same
+ * order, with the same record numbers and offsets, whatever the takes' sizes;
+ * a peek again before a take gives the same events; a single thread's events
+ * come as runs. */
+static void test_peek_take(void)
+{
+    enum { N = 900 };
+    static hatf_event want[N];
+    static uint64_t off[N];
+    for (uint64_t nt = 1; nt <= 3; nt += 2) {
+        write_threads("p.hatf", nt);
+        hatf_err err = { 0 };
+        hatf_source *s = hatf_source_open(path, HATF_FMT_CONTAINER, &err);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+        size_t n = 0;
+        while (n < N && hatf_source_next(s, &want[n]) == 1) off[n++] = hatf_source_offset(s);
+        CU_ASSERT_EQUAL_FATAL(n, 300 * nt);
+        hatf_source_close(s);
+
+        s = hatf_source_open(path, HATF_FMT_CONTAINER, &err);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+        size_t got = 0, longest = 0, bad = 0;
+        unsigned step = 0;
+        const hatf_event *evs, *again;
+        uint64_t first, first2;
+        int k;
+        while ((k = hatf_source_peek(s, &evs, &first)) > 0) {
+            CU_ASSERT_EQUAL(hatf_source_peek(s, &again, &first2), k);
+            CU_ASSERT(again == evs && first2 == first);
+            if ((size_t)k > longest) longest = (size_t)k;
+            unsigned take = 1 + step++ % 5;
+            if (take > (unsigned)k) take = (unsigned)k;
+            for (unsigned i = 0; i < take && got + i < n; i++) {
+                const hatf_event *a = &evs[i], *b = &want[got + i];
+                bad += first + i != got + i || a->op != b->op || a->addr != b->addr || a->time != b->time ||
+                       a->thread != b->thread || hatf_source_offset(s) != off[got + i];
+            }
+            hatf_source_take(s, take);
+            got += take;
+            CU_ASSERT_EQUAL(hatf_source_record(s), got - 1);
+        }
+        CU_ASSERT_EQUAL(k, 0);
+        CU_ASSERT_EQUAL(got, n);
+        CU_ASSERT_EQUAL(bad, 0);
+        if (nt == 1) CU_ASSERT(longest >= 100);  /* a group's events at once, not one by one */
+        hatf_source_close(s);
+    }
+}
+
 static CU_TestInfo tests[] = {
     { "format names", test_names },
     { "text positions", test_text_positions },
@@ -251,6 +320,7 @@ static CU_TestInfo tests[] = {
     { "hatf1.0", test_hatf1 },
     { "container", test_container },
     { "container read on past a damaged group", test_container_read_on },
+    { "peek and take", test_peek_take },
     CU_TEST_INFO_NULL,
 };
 CU_SuiteInfo ut_suites[] = {
