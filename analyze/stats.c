@@ -95,18 +95,24 @@ static unsigned hist_bucket(uint64_t size)
     return size ? 64 - (unsigned)__builtin_clzll(size) : 0;
 }
 
-/* Live bytes and objects of heap hpos (and its name) change by n objects,
- * bytes; the peaks follow (an event ends objects before it makes one, so
- * the peaks seen after each change are those seen after each event). */
-static void heap_change(stats *st, uint32_t hpos, int64_t n, int64_t bytes)
+/* The program's live bytes and objects change by n objects, bytes; the peaks
+ * follow (an event ends objects before it makes one, so the peaks seen after
+ * each change are those seen after each event). */
+static inline void live_change(stats *st, int64_t n, int64_t bytes)
 {
-    counts *h = &st->heaps.v[hpos];
-    h->live_objects += (uint64_t)n;
-    h->live_bytes += (uint64_t)bytes;
     st->live_objects += (uint64_t)n;
     st->live_bytes += (uint64_t)bytes;
     if (st->live_objects > st->max_live_objects) st->max_live_objects = st->live_objects;
     if (st->live_bytes > st->max_live_bytes) st->max_live_bytes = st->live_bytes;
+}
+
+/* And those of heap hpos and its name. */
+static inline __attribute__((always_inline)) void heap_change(stats *st, uint32_t hpos, int64_t n, int64_t bytes)
+{
+    counts *h = &st->heaps.v[hpos];
+    live_change(st, n, bytes);
+    h->live_objects += (uint64_t)n;
+    h->live_bytes += (uint64_t)bytes;
     if (h->live_objects > h->max_live_objects) h->max_live_objects = h->live_objects;
     if (h->live_bytes > h->max_live_bytes) h->max_live_bytes = h->live_bytes;
     if (h->group >= 0) {
@@ -118,10 +124,17 @@ static void heap_change(stats *st, uint32_t hpos, int64_t n, int64_t bytes)
     }
 }
 
+/* heaplive's callbacks: our tags are the heaps */
 static void heap_live(void *ctx, uint32_t hpos, uint32_t heap, int64_t n, int64_t bytes)
 {
-    (void)heap;  /* our tags are the heaps */
+    (void)heap;
     heap_change(ctx, hpos, n, bytes);
+}
+
+static void summary_live(void *ctx, uint32_t hpos, uint32_t heap, int64_t n, int64_t bytes)
+{
+    (void)hpos, (void)heap;
+    live_change(ctx, n, bytes);
 }
 
 void stats_heap_changed(void *ctx, uint64_t heap_id, int64_t n, int64_t bytes)
@@ -153,17 +166,6 @@ static int add_live(stats *st, uint64_t addr, uint64_t size, const counts *h)
     return st->shared ? 0 : heaplive_add(&st->live, addr, size, h->cell);
 }
 
-static void heap_destroy(stats *st, counts *h)
-{
-    h->destroy_frees += h->live_objects;
-    h->destroy_bytes += h->live_bytes;
-    if (h->group >= 0) {
-        st->names[h->group].destroy_frees += h->live_objects;
-        st->names[h->group].destroy_bytes += h->live_bytes;
-    }
-    if (!st->shared) heaplive_destroy_heap(&st->live, (uint32_t)(h - st->heaps.v));
-}
-
 /* A comment the recorder wrote for one of the program's own mappings
  * (docs/FORMAT.md, "Mappings and phases"): counted. */
 static void count_mapping(stats *st, const hatf_event *ev)
@@ -180,6 +182,51 @@ static void counts_now(const stats *st, phase_counts *c)
 {
     *c = (phase_counts){ st->records, st->allocs, st->frees, st->reallocs, st->total_bytes, st->live_bytes,
                          st->live_objects };
+}
+
+/* An event's counts per thread, heap and heap name, and by size and function
+ * (h: its heap's, first: the heap's first event). @return 0, or HATF_E_NOMEM. */
+static int count_detail(stats *st, const hatf_event *ev, counts *h, int first, const hatf_attrs *a)
+{
+    counts *t = table_get(&st->threads, ev->thread);
+    if (!t || (first && heap_group(st, h))) return HATF_E_NOMEM;
+    counts *g = h->group >= 0 ? &st->names[h->group] : NULL;
+    if (g && (first || ev->op == HATF_OP_HEAP_CREATE)) g->id++;  /* ids can be reused (addresses) */
+
+    unsigned fn = 0;
+    if (hatf_attrs_has(a, HATF_A_FUNC))
+        fn = a->value[HATF_A_FUNC] > 0 && a->value[HATF_A_FUNC] < HATF_FN_COUNT_ ? (unsigned)a->value[HATF_A_FUNC]
+                                                                                : FUNC_SLOTS - 1;
+    if (!fn) fn = hatf_plain_func(ev->op);  /* an absent func is the plain call */
+    if (hatf_op_has_addr(ev->op)) st->funcs[fn]++;
+
+    switch (ev->op) {
+    case HATF_OP_ALLOC:
+        t->allocs++; h->allocs++;
+        if (g) g->allocs++;
+        if (!ev->addr) break;  /* failed: its (often absurd) size made no object */
+        t->bytes += ev->size; h->bytes += ev->size;
+        if (g) g->bytes += ev->size;
+        st->hist[hist_bucket(ev->size)]++;
+        break;
+    case HATF_OP_FREE:
+        t->frees++; h->frees++;
+        if (g) g->frees++;
+        break;
+    case HATF_OP_REALLOC_INPLACE: case HATF_OP_REALLOC_MOVE:
+    case HATF_OP_REALLOC_NEW: case HATF_OP_REALLOC_FREE:
+        t->reallocs++; h->reallocs++;
+        if (g) g->reallocs++;
+        break;
+    case HATF_OP_HEAP_DESTROY:
+        h->destroy_frees += h->live_objects;
+        h->destroy_bytes += h->live_bytes;
+        if (g) g->destroy_frees += h->live_objects, g->destroy_bytes += h->live_bytes;
+        break;
+    default:
+        break;
+    }
+    return 0;
 }
 
 static int add_event(stats *st, const hatf_event *ev)
@@ -202,58 +249,45 @@ static int add_event(stats *st, const hatf_event *ev)
     if (!st->timed || ev->time > st->last_time) st->last_time = ev->time;
     st->timed = 1;
 
-    counts *t = table_get(&st->threads, ev->thread);
     size_t nheaps = st->heaps.n;
     counts *h = table_get(&st->heaps, ev->heap);
-    if (!t || !h) return HATF_E_NOMEM;
+    if (!h) return HATF_E_NOMEM;
     int first = st->heaps.n != nheaps;
     if (first) {
         uint32_t hpos = (uint32_t)(h - st->heaps.v);
         long cell = st->shared ? 0 : heaplive_cell_of(&st->live, hpos, hpos);
-        if (cell < 0 || heap_group(st, h)) return HATF_E_NOMEM;
+        if (cell < 0) return HATF_E_NOMEM;
         h->cell = (uint32_t)cell;
     }
-    counts *g = h->group >= 0 ? &st->names[h->group] : NULL;
-    if (g && (first || ev->op == HATF_OP_HEAP_CREATE)) g->id++;  /* ids can be reused (addresses) */
-
-    unsigned fn = 0;
-    uint32_t tag;
-    int ended;
     hatf_attrs a;
     a.present = 0;  /* most events carry none: nothing to decode */
     if (ev->data_len) hatf_event_attrs(ev, &a);
-    if (hatf_attrs_has(&a, HATF_A_FUNC))
-        fn = a.value[HATF_A_FUNC] > 0 && a.value[HATF_A_FUNC] < HATF_FN_COUNT_ ? (unsigned)a.value[HATF_A_FUNC]
-                                                                              : FUNC_SLOTS - 1;
-    if (!fn) fn = hatf_plain_func(ev->op);  /* an absent func is the plain call */
-    if (hatf_op_has_addr(ev->op)) st->funcs[fn]++;
+    /* the detail first: a heap-destroy's counts its objects before they end */
+    if (!st->summary_only && count_detail(st, ev, h, first, &a)) return HATF_E_NOMEM;
 
+    uint32_t tag;
+    int ended;
     switch (ev->op) {
     case HATF_OP_ALLOC:
-        st->allocs++; t->allocs++; h->allocs++;
-        if (g) g->allocs++;
+        st->allocs++;
         if (!ev->addr) {  /* failed: its (often absurd) size made no object */
             st->failed_allocs++;
             break;
         }
-        st->total_bytes += ev->size; t->bytes += ev->size; h->bytes += ev->size;
-        if (g) g->bytes += ev->size;
-        st->hist[hist_bucket(ev->size)]++;
+        st->total_bytes += ev->size;
         if (add_live(st, ev->addr, ev->size, h) ||
             temporary_made(&st->tmp, ev->thread, ev->addr, 0))
             return HATF_E_NOMEM;
         break;
     case HATF_OP_FREE:
-        st->frees++; t->frees++; h->frees++;
-        if (g) g->frees++;
+        st->frees++;
         if (!ev->addr) st->free_null++;
         else if (!end_live(st, ev->addr)) st->unknown_frees++;
         else if (temporary_ended(&st->tmp, ev->thread, ev->addr, &tag) < 0) return HATF_E_NOMEM;
         break;
     case HATF_OP_REALLOC_INPLACE: case HATF_OP_REALLOC_MOVE:
     case HATF_OP_REALLOC_NEW: case HATF_OP_REALLOC_FREE:
-        st->reallocs++; t->reallocs++; h->reallocs++;
-        if (g) g->reallocs++;
+        st->reallocs++;
         /* a failed realloc left its block as it was (the requested size, often absurd, is not its size) */
         if (hatf_event_failed_by(ev, &a)) break;
         ended = ev->op != HATF_OP_REALLOC_NEW && ev->addr && end_live(st, ev->addr);
@@ -266,7 +300,7 @@ static int add_event(stats *st, const hatf_event *ev)
         }
         break;
     case HATF_OP_HEAP_DESTROY:
-        heap_destroy(st, h);
+        if (!st->shared) heaplive_destroy_heap(&st->live, (uint32_t)(h - st->heaps.v));
         break;
     default:
         break;
@@ -305,6 +339,12 @@ void stats_free(stats *st)
     free(st->threads.v);
     free(st->heaps.v);
     free(st);
+}
+
+void stats_summary_only(stats *st)
+{
+    st->summary_only = 1;
+    st->live.change = summary_live;
 }
 
 uint64_t stats_records(const stats *st) { return st->records; }

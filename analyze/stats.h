@@ -73,6 +73,7 @@ typedef struct stats {
     addrmap name_index;   /* hash of a name -> position in names (collisions: linear search) */
     temporary tmp;   /* temporary allocations (tag unused) */
     int want_phases;
+    int summary_only;  /* stats_summary_only */
     phases ph;       /* with want_phases: the figures split at comments */
     /* the program's own mappings, from the recorder's "hatrace-map" comments */
     uint64_t mmaps, mmap_bytes, munmaps, munmap_bytes, mremaps, brks;
@@ -101,6 +102,11 @@ void stats_prefetch(void *ctx, const hatf_event *ev);
 void stats_share_live(stats *st, heaplive *l);
 /* The sharing count's changes of a heap's live objects (a sites_heap_fn). */
 void stats_heap_changed(void *ctx, uint64_t heap_id, int64_t objects, int64_t bytes);
+
+/* Count only the figures of stats_summary (hatrace record's closing
+ * figures, a row per process): no counts per thread, heap or name, by size
+ * or by function. Before the first event; not with stats_share_live. */
+void stats_summary_only(stats *st);
 
 /* Records counted so far. */
 uint64_t stats_records(const stats *st);

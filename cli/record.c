@@ -164,7 +164,7 @@ static int figures(const char *path, int *stacks, record_follow *fl, stats_summa
     int followed = st != NULL;
     if (!st) {
         if (!(s = cli_open_source(path, HATF_FMT_CONTAINER))) return 0;  /* said */
-        st = stats_read(s, path, 0);
+        st = stats_read(s, path, STATS_READ_SUMMARY);
     }
     stats_summary sum;
     int rc = st ? CLI_OK : CLI_FAIL;

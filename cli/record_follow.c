@@ -82,6 +82,7 @@ static void open_trace(followed *x)
     x->opened = 1;
     hatf_source_read_on(x->s, !cli_strict);
     if (!(x->st = stats_new(x->s))) drop(x);
+    else stats_summary_only(x->st);  /* the closing figures only */
 }
 
 /* Follow a trace the report names (read back if it never opens). */

@@ -323,7 +323,7 @@ int cmd_stats(int argc, char **argv)
     if (!s) return CLI_FAIL;
     if (a->by_site || a->timeline || a->massif) return run_sites(a, s, path);
 
-    stats *st = stats_read(s, path, a->phases_given);
+    stats *st = stats_read(s, path, a->phases_given ? STATS_READ_PHASES : 0);
     rc = st ? CLI_OK : CLI_FAIL;
     if (st) {
         hatf_buf o;

@@ -4,10 +4,11 @@
 
 #define U(x) ((unsigned long long)(x))
 
-stats *stats_read(hatf_source *s, const char *path, int want_phases)
+stats *stats_read(hatf_source *s, const char *path, int how)
 {
     stats *st = stats_new(s);
-    if (!st || (want_phases && stats_want_phases(st) < 0)) {
+    if (st && (how & STATS_READ_SUMMARY)) stats_summary_only(st);
+    if (!st || ((how & STATS_READ_PHASES) && stats_want_phases(st) < 0)) {
         cli_error("out of memory");
         stats_free(st);
         return NULL;
@@ -27,7 +28,7 @@ stats *stats_read(hatf_source *s, const char *path, int want_phases)
 
 int stats_summarize(hatf_source *s, const char *path, stats_summary *out)
 {
-    stats *st = stats_read(s, path, 0);
+    stats *st = stats_read(s, path, STATS_READ_SUMMARY);
     if (!st) return CLI_FAIL;
     stats_figures(st, out);
     stats_free(st);

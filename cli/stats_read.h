@@ -6,10 +6,12 @@
 #include "hatf_source.h"
 #include "stats.h"
 
-/* Count every event of s (path: for messages), with want_phases the figures
- * split at comments too. @return the counts (stats_free), or NULL after
+/* Count every event of s (path: for messages), with STATS_READ_PHASES the
+ * figures split at comments too, with STATS_READ_SUMMARY only stats_summary's
+ * (stats_summary_only). @return the counts (stats_free), or NULL after
  * saying why. */
-stats *stats_read(hatf_source *s, const char *path, int want_phases);
+enum { STATS_READ_PHASES = 1, STATS_READ_SUMMARY = 2 };
+stats *stats_read(hatf_source *s, const char *path, int how);
 
 /* Read every event of s and count *out by stats' rules (stats --json's
  * allocs, frees, reallocs, max_live_*, live_*_at_end; stats --sites'

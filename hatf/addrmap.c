@@ -6,6 +6,8 @@
 #include "addrmap.h"
 
 #define INITIAL_BITS 10
+/* up to 2^21 slots (64 MiB) a table grows at half full, above at 3/4 (addrmap.h) */
+#define HALF_FULL_BITS 21
 
 /* A table of millions of entries is touched at random: on 2 MiB pages its
  * lookups (and prefetches) do not each wait for a page walk. */
@@ -33,6 +35,7 @@ static int alloc_table(addrmap *m, unsigned bits)
     m->t = t;
     m->mask = ((size_t)1 << bits) - 1;
     m->shift = 64 - bits;
+    m->limit = bits <= HALF_FULL_BITS ? (size_t)1 << (bits - 1) : ((size_t)3 << bits) / 4;
     return 0;
 }
 
@@ -91,7 +94,7 @@ addrmap_entry *addrmap_put_slow_(addrmap *m, uint64_t key, int *added)
         }
         return &m->zero;
     }
-    if ((m->count + 1) * 4 > (m->mask + 1) * 3 && grow(m) < 0) {
+    if (m->count + 1 > m->limit && grow(m) < 0) {
         addrmap_entry *e = addrmap_find(m, key);  /* a full table can still update */
         return e;
     }
