@@ -566,30 +566,23 @@ void validate_read_error(validate *v, const hatf_err *e)
     problem_at(v, e->record == UINT64_MAX ? v->f.records : e->record, e->offset, "%s", hatf_err_text(e));
 }
 
+/* lookahead_run's callbacks */
+static int check_item(void *ctx, const lookahead_item *x) { return check_at(ctx, &x->ev, x->rec, x->off) < 0 ? -1 : 0; }
+static void prefetch_item(void *ctx, const hatf_event *ev) { prefetch(ctx, ev); }
+
 int validate_run(validate *v, hatf_source *s, int stop_at_damage)
 {
-    hatf_event ev;
-    int got, oom = 0;
-    lookahead q;  /* each event's object slot is prefetched LOOKAHEAD_N events before its check */
-    lookahead_init(&q);
-    const lookahead_item *x;
     for (;;) {
-        while ((got = hatf_source_next(s, &ev)) > 0) {
-            prefetch(v, &ev);
-            if (lookahead_push(&q, &ev, hatf_source_record(s), hatf_source_offset(s), &x) < 0) oom = 1;
-            else if (x) oom = check_at(v, &x->ev, x->rec, x->off) < 0;
-            if (oom) break;
-        }
-        /* the events read are checked before a read error is told, as without the lookahead */
-        while (!oom && (x = lookahead_pop(&q)) != NULL) oom = check_at(v, &x->ev, x->rec, x->off) < 0;
-        if (got >= 0 || oom) break;
+        /* each event's object slot is prefetched LOOKAHEAD_N events before its check; the
+         * events read are checked before a read error is told */
+        int count_rc, got = lookahead_run(s, check_item, prefetch_item, v, &count_rc);
+        if (got == LOOKAHEAD_STOPPED) return VALIDATE_OOM;
+        if (got >= 0) return 0;
         /* a damaged chunk group of a container: say so and check the rest */
         hatf_err damage = *hatf_source_error(s);
-        if (stop_at_damage || hatf_source_resume(s) != 0) break;
+        if (stop_at_damage || hatf_source_resume(s) != 0) return got;
         validate_read_error(v, &damage);
     }
-    lookahead_free(&q);
-    return oom ? VALIDATE_OOM : got < 0 ? got : 0;
 }
 
 void validate_finish(validate *v) { expire_pending(v, 1); }
