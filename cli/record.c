@@ -212,7 +212,8 @@ static int figures(const char *path, int *stacks, record_follow *fl, stats_summa
     fprintf(stderr, "hatrace:   size: %s, %.2f bytes per event\n", size,
             sum.records ? (double)bytes / (double)sum.records : 0.0);
     if (followed)
-        fprintf(stderr, "hatrace:   figures counted while it ran, ready %.2f s after it ended\n",
+        fprintf(stderr, "hatrace:   figures counted while it ran%s, ready %.2f s after it ended\n",
+                record_follow_taken(fl) ? " (the idle follower fell behind: at normal priority)" : "",
                 cli_now_s() - ended_at);
     else
         fprintf(stderr, "hatrace:   figures read back after it ended in %.2f s\n", cli_now_s() - t0);
@@ -614,7 +615,7 @@ static int run_command(char **cmd, char *preload, const char *report_path)
     signal(SIGQUIT, SIG_IGN);
     record_follow *fl = no_figures ? NULL : record_follow_start(report_path);
     int status = 0;
-    while (waitpid(pid, &status, 0) < 0)
+    while (record_follow_wait(fl, pid, &status) < 0)
         if (errno != EINTR) { status = 127 << 8; break; }
     ended_at = cli_now_s();
     record_follow_finish(fl);

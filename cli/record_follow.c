@@ -10,16 +10,26 @@
  * command ended; if it does not get the CPU to do so within a second (the
  * machine has no idle CPU, and a thread of the idle class may not raise
  * itself back), the waiter leaves it and the traces are read back as before:
- * the figures never wait on a starved thread.
+ * the figures never wait on a starved thread. And while the command runs, if
+ * the follower has not caught up for LAG_MS (a machine with no idle CPU
+ * starves it), the waiter takes the follows over at once and counts them as
+ * they grow, between looks at the command (record_follow_wait): the figures
+ * are then ready about a second after the end however long the command ran,
+ * their count paid at normal priority while it runs.
  */
+#include <errno.h>
 #include <limits.h>
+#include <poll.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cli_util.h"
 #include "lookahead.h"
@@ -30,6 +40,7 @@ enum {
     STALL_MS = 1000,       /* a follower of the idle class that does not park this long after the end is left */
     QUIET_MS = 1000,       /* a trace that does not grow this long after the command ended: read back */
     MAX_FOLLOWED = 64,     /* traces followed at once; later ones are read back */
+    LAG_MS = 1000,         /* a follower not caught up this long while the command runs is taken over */
 };
 
 typedef struct followed {
@@ -51,7 +62,11 @@ struct record_follow {
     long report_pos;       /* how far the report file was read */
     followed t[MAX_FOLLOWED];
     size_t n;
-    _Atomic int ended;     /* the command ended: the follower pauses its count and parks */
+    _Atomic int ended;     /* the command ended, or the waiter takes over: the follower pauses its count and parks */
+    _Atomic uint64_t caught_up_at; /* when the follower last read every trace to its end (cli_now_ms) */
+    uint64_t lag_ms;       /* LAG_MS, or HATRACE_RECORD_LAG_MS */
+    int taken;             /* the follows are the waiter's */
+    int taken_early;       /* and were taken while the command still ran */
     /* under lock */
     int parked;            /* the follower stopped; the follows are the waiter's */
     int left;              /* the waiter gave up: the follower frees the follows itself, and
@@ -150,7 +165,9 @@ static void *follower(void *arg)
     while (!atomic_load(&f->ended)) {
         new_traces(f);
         for (size_t i = 0; i < f->n && !atomic_load(&f->ended); i++) read_more(&f->t[i]);
-        if (!atomic_load(&f->ended)) sleep_ms(POLL_MS);
+        if (atomic_load(&f->ended)) break;
+        atomic_store(&f->caught_up_at, cli_now_ms());
+        sleep_ms(POLL_MS);
     }
     pthread_mutex_lock(&f->lock);
     f->parked = 1;
@@ -173,6 +190,9 @@ record_follow *record_follow_start(const char *report_path)
     }
     snprintf(f->report, sizeof f->report, "%s", report_path);
     f->idle = !how || strcmp(how, "normal") != 0;
+    const char *lag = getenv("HATRACE_RECORD_LAG_MS");
+    f->lag_ms = lag && *lag ? strtoull(lag, NULL, 10) : LAG_MS;
+    atomic_store(&f->caught_up_at, cli_now_ms());
     pthread_mutex_init(&f->lock, NULL);
     pthread_cond_init(&f->parked_cv, NULL);
     if (pthread_create(&f->thread, NULL, follower, f) != 0) {
@@ -240,20 +260,71 @@ static void finish_all(record_follow *f)
  * is otherwise dropped by the compiler) */
 static record_follow *volatile left_behind;
 
+/* The traces named since the last look, read by the waiter from now on. */
+static void waiter_traces(record_follow *f)
+{
+    new_traces(f);
+    for (size_t i = 0; i < f->n; i++) f->t[i].waiter = 1;
+}
+
+/* The follower has parked: the follows are the waiter's. */
+static void take_parked(record_follow *f)
+{
+    pthread_join(f->thread, NULL);
+    f->running = 0;
+    f->taken = 1;
+    waiter_traces(f);
+}
+
+static int parked_now(record_follow *f)
+{
+    pthread_mutex_lock(&f->lock);
+    int parked = f->parked;
+    pthread_mutex_unlock(&f->lock);
+    return parked;
+}
+
 int record_follow_finish(record_follow *f)
 {
-    if (!f || !f->running) return -1;
-    f->running = 0;
-    if (!wait_parked(f)) {
-        pthread_detach(f->thread);
-        left_behind = f;
-        return -1;
+    if (!f || (!f->running && !f->taken)) return -1;
+    if (f->running) {
+        f->running = 0;
+        if (!wait_parked(f)) {
+            pthread_detach(f->thread);
+            left_behind = f;
+            return -1;
+        }
+        take_parked(f);
     }
-    pthread_join(f->thread, NULL);
-    new_traces(f);  /* named since the follower's last look */
-    for (size_t i = 0; i < f->n; i++) f->t[i].waiter = 1;
+    waiter_traces(f);  /* named since the last look */
     finish_all(f);
     return 0;
+}
+
+pid_t record_follow_wait(record_follow *f, pid_t pid, int *status)
+{
+#ifdef SYS_pidfd_open
+    int fd = f && f->running ? (int)syscall(SYS_pidfd_open, pid, 0) : -1;
+#else
+    int fd = -1;
+#endif
+    if (fd < 0) return waitpid(pid, status, 0);  /* no follow, or no pidfd: the follower keeps it */
+    pid_t r;
+    while ((r = waitpid(pid, status, WNOHANG)) == 0) {
+        /* behind: asked to park, which a starved follower does when it next gets the CPU */
+        if (f->running && !atomic_load(&f->ended) && cli_now_ms() - atomic_load(&f->caught_up_at) > f->lag_ms)
+            atomic_store(&f->ended, 1);
+        if (f->running && atomic_load(&f->ended) && parked_now(f)) take_parked(f), f->taken_early = 1;
+        int grew = 0;
+        if (f->taken) {
+            waiter_traces(f);
+            for (size_t i = 0; i < f->n; i++) grew |= read_more(&f->t[i]);
+        }
+        struct pollfd p = { .fd = fd, .events = POLLIN };
+        if (!grew) poll(&p, 1, f->running ? (int)(f->lag_ms < POLL_MS ? f->lag_ms + 1 : POLL_MS) : POLL_MS);
+    }
+    close(fd);
+    return r != 0 ? r : waitpid(pid, status, 0);
 }
 
 stats *record_follow_take(record_follow *f, const char *path, hatf_source **s)
@@ -269,6 +340,8 @@ stats *record_follow_take(record_follow *f, const char *path, hatf_source **s)
     }
     return NULL;
 }
+
+int record_follow_taken(const record_follow *f) { return f && f->taken_early; }
 
 void record_follow_free(record_follow *f)
 {

@@ -14,9 +14,13 @@
  * HATRACE_RECORD_FOLLOWER (record's own environment): "idle" (the default),
  * "normal" (the follower at normal priority: for comparisons, and for tests
  * that must see the follow on a loaded machine) or "off" (read back after).
+ * HATRACE_RECORD_LAG_MS: how long the follower may stay behind before the
+ * waiter takes over (1000; 0: at once, for tests).
  */
 #ifndef CLI_RECORD_FOLLOW_H
 #define CLI_RECORD_FOLLOW_H
+
+#include <sys/types.h>
 
 #include "hatf_source.h"
 #include "stats.h"
@@ -27,6 +31,13 @@ typedef struct record_follow record_follow;
  * no follower could be started (the figures are then read back). */
 record_follow *record_follow_start(const char *report_path);
 
+/* Wait for the command (pid) as waitpid(pid, status, 0) does, taking the
+ * follows over when the follower has not caught up for a second (or
+ * HATRACE_RECORD_LAG_MS): they are then counted here, at the caller's
+ * priority, as the traces grow. With f NULL, or no pidfd, just waitpid.
+ * @return as waitpid. */
+pid_t record_follow_wait(record_follow *f, pid_t pid, int *status);
+
 /* The command has ended: finish the follow. @return 0, or -1 (no figures). */
 int record_follow_finish(record_follow *f);
 
@@ -34,6 +45,10 @@ int record_follow_finish(record_follow *f);
  * its source, counted to its end and owned by the caller with the stats).
  * @return NULL otherwise: path is another trace, or the follow fell short. */
 stats *record_follow_take(record_follow *f, const char *path, hatf_source **s);
+
+/* Whether the waiter took the follows over while the command ran (its
+ * follower fell behind). */
+int record_follow_taken(const record_follow *f);
 
 /* Free what the follow still holds (nothing if f is NULL). */
 void record_follow_free(record_follow *f);

@@ -37,6 +37,7 @@ how_counted() {
     /^hatrace: trace / { on = ($3 == t) ; next }
     !/^hatrace:   / { on = 0 }
     on && /figures counted while it ran, ready [0-9.]* s after it ended$/ { print "followed" }
+    on && /figures counted while it ran \(the idle follower fell behind: at normal priority\), ready [0-9.]* s after it ended$/ { print "taken" }
     on && /figures read back after it ended in [0-9.]* s$/ { print "read" }' "$1"
 }
 
@@ -66,13 +67,17 @@ grep -q "^hatrace: next: hatrace stats --sites $W/s.hatf " "$W/s.err" || fail "n
 
 fork=$BUILD/workloads/rec_fork_exec
 [ -x "$fork" ] || { echo "workload not built"; exit 77; }
-"$HATRACE" record -o "$W/f.%p.hatf" -- "$fork" 2>"$W/f.err" || fail "record: $(cat "$W/f.err")"
-n=0
-for t in "$W"/f.*.hatf*; do
-  check_trace "$W/f.err" "$t"
-  n=$((n + 1))
-done
-[ $n = 4 ] || fail "$n traces, want 4"
+fork_traces() {  # name [env...]: record the fork/exec program, each of its four traces its own figures
+  local x=$1; shift
+  env "$@" "$HATRACE" record -o "$W/$x.%p.hatf" -- "$fork" 2>"$W/$x.err" || fail "record: $(cat "$W/$x.err")"
+  local n=0 t
+  for t in "$W/$x".*.hatf*; do
+    check_trace "$W/$x.err" "$t"
+    n=$((n + 1))
+  done
+  [ $n = 4 ] || fail "$x: $n traces, want 4"
+}
+fork_traces f
 # several threads (a thread the follow meets late makes record read that trace back: same figures)
 mt=$BUILD/workloads/mt_churn
 if [ -x "$mt" ]; then
@@ -82,4 +87,21 @@ if [ -x "$mt" ]; then
   [ -n "$(how_counted "$W/m.err" "$W/m.hatf")" ] || fail "record did not say how it counted"
 fi
 grep -q "^hatrace: next: hatrace stats .*record with --stacks" "$W/f.err" || fail "no hint to record stacks"
+# a follower behind (here: at once) is taken over by record's waiting thread while the
+# program runs: the same figures, and record says so. follow_wait (one thread) holds the
+# program until its go-file exists, made once the trace has begun; the follower at normal
+# priority parks when asked whatever the load
+fw=$BUILD/workloads/follow_wait
+[ -x "$fw" ] || { echo "workload not built"; exit 77; }
+HATRACE_RECORD_FOLLOWER=normal HATRACE_RECORD_LAG_MS=0 "$HATRACE" record -o "$W/w.hatf" -- "$fw" "$W/go" 200 1 \
+  2>"$W/w.err" >/dev/null &
+rp=$!
+for _ in $(seq 400); do [ -s "$W/w.hatf" ] && break; sleep 0.05; done
+sleep 1
+: >"$W/go"
+wait $rp || fail "record: $(cat "$W/w.err")"
+check_trace "$W/w.err" "$W/w.hatf"
+[ "$(how_counted "$W/w.err" "$W/w.hatf")" = taken ] || fail "the waiter did not take the follow over: $(cat "$W/w.err")"
+# and traces named after the take-over (a program that forks and execs): each its own figures
+fork_traces g HATRACE_RECORD_LAG_MS=0
 echo "record_figures: ok"

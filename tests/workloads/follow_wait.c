@@ -2,7 +2,8 @@
  * (tests/integration/stats_follow.sh): two threads allocate, free and keep
  * objects for a while, then the program waits until the file argv[1] exists
  * (the test makes it once it has seen a refresh), allocates some more and
- * ends. Usage: follow_wait GO_FILE [ROUNDS]. */
+ * ends. Usage: follow_wait GO_FILE [ROUNDS [THREADS]]: THREADS 1, the main
+ * thread alone (tests/integration/record_figures.sh). */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,7 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static int rounds = 20000;
+static int rounds = 20000, threads = 2;
 
 /* allocate and free, keeping every 16th object (freed at the end of the phase) */
 static void phase(unsigned seed)
@@ -39,18 +40,19 @@ static void *worker(void *arg)
 static void both(unsigned seed)
 {
     pthread_t t;
-    if (pthread_create(&t, NULL, worker, (void *)(size_t)(seed + 1))) exit(1);
+    if (threads > 1 && pthread_create(&t, NULL, worker, (void *)(size_t)(seed + 1))) exit(1);
     phase(seed);
-    pthread_join(t, NULL);
+    if (threads > 1) pthread_join(t, NULL);
 }
 
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        fprintf(stderr, "usage: follow_wait GO_FILE [ROUNDS]\n");
+        fprintf(stderr, "usage: follow_wait GO_FILE [ROUNDS [THREADS]]\n");
         return 2;
     }
     if (argc > 2) rounds = atoi(argv[2]);
+    if (argc > 3) threads = atoi(argv[3]) > 1 ? 2 : 1;
     char *leak = malloc(4096);  /* live until the end */
     both(1);
     /* wait for the test's signal (at most 120 s: a test that died must not leave it behind) */
