@@ -6,7 +6,10 @@
  * process) with stats' own counting (hatf_source_open_follow, lookahead_run,
  * stats_count), at the idle scheduling class: it takes only CPU time nothing
  * else wants, so the recorded program is not slowed by it. When the command
- * has ended, the rest is read at normal priority. Anything short of a follow
+ * has ended, the rest is read at normal priority; and when the follower has
+ * not caught up for a second while it runs (no idle CPU), the caller's thread
+ * takes the count over then (record_follow_wait), so the figures never lag
+ * by more than about that. Anything short of a follow
  * that read the whole finished trace in order (a thread that came late, a
  * damaged or cut trace, a follower starved by a loaded machine, an error)
  * gives no figures here: the caller then reads the trace back as before.
