@@ -699,8 +699,10 @@ static size_t encode_run(hatf1_encoder *e, const hatf_event *ev, size_t n, size_
  * (container_plain.h), each one's time and addresses taken in the same pass
  * (the writer's take_events: times converted when coarse and kept from
  * going back, a realloc's release lead, addresses as codes when fast, else
- * as items); the attribute
- * stays the default of value 0 that such a record has. */
+ * as items); the attribute is the default of value 0 that such a record
+ * has, or a calloc's bytes in v1: the field switches between the two as
+ * encode_run switches it (a v1 run's first calloc of a group, with no v1
+ * width yet, takes the general path). */
 static inline __attribute__((always_inline))
 size_t encode_plain(hatf1_encoder *e, uint64_t thread, const uint64_t *raw, size_t units, size_t n,
                     size_t stop_len, hatf_plain_io *io, int coarse, int fast, int pdep)
@@ -708,16 +710,24 @@ size_t encode_plain(hatf1_encoder *e, uint64_t thread, const uint64_t *raw, size
     hatf_buf *out = e->out;
     const unsigned A = HATF_F_ATTR;
     io->units = 0;
+    int attr_v1 = e->interp[A] == HATF_I_NONE && e->width[A] == HATF_W_V1;
     if (!run_state_ok(e) || e->interp[HATF_F_SIZE] != HATF_I_NONE || e->width[HATF_F_SIZE] > 8 ||
-        e->interp[A] != HATF_I_DEFAULT || e->width[A] != 0 || e->arg[A] != 0 ||
+        (!attr_v1 && (e->interp[A] != HATF_I_DEFAULT || e->width[A] != 0 || e->arg[A] != 0)) ||
         e->arg[HATF_F_THREAD] != thread || e->arg[HATF_F_HEAP] != 0)
         return 0;
+    const int v1_back = e->last_nonzero_width[A] == HATF_W_V1;
+    uint64_t attr = e->arg[A];
+    uint32_t a_run = e->run_len[A], a_max = e->run_max[A], a_chosen = e->chosen[A];
+    /* records without bytes since the run's start (def: since its last new default), any at all */
+    size_t plain = 0;
+    int def = 0, any_plain = 0;
     lwidth ws;
     lwidth_load(&ws, e, HATF_F_SIZE);
     uint64_t meta = e->metadata, prev_s = e->prev[HATF_F_SIZE];
     uint8_t *p = out->p;
     size_t len = out->len;
-    enum { ROOM = 4 + 1 + 8 };  /* a width record, a record's 8-byte store */
+    /* a width record, an attribute's interpretation, a record's 8-byte store, a calloc's bytes */
+    enum { ROOM = 4 + 12 + 1 + 8 + 1 + HATF_PLAIN_CALLOC_ATTRS };
     size_t lim = run_lim(out, len, stop_len, ROOM);
     hatf_tclock c = io->c;
     hatf_tconv cv;
@@ -730,6 +740,9 @@ size_t encode_plain(hatf1_encoder *e, uint64_t thread, const uint64_t *raw, size
     uint64_t last_a = 0;
     size_t k = 0;
     for (; k < n && x < xend && hatf_raw_plain(x[0]); k++) {
+        /* a calloc's bytes (its low byte: never a short unit's) */
+        const int bytes = ((unsigned)x[0] & 0x1ffu) == HATF_FN_CALLOC;
+        if (__builtin_expect(bytes && !attr_v1 && !v1_back, 0)) break;
         if (len >= lim && !run_grow(out, len, stop_len, ROOM, &p, &lim)) break;
         uint64_t a, size, na;
         unsigned op;
@@ -738,12 +751,41 @@ size_t encode_plain(hatf1_encoder *e, uint64_t thread, const uint64_t *raw, size
         x += hatf_plain_read(x, &op, &a, &size, &na) * HATF_RAW_UNIT_WORDS;
         if (__builtin_expect(op == HATF_OP_REALLOC_MOVE || op == HATF_OP_REALLOC_FREE, 0))  /* before its time is added */
             hatf_release_add_(io->rsec, &c, coarse ? &cv : NULL, time, hatf_raw_release_lead(time, x0[4]));
+        if (op != HATF_OP_FREE) len += ladapt(&ws, HATF_F_SIZE, uwidth(size), p + len, &meta);
+        if (__builtin_expect(attr_v1 != bytes, 0)) {
+            /* encode_run's to_v1 (interpretation none: the width is v1 again)
+             * and to_def (a default of 0) */
+            uint8_t *q = p + len;
+            q[0] = HATF_TAG_METADATA; q[1] = 2; q[2] = (uint8_t)A; q[3] = bytes ? HATF_I_NONE : HATF_I_DEFAULT;
+            if (!bytes) {
+                hatf_store_be(q + 4, 0, 8);
+                len += 8;
+                attr = 0;
+                def = 1;
+                plain = 0;
+                a_run = 0;
+            }
+            len += 4;
+            meta++;
+            attr_v1 = bytes;
+            a_chosen = 0;
+            a_max = 0;
+        } else if (!bytes) {
+            plain++;
+        }
         if (op != HATF_OP_FREE) {
-            len += ladapt(&ws, HATF_F_SIZE, uwidth(size), p + len, &meta);
             len += put_size(p + len, op, size, ws.w);
             prev_s = size;
         } else {
             p[len++] = (uint8_t)op;
+        }
+        if (bytes) {
+            a_run = 0;
+            size_t m = hatf_plain_calloc_attrs(p + len + 1, x0[2]);
+            p[len] = (uint8_t)m;
+            len += 1 + m;
+        } else {
+            any_plain = 1;
         }
         if (coarse && time - cv.lo < cv.span && cv.u == c.t_cur && c.t_run) {
             /* the unit of the thread's last event (then t_prev = t_cur): its
@@ -776,8 +818,15 @@ size_t encode_plain(hatf1_encoder *e, uint64_t thread, const uint64_t *raw, size
     io->units = (size_t)(x - raw) / HATF_RAW_UNIT_WORDS;
     if (!k) return 0;
     run_end(e, k, &ws, meta, last_a, prev_s, thread, 0);
-    e->prev[A] = 0;  /* the last record's attribute, as encode_run keeps it */
-    e->stable[A] = sat_add(e->stable[A], k);
+    /* the attribute's state as encode_run leaves it */
+    e->interp[A] = attr_v1 ? HATF_I_NONE : HATF_I_DEFAULT;
+    e->width[A] = attr_v1 ? HATF_W_V1 : 0;
+    e->arg[A] = attr;
+    if (any_plain) e->prev[A] = 0;  /* the last record's attribute without bytes */
+    e->stable[A] = def ? (plain < STABLE_RUN ? (uint32_t)plain : STABLE_RUN) : sat_add(e->stable[A], plain);
+    e->run_len[A] = a_run;
+    e->run_max[A] = (uint8_t)a_max;
+    e->chosen[A] = (uint8_t)a_chosen;
     return k;
 }
 
