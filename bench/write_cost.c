@@ -56,7 +56,8 @@ typedef struct tstream {
     size_t n, cap;
     uint64_t *raw;   /* --raw: the units of the plain events, ev's others as 0 units */
     size_t *at;      /* --raw: event i's first unit */
-    uint64_t *tick;  /* --raw: event i's tick (a non-plain one: the last plain one's) */
+    uint64_t *tick;  /* --raw: event i's tick (a comment: the last event's) */
+    uint8_t *plain;  /* --raw: event i is plain (raw_plain, found once: not the writer's cost) */
 } tstream;
 
 /* A plain event as the recorder writes it (a malloc, a calloc with its
@@ -89,7 +90,8 @@ static void make_raw(tstream *ts, uint64_t unit_ns)
     ts->raw = malloc((ts->n * HATF_RAW_LONG_UNITS + HATF_RAW_LONG_UNITS) * HATF_RAW_UNIT_WORDS * sizeof *ts->raw);
     ts->at = malloc((ts->n + 1) * sizeof *ts->at);
     ts->tick = malloc((ts->n + 1) * sizeof *ts->tick);
-    if (!ts->raw || !ts->at || !ts->tick) die("memory", "out of memory");
+    ts->plain = calloc(ts->n + 1, 1);
+    if (!ts->raw || !ts->at || !ts->tick || !ts->plain) die("memory", "out of memory");
     uint64_t per_unit = 3 * unit_ns, last = 0, spread = 0;
     size_t u = 0;
     for (size_t i = 0; i < ts->n; i++) {
@@ -104,6 +106,7 @@ static void make_raw(tstream *ts, uint64_t unit_ns)
         unsigned fn;
         uint64_t nmemb = 0;
         if (!raw_plain(e, &fn, &nmemb)) continue;
+        ts->plain[i] = 1;
         uint64_t *x = &ts->raw[u * HATF_RAW_UNIT_WORDS], tk = tick << HATF_RAW_TIME_SHIFT | fn;
         uint64_t size = fn == HATF_FN_FREE ? 0 : e->size;
         if ((fn == HATF_FN_MALLOC || fn == HATF_FN_FREE) && e->addr < 1ull << HATF_RAW_ADDR_BITS && size < 1u << 16) {
@@ -128,9 +131,7 @@ static void add_raw(hatf_writer *w, const tstream *ts, uint64_t thread, size_t f
 {
     size_t i = from, end = from + n;
     while (i < end) {
-        unsigned fn;
-        uint64_t nmemb;
-        if (!raw_plain(&ts->ev[i], &fn, &nmemb)) {
+        if (!ts->plain[i]) {
             hatf_event e = ts->ev[i];
             if (e.op != HATF_OP_COMMENT) e.time = ts->tick[i];  /* a tick as the plain ones' */
             if (hatf_writer_add(w, &e, 1) != 0) die("write", "hatf_writer_add failed");
@@ -140,7 +141,7 @@ static void add_raw(hatf_writer *w, const tstream *ts, uint64_t thread, size_t f
         /* the run of plain events up to the next other one (which has no
          * units: the units past it would be taken ahead of it) */
         size_t j = i + 1;
-        while (j < end && raw_plain(&ts->ev[j], &fn, &nmemb)) j++;
+        while (j < end && ts->plain[j]) j++;
         size_t events = 0;
         long took = hatf_writer_add_plain_(w, thread, ts->raw + ts->at[i] * HATF_RAW_UNIT_WORDS,
                                            ts->at[j] - ts->at[i], &events);

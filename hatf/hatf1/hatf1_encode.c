@@ -499,6 +499,17 @@ INLINE size_t put_size(uint8_t *q, unsigned op, uint64_t size, unsigned w)
     return 1 + w;
 }
 
+/* A record's op and, but for a free, its size in w bytes at q (8 bytes
+ * stored). @return the record's length so far. */
+INLINE size_t put_record(uint8_t *q, unsigned op, uint64_t size, unsigned w)
+{
+    if (op == HATF_OP_FREE) {
+        q[0] = (uint8_t)op;
+        return 1;
+    }
+    return put_size(q, op, size, w);
+}
+
 INLINE uint32_t sat_add(uint32_t s, size_t k)
 {
     return k >= STABLE_RUN || s + k >= STABLE_RUN ? (s < STABLE_RUN ? STABLE_RUN : s) : s + (uint32_t)k;
@@ -718,9 +729,9 @@ size_t encode_plain(hatf1_encoder *e, uint64_t thread, const uint64_t *raw, size
     const int v1_back = e->last_nonzero_width[A] == HATF_W_V1;
     uint64_t attr = e->arg[A];
     uint32_t a_run = e->run_len[A], a_max = e->run_max[A], a_chosen = e->chosen[A];
-    /* records without bytes since the run's start (def: since its last new default), any at all */
-    size_t plain = 0;
-    int def = 0, any_plain = 0;
+    /* callocs (their bytes) in the run, and since its last new default (at
+     * def_at, SIZE_MAX: none): the others are counted from k at the end */
+    size_t nbytes = 0, nbytes_def = 0, def_at = SIZE_MAX;
     lwidth ws;
     lwidth_load(&ws, e, HATF_F_SIZE);
     uint64_t meta = e->metadata, prev_s = e->prev[HATF_F_SIZE];
@@ -739,10 +750,17 @@ size_t encode_plain(hatf1_encoder *e, uint64_t thread, const uint64_t *raw, size
     const uint64_t *x = raw, *xend = raw + units * HATF_RAW_UNIT_WORDS;
     uint64_t last_a = 0;
     size_t k = 0;
-    for (; k < n && x < xend && hatf_raw_plain(x[0]); k++) {
-        /* a calloc's bytes (its low byte: never a short unit's) */
-        const int bytes = ((unsigned)x[0] & 0x1ffu) == HATF_FN_CALLOC;
-        if (__builtin_expect(bytes && !attr_v1 && !v1_back, 0)) break;
+    /* hatf_raw_plain's test for the common records (the attribute the
+     * default, no calloc), so one test finds the others: when the attribute
+     * is in v1 every record needs more steps */
+    unsigned short_ok = attr_v1 ? 0 : HATF_RAW_SHORT;
+    uint32_t fns_ok = attr_v1 ? 0 : HATF_PLAIN_FNS & ~(1u << HATF_FN_CALLOC);
+    for (; k < n && x < xend; k++) {
+        const unsigned low = (unsigned)x[0] & 0x1ffu;
+        const int slow = !((low & short_ok) || (low < 32 && (fns_ok >> low & 1)));
+        if (__builtin_expect(slow, 0) &&
+            (!hatf_raw_plain(x[0]) || (low == HATF_FN_CALLOC && !attr_v1 && !v1_back)))
+            break;
         if (len >= lim && !run_grow(out, len, stop_len, ROOM, &p, &lim)) break;
         uint64_t a, size, na;
         unsigned op;
@@ -751,41 +769,43 @@ size_t encode_plain(hatf1_encoder *e, uint64_t thread, const uint64_t *raw, size
         x += hatf_plain_read(x, &op, &a, &size, &na) * HATF_RAW_UNIT_WORDS;
         if (__builtin_expect(op == HATF_OP_REALLOC_MOVE || op == HATF_OP_REALLOC_FREE, 0))  /* before its time is added */
             hatf_release_add_(io->rsec, &c, coarse ? &cv : NULL, time, hatf_raw_release_lead(time, x0[4]));
-        if (op != HATF_OP_FREE) len += ladapt(&ws, HATF_F_SIZE, uwidth(size), p + len, &meta);
-        if (__builtin_expect(attr_v1 != bytes, 0)) {
-            /* encode_run's to_v1 (interpretation none: the width is v1 again)
-             * and to_def (a default of 0) */
-            uint8_t *q = p + len;
-            q[0] = HATF_TAG_METADATA; q[1] = 2; q[2] = (uint8_t)A; q[3] = bytes ? HATF_I_NONE : HATF_I_DEFAULT;
-            if (!bytes) {
-                hatf_store_be(q + 4, 0, 8);
-                len += 8;
-                attr = 0;
-                def = 1;
-                plain = 0;
-                a_run = 0;
-            }
-            len += 4;
-            meta++;
-            attr_v1 = bytes;
-            a_chosen = 0;
-            a_max = 0;
-        } else if (!bytes) {
-            plain++;
-        }
         if (op != HATF_OP_FREE) {
-            len += put_size(p + len, op, size, ws.w);
+            len += ladapt(&ws, HATF_F_SIZE, uwidth(size), p + len, &meta);
             prev_s = size;
-        } else {
-            p[len++] = (uint8_t)op;
         }
-        if (bytes) {
-            a_run = 0;
-            size_t m = hatf_plain_calloc_attrs(p + len + 1, x0[2]);
-            p[len] = (uint8_t)m;
-            len += 1 + m;
+        if (__builtin_expect(slow, 0)) {
+            const int bytes = low == HATF_FN_CALLOC;
+            if (attr_v1 != bytes) {
+                /* encode_run's to_v1 (interpretation none: the width is v1
+                 * again) and to_def (a default of 0) */
+                uint8_t *q = p + len;
+                q[0] = HATF_TAG_METADATA; q[1] = 2; q[2] = (uint8_t)A; q[3] = bytes ? HATF_I_NONE : HATF_I_DEFAULT;
+                if (!bytes) {
+                    hatf_store_be(q + 4, 0, 8);
+                    len += 8;
+                    attr = 0;
+                    def_at = k;
+                    nbytes_def = 0;
+                    a_run = 0;
+                }
+                len += 4;
+                meta++;
+                attr_v1 = bytes;
+                a_chosen = 0;
+                a_max = 0;
+                short_ok = attr_v1 ? 0 : HATF_RAW_SHORT;
+                fns_ok = attr_v1 ? 0 : HATF_PLAIN_FNS & ~(1u << HATF_FN_CALLOC);
+            }
+            len += put_record(p + len, op, size, ws.w);
+            if (bytes) {
+                a_run = 0;
+                size_t m = hatf_plain_calloc_attrs(p + len + 1, x0[2]);
+                p[len] = (uint8_t)m;
+                len += 1 + m;
+                nbytes++, nbytes_def++;
+            }
         } else {
-            any_plain = 1;
+            len += put_record(p + len, op, size, ws.w);
         }
         if (coarse && time - cv.lo < cv.span && cv.u == c.t_cur && c.t_run) {
             /* the unit of the thread's last event (then t_prev = t_cur): its
@@ -818,12 +838,18 @@ size_t encode_plain(hatf1_encoder *e, uint64_t thread, const uint64_t *raw, size
     io->units = (size_t)(x - raw) / HATF_RAW_UNIT_WORDS;
     if (!k) return 0;
     run_end(e, k, &ws, meta, last_a, prev_s, thread, 0);
-    /* the attribute's state as encode_run leaves it */
+    /* the attribute's state as encode_run leaves it: its stable count is
+     * of the records without bytes after the last new default (not it) */
     e->interp[A] = attr_v1 ? HATF_I_NONE : HATF_I_DEFAULT;
     e->width[A] = attr_v1 ? HATF_W_V1 : 0;
     e->arg[A] = attr;
-    if (any_plain) e->prev[A] = 0;  /* the last record's attribute without bytes */
-    e->stable[A] = def ? (plain < STABLE_RUN ? (uint32_t)plain : STABLE_RUN) : sat_add(e->stable[A], plain);
+    if (k > nbytes) e->prev[A] = 0;  /* the last record's attribute without bytes */
+    if (def_at == SIZE_MAX) {
+        e->stable[A] = sat_add(e->stable[A], k - nbytes);
+    } else {
+        size_t plain = k - def_at - 1 - nbytes_def;
+        e->stable[A] = plain < STABLE_RUN ? (uint32_t)plain : STABLE_RUN;
+    }
     e->run_len[A] = a_run;
     e->run_max[A] = (uint8_t)a_max;
     e->chosen[A] = (uint8_t)a_chosen;

@@ -55,7 +55,9 @@ static void put_raw(tset *s, size_t i, uint64_t tk, uint64_t a, uint64_t b, uint
 
 /* Fill set t (thread t + 1): mostly malloc and free of live objects, some
  * reallocs of every outcome, sizes that widen and narrow the size field,
- * times in runs of equal ticks; with_other: a few non-plain events. */
+ * times in runs of equal ticks; with_other: a few non-plain events (2:
+ * one in 23, so that a numeric attribute often comes a few records after a
+ * calloc's bytes: how stable the attribute's default was decides its bytes). */
 static void make_set(tset *s, uint64_t thread, int with_other)
 {
     uint64_t live[512];
@@ -70,7 +72,7 @@ static void make_set(tset *s, uint64_t thread, int with_other)
         int shrt = (r >> 45) % 4 != 0;  /* the recorder's short form where it fits, 3 in 4 */
         if (r % 7 == 0) tick += 1 + (r >> 40) % 5000;  /* else the same tick */
         uint64_t size = (r >> 8) % 100 < 90 ? 16 + (r >> 16) % 200 : 4096 + (r >> 16) % 100000;
-        s->other[i] = with_other && r % 997 == 0;
+        s->other[i] = with_other && r % (with_other == 2 ? 23 : 997) == 0;
         if (s->other[i]) {
             hatf_event *e = &s->ev[i];
             memset(e, 0, sizeof *e);
@@ -247,6 +249,7 @@ static void check_ways(int with_other)
 
 static void test_plain_only(void) { check_ways(0); }
 static void test_mixed(void) { check_ways(1); }
+static void test_dense(void) { check_ways(2); }
 
 /* It takes plain events only: the first that is not plain ends its share. */
 static void test_stops_at_other(void)
@@ -277,6 +280,7 @@ static void test_stops_at_other(void)
 static CU_TestInfo tests[] = {
     { "plain events only, every way", test_plain_only },
     { "between events that are not plain", test_mixed },
+    { "between many events that are not plain", test_dense },
     { "stops at the first that is not plain", test_stops_at_other },
     CU_TEST_INFO_NULL,
 };
