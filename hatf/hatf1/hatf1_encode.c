@@ -711,17 +711,20 @@ static size_t encode_run(hatf1_encoder *e, const hatf_event *ev, size_t n, size_
  * (the writer's take_events: times converted when coarse and kept from
  * going back, a realloc's release lead, addresses as codes when fast, else
  * as items); the attribute is the default of value 0 that such a record
- * has, or a calloc's bytes in v1: the field switches between the two as
- * encode_run switches it (a v1 run's first calloc of a group, with no v1
- * width yet, takes the general path). */
+ * has, or with attrs, a calloc's bytes in v1: the field switches between
+ * the two as encode_run switches it (a v1 run's first calloc of a group,
+ * with no v1 width yet, takes the general path). Without attrs it stops at
+ * a calloc, and needs the default: the loop of the programs that make few
+ * callocs keeps its registers (attrs costs them 10-15 instructions an
+ * event; callgrind of write_cost, bench/results/recorder.md). */
 static inline __attribute__((always_inline))
 size_t encode_plain(hatf1_encoder *e, uint64_t thread, const uint64_t *raw, size_t units, size_t n,
-                    size_t stop_len, hatf_plain_io *io, int coarse, int fast, int pdep)
+                    size_t stop_len, hatf_plain_io *io, int coarse, int fast, int pdep, int attrs)
 {
     hatf_buf *out = e->out;
     const unsigned A = HATF_F_ATTR;
     io->units = 0;
-    int attr_v1 = e->interp[A] == HATF_I_NONE && e->width[A] == HATF_W_V1;
+    int attr_v1 = attrs && e->interp[A] == HATF_I_NONE && e->width[A] == HATF_W_V1;
     if (!run_state_ok(e) || e->interp[HATF_F_SIZE] != HATF_I_NONE || e->width[HATF_F_SIZE] > 8 ||
         (!attr_v1 && (e->interp[A] != HATF_I_DEFAULT || e->width[A] != 0 || e->arg[A] != 0)) ||
         e->arg[HATF_F_THREAD] != thread || e->arg[HATF_F_HEAP] != 0)
@@ -753,11 +756,15 @@ size_t encode_plain(hatf1_encoder *e, uint64_t thread, const uint64_t *raw, size
     /* hatf_raw_plain's test for the common records (the attribute the
      * default, no calloc), so one test finds the others: when the attribute
      * is in v1 every record needs more steps */
+    enum { COMMON_FNS = HATF_PLAIN_FNS & ~(1u << HATF_FN_CALLOC) };
     unsigned short_ok = attr_v1 ? 0 : HATF_RAW_SHORT;
-    uint32_t fns_ok = attr_v1 ? 0 : HATF_PLAIN_FNS & ~(1u << HATF_FN_CALLOC);
+    uint32_t fns_ok = attr_v1 ? 0 : COMMON_FNS;
     for (; k < n && x < xend; k++) {
         const unsigned low = (unsigned)x[0] & 0x1ffu;
-        const int slow = !((low & short_ok) || (low < 32 && (fns_ok >> low & 1)));
+        if (!attrs) {  /* the constants: as hatf_raw_plain, a calloc not */
+            if (!(low & HATF_RAW_SHORT) && !(low < 32 && (COMMON_FNS >> low & 1))) break;
+        }
+        const int slow = attrs && !((low & short_ok) || (low < 32 && (fns_ok >> low & 1)));
         if (__builtin_expect(slow, 0) &&
             (!hatf_raw_plain(x[0]) || (low == HATF_FN_CALLOC && !attr_v1 && !v1_back)))
             break;
@@ -856,17 +863,29 @@ size_t encode_plain(hatf1_encoder *e, uint64_t thread, const uint64_t *raw, size
     return k;
 }
 
+/* encode_plain with attrs when the attribute is in v1 or the first event a
+ * calloc (then for the whole call: programs that make callocs make many). */
+static inline __attribute__((always_inline))
+size_t encode_plain_by(hatf1_encoder *e, uint64_t thread, const uint64_t *raw, size_t units, size_t n,
+                       size_t stop_len, hatf_plain_io *io, int coarse, int fast, int pdep)
+{
+    int attrs = (e->interp[HATF_F_ATTR] == HATF_I_NONE && e->width[HATF_F_ATTR] == HATF_W_V1) ||
+                (units && ((unsigned)raw[0] & 0x1ffu) == HATF_FN_CALLOC);
+    return attrs ? encode_plain(e, thread, raw, units, n, stop_len, io, coarse, fast, pdep, 1)
+                 : encode_plain(e, thread, raw, units, n, stop_len, io, coarse, fast, pdep, 0);
+}
+
 size_t hatf1_encode_plain_(hatf1_encoder *e, uint64_t thread, const uint64_t *raw, size_t units, size_t n,
                            size_t stop_len, hatf_plain_io *io)
 {
     if (io->conv) {
-        if (io->it) return encode_plain(e, thread, raw, units, n, stop_len, io, 1, 0, 0);
-        return io->pdep ? encode_plain(e, thread, raw, units, n, stop_len, io, 1, 1, 1)
-                        : encode_plain(e, thread, raw, units, n, stop_len, io, 1, 1, 0);
+        if (io->it) return encode_plain_by(e, thread, raw, units, n, stop_len, io, 1, 0, 0);
+        return io->pdep ? encode_plain_by(e, thread, raw, units, n, stop_len, io, 1, 1, 1)
+                        : encode_plain_by(e, thread, raw, units, n, stop_len, io, 1, 1, 0);
     }
-    if (io->it) return encode_plain(e, thread, raw, units, n, stop_len, io, 0, 0, 0);
-    return io->pdep ? encode_plain(e, thread, raw, units, n, stop_len, io, 0, 1, 1)
-                    : encode_plain(e, thread, raw, units, n, stop_len, io, 0, 1, 0);
+    if (io->it) return encode_plain_by(e, thread, raw, units, n, stop_len, io, 0, 0, 0);
+    return io->pdep ? encode_plain_by(e, thread, raw, units, n, stop_len, io, 0, 1, 1)
+                    : encode_plain_by(e, thread, raw, units, n, stop_len, io, 0, 1, 0);
 }
 
 size_t hatf1_encode_batch_(hatf1_encoder *e, const hatf_event *ev, size_t n, size_t stop_len, int *rc)
