@@ -801,7 +801,7 @@ size_t encode_plain(hatf1_encoder *e, uint64_t thread, const uint64_t *raw, size
                 a_chosen = 0;
                 a_max = 0;
                 short_ok = attr_v1 ? 0 : HATF_RAW_SHORT;
-                fns_ok = attr_v1 ? 0 : HATF_PLAIN_FNS & ~(1u << HATF_FN_CALLOC);
+                fns_ok = attr_v1 ? 0 : COMMON_FNS;
             }
             len += put_record(p + len, op, size, ws.w);
             if (bytes) {
