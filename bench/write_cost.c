@@ -7,8 +7,9 @@
  *              [--defer] [--fast|--packed] [--raw [--merged]] [--out OUT] FILE
  *
  * --raw feeds the recorder's own path instead of hatf_writer_add: each
- * thread's malloc and free records as the rings hold them (16-byte units,
- * hatf_recorder.h), coded straight from the units by hatf_writer_add_plain_,
+ * thread's plain records (malloc, calloc with its func and nmemb alone, free,
+ * realloc) as the rings hold them (16-byte units, hatf_recorder.h; a
+ * realloc's release lead as its begin), coded straight from the units by hatf_writer_add_plain_,
  * any other record through hatf_writer_add as the flusher converts it. Their
  * times become clock ticks of 1/3 ns (the trace's time, spread inside its
  * unit), so --time-res converts them as the recorder's writer does.
@@ -55,44 +56,68 @@ typedef struct tstream {
     size_t n, cap;
     uint64_t *raw;   /* --raw: the units of the plain events, ev's others as 0 units */
     size_t *at;      /* --raw: event i's first unit */
-    uint64_t *tick;  /* --raw: event i's tick (a non-plain one: the last plain one's) */
+    uint64_t *tick;  /* --raw: event i's tick (a comment: the last event's) */
+    uint8_t *plain;  /* --raw: event i is plain (raw_plain, found once: not the writer's cost) */
 } tstream;
 
-/* A malloc or free as the recorder writes it, or 0 if ev is not one. */
-static int raw_plain(const hatf_event *ev, unsigned *fn)
+/* A plain event as the recorder writes it (a malloc, a calloc with its
+ * func and nmemb alone, a free or a realloc; hatf_recorder.h), its call in
+ * *fn and a calloc's nmemb in *nmemb; or 0 if ev is not one. */
+static int raw_plain(const hatf_event *ev, unsigned *fn, uint64_t *nmemb)
 {
-    if (ev->attr_is_bytes || ev->attr || ev->data_len || ev->heap) return 0;
+    if (ev->attr || ev->heap) return 0;
+    if (ev->attr_is_bytes || ev->data_len) {
+        hatf_attrs at;
+        if (!(HATF_PLAIN_FNS >> HATF_FN_CALLOC & 1) || ev->op != HATF_OP_ALLOC || hatf_event_attrs(ev, &at) ||
+            at.present != (1u << HATF_A_FUNC | 1u << HATF_A_NMEMB) || at.value[HATF_A_FUNC] != HATF_FN_CALLOC)
+            return 0;
+        *fn = HATF_FN_CALLOC;
+        *nmemb = at.value[HATF_A_NMEMB];
+        return 1;
+    }
     if (ev->op == HATF_OP_ALLOC) *fn = HATF_FN_MALLOC;
     else if (ev->op == HATF_OP_FREE) *fn = HATF_FN_FREE;
+    else if (hatf_op_is_realloc(ev->op)) *fn = HATF_FN_REALLOC;
     else return 0;
     return 1;
 }
 
 /* ts->raw and ts->at from ts->ev: ticks of 1/3 ns, events that share a time
- * unit 100 ticks apart inside it (a thread's ticks never go back). */
+ * unit 100 ticks apart inside it (a thread's ticks never go back); the
+ * others' ticks too (add_raw gives them with theirs). */
 static void make_raw(tstream *ts, uint64_t unit_ns)
 {
     ts->raw = malloc((ts->n * HATF_RAW_LONG_UNITS + HATF_RAW_LONG_UNITS) * HATF_RAW_UNIT_WORDS * sizeof *ts->raw);
     ts->at = malloc((ts->n + 1) * sizeof *ts->at);
     ts->tick = malloc((ts->n + 1) * sizeof *ts->tick);
-    if (!ts->raw || !ts->at || !ts->tick) die("memory", "out of memory");
+    ts->plain = calloc(ts->n + 1, 1);
+    if (!ts->raw || !ts->at || !ts->tick || !ts->plain) die("memory", "out of memory");
     uint64_t per_unit = 3 * unit_ns, last = 0, spread = 0;
     size_t u = 0;
     for (size_t i = 0; i < ts->n; i++) {
         const hatf_event *e = &ts->ev[i];
         ts->at[i] = u;
         ts->tick[i] = last;
-        unsigned fn;
-        if (!raw_plain(e, &fn)) continue;
+        if (e->op == HATF_OP_COMMENT) continue;
         spread = i && e->time == ts->ev[i - 1].time ? spread + 100 : 0;
         uint64_t tick = e->time * per_unit + (spread < per_unit ? spread : per_unit - 1);
         if (tick < last) tick = last;
         last = ts->tick[i] = tick;
+        unsigned fn;
+        uint64_t nmemb = 0;
+        if (!raw_plain(e, &fn, &nmemb)) continue;
+        ts->plain[i] = 1;
         uint64_t *x = &ts->raw[u * HATF_RAW_UNIT_WORDS], tk = tick << HATF_RAW_TIME_SHIFT | fn;
         uint64_t size = fn == HATF_FN_FREE ? 0 : e->size;
-        if (e->addr < 1ull << HATF_RAW_ADDR_BITS && size < 1u << 16) {
+        if ((fn == HATF_FN_MALLOC || fn == HATF_FN_FREE) && e->addr < 1ull << HATF_RAW_ADDR_BITS && size < 1u << 16) {
             x[0] = tk | HATF_RAW_SHORT;
             x[1] = e->addr | size << HATF_RAW_ADDR_BITS;
+        } else if (fn == HATF_FN_CALLOC) {  /* a result, b nmemb, c elsize */
+            x[0] = tk, x[1] = e->addr, x[2] = nmemb, x[3] = nmemb ? size / nmemb : 0, x[4] = x[5] = 0;
+        } else if (fn == HATF_FN_REALLOC) {  /* a old, b size, c result, d its begin when it gave its block early */
+            uint64_t lead = e->release_lead * per_unit;
+            x[0] = tk, x[1] = e->addr, x[2] = size, x[3] = e->new_addr, x[5] = 0;
+            x[4] = lead && lead <= tick ? hatf_raw_release_d(tick - lead) : 0;
         } else {
             x[0] = tk, x[1] = e->addr, x[2] = size, x[3] = x[4] = x[5] = 0;
         }
@@ -106,16 +131,17 @@ static void add_raw(hatf_writer *w, const tstream *ts, uint64_t thread, size_t f
 {
     size_t i = from, end = from + n;
     while (i < end) {
-        unsigned fn;
-        if (!raw_plain(&ts->ev[i], &fn)) {
-            if (hatf_writer_add(w, &ts->ev[i], 1) != 0) die("write", "hatf_writer_add failed");
+        if (!ts->plain[i]) {
+            hatf_event e = ts->ev[i];
+            if (e.op != HATF_OP_COMMENT) e.time = ts->tick[i];  /* a tick as the plain ones' */
+            if (hatf_writer_add(w, &e, 1) != 0) die("write", "hatf_writer_add failed");
             i++;
             continue;
         }
         /* the run of plain events up to the next other one (which has no
          * units: the units past it would be taken ahead of it) */
         size_t j = i + 1;
-        while (j < end && raw_plain(&ts->ev[j], &fn)) j++;
+        while (j < end && ts->plain[j]) j++;
         size_t events = 0;
         long took = hatf_writer_add_plain_(w, thread, ts->raw + ts->at[i] * HATF_RAW_UNIT_WORDS,
                                            ts->at[j] - ts->at[i], &events);

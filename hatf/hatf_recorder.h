@@ -26,15 +26,15 @@ struct hatf_writer;
  *   short, 1 unit: a malloc or a free, the second word addr | size << 48
  *          (a free's size 0): nearly every event of a program, in 16 bytes
  *   long, 3 units: the words tk, a, b, c, d and one unused; plain ones are
- *          malloc: a result, b size; free: a pointer; realloc: a old, b size,
- *          c result, d its begin (HATF_RAW_RELEASE_BIT) (preload/recorder.h
- *          has the others) */
+ *          malloc: a result, b size; calloc: a result, b nmemb, c elsize;
+ *          free: a pointer; realloc: a old, b size, c result, d its begin
+ *          (HATF_RAW_RELEASE_BIT) (preload/recorder.h has the others) */
 #define HATF_RAW_TIME_SHIFT 9
 #define HATF_RAW_SHORT 0x100u
 #define HATF_RAW_UNIT_WORDS 2
 #define HATF_RAW_LONG_UNITS 3
 #define HATF_RAW_ADDR_BITS 48
-#define HATF_PLAIN_FNS (1u << HATF_FN_MALLOC | 1u << HATF_FN_REALLOC | 1u << HATF_FN_FREE)
+#define HATF_PLAIN_FNS (1u << HATF_FN_MALLOC | 1u << HATF_FN_CALLOC | 1u << HATF_FN_REALLOC | 1u << HATF_FN_FREE)
 /* A realloc's d (with no HT_HEAP flag) carries, beside a stack id in bits
  * 0..30, the time its call began (when its old block may already be given
  * back, so reused by another thread before the call returns and is stamped):
@@ -61,7 +61,8 @@ static inline int hatf_raw_plain(uint64_t tk)
 /* hatf_writer_add for thread's events in the units at raw while they are
  * plain (what hatf_writer_add would write for them as hatf_events of op,
  * size, addr, new_addr, thread, time tk >> HATF_RAW_TIME_SHIFT and no
- * attribute, coded in one pass, container_plain.h). pre, not checked (it
+ * attribute but a calloc's func and nmemb, as the flusher converts one
+ * (hatf_attrs_encode), coded in one pass, container_plain.h). pre, not checked (it
  * would take a pass over the units): every event that starts in the units
  * units is whole at raw (it may end past them).
  * @return the units it took, *events the events in them (the first event

@@ -1,5 +1,5 @@
 /* convert.h — raw event -> hatf_event, for drain_ring (flusher.c). The plain
- * kinds (malloc, free and realloc with no flag: nearly every event of a
+ * kinds (malloc, calloc, free and realloc with no flag: nearly every event of a
  * program) are not converted: the writer codes them straight from the ring
  * (hatf_writer_add_plain_, hatf/hatf_recorder.h); every other kind goes
  * through ht_convert (convert.c).
@@ -20,8 +20,8 @@ static inline uint8_t ht_realloc_op(uint64_t old, uint64_t new_addr)
 }
 
 /* Raw kinds the writer takes as they are when their flags are all clear:
- * malloc, free and realloc with no stack, heap or failure. */
-#define HT_PLAIN_KINDS (1u << HT_K_MALLOC | 1u << HT_K_FREE | 1u << HT_K_REALLOC)
+ * malloc, calloc, free and realloc with no stack, heap or failure. */
+#define HT_PLAIN_KINDS (1u << HT_K_MALLOC | 1u << HT_K_CALLOC | 1u << HT_K_FREE | 1u << HT_K_REALLOC)
 
 /* Any kind, into e; its attribute bytes, if it has any beyond a lone func,
  * into ab (HATF_ATTRS_MAX bytes), which must live as long as e. A heap-create's

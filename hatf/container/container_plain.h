@@ -1,8 +1,9 @@
 /* container_plain.h — the recorder's plain events coded in one pass (internal
  * to libhatf).
  *
- * Nearly every event of a program is a malloc, free or realloc with nothing
- * more to say (no stack, heap, failure or attribute). The recorder hands them
+ * Nearly every event of a program is a malloc, calloc, free or realloc with
+ * nothing more to say (no stack, heap, failure or attribute but a calloc's
+ * func and nmemb: perl makes two of three objects with calloc). The recorder hands them
  * over as its ring holds them (hatf_writer_add_plain_, container_jobs.h), and
  * hatf1_encode_plain_ writes each one's record, time and addresses in one
  * pass: the steps and bytes of hatf1_encode_batch_ followed by the writer's
@@ -57,7 +58,8 @@ static inline uint8_t *hatf_time_add(hatf_tclock *c, uint64_t time, uint8_t *o)
 void hatf_release_add_(hatf_buf *rs, const hatf_tclock *c, const hatf_tconv *conv, uint64_t time, uint64_t lead);
 
 /* The plain event at x (a unit of the recorder's stream, hatf_recorder.h):
- * the op, size, address and second address of its record.
+ * the op, size, address and second address of its record (a calloc's size:
+ * nmemb * elsize, UINT64_MAX past 64 bits, as the flusher converts it).
  * @return the units it takes. */
 static inline size_t hatf_plain_read(const uint64_t *x, unsigned *op, uint64_t *addr, uint64_t *size,
                                      uint64_t *new_addr)
@@ -75,10 +77,23 @@ static inline size_t hatf_plain_read(const uint64_t *x, unsigned *op, uint64_t *
     *addr = a;
     *size = fn == HATF_FN_FREE ? 0 : x[2];
     *new_addr = fn == HATF_FN_REALLOC ? c : 0;
-    *op = fn == HATF_FN_MALLOC ? HATF_OP_ALLOC : fn == HATF_FN_FREE ? HATF_OP_FREE
+    if (__builtin_expect(fn == HATF_FN_CALLOC, 0) && __builtin_mul_overflow(x[2], c, size)) *size = UINT64_MAX;
+    *op = fn == HATF_FN_MALLOC || fn == HATF_FN_CALLOC ? HATF_OP_ALLOC : fn == HATF_FN_FREE ? HATF_OP_FREE
         : !a ? HATF_OP_REALLOC_NEW : !c ? HATF_OP_REALLOC_FREE
         : c == a ? HATF_OP_REALLOC_INPLACE : HATF_OP_REALLOC_MOVE;
     return HATF_RAW_LONG_UNITS;
+}
+
+/* A plain calloc's attribute bytes, as the flusher converts its call
+ * (hatf_attrs_encode of func and nmemb: keys 1 and 7, each with its varint)
+ * into p (HATF_PLAIN_CALLOC_ATTRS bytes). @return their length. */
+#define HATF_PLAIN_CALLOC_ATTRS (3 + HATF_VARINT_MAX)
+static inline size_t hatf_plain_calloc_attrs(uint8_t *p, uint64_t nmemb)
+{
+    p[0] = HATF_A_FUNC;
+    p[1] = HATF_FN_CALLOC;
+    p[2] = HATF_A_NMEMB;
+    return 3 + hatf_varint_put(p + 3, nmemb);
 }
 
 /* Where hatf1_encode_plain_ puts the times and addresses, and takes them up

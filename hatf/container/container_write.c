@@ -653,8 +653,9 @@ void hatf_writer_order_counts_(const hatf_writer *w, uint64_t *events, uint64_t 
 }
 
 /* The plain event at x (the recorder's units) as the hatf_event
- * hatf_writer_add would take. */
-static void plain_event(const uint64_t *x, uint64_t thread, hatf_event *e)
+ * hatf_writer_add would take; a calloc's attribute bytes in ab
+ * (HATF_PLAIN_CALLOC_ATTRS bytes, as long as e lives). */
+static void plain_event(const uint64_t *x, uint64_t thread, hatf_event *e, uint8_t *ab)
 {
     unsigned op;
     memset(e, 0, sizeof *e);
@@ -663,6 +664,11 @@ static void plain_event(const uint64_t *x, uint64_t thread, hatf_event *e)
     e->thread = thread;
     e->time = x[0] >> HATF_RAW_TIME_SHIFT;
     if (hatf_event_releases_early(e)) e->release_lead = hatf_raw_release_lead(e->time, x[4]);
+    if (((unsigned)x[0] & 0x1ffu) == HATF_FN_CALLOC) {
+        e->attr_is_bytes = 1;
+        e->data = ab;
+        e->data_len = (uint16_t)hatf_plain_calloc_attrs(ab, x[2]);
+    }
 }
 
 /* hatf_writer_add_plain_ once the times are as they are stored or converted
@@ -688,7 +694,8 @@ long add_plain(hatf_writer *w, uint64_t thread, const uint64_t *raw, size_t unit
         size_t done = hatf1_encode_plain_(&t->enc, thread, x, units - nu, m, HATF_CK_WRITER_RAW_CUT, &io);
         if (done == 0) {  /* the stream's state first (a group's first record): this one the general way */
             hatf_event e;
-            plain_event(x, thread, &e);
+            uint8_t ab[HATF_PLAIN_CALLOC_ATTRS];
+            plain_event(x, thread, &e, ab);
             done = hatf1_encode_batch_(&t->enc, &e, 1, HATF_CK_WRITER_RAW_CUT, &rc);
             if (rc) return encode_failed(w, rc);  /* a plain event always encodes: out of memory */
             io.units = done ? hatf_raw_units(x[0]) : 0;

@@ -499,6 +499,17 @@ INLINE size_t put_size(uint8_t *q, unsigned op, uint64_t size, unsigned w)
     return 1 + w;
 }
 
+/* A record's op and, but for a free, its size in w bytes at q (8 bytes
+ * stored). @return the record's length so far. */
+INLINE size_t put_record(uint8_t *q, unsigned op, uint64_t size, unsigned w)
+{
+    if (op == HATF_OP_FREE) {
+        q[0] = (uint8_t)op;
+        return 1;
+    }
+    return put_size(q, op, size, w);
+}
+
 INLINE uint32_t sat_add(uint32_t s, size_t k)
 {
     return k >= STABLE_RUN || s + k >= STABLE_RUN ? (s < STABLE_RUN ? STABLE_RUN : s) : s + (uint32_t)k;
@@ -699,25 +710,38 @@ static size_t encode_run(hatf1_encoder *e, const hatf_event *ev, size_t n, size_
  * (container_plain.h), each one's time and addresses taken in the same pass
  * (the writer's take_events: times converted when coarse and kept from
  * going back, a realloc's release lead, addresses as codes when fast, else
- * as items); the attribute
- * stays the default of value 0 that such a record has. */
+ * as items); the attribute is the default of value 0 that such a record
+ * has, or with attrs, a calloc's bytes in v1: the field switches between
+ * the two as encode_run switches it (a v1 run's first calloc of a group,
+ * with no v1 width yet, takes the general path). Without attrs it stops at
+ * a calloc, and needs the default: the loop of the programs that make few
+ * callocs keeps its registers (attrs costs them 10-15 instructions an
+ * event; callgrind of write_cost, bench/results/recorder.md). */
 static inline __attribute__((always_inline))
 size_t encode_plain(hatf1_encoder *e, uint64_t thread, const uint64_t *raw, size_t units, size_t n,
-                    size_t stop_len, hatf_plain_io *io, int coarse, int fast, int pdep)
+                    size_t stop_len, hatf_plain_io *io, int coarse, int fast, int pdep, int attrs)
 {
     hatf_buf *out = e->out;
     const unsigned A = HATF_F_ATTR;
     io->units = 0;
+    int attr_v1 = attrs && e->interp[A] == HATF_I_NONE && e->width[A] == HATF_W_V1;
     if (!run_state_ok(e) || e->interp[HATF_F_SIZE] != HATF_I_NONE || e->width[HATF_F_SIZE] > 8 ||
-        e->interp[A] != HATF_I_DEFAULT || e->width[A] != 0 || e->arg[A] != 0 ||
+        (!attr_v1 && (e->interp[A] != HATF_I_DEFAULT || e->width[A] != 0 || e->arg[A] != 0)) ||
         e->arg[HATF_F_THREAD] != thread || e->arg[HATF_F_HEAP] != 0)
         return 0;
+    const int v1_back = e->last_nonzero_width[A] == HATF_W_V1;
+    uint64_t attr = e->arg[A];
+    uint32_t a_run = e->run_len[A], a_max = e->run_max[A], a_chosen = e->chosen[A];
+    /* callocs (their bytes) in the run, and since its last new default (at
+     * def_at, SIZE_MAX: none): the others are counted from k at the end */
+    size_t nbytes = 0, nbytes_def = 0, def_at = SIZE_MAX;
     lwidth ws;
     lwidth_load(&ws, e, HATF_F_SIZE);
     uint64_t meta = e->metadata, prev_s = e->prev[HATF_F_SIZE];
     uint8_t *p = out->p;
     size_t len = out->len;
-    enum { ROOM = 4 + 1 + 8 };  /* a width record, a record's 8-byte store */
+    /* a width record, an attribute's interpretation, a record's 8-byte store, a calloc's bytes */
+    enum { ROOM = 4 + 12 + 1 + 8 + 1 + HATF_PLAIN_CALLOC_ATTRS };
     size_t lim = run_lim(out, len, stop_len, ROOM);
     hatf_tclock c = io->c;
     hatf_tconv cv;
@@ -729,7 +753,21 @@ size_t encode_plain(hatf1_encoder *e, uint64_t thread, const uint64_t *raw, size
     const uint64_t *x = raw, *xend = raw + units * HATF_RAW_UNIT_WORDS;
     uint64_t last_a = 0;
     size_t k = 0;
-    for (; k < n && x < xend && hatf_raw_plain(x[0]); k++) {
+    /* hatf_raw_plain's test for the common records (the attribute the
+     * default, no calloc), so one test finds the others: when the attribute
+     * is in v1 every record needs more steps */
+    enum { COMMON_FNS = HATF_PLAIN_FNS & ~(1u << HATF_FN_CALLOC) };
+    unsigned short_ok = attr_v1 ? 0 : HATF_RAW_SHORT;
+    uint32_t fns_ok = attr_v1 ? 0 : COMMON_FNS;
+    for (; k < n && x < xend; k++) {
+        const unsigned low = (unsigned)x[0] & 0x1ffu;
+        if (!attrs) {  /* the constants: as hatf_raw_plain, a calloc not */
+            if (!(low & HATF_RAW_SHORT) && !(low < 32 && (COMMON_FNS >> low & 1))) break;
+        }
+        const int slow = attrs && !((low & short_ok) || (low < 32 && (fns_ok >> low & 1)));
+        if (__builtin_expect(slow, 0) &&
+            (!hatf_raw_plain(x[0]) || (low == HATF_FN_CALLOC && !attr_v1 && !v1_back)))
+            break;
         if (len >= lim && !run_grow(out, len, stop_len, ROOM, &p, &lim)) break;
         uint64_t a, size, na;
         unsigned op;
@@ -740,10 +778,41 @@ size_t encode_plain(hatf1_encoder *e, uint64_t thread, const uint64_t *raw, size
             hatf_release_add_(io->rsec, &c, coarse ? &cv : NULL, time, hatf_raw_release_lead(time, x0[4]));
         if (op != HATF_OP_FREE) {
             len += ladapt(&ws, HATF_F_SIZE, uwidth(size), p + len, &meta);
-            len += put_size(p + len, op, size, ws.w);
             prev_s = size;
+        }
+        if (__builtin_expect(slow, 0)) {
+            const int bytes = low == HATF_FN_CALLOC;
+            if (attr_v1 != bytes) {
+                /* encode_run's to_v1 (interpretation none: the width is v1
+                 * again) and to_def (a default of 0) */
+                uint8_t *q = p + len;
+                q[0] = HATF_TAG_METADATA; q[1] = 2; q[2] = (uint8_t)A; q[3] = bytes ? HATF_I_NONE : HATF_I_DEFAULT;
+                if (!bytes) {
+                    hatf_store_be(q + 4, 0, 8);
+                    len += 8;
+                    attr = 0;
+                    def_at = k;
+                    nbytes_def = 0;
+                    a_run = 0;
+                }
+                len += 4;
+                meta++;
+                attr_v1 = bytes;
+                a_chosen = 0;
+                a_max = 0;
+                short_ok = attr_v1 ? 0 : HATF_RAW_SHORT;
+                fns_ok = attr_v1 ? 0 : COMMON_FNS;
+            }
+            len += put_record(p + len, op, size, ws.w);
+            if (bytes) {
+                a_run = 0;
+                size_t m = hatf_plain_calloc_attrs(p + len + 1, x0[2]);
+                p[len] = (uint8_t)m;
+                len += 1 + m;
+                nbytes++, nbytes_def++;
+            }
         } else {
-            p[len++] = (uint8_t)op;
+            len += put_record(p + len, op, size, ws.w);
         }
         if (coarse && time - cv.lo < cv.span && cv.u == c.t_cur && c.t_run) {
             /* the unit of the thread's last event (then t_prev = t_cur): its
@@ -776,22 +845,47 @@ size_t encode_plain(hatf1_encoder *e, uint64_t thread, const uint64_t *raw, size
     io->units = (size_t)(x - raw) / HATF_RAW_UNIT_WORDS;
     if (!k) return 0;
     run_end(e, k, &ws, meta, last_a, prev_s, thread, 0);
-    e->prev[A] = 0;  /* the last record's attribute, as encode_run keeps it */
-    e->stable[A] = sat_add(e->stable[A], k);
+    /* the attribute's state as encode_run leaves it: its stable count is
+     * of the records without bytes after the last new default (not it) */
+    e->interp[A] = attr_v1 ? HATF_I_NONE : HATF_I_DEFAULT;
+    e->width[A] = attr_v1 ? HATF_W_V1 : 0;
+    e->arg[A] = attr;
+    if (k > nbytes) e->prev[A] = 0;  /* the last record's attribute without bytes */
+    if (def_at == SIZE_MAX) {
+        e->stable[A] = sat_add(e->stable[A], k - nbytes);
+    } else {
+        size_t plain = k - def_at - 1 - nbytes_def;
+        e->stable[A] = plain < STABLE_RUN ? (uint32_t)plain : STABLE_RUN;
+    }
+    e->run_len[A] = a_run;
+    e->run_max[A] = (uint8_t)a_max;
+    e->chosen[A] = (uint8_t)a_chosen;
     return k;
+}
+
+/* encode_plain with attrs when the attribute is in v1 or the first event a
+ * calloc (then for the whole call: programs that make callocs make many). */
+static inline __attribute__((always_inline))
+size_t encode_plain_by(hatf1_encoder *e, uint64_t thread, const uint64_t *raw, size_t units, size_t n,
+                       size_t stop_len, hatf_plain_io *io, int coarse, int fast, int pdep)
+{
+    int attrs = (e->interp[HATF_F_ATTR] == HATF_I_NONE && e->width[HATF_F_ATTR] == HATF_W_V1) ||
+                (units && ((unsigned)raw[0] & 0x1ffu) == HATF_FN_CALLOC);
+    return attrs ? encode_plain(e, thread, raw, units, n, stop_len, io, coarse, fast, pdep, 1)
+                 : encode_plain(e, thread, raw, units, n, stop_len, io, coarse, fast, pdep, 0);
 }
 
 size_t hatf1_encode_plain_(hatf1_encoder *e, uint64_t thread, const uint64_t *raw, size_t units, size_t n,
                            size_t stop_len, hatf_plain_io *io)
 {
     if (io->conv) {
-        if (io->it) return encode_plain(e, thread, raw, units, n, stop_len, io, 1, 0, 0);
-        return io->pdep ? encode_plain(e, thread, raw, units, n, stop_len, io, 1, 1, 1)
-                        : encode_plain(e, thread, raw, units, n, stop_len, io, 1, 1, 0);
+        if (io->it) return encode_plain_by(e, thread, raw, units, n, stop_len, io, 1, 0, 0);
+        return io->pdep ? encode_plain_by(e, thread, raw, units, n, stop_len, io, 1, 1, 1)
+                        : encode_plain_by(e, thread, raw, units, n, stop_len, io, 1, 1, 0);
     }
-    if (io->it) return encode_plain(e, thread, raw, units, n, stop_len, io, 0, 0, 0);
-    return io->pdep ? encode_plain(e, thread, raw, units, n, stop_len, io, 0, 1, 1)
-                    : encode_plain(e, thread, raw, units, n, stop_len, io, 0, 1, 0);
+    if (io->it) return encode_plain_by(e, thread, raw, units, n, stop_len, io, 0, 0, 0);
+    return io->pdep ? encode_plain_by(e, thread, raw, units, n, stop_len, io, 0, 1, 1)
+                    : encode_plain_by(e, thread, raw, units, n, stop_len, io, 0, 1, 0);
 }
 
 size_t hatf1_encode_batch_(hatf1_encoder *e, const hatf_event *ev, size_t n, size_t stop_len, int *rc)

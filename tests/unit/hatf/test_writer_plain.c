@@ -5,8 +5,10 @@
  * keep the order, container_order.h; reallocs with a release lead), in full
  * and fast groups, across group
  * cuts, between events that are not plain (an attribute run, a comment), on
- * several threads, and with each event in the recorder's short form (one
- * unit) or long form (three) at random where both can hold it. */
+ * several threads, with plain callocs among them (their func and nmemb as
+ * the flusher's hatf_attrs_encode writes them, which switch the attribute
+ * field between v1 and a default), and with each event in the recorder's
+ * short form (one unit) or long form (three) at random where both can hold it. */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,12 +24,13 @@ enum { MAXEV = 60000, THREADS = 3 };
 
 /* One thread's events, in both forms: the recorder's units (event i starts
  * at unit at[i]) and hatf_events; other[i]: event i is not plain (written
- * with hatf_writer_add in both files: a calloc with attribute bytes, or a
- * comment; it takes no unit). */
+ * with hatf_writer_add in both files: an alloc with other attribute bytes
+ * or a numeric attribute, or a comment; it takes no unit). */
 typedef struct tset {
     uint64_t raw[MAXEV * HATF_RAW_LONG_UNITS * HATF_RAW_UNIT_WORDS];
     size_t at[MAXEV + 1];
     hatf_event ev[MAXEV];
+    uint8_t ab[MAXEV][HATF_ATTRS_MAX];  /* a plain calloc's attribute bytes */
     uint8_t other[MAXEV];
     size_t n;
 } tset;
@@ -52,7 +55,9 @@ static void put_raw(tset *s, size_t i, uint64_t tk, uint64_t a, uint64_t b, uint
 
 /* Fill set t (thread t + 1): mostly malloc and free of live objects, some
  * reallocs of every outcome, sizes that widen and narrow the size field,
- * times in runs of equal ticks; with_other: a few non-plain events. */
+ * times in runs of equal ticks; with_other: a few non-plain events (2:
+ * one in 23, so that a numeric attribute often comes a few records after a
+ * calloc's bytes: how stable the attribute's default was decides its bytes). */
 static void make_set(tset *s, uint64_t thread, int with_other)
 {
     uint64_t live[512];
@@ -67,7 +72,7 @@ static void make_set(tset *s, uint64_t thread, int with_other)
         int shrt = (r >> 45) % 4 != 0;  /* the recorder's short form where it fits, 3 in 4 */
         if (r % 7 == 0) tick += 1 + (r >> 40) % 5000;  /* else the same tick */
         uint64_t size = (r >> 8) % 100 < 90 ? 16 + (r >> 16) % 200 : 4096 + (r >> 16) % 100000;
-        s->other[i] = with_other && r % 997 == 0;
+        s->other[i] = with_other && r % (with_other == 2 ? 23 : 997) == 0;
         if (s->other[i]) {
             hatf_event *e = &s->ev[i];
             memset(e, 0, sizeof *e);
@@ -81,9 +86,13 @@ static void make_set(tset *s, uint64_t thread, int with_other)
                 e->op = HATF_OP_ALLOC;
                 e->size = size;
                 e->addr = next += 64;
-                e->attr_is_bytes = 1;
-                e->data = calloc_attr;
-                e->data_len = sizeof calloc_attr;
+                if (r & 2) {
+                    e->attr_is_bytes = 1;
+                    e->data = calloc_attr;
+                    e->data_len = sizeof calloc_attr;
+                } else {  /* a number: coded by how stable the attribute was (a default, or stored) */
+                    e->attr = 1 + (r >> 20) % 3;
+                }
             }
             s->at[i + 1] = s->at[i];
             continue;
@@ -119,6 +128,23 @@ static void make_set(tset *s, uint64_t thread, int with_other)
                 d = hatf_raw_release_d(tick - lead);
                 e->release_lead = lead;
             }
+        } else if (pick == 5 || (pick == 6 && (r & 1))) {  /* calloc: its func and nmemb as the flusher's */
+            uint64_t nmemb = (r >> 24) % 300, elsize = 1 + (r >> 34) % 64;
+            if (r % 4999 == 0) nmemb = 1ull << 40, elsize = 1ull << 30;  /* a product past 64 bits */
+            tk = tick << T | HATF_FN_CALLOC;
+            b = nmemb;
+            c = elsize;
+            a = next += 64 + size;
+            live[nlive++] = a;
+            e->op = HATF_OP_ALLOC;
+            uint64_t total;
+            e->size = __builtin_mul_overflow(nmemb, elsize, &total) ? UINT64_MAX : total;
+            hatf_attrs at = { .present = 1u << HATF_A_FUNC | 1u << HATF_A_NMEMB };
+            at.value[HATF_A_FUNC] = HATF_FN_CALLOC;
+            at.value[HATF_A_NMEMB] = nmemb;
+            e->attr_is_bytes = 1;
+            e->data = s->ab[i];
+            e->data_len = (uint16_t)hatf_attrs_encode(&at, s->ab[i]);
         } else {  /* malloc: over 64 KiB, never short */
             tk = tick << T | HATF_FN_MALLOC;
             b = size;
@@ -223,6 +249,7 @@ static void check_ways(int with_other)
 
 static void test_plain_only(void) { check_ways(0); }
 static void test_mixed(void) { check_ways(1); }
+static void test_dense(void) { check_ways(2); }
 
 /* It takes plain events only: the first that is not plain ends its share. */
 static void test_stops_at_other(void)
@@ -237,21 +264,23 @@ static void test_stops_at_other(void)
     const uint64_t raw[] = {
         10 << T | HATF_FN_MALLOC | HATF_RAW_SHORT, 0x1000 | 16ull << 48,  /* short: 1 unit */
         11 << T | HATF_FN_FREE, 0x1000, 0, 0, 0, 0,                        /* long: 3 */
-        12 << T | HATF_FN_CALLOC, 0x2000, 1, 16, 0, 0,
-        13 << T | HATF_FN_MALLOC | 0x80, 0, 8, 0, 0, 0,  /* a flag bit: not plain */
+        12 << T | HATF_FN_CALLOC, 0x2000, 1, 16, 0, 0,                     /* plain too */
+        13 << T | HATF_FN_CALLOC | 0x20, 0x3000, 1, 16, 7, 0,  /* a flag bit (a stack): not plain */
+        14 << T | HATF_FN_MALLOC | 0x80, 0, 8, 0, 0, 0,
     };
     size_t events = 99;
-    CU_ASSERT_EQUAL(hatf_writer_add_plain_(w, 1, raw, 10, &events), 4);
-    CU_ASSERT_EQUAL(events, 2);
-    CU_ASSERT_EQUAL(hatf_writer_add_plain_(w, 1, raw + 4 * U, 6, &events), 0);
+    CU_ASSERT_EQUAL(hatf_writer_add_plain_(w, 1, raw, 13, &events), 7);
+    CU_ASSERT_EQUAL(events, 3);
+    CU_ASSERT_EQUAL(hatf_writer_add_plain_(w, 1, raw + 7 * U, 6, &events), 0);
     CU_ASSERT_EQUAL(events, 0);
-    CU_ASSERT_EQUAL(hatf_writer_add_plain_(w, 1, raw + 7 * U, 3, &events), 0);
+    CU_ASSERT_EQUAL(hatf_writer_add_plain_(w, 1, raw + 10 * U, 3, &events), 0);
     CU_ASSERT_EQUAL(hatf_writer_close(w, NULL, &err), 0);
 }
 
 static CU_TestInfo tests[] = {
     { "plain events only, every way", test_plain_only },
     { "between events that are not plain", test_mixed },
+    { "between many events that are not plain", test_dense },
     { "stops at the first that is not plain", test_stops_at_other },
     CU_TEST_INFO_NULL,
 };
