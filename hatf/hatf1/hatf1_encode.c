@@ -557,6 +557,20 @@ static int run_state_ok(const hatf1_encoder *e)
            e->interp[HATF_F_TIME] == HATF_I_DELTA && e->width[HATF_F_TIME] == 0 && e->prev[HATF_F_TIME] == 0;
 }
 
+/* The attribute field's state a run leaves: v1 (bytes) or the default attr,
+ * and its width-choice counters (the previous value and the stable count are
+ * the caller's: encode_run and encode_plain count them their own ways). */
+static inline void attr_end(hatf1_encoder *e, int attr_v1, uint64_t attr, uint32_t run, unsigned max, unsigned chosen)
+{
+    const unsigned A = HATF_F_ATTR;
+    e->interp[A] = attr_v1 ? HATF_I_NONE : HATF_I_DEFAULT;
+    e->width[A] = attr_v1 ? HATF_W_V1 : 0;
+    e->arg[A] = attr;
+    e->run_len[A] = run;
+    e->run_max[A] = (uint8_t)max;
+    e->chosen[A] = (uint8_t)chosen;
+}
+
 /* The state a run of k records leaves (k > 0), besides the attribute's:
  * the size's width state, the metadata count, the previous values the loop
  * did not keep (prev_a: the last record's address, its new address for a
@@ -695,14 +709,9 @@ static size_t encode_run(hatf1_encoder *e, const hatf_event *ev, size_t n, size_
         plain += !ev[j].attr_is_bytes;
     uint32_t a_stable = def_at == SIZE_MAX ? sat_add(e->stable[A], plain) : plain;
     run_end(e, k, &ws, meta, prev_a, prev_s, thread, heap);
-    e->interp[A] = attr_v1 ? HATF_I_NONE : HATF_I_DEFAULT;
-    e->width[A] = attr_v1 ? HATF_W_V1 : 0;
-    e->arg[A] = attr;
+    attr_end(e, attr_v1, attr, a_run, a_max, a_chosen);
     e->prev[A] = prev_at;
     e->stable[A] = a_stable;
-    e->run_len[A] = a_run;
-    e->run_max[A] = (uint8_t)a_max;
-    e->chosen[A] = (uint8_t)a_chosen;
     return k;
 }
 
@@ -847,9 +856,7 @@ size_t encode_plain(hatf1_encoder *e, uint64_t thread, const uint64_t *raw, size
     run_end(e, k, &ws, meta, last_a, prev_s, thread, 0);
     /* the attribute's state as encode_run leaves it: its stable count is
      * of the records without bytes after the last new default (not it) */
-    e->interp[A] = attr_v1 ? HATF_I_NONE : HATF_I_DEFAULT;
-    e->width[A] = attr_v1 ? HATF_W_V1 : 0;
-    e->arg[A] = attr;
+    attr_end(e, attr_v1, attr, a_run, a_max, a_chosen);
     if (k > nbytes) e->prev[A] = 0;  /* the last record's attribute without bytes */
     if (def_at == SIZE_MAX) {
         e->stable[A] = sat_add(e->stable[A], k - nbytes);
@@ -857,9 +864,6 @@ size_t encode_plain(hatf1_encoder *e, uint64_t thread, const uint64_t *raw, size
         size_t plain = k - def_at - 1 - nbytes_def;
         e->stable[A] = plain < STABLE_RUN ? (uint32_t)plain : STABLE_RUN;
     }
-    e->run_len[A] = a_run;
-    e->run_max[A] = (uint8_t)a_max;
-    e->chosen[A] = (uint8_t)a_chosen;
     return k;
 }
 
