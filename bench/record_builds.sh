@@ -8,13 +8,31 @@
 #
 #   bench/record_builds.sh ROUNDS BUILD_DIR...     (native: the first build's alloc_chain)
 # CHAIN_STEPS (20000000: 40 M events) sets alloc_chain's steps. make -j2 B=DIR bench first.
+#
+#   bench/record_builds.sh ROUNDS BUILD_DIR... -- COMMAND [ARGS...]
+# the same for any program (a corpus program, say), natively and under
+# LD_PRELOAD=BUILD_DIR/libhatrace.so of each build: the hooks and the background
+# threads alone, without record's own process. make -j2 B=DIR first.
 set -eu
 cd "$(dirname "$0")/.."
-[ $# -ge 2 ] || { echo "usage: bench/record_builds.sh ROUNDS BUILD_DIR..."; exit 2; }
+[ $# -ge 2 ] || { echo "usage: bench/record_builds.sh ROUNDS BUILD_DIR... [-- COMMAND...]"; exit 2; }
 ROUNDS=$1; shift
 STEPS=${CHAIN_STEPS:-20000000}
-for b in "$@"; do
-  [ -x "$b/hatrace" ] && [ -x "$b/bench/alloc_chain" ] || { echo "build first: make -j2 B=$b all bench"; exit 1; }
+BUILDS=()
+while [ $# -gt 0 ] && [ "$1" != -- ]; do BUILDS+=("$1"); shift; done
+CMD=()
+if [ $# -gt 0 ]; then
+  shift
+  CMD=("$@")
+  [ ${#CMD[@]} -gt 0 ] || { echo "record_builds.sh: no command after --" >&2; exit 2; }
+fi
+[ ${#BUILDS[@]} -gt 0 ] || { echo "usage: bench/record_builds.sh ROUNDS BUILD_DIR... [-- COMMAND...]"; exit 2; }
+for b in "${BUILDS[@]}"; do
+  if [ ${#CMD[@]} -gt 0 ]; then
+    [ -f "$b/libhatrace.so" ] || { echo "build first: make -j2 B=$b"; exit 1; }
+  else
+    [ -x "$b/hatrace" ] && [ -x "$b/bench/alloc_chain" ] || { echo "build first: make -j2 B=$b all bench"; exit 1; }
+  fi
 done
 . bench/lib.sh  # median
 W=$(mktemp -d)
@@ -25,7 +43,12 @@ now() { date +%s%N; }
 run() {
   local t0 t1
   t0=$(now)
-  if [ "$1" = native ]; then "$NATIVE" "$STEPS" >/dev/null
+  if [ ${#CMD[@]} -gt 0 ]; then
+    if [ "$1" = native ]; then "${CMD[@]}" >/dev/null 2>"$W/err" </dev/null || { cat "$W/err"; exit 1; }
+    else HATRACE_OUTPUT="$W/t.hatf" LD_PRELOAD="$(cd "$1" && pwd)/libhatrace.so" "${CMD[@]}" >/dev/null 2>"$W/err" \
+           </dev/null || { cat "$W/err"; exit 1; }
+    fi
+  elif [ "$1" = native ]; then "$NATIVE" "$STEPS" >/dev/null
   else "$1/hatrace" record --no-figures -o "$W/t.hatf" -- "$1/bench/alloc_chain" "$STEPS" >/dev/null 2>"$W/err" ||
          { cat "$W/err"; exit 1; }
   fi
@@ -33,18 +56,19 @@ run() {
   rm -f "$W"/t*.hatf
   echo $(((t1 - t0) / 1000000))
 }
-NATIVE=$1/bench/alloc_chain
+NATIVE=${BUILDS[0]}/bench/alloc_chain
 for r in $(seq "$ROUNDS"); do
   echo "native $(run native)" >>"$W/all"
   i=0
-  for b in "$@"; do i=$((i + 1)); echo "b$i $(run "$b")" >>"$W/all"; done
+  for b in "${BUILDS[@]}"; do i=$((i + 1)); echo "b$i $(run "$b")" >>"$W/all"; done
 done
 vals() { awk -v k="$1" '$1 == k { printf "%s ", $2 }' "$W/all"; }
 nat=$(vals native | median)
-echo "alloc_chain, $STEPS steps, $ROUNDS rounds (medians; wall ms), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
+if [ ${#CMD[@]} -gt 0 ]; then WHAT="${CMD[*]} (LD_PRELOAD)"; else WHAT="alloc_chain, $STEPS steps"; fi
+echo "$WHAT, $ROUNDS rounds (medians; wall ms), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "  native            $nat ms | $(vals native)"
 i=0
-for b in "$@"; do
+for b in "${BUILDS[@]}"; do
   i=$((i + 1))
   m=$(vals b$i | median)
   printf '  %-17s %s ms (%sx native) | %s\n' "$b" "$m" "$(awk -v a="$m" -v n="$nat" 'BEGIN { printf "%.2f", a / n }')" "$(vals b$i)"

@@ -16,7 +16,7 @@
  *
  * The producer keeps a private copy of tail and reads the shared one only when the
  * ring looks full, so an append touches only the producer's own cache line and the
- * slot. Nothing here allocates, locks or makes a system call; the policy for a full
+ * slot, and it claims the slot's line ahead of time (ht_ring_claim_ahead). Nothing here allocates, locks or makes a system call; the policy for a full
  * ring (wait or drop) and the flusher wake-up belong to the caller (process.c).
  */
 #ifndef HT_RING_H
@@ -101,6 +101,27 @@ static inline void ht_ring_init(ht_ring *r, uint32_t cap)
     r->side_w = r->side_r = 0;
 }
 
+/* Units ahead of the head that the producer claims for writing: 8 cache lines,
+ * a few hundred ns of the densest program's events, all of a sparse one's. */
+enum { HT_CLAIM_AHEAD = 32 };
+
+/* Producer: take the line HT_CLAIM_AHEAD units ahead for writing. The
+ * consumer read it a lap ago and still holds a copy: the store that finds it
+ * so waits for the other core to give it up (a cross-core round trip every
+ * four events, half of the ring's cost on an interpreter; a read prefetch
+ * only fetches a copy). prefetchw is a hint that never faults: AMD has had it
+ * since the K6-2, Intel since Broadwell, and earlier Intel cores run its
+ * opcode as a NOP. */
+static inline __attribute__((always_inline)) void ht_ring_claim_ahead(ht_ring *r, uint64_t h)
+{
+    const uint64_t *p = &r->w[((h + HT_CLAIM_AHEAD) & r->mask) * HT_UNIT_WORDS];
+#if defined(__x86_64__) || defined(__i386__)
+    __asm__("prefetchw %0" ::"m"(*(const char *)p));
+#else
+    __builtin_prefetch(p, 1, 3);
+#endif
+}
+
 /* Producer: room for the next event, long or short, by the cached tail only:
  * NULL as soon as the ring looks full by it (the hooks' fast path then takes
  * ht_ring_slot out of line, keeping the refresh's registers out of it). */
@@ -108,6 +129,7 @@ static inline ht_rawev *ht_ring_slot_cached(ht_ring *r)
 {
     uint64_t h = atomic_load_explicit(&r->head, memory_order_relaxed);
     if (__builtin_expect(h - r->tail_cache > r->mask + 1 - HT_LONG_UNITS, 0)) return NULL;
+    ht_ring_claim_ahead(r, h);
     return (ht_rawev *)(void *)&r->w[(h & r->mask) * HT_UNIT_WORDS];
 }
 
