@@ -432,8 +432,10 @@ static long drain_ring(ht_ring *r) { return ht_drain_ring_upto(r, UINT64_MAX); }
 long ht_drain_all(void)
 {
     ht_untraced_enter(&ht_t);
+    /* the flusher blocks every signal from its start: a SIGXFSZ its write
+     * raises stays pending on it, unseen (four system calls a pass saved) */
     ht_xfsz_guard g;
-    ht_xfsz_hold(&g);
+    if (!on_flusher) ht_xfsz_hold(&g);
     pthread_mutex_lock(&ht_fs.wlock);
     ht_out_fd_intact();
     long total = drain_orphans();
@@ -450,7 +452,7 @@ long ht_drain_all(void)
     }
     int off = ht_fs.out_failed;
     pthread_mutex_unlock(&ht_fs.wlock);
-    ht_xfsz_release(&g);
+    if (!on_flusher) ht_xfsz_release(&g);
     ht_untraced_leave(&ht_t);
     return off ? -1 : total;
 }
@@ -512,6 +514,30 @@ long ht_drain_one(ht_ring *r)
 
 /* ---- the flusher thread ----------------------------------------------------- */
 
+enum { PACE_MIN_NS = 100000 };  /* the shortest sleep the pace sets: 100 µs */
+
+/* How long the flusher may sleep before its next pass, at most max_ns: until
+ * the ring that fills fastest, at its rate since the last look, is half full.
+ * Its producer then finds it drained when it reaches its poke mark (three
+ * quarters) and need not wake the flusher (ht_ring_poke_needed): a wake costs
+ * the program's thread tens of µs on a VM, the flusher's own timer costs the
+ * flusher. A ring that fills faster than the pace foresaw still pokes. */
+static uint64_t pace_ns(uint64_t max_ns)
+{
+    uint64_t now = ht_mono_ns(), dt = now - ht_fs.pace_at;  /* the first look: since boot */
+    ht_fs.pace_at = now;
+    uint64_t wait = max_ns;
+    for (ht_ring *r = atomic_load(&ht_rings); r; r = r->next) {
+        if (atomic_load_explicit(&r->state, memory_order_acquire) == HT_RING_FREE) continue;
+        uint64_t t = atomic_load_explicit(&r->tail, memory_order_relaxed);
+        uint64_t moved = t >= r->pace_tail ? t - r->pace_tail : t;  /* a reused ring counts from 0 */
+        r->pace_tail = t;
+        uint64_t w = ht_ring_half_in((uint64_t)r->mask + 1, ht_ring_fill(r), moved, dt, max_ns);
+        if (w < wait) wait = w;
+    }
+    return wait < PACE_MIN_NS ? PACE_MIN_NS : wait;
+}
+
 static void *flusher_main(void *arg)
 {
     (void)arg;
@@ -523,7 +549,7 @@ static void *flusher_main(void *arg)
     uint64_t interval = (uint64_t)ht_opt(HT_OPT_FLUSH_MS) * 1000000u;
     while (!atomic_load(&ht_fs.flusher_stop)) {
         /* flushed groups still to write: back in 1 ms (the helper may finish them) */
-        uint64_t wait = ht_fs.due_left && interval > 1000000 ? 1000000 : interval;
+        uint64_t wait = pace_ns(ht_fs.due_left && interval > 1000000 ? 1000000 : interval);
         if (!atomic_load(&ht_poke_word)) ht_futex_wait(&ht_poke_word, 0, wait);
         atomic_store(&ht_poke_word, 0);
         if (atomic_load(&ht_fs.finish_req)) {

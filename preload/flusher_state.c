@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "flusher_state.h"
+#include "recorder.h"
 #include "registry.h"
 #include "stacks.h"
 
@@ -67,5 +68,7 @@ void ht_flusher_state_fresh(void)
     atomic_store(&ht_fs.sync_req, 0);
     atomic_store(&ht_fs.sync_done, 0);
     ht_fs.death_sig = 0;
+    ht_fs.pace_at = 0;
     ht_fs.n_events = ht_fs.n_drops = ht_fs.n_waits = ht_fs.n_wait_ns = 0;
+    atomic_store(&ht_pokes, 0);
 }

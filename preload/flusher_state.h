@@ -47,6 +47,7 @@ typedef struct ht_flush_state {
     _Atomic uint32_t sync_req, sync_done;      /* ht_flusher_sync: asked, done (counts; futex) */
     int death_sig;              /* the signal the process died of (its note written), else 0 */
     uint64_t last_flush_ns;
+    uint64_t pace_at;           /* when the flusher last measured the rings' rates (flusher.c) */
     pthread_t helper;           /* the encoding helper, while helper_on */
     int helper_on;
     /* CPU ns of the flusher and of the helper, as last read (wlock) */

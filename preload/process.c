@@ -293,7 +293,7 @@ void *ht_emit_held(uint32_t kind, uint64_t a, uint64_t b, uint64_t c, uint64_t d
 void *ht_emit_after(int poke, void *ret)
 {
     ht_tls *t = &ht_t;
-    if (poke) ht_poke();
+    if (poke) ht_poke_ring(t->ring);
     if (t->ring->side_w != t->ring->side_r) ht_side_flush(t, t->ring);
     return ret;
 }
@@ -374,7 +374,7 @@ void ht_side_drain(ht_ring *r)
         if (ev.tk >> HT_TK_SHIFT < r->last_tk >> HT_TK_SHIFT) ev.tk = (r->last_tk & ~low) | (ev.tk & low);
         unsigned units = ht_rawev_put(e, ev.tk, ev.a, ev.b, ev.c, ev.d);
         r->last_tk = ev.tk;
-        if (ht_ring_publish(r, units)) ht_poke();
+        if (ht_ring_publish(r, units)) ht_poke_ring(r);
         atomic_signal_fence(memory_order_seq_cst);
     }
 }
@@ -392,10 +392,20 @@ void ht_side_flush(ht_tls *t, ht_ring *r)
     }
 }
 
+_Atomic uint64_t ht_pokes;
+
 void ht_poke(void)
 {
     if (atomic_load_explicit(&ht_poke_word, memory_order_relaxed)) return;
-    if (atomic_exchange(&ht_poke_word, 1) == 0) ht_futex_wake(&ht_poke_word, 1);
+    if (atomic_exchange(&ht_poke_word, 1) == 0) {
+        ht_futex_wake(&ht_poke_word, 1);
+        atomic_fetch_add_explicit(&ht_pokes, 1, memory_order_relaxed);
+    }
+}
+
+void ht_poke_ring(ht_ring *r)
+{
+    if (ht_ring_poke_needed(r)) ht_poke();
 }
 
 /* ht_ring_full's wait: a slot, or NULL once the trace is over

@@ -184,8 +184,12 @@ ht_rawev *ht_ring_full(ht_ring *r) HT_HIDDEN;
  * copy of the name, which the flusher frees for the events it receives).
  * Any other event owns nothing. */
 void ht_event_dropped(uint32_t kind, uint64_t d) HT_HIDDEN;
-/* Wake the flusher (the ring crossed its fill mark). */
+/* Wake the flusher. */
 void ht_poke(void) HT_HIDDEN;
+/* r's events crossed its poke mark (ht_ring_publish): wake the flusher if the
+ * ring is still half full by the shared tail (ht_ring_poke_needed). */
+void ht_poke_ring(ht_ring *r) HT_HIDDEN;
+extern _Atomic uint64_t ht_pokes HT_HIDDEN;  /* times a producer woke the flusher */
 /* Move events queued by signal handlers into the ring, inside the caller's busy
  * window (pre: busy == 1). Every writer drains them before writing its own
  * event, so a handler that runs just after a window closed cannot put its
@@ -207,7 +211,7 @@ static inline __attribute__((always_inline)) void ht_leave(ht_tls *t, ht_ring *r
     if (HT_LIKELY(e != NULL)) {
         unsigned units = ht_rawev_put(e, tk, a, b, c, d);
         r->last_tk = tk;
-        if (HT_UNLIKELY(ht_ring_publish(r, units))) ht_poke();
+        if (HT_UNLIKELY(ht_ring_publish(r, units))) ht_poke_ring(r);
     } else if (HT_KIND_OWNS_COPY(tk & HT_KIND_MASK)) {  /* a constant in most hooks */
         ht_event_dropped((uint32_t)tk, d);
     }

@@ -191,7 +191,7 @@ static uint64_t lookup(ht_ring *r, struct ht_stk *s, const uint64_t *fr, uint32_
         uint64_t tk = (ht_now() - ht_t0) << HT_TK_SHIFT | HT_K_STACK;
         unsigned units = ht_rawev_put(ev, tk, i + 1, e->off, n, 0);
         r->last_tk = tk;
-        if (HT_UNLIKELY(ht_ring_publish(r, units))) ht_poke();
+        if (HT_UNLIKELY(ht_ring_publish(r, units))) ht_poke_ring(r);
     }
     return i + 1;
 }

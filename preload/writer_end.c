@@ -77,9 +77,11 @@ void ht_writer_finish(void)
         }
         if (ht_opt(HT_OPT_VERBOSE))
             ht_say("%llu events, %llu dropped (%llu outside rings), %llu ring waits (%.1f ms), "
+                   "%llu wakes of the flusher by the program, "
                    "%llu queued by signal handlers inside a hook (at most %u at once)",
                    (unsigned long long)ht_fs.n_events, (unsigned long long)dropped,
                    (unsigned long long)atomic_load(&ht_lost), (unsigned long long)waits, wait_ns / 1e6,
+                   (unsigned long long)atomic_load(&ht_pokes),
                    (unsigned long long)atomic_load(&ht_side_events), atomic_load(&ht_side_most));
         if (ht_opt(HT_OPT_VERBOSE))
             ht_say("background CPU %.1f ms (flusher %.1f, helper %.1f), %.1f ns per event; %llu of %llu events in "
