@@ -37,6 +37,8 @@
 
 enum {
     POLL_MS = 50,          /* the follower's pause between reads of what was appended */
+    FLOWING_MS = 5,        /* its pause while the traces grow: what is left to count at the end is
+                            * the last chunk groups and at most this much of the program's time */
     STALL_MS = 1000,       /* a follower of the idle class that does not park this long after the end is left */
     QUIET_MS = 1000,       /* a trace that does not grow this long after the command ended: read back */
     MAX_FOLLOWED = 64,     /* traces followed at once; later ones are read back */
@@ -164,10 +166,11 @@ static void *follower(void *arg)
     if (f->idle) pthread_setschedparam(pthread_self(), SCHED_IDLE, &idle);  /* best effort: only CPU nothing else wants */
     while (!atomic_load(&f->ended)) {
         new_traces(f);
-        for (size_t i = 0; i < f->n && !atomic_load(&f->ended); i++) read_more(&f->t[i]);
+        int grew = 0;
+        for (size_t i = 0; i < f->n && !atomic_load(&f->ended); i++) grew |= read_more(&f->t[i]);
         if (atomic_load(&f->ended)) break;
         atomic_store(&f->caught_up_at, cli_now_ms());
-        sleep_ms(POLL_MS);
+        sleep_ms(grew ? FLOWING_MS : POLL_MS);
     }
     pthread_mutex_lock(&f->lock);
     f->parked = 1;
@@ -321,7 +324,8 @@ pid_t record_follow_wait(record_follow *f, pid_t pid, int *status)
             for (size_t i = 0; i < f->n; i++) grew |= read_more(&f->t[i]);
         }
         struct pollfd p = { .fd = fd, .events = POLLIN };
-        if (!grew) poll(&p, 1, f->running ? (int)(f->lag_ms < POLL_MS ? f->lag_ms + 1 : POLL_MS) : POLL_MS);
+        int pause = f->taken ? FLOWING_MS : POLL_MS;  /* the waiter counting: as the follower does */
+        if (!grew) poll(&p, 1, f->running && !f->taken && f->lag_ms < POLL_MS ? (int)f->lag_ms + 1 : pause);
     }
     close(fd);
     return r != 0 ? r : waitpid(pid, status, 0);
