@@ -43,7 +43,7 @@ static const char help[] =
     "  -o, --output PATTERN    trace file name; %p pid, %e program name, %t start\n"
     "                          time (s since the epoch); default hatrace.%e.%p.hatf\n"
     "      --level N           zstd level, -7..19 (default 3)\n"
-    "      --ring-size N       16-byte units per thread ring (default 32768; a malloc\n"
+    "      --ring-size N       16-byte units per thread ring (default 131072; a malloc\n"
     "                          or free takes one, other events three; k/m suffixes;\n"
     "                          past 8 threads alive, new threads get smaller rings)\n"
     "      --flush-ms N        flusher interval in ms (default 100)\n"

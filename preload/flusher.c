@@ -517,11 +517,13 @@ long ht_drain_one(ht_ring *r)
 enum { PACE_MIN_NS = 100000 };  /* the shortest sleep the pace sets: 100 µs */
 
 /* How long the flusher may sleep before its next pass, at most max_ns: until
- * the ring that fills fastest, at its rate since the last look, is half full.
- * Its producer then finds it drained when it reaches its poke mark (three
- * quarters) and need not wake the flusher (ht_ring_poke_needed): a wake costs
+ * the ring that fills fastest, at its rate since the last look, is a quarter
+ * full. Its producer then finds it drained when it reaches its poke mark
+ * (half) and need not wake the flusher (ht_ring_poke_needed): a wake costs
  * the program's thread tens of µs on a VM, the flusher's own timer costs the
- * flusher. A ring that fills faster than the pace foresaw still pokes. */
+ * flusher. A ring that fills faster than the pace foresaw still pokes, with
+ * half a ring left for the flusher to get a CPU (on a machine with none idle,
+ * a mark at three quarters left too little: ring waits of 0.8 s a run). */
 static uint64_t pace_ns(uint64_t max_ns)
 {
     uint64_t now = ht_mono_ns(), dt = now - ht_fs.pace_at;  /* the first look: since boot */
@@ -532,7 +534,7 @@ static uint64_t pace_ns(uint64_t max_ns)
         uint64_t t = atomic_load_explicit(&r->tail, memory_order_relaxed);
         uint64_t moved = t >= r->pace_tail ? t - r->pace_tail : t;  /* a reused ring counts from 0 */
         r->pace_tail = t;
-        uint64_t w = ht_ring_half_in((uint64_t)r->mask + 1, ht_ring_fill(r), moved, dt, max_ns);
+        uint64_t w = ht_ring_fill_in(((uint64_t)r->mask + 1) / 4, ht_ring_fill(r), moved, dt, max_ns);
         if (w < wait) wait = w;
     }
     return wait < PACE_MIN_NS ? PACE_MIN_NS : wait;

@@ -19,7 +19,7 @@ static const char *const effort_words[] = { "auto", "fast", "full", "stored", NU
 static ht_option options[HT_OPT_COUNT_] = {
     [HT_OPT_ZSTD_LEVEL] = { "HATRACE_ZSTD_LEVEL", 3, -7, 19, 0,
                             "zstd level of the trace chunks (flusher CPU vs file size)" },
-    [HT_OPT_RING_SIZE] = { "HATRACE_RING_SIZE", 32768, 64, 1L << 24, 0,
+    [HT_OPT_RING_SIZE] = { "HATRACE_RING_SIZE", 131072, 64, 1L << 24, 0,
                            "events per thread ring (rounded up to a power of two)" },
     [HT_OPT_FLUSH_MS] = { "HATRACE_FLUSH_MS", 100, 1, 60000, 0,
                           "flusher wake-up interval in ms (sooner as the rings fill: half full at their rate)" },

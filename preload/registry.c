@@ -23,7 +23,7 @@ static uint32_t ring_cap(void)
 /* A thread that starts while up to HT_RINGS_FULL others hold rings gets the
  * configured size; past them a new thread's ring is halved each time their
  * number doubles (to HT_RING_MIN units at least): with the default size,
- * past 16 threads each new one holds a quarter of a full ring (128 KiB). A
+ * past 16 threads each new one holds a quarter of a full ring (512 KiB). A
  * smaller ring only makes its thread wait for the flusher sooner, and with
  * that many busy threads the flusher sets the pace. */
 enum { HT_RINGS_FULL = 8, HT_RING_MIN = 8192 };

@@ -95,7 +95,7 @@ static inline void ht_ring_init(ht_ring *r, uint32_t cap)
     r->tail_cache = 0;
     r->last_tk = 0;
     r->mask = cap - 1;
-    r->mark = cap - cap / 4;  /* the flusher paces itself to half (flusher.c) */
+    r->mark = cap / 2;
     r->poke_at = r->mark;
     r->waits = r->drops = 0;
     atomic_store_explicit(&r->wait_ns, 0, memory_order_relaxed);
@@ -182,9 +182,9 @@ static inline int ht_ring_publish(ht_ring *r, unsigned units)
 }
 
 /* Producer, when ht_ring_publish says a poke is due: nonzero if the flusher
- * must be woken, the ring being half full by the shared tail. Else the
- * flusher, keeping its own pace, has drained it meanwhile: the next poke is
- * due half a ring past that tail. Waking a sleeping thread costs the waker
+ * must be woken, the ring being half full (the mark) by the shared tail. Else
+ * the flusher, keeping its own pace, has drained it meanwhile: the next poke
+ * is due half a ring past that tail. Waking a sleeping thread costs the waker
  * tens of µs on a VM (an inter-processor interrupt): a poke is the backstop,
  * not the rhythm. */
 static inline int ht_ring_poke_needed(ht_ring *r)
@@ -197,16 +197,16 @@ static inline int ht_ring_poke_needed(ht_ring *r)
     return 0;
 }
 
-/* Consumer's pace: the ns until a ring of cap units now holding fill reaches
- * half full, at the rate of moved units in dt ns (its rate since the last
- * look); max_ns if it did not move. dt is taken at most 2^36 ns (a minute:
- * the product stays under 2^63). */
-static inline uint64_t ht_ring_half_in(uint64_t cap, uint64_t fill, uint64_t moved, uint64_t dt, uint64_t max_ns)
+/* Consumer's pace: the ns until a ring now holding fill units holds target,
+ * at the rate of moved units in dt ns (its rate since the last look); max_ns
+ * if it did not move. dt is taken at most 2^36 ns (a minute: with a target
+ * under 2^24 units the product stays under 2^63). */
+static inline uint64_t ht_ring_fill_in(uint64_t target, uint64_t fill, uint64_t moved, uint64_t dt, uint64_t max_ns)
 {
     if (!moved) return max_ns;
-    if (fill >= cap / 2) return 0;
+    if (fill >= target) return 0;
     if (dt > 1ull << 36) dt = 1ull << 36;
-    uint64_t w = (cap / 2 - fill) * dt / moved;
+    uint64_t w = (target - fill) * dt / moved;
     return w < max_ns ? w : max_ns;
 }
 
@@ -236,7 +236,7 @@ static inline void ht_ring_consume(ht_ring *r, size_t n)
 }
 
 /* Consumer, after ht_ring_consume: whether a producer sleeping on a full ring
- * should be woken now, i.e. the fill is down to half (it resumes with room
+ * should be woken now, i.e. the fill is down to the mark (it resumes with room
  * for a burst instead of one wake-up per batch), or final (the consumer stops
  * here). Pairs with the fence in the producer's wait (process.c): one of the
  * two sees the other's store. */
@@ -245,7 +245,7 @@ static inline int ht_ring_wake_due(ht_ring *r, int final)
     atomic_thread_fence(memory_order_seq_cst);
     if (__builtin_expect(!atomic_load_explicit(&r->waiting, memory_order_relaxed), 1)) return 0;
     if (!final && atomic_load_explicit(&r->head, memory_order_relaxed) -
-                  atomic_load_explicit(&r->tail, memory_order_relaxed) > (r->mask + 1) / 2) return 0;
+                  atomic_load_explicit(&r->tail, memory_order_relaxed) > r->mark) return 0;
     atomic_store_explicit(&r->waiting, 0, memory_order_relaxed);
     atomic_fetch_add_explicit(&r->wake, 1, memory_order_release);
     return 1;

@@ -19,7 +19,7 @@ hwm=$(awk '$1 == "hwm_kb" { print $2 }' "$W/program.txt")
 cat "$W/got.txt"
 printf 'creates %d\ndestroys %d\nallocs %d\n' $((threads + 1)) $((threads + 1)) "$allocs" >"$W/want.txt"
 compare "$W/want.txt" "$W/got.txt" || fail "thread or allocation counts differ"
-# 2000 rings of 512 KiB would be 1 GB; reuse keeps the peak resident size small
+# 2000 rings of 2 MiB would be 4 GB; reuse keeps the peak resident size small
 [ "$hwm" -lt 65536 ] || fail "peak resident size $hwm kB"
 # exit while two threads still allocate flat out: no hang, a valid trace
 busy=$BUILD/workloads/rec_exit_busy

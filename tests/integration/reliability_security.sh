@@ -48,7 +48,7 @@ expect_msg() { # name pattern
   [ "$(grep -c '^hatrace\[' "$W/$1.err")" = 1 ] || fail "$1: not exactly one message"
 }
 run ring HATRACE_RING_SIZE=99999999999999999999999 HATRACE_OUTPUT="$W/ring.hatf"
-expect_msg ring 'HATRACE_RING_SIZE=99999999999999999999999 is invalid (expected 64..16777216), using 32768'
+expect_msg ring 'HATRACE_RING_SIZE=99999999999999999999999 is invalid (expected 64..16777216), using 131072'
 validate_all "$W/ring.hatf"
 run ringbig HATRACE_RING_SIZE=1g HATRACE_OUTPUT="$W/ringbig.hatf"
 expect_msg ringbig 'HATRACE_RING_SIZE=1g is invalid'

@@ -94,16 +94,14 @@ static void test_empty_and_order(void)
     free(r);
 }
 
-/* The slot needs room for a long event: a ring of 8 units takes 6 short ones;
- * its mark is at three quarters (6). */
+/* The slot needs room for a long event: a ring of 8 units takes 6 short ones. */
 static void test_full_and_mark(void)
 {
     ht_ring *r = new_ring(8);
-    CU_ASSERT_EQUAL(r->mark, 6);
     int marked = 0;
     for (uint64_t i = 0; i < 6; i++) {
         CU_ASSERT(push(r, i, &marked));
-        CU_ASSERT_EQUAL(marked, i + 1 >= 6);  /* the mark is crossed exactly once */
+        CU_ASSERT_EQUAL(marked, i + 1 >= 4);  /* the mark (half) is crossed exactly once */
     }
     CU_ASSERT_EQUAL(push(r, 6, &marked), 0);   /* full */
     CU_ASSERT_EQUAL(ht_ring_fill(r), 6);
@@ -112,8 +110,8 @@ static void test_full_and_mark(void)
     ht_ring_consume(r, 1);
     CU_ASSERT(push(r, 6, &marked));            /* one unit freed, one event fits */
     CU_ASSERT_EQUAL(push(r, 7, &marked), 0);
-    /* the producer learnt tail 1 there (5 waiting, under the mark): the next
-     * mark is at 1 + 6, which that event reached */
+    /* the producer learnt the tail there: 5 of 8 still waiting, the consumer is
+     * behind the mark, so that event poked it again */
     CU_ASSERT_EQUAL(marked, 2);
     free(r);
 }
@@ -123,18 +121,18 @@ static void test_mark_long_event(void)
 {
     ht_ring *r = new_ring(64);
     int marked = 0;
-    for (uint64_t i = 0; i < 17; i++) {
-        CU_ASSERT(push_ev(r, i, 1, &marked));   /* the head reaches the mark (48) with event 15 */
-        CU_ASSERT_EQUAL(marked, i >= 15);
+    for (uint64_t i = 0; i < 11; i++) {
+        CU_ASSERT(push_ev(r, i, 1, &marked));   /* units 0..32: the mark (32) in the last */
+        CU_ASSERT_EQUAL(marked, i == 10);
     }
-    CU_ASSERT(push_ev(r, 17, 1, &marked));
+    CU_ASSERT(push_ev(r, 11, 1, &marked));
     CU_ASSERT_EQUAL(marked, 1);
     free(r);
 }
 
-/* A consumer still past the mark when the producer learns the tail: the
- * producer pokes it at once (the fill never crosses the mark again from
- * below, so waiting for that would leave it asleep until the ring is full). */
+/* A consumer that drained less than half: the producer, learning the tail when
+ * the ring looks full, pokes it at once (the fill never crosses the mark again
+ * from below, so waiting for that would leave it asleep until the ring is full). */
 static void test_mark_consumer_behind(void)
 {
     ht_ring *r = new_ring(64);
@@ -143,20 +141,18 @@ static void test_mark_consumer_behind(void)
     CU_ASSERT_EQUAL(push(r, 62, &marked), 0);  /* room for a long event is gone */
     CU_ASSERT_EQUAL(marked, 1);
     const uint64_t *w;
-    CU_ASSERT_EQUAL(ht_ring_peek(r, &w, 8), 8);
-    ht_ring_consume(r, 8);                     /* 54 left: past the mark (48) */
+    CU_ASSERT_EQUAL(ht_ring_peek(r, &w, 16), 16);
+    ht_ring_consume(r, 16);                    /* 46 left: past the mark (32) */
     CU_ASSERT(push(r, 62, &marked));
     CU_ASSERT_EQUAL(marked, 2);
-    for (uint64_t i = 63; i < 69; i++) CU_ASSERT(push(r, i, &marked));
+    for (uint64_t i = 63; i < 77; i++) CU_ASSERT(push(r, i, &marked));
     CU_ASSERT_EQUAL(marked, 2);                /* once */
-    CU_ASSERT_EQUAL(ht_ring_peek(r, &w, 64), 56);  /* to the end of the ring */
-    ht_ring_consume(r, 56);                    /* tail 64: 5 left, under the mark */
-    for (uint64_t i = 69; i < 101; i++) CU_ASSERT(push(r, i, &marked));
-    /* the producer learns tail 64 on its second event (its view looked full):
-     * the next mark is at 64 + 48 */
-    CU_ASSERT_EQUAL(marked, 2);
-    for (uint64_t i = 101; i < 112; i++) CU_ASSERT(push(r, i, &marked));
-    CU_ASSERT_EQUAL(ht_ring_fill(r), 48);
+    CU_ASSERT_EQUAL(ht_ring_peek(r, &w, 64), 48);  /* to the end of the ring */
+    ht_ring_consume(r, 48);                    /* tail 64: 13 left, under the mark */
+    for (uint64_t i = 77; i < 109; i++) CU_ASSERT(push(r, i, &marked));
+    /* the producer learns tail 64 on its second event (its view looked full)
+     * and pokes when the fill reaches the mark again: head 96 */
+    CU_ASSERT_EQUAL(ht_ring_fill(r), 45);
     CU_ASSERT_EQUAL(marked, 3);
     free(r);
 }
@@ -168,34 +164,34 @@ static void test_poke_needed(void)
 {
     ht_ring *r = new_ring(64);
     int marked = 0;
-    for (uint64_t i = 0; i < 48; i++) CU_ASSERT(push(r, i, &marked));
+    for (uint64_t i = 0; i < 32; i++) CU_ASSERT(push(r, i, &marked));
     CU_ASSERT_EQUAL(marked, 1);
     const uint64_t *w;
-    CU_ASSERT_EQUAL(ht_ring_peek(r, &w, 40), 40);
-    ht_ring_consume(r, 40);                    /* drained meanwhile: 8 left */
+    CU_ASSERT_EQUAL(ht_ring_peek(r, &w, 24), 24);
+    ht_ring_consume(r, 24);                    /* drained meanwhile: 8 left */
     CU_ASSERT_EQUAL(ht_ring_poke_needed(r), 0);
-    for (uint64_t i = 48; i < 87; i++) CU_ASSERT(push(r, i, &marked));
-    CU_ASSERT_EQUAL(marked, 1);                /* the next mark: 40 + 48 */
-    CU_ASSERT(push(r, 87, &marked));
+    for (uint64_t i = 32; i < 55; i++) CU_ASSERT(push(r, i, &marked));
+    CU_ASSERT_EQUAL(marked, 1);                /* the next mark: 24 + 32 */
+    CU_ASSERT(push(r, 55, &marked));
     CU_ASSERT_EQUAL(marked, 2);
-    CU_ASSERT_EQUAL(ht_ring_fill(r), 48);
+    CU_ASSERT_EQUAL(ht_ring_fill(r), 32);
     CU_ASSERT_EQUAL(ht_ring_poke_needed(r), 1);  /* not drained: wake it */
-    for (uint64_t i = 88; i < 100; i++) CU_ASSERT(push(r, i, &marked));
+    for (uint64_t i = 56; i < 70; i++) CU_ASSERT(push(r, i, &marked));
     CU_ASSERT_EQUAL(marked, 2);                /* once until the producer learns more */
     free(r);
 }
 
-/* The flusher's pace: the time to half full at the rate since the last look. */
-static void test_half_in(void)
+/* The flusher's pace: the time to a fill at the rate since the last look. */
+static void test_fill_in(void)
 {
-    CU_ASSERT_EQUAL(ht_ring_half_in(64, 0, 16, 1000, 1u << 30), 2000);  /* 32 units at 16 per µs */
-    CU_ASSERT_EQUAL(ht_ring_half_in(64, 24, 16, 1000, 1u << 30), 500);
-    CU_ASSERT_EQUAL(ht_ring_half_in(64, 32, 16, 1000, 1u << 30), 0);    /* half full already */
-    CU_ASSERT_EQUAL(ht_ring_half_in(64, 40, 16, 1000, 1u << 30), 0);
-    CU_ASSERT_EQUAL(ht_ring_half_in(64, 0, 0, 1000, 777), 777);         /* idle: the longest */
-    CU_ASSERT_EQUAL(ht_ring_half_in(64, 0, 1, 1000000, 777), 777);      /* slow: at most the longest */
-    /* a ring of 2^24 units idle since boot (dt taken at 2^36): no overflow */
-    CU_ASSERT_EQUAL(ht_ring_half_in(1u << 24, 0, 1, UINT64_MAX / 2, UINT64_MAX), (uint64_t)(1u << 23) << 36);
+    CU_ASSERT_EQUAL(ht_ring_fill_in(32, 0, 16, 1000, 1u << 30), 2000);  /* 32 units at 16 per µs */
+    CU_ASSERT_EQUAL(ht_ring_fill_in(32, 24, 16, 1000, 1u << 30), 500);
+    CU_ASSERT_EQUAL(ht_ring_fill_in(32, 32, 16, 1000, 1u << 30), 0);    /* there already */
+    CU_ASSERT_EQUAL(ht_ring_fill_in(32, 40, 16, 1000, 1u << 30), 0);
+    CU_ASSERT_EQUAL(ht_ring_fill_in(32, 0, 0, 1000, 777), 777);         /* idle: the longest */
+    CU_ASSERT_EQUAL(ht_ring_fill_in(32, 0, 1, 1000000, 777), 777);      /* slow: at most the longest */
+    /* a quarter of a ring of 2^24 units, idle since boot (dt taken at 2^36): no overflow */
+    CU_ASSERT_EQUAL(ht_ring_fill_in(1u << 22, 0, 1, UINT64_MAX / 2, UINT64_MAX), (uint64_t)(1u << 22) << 36);
 }
 
 /* A long event that starts in the last units runs on into the spares, whole;
@@ -340,7 +336,7 @@ static CU_TestInfo tests[] = {
     { "fill mark under a long event", test_mark_long_event },
     { "fill mark, consumer behind", test_mark_consumer_behind },
     { "poke only when not drained", test_poke_needed },
-    { "the flusher's pace", test_half_in },
+    { "the flusher's pace", test_fill_in },
     { "wrap-around", test_wrap_around },
     { "full ring wait", test_full_ring_wait },
     { "two-thread stress", test_two_thread_stress },
