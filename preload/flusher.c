@@ -523,7 +523,7 @@ enum { PACE_MIN_NS = 100000 };  /* the shortest sleep the pace sets: 100 µs */
  * the program's thread tens of µs on a VM, the flusher's own timer costs the
  * flusher. A ring that fills faster than the pace foresaw still pokes, with
  * half a ring left for the flusher to get a CPU (on a machine with none idle,
- * a mark at three quarters left too little: ring waits of 0.8 s a run). */
+ * a mark at three quarters left too little: hundreds of ring waits a run). */
 static uint64_t pace_ns(uint64_t max_ns)
 {
     uint64_t now = ht_mono_ns(), dt = now - ht_fs.pace_at;  /* the first look: since boot */
