@@ -16,8 +16,9 @@
  *
  * The producer keeps a private copy of tail and reads the shared one only when the
  * ring looks full, so an append touches only the producer's own cache line and the
- * slot, and it claims the slot's line ahead of time (ht_ring_claim_ahead). Nothing here allocates, locks or makes a system call; the policy for a full
- * ring (wait or drop) and the flusher wake-up belong to the caller (process.c).
+ * slot, whose line it claimed ahead of time (ht_ring_claim_ahead). Nothing here
+ * allocates, locks or makes a system call; the policy for a full ring (wait or
+ * drop) and the flusher wake-up belong to the caller (process.c).
  */
 #ifndef HT_RING_H
 #define HT_RING_H
