@@ -324,8 +324,9 @@ pid_t record_follow_wait(record_follow *f, pid_t pid, int *status)
             for (size_t i = 0; i < f->n; i++) grew |= read_more(&f->t[i]);
         }
         struct pollfd p = { .fd = fd, .events = POLLIN };
-        int pause = f->taken ? FLOWING_MS : POLL_MS;  /* the waiter counting: as the follower does */
-        if (!grew) poll(&p, 1, f->running && !f->taken && f->lag_ms < POLL_MS ? (int)f->lag_ms + 1 : pause);
+        /* counting: as the follower does; else looking for a lag shorter than a poll */
+        int pause = f->taken ? FLOWING_MS : f->running && f->lag_ms < POLL_MS ? (int)f->lag_ms + 1 : POLL_MS;
+        if (!grew) poll(&p, 1, pause);
     }
     close(fd);
     return r != 0 ? r : waitpid(pid, status, 0);

@@ -22,7 +22,7 @@ static ht_option options[HT_OPT_COUNT_] = {
     [HT_OPT_RING_SIZE] = { "HATRACE_RING_SIZE", 131072, 64, 1L << 24, 0,
                            "events per thread ring (rounded up to a power of two)" },
     [HT_OPT_FLUSH_MS] = { "HATRACE_FLUSH_MS", 100, 1, 60000, 0,
-                          "flusher wake-up interval in ms (sooner as the rings fill: half full at their rate)" },
+                          "flusher wake-up interval in ms (sooner as the rings fill: a quarter full at their rate)" },
     [HT_OPT_FOLLOW_CHILDREN] = { "HATRACE_FOLLOW_CHILDREN", 1, 0, 1, 0,
                                  "1: trace forked children and exec'd programs, each in its own file" },
     [HT_OPT_DROP] = { "HATRACE_DROP", 0, 0, 1, 0,
