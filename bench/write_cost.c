@@ -108,10 +108,11 @@ static void make_raw(tstream *ts, uint64_t unit_ns)
         if (!raw_plain(e, &fn, &nmemb)) continue;
         ts->plain[i] = 1;
         uint64_t *x = &ts->raw[u * HATF_RAW_UNIT_WORDS], tk = tick << HATF_RAW_TIME_SHIFT | fn;
-        uint64_t size = fn == HATF_FN_FREE ? 0 : e->size;
-        if ((fn == HATF_FN_MALLOC || fn == HATF_FN_FREE) && e->addr < 1ull << HATF_RAW_ADDR_BITS && size < 1u << 16) {
+        uint64_t size = fn == HATF_FN_FREE ? 0 : e->size, word;
+        uint64_t result = fn == HATF_FN_REALLOC ? e->new_addr : 0;  /* c, as the hook gives it */
+        if (hatf_raw_short(fn, e->addr, size, result, 0, &word)) {  /* a realloc of NULL has no lead */
             x[0] = tk | HATF_RAW_SHORT;
-            x[1] = e->addr | size << HATF_RAW_ADDR_BITS;
+            x[1] = word;
         } else if (fn == HATF_FN_CALLOC) {  /* a result, b nmemb, c elsize */
             x[0] = tk, x[1] = e->addr, x[2] = nmemb, x[3] = nmemb ? size / nmemb : 0, x[4] = x[5] = 0;
         } else if (fn == HATF_FN_REALLOC) {  /* a old, b size, c result, d its begin when it gave its block early */

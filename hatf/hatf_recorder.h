@@ -24,7 +24,8 @@ struct hatf_writer;
  * _REALLOC or _FREE in a plain event) and the recorder's flags (0 in a plain
  * event).
  *   short, 1 unit: a malloc or a free, the second word addr | size << 48
- *          (a free's size 0): nearly every event of a program, in 16 bytes
+ *          (a free's size 0), or a realloc of NULL, result | size << 48
+ *          (hatf_raw_short): nearly every event of a program, in 16 bytes
  *   long, 3 units: the words tk, a, b, c, d and one unused; plain ones are
  *          malloc: a result, b size; calloc: a result, b nmemb, c elsize;
  *          free: a pointer; realloc: a old, b size, c result, d its begin
@@ -50,6 +51,24 @@ static inline uint64_t hatf_raw_release_lead(uint64_t time, uint64_t d)
     if (!(d & HATF_RAW_RELEASE_BIT)) return 0;
     uint32_t lead = (uint32_t)time - (uint32_t)(d >> 32);
     return lead < 1u << 31 && lead <= time ? lead : 0;
+}
+/* A plain call (low: its tk's low byte, a function code and no flag; a..d
+ * as a long event holds them) as a short event: a malloc or a free, or a
+ * realloc of NULL (most of lua's and a fifth of python's events), with an
+ * address under 2^48 and a size under 2^16. @return 1 and *word, the
+ * short event's second word, or 0 when it must be long. */
+static inline __attribute__((always_inline)) int hatf_raw_short(unsigned low, uint64_t a, uint64_t b, uint64_t c,
+                                                                uint64_t d, uint64_t *word)
+{
+    if ((low == HATF_FN_MALLOC || low == HATF_FN_FREE) && !c && !d && !(a >> HATF_RAW_ADDR_BITS) && b < 1u << 16) {
+        *word = a | b << HATF_RAW_ADDR_BITS;
+        return 1;
+    }
+    if (low == HATF_FN_REALLOC && !a && !d && !(c >> HATF_RAW_ADDR_BITS) && b < 1u << 16) {
+        *word = c | b << HATF_RAW_ADDR_BITS;
+        return 1;
+    }
+    return 0;
 }
 static inline size_t hatf_raw_units(uint64_t tk) { return tk & HATF_RAW_SHORT ? 1 : HATF_RAW_LONG_UNITS; }
 static inline int hatf_raw_plain(uint64_t tk)

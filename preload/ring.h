@@ -151,16 +151,15 @@ static inline ht_rawev *ht_ring_slot(ht_ring *r)
     return (ht_rawev *)(void *)&r->w[(h & r->mask) * HT_UNIT_WORDS];
 }
 
-/* Producer: write an event into its room at e, short if it can be (a malloc
- * or free with no flags, an address under 2^48 and a size under 2^16).
- * @return its units. */
+/* Producer: write an event into its room at e, short if it can be
+ * (hatf_raw_short). @return its units. */
 static inline __attribute__((always_inline)) unsigned ht_rawev_put(ht_rawev *e, uint64_t tk, uint64_t a, uint64_t b,
                                                                  uint64_t c, uint64_t d)
 {
-    unsigned low = (unsigned)tk & 0xffu;
-    if (__builtin_expect((low == HATF_FN_MALLOC || low == HATF_FN_FREE) && !c && !d && !(a >> HATF_RAW_ADDR_BITS) && b < 1u << 16, 1)) {
+    uint64_t word;
+    if (__builtin_expect(hatf_raw_short((unsigned)tk & 0xffu, a, b, c, d, &word), 1)) {
         e->tk = tk | HT_SHORT;
-        e->a = a | b << HATF_RAW_ADDR_BITS;
+        e->a = word;
         return 1;
     }
     e->tk = tk;

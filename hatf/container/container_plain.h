@@ -66,11 +66,13 @@ static inline size_t hatf_plain_read(const uint64_t *x, unsigned *op, uint64_t *
 {
     uint64_t tk = x[0];
     unsigned fn = (unsigned)tk & 0xffu;
-    if (tk & HATF_RAW_SHORT) {
-        *addr = x[1] & ((1ull << HATF_RAW_ADDR_BITS) - 1);
+    if (tk & HATF_RAW_SHORT) {  /* a malloc, a free or a realloc of NULL (hatf_raw_short) */
+        uint64_t v = x[1] & ((1ull << HATF_RAW_ADDR_BITS) - 1);
+        int renew = fn == HATF_FN_REALLOC;
+        *addr = renew ? 0 : v;
+        *new_addr = renew ? v : 0;
         *size = x[1] >> HATF_RAW_ADDR_BITS;
-        *new_addr = 0;
-        *op = fn == HATF_FN_MALLOC ? HATF_OP_ALLOC : HATF_OP_FREE;
+        *op = fn == HATF_FN_MALLOC ? HATF_OP_ALLOC : renew ? HATF_OP_REALLOC_NEW : HATF_OP_FREE;
         return 1;
     }
     uint64_t a = x[1], c = x[3];

@@ -43,10 +43,10 @@ static uint64_t rng = 0x51ab1e5eedull;
 static void put_raw(tset *s, size_t i, uint64_t tk, uint64_t a, uint64_t b, uint64_t c, uint64_t d, int shrt)
 {
     uint64_t *x = &s->raw[s->at[i] * HATF_RAW_UNIT_WORDS];
-    unsigned fn = (unsigned)tk & 0xff;
-    if (shrt && (fn == HATF_FN_MALLOC || fn == HATF_FN_FREE) && a < 1ull << HATF_RAW_ADDR_BITS && b < 1u << 16) {
+    uint64_t word;
+    if (shrt && hatf_raw_short((unsigned)tk & 0xff, a, b, c, d, &word)) {
         x[0] = tk | HATF_RAW_SHORT;
-        x[1] = a | b << HATF_RAW_ADDR_BITS;
+        x[1] = word;
     } else {
         x[0] = tk, x[1] = a, x[2] = b, x[3] = c, x[4] = d, x[5] = 0;
     }

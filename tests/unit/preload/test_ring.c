@@ -91,6 +91,16 @@ static void test_empty_and_order(void)
     CU_ASSERT_EQUAL(ht_rawev_put(&e, HT_K_FREE, 0x1000, 0, 0, 0), 1);
     CU_ASSERT_EQUAL(e.tk, HT_K_FREE | HT_SHORT);
     CU_ASSERT_EQUAL(e.a, 0x1000);
+    /* a realloc of NULL is short, its result where a malloc's is; one with an
+     * old block, a begin or stack id in d, or a flag is long */
+    CU_ASSERT_EQUAL(ht_rawev_put(&e, HT_K_REALLOC, 0, 48, 0x2000, 0), 1);
+    CU_ASSERT_EQUAL(e.tk, HT_K_REALLOC | HT_SHORT);
+    CU_ASSERT_EQUAL(e.a, 0x2000 | 48ull << 48);
+    CU_ASSERT_EQUAL(ht_rawev_put(&e, HT_K_REALLOC, 0x1000, 48, 0x2000, 0), HT_LONG_UNITS);
+    CU_ASSERT_EQUAL(ht_rawev_put(&e, HT_K_REALLOC, 0, 48, 0x2000, 7), HT_LONG_UNITS);
+    CU_ASSERT_EQUAL(ht_rawev_put(&e, HT_K_REALLOC, 0, 65536, 0x2000, 0), HT_LONG_UNITS);
+    CU_ASSERT_EQUAL(ht_rawev_put(&e, HT_K_REALLOC | HT_FAILED, 0, 48, 0, 0), HT_LONG_UNITS);
+    CU_ASSERT_EQUAL(ht_rawev_put(&e, HT_K_REALLOC | HT_STACKED, 0, 48, 0x2000, 3), HT_LONG_UNITS);
     free(r);
 }
 
