@@ -22,7 +22,9 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <malloc.h>
+#include <signal.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <sys/mman.h>
 #include <stdlib.h>
@@ -527,12 +529,47 @@ typedef struct tramp {
     void *(*fn)(void *);
     void *arg;
     uint64_t parent;
+    _Atomic int used;  /* a slot of tramp_pool taken */
 } tramp;
+
+/* The trampolines of threads being created: a slot taken by pthread_create
+ * and given back by the new thread as it starts, with no heap call. A
+ * program's signal handler that allocates (against POSIX, but programs do)
+ * must not find glibc's arena locked by a call the program never made: the
+ * trampoline's malloc was one, and such a handler deadlocked on it
+ * (record_signal). With every slot taken, malloc'd with signals held. */
+enum { TRAMP_SLOTS = 64 };
+static tramp tramp_pool[TRAMP_SLOTS];
+
+static tramp *tramp_get(void)
+{
+    for (int i = 0; i < TRAMP_SLOTS; i++) {
+        int free_slot = 0;
+        if (atomic_compare_exchange_strong(&tramp_pool[i].used, &free_slot, 1)) return &tramp_pool[i];
+    }
+    sigset_t old;
+    ht_hold_signals(&old);
+    tramp *t = real_malloc(sizeof *t);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    return t;
+}
+
+static void tramp_put(tramp *t)
+{
+    if (t >= tramp_pool && t < tramp_pool + TRAMP_SLOTS) {
+        atomic_store_explicit(&t->used, 0, memory_order_release);
+        return;
+    }
+    sigset_t old;
+    ht_hold_signals(&old);
+    real_free(t);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
 
 static void *tramp_main(void *v)
 {
     tramp t = *(tramp *)v;
-    real_free(v);
+    tramp_put(v);
     ht_t.parent = t.parent;
     ht_thread_begin();
     return t.fn(t.arg);
@@ -546,13 +583,13 @@ HT_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*
         return ht_real_pthread_create(th, attr, fn, arg);
     uint64_t parent = ht_current_tid();
     /* the trampoline's memory is the recorder's: not in the trace */
-    tramp *t = real_malloc(sizeof *t);
+    tramp *t = tramp_get();
     if (!t) return ht_real_pthread_create(th, attr, fn, arg);
     t->fn = fn;
     t->arg = arg;
     t->parent = parent;
     int rc = ht_real_pthread_create(th, attr, tramp_main, t);
-    if (rc) real_free(t);
+    if (rc) tramp_put(t);
     return rc;
 }
 

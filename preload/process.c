@@ -72,7 +72,7 @@ static void bench_knobs_init(void) {}
  * thread at its start (a ring attached, the recorder set up): a handler's
  * heap calls there would be taken for the recorder's own and lost. They run
  * when it is done, recorded as any. */
-static void hold_signals(sigset_t *old)
+void ht_hold_signals(sigset_t *old)
 {
     sigset_t all;
     sigfillset(&all);
@@ -95,7 +95,7 @@ void ht_init(void (*resolve_real)(void))
         return;
     }
     sigset_t old;
-    hold_signals(&old);
+    ht_hold_signals(&old);
     ht_untraced_enter(&ht_t);
     if (resolve_real) resolve_real();
     ht_options_init();
@@ -125,7 +125,7 @@ static ht_ring *thread_attach(ht_tls *t)
 {
     if (atomic_load_explicit(&ht_state, memory_order_acquire) != HT_ST_READY) return NULL;
     sigset_t old;
-    hold_signals(&old);
+    ht_hold_signals(&old);
     ht_untraced_enter(t);
     ht_ring *r = ht_ring_claim();
     if (!r) {
@@ -178,7 +178,7 @@ static void thread_exit(void *ring)
     /* No handler runs on this thread from here to its end: a signal sent to
      * the process goes to another thread, where it is recorded as any. */
     sigset_t old;
-    hold_signals(&old);
+    ht_hold_signals(&old);
     /* the name is the thread's last one (pthread_setname_np may have changed it) */
     if (prctl(PR_GET_NAME, r->name) != 0) r->name[0] = 0;
     r->name[sizeof r->name - 1] = 0;

@@ -6,6 +6,8 @@
 #ifndef HT_PROCESS_H
 #define HT_PROCESS_H
 
+#include <signal.h>
+
 #include "prim.h"
 
 /* Start the recorder: idempotent, safe from any hook. resolve_real is the
@@ -20,6 +22,9 @@ void ht_init_wait(void) HT_HIDDEN;
 /* Finish this process's trace (exit, exec): stop the flusher, drain, close. */
 void ht_finish(void) HT_HIDDEN;
 
+/* Hold every signal on this thread (*old: the mask to set back with
+ * pthread_sigmask), around the recorder's own code on a program thread. */
+void ht_hold_signals(sigset_t *old) HT_HIDDEN;
 /* Thread start (our pthread_create trampoline): attach a ring and record thread-create. */
 void ht_thread_begin(void) HT_HIDDEN;
 /* Before exec: finish the trace if this process owns it (not in a vfork child). */
