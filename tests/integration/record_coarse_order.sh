@@ -41,6 +41,7 @@ peak() { "$HATRACE" stats "$1" | awk '$1 == "max_live_bytes" { print $2 }'; }
 p1=$(peak "$W/fine.hatf") p2=$(peak "$W/conv.hatf")
 echo "peak of live bytes: 1 us $p1, converted to 10 ms $p2"
 # the order of uses of one address is kept; events of threads that share none may
-# still tie, so the peak may move a little (2 %), not double
-[ $((p2 * 100)) -le $((p1 * 102)) ] && [ $((p2 * 100)) -ge $((p1 * 98)) ] || fail "the peak moved: $p1 -> $p2"
+# still tie, so the peak may move a little, not double (moves seen: 0-2.1 %, by how
+# the threads interleaved in the run; before the order was kept: 2.3 times)
+[ $((p2 * 100)) -le $((p1 * 105)) ] && [ $((p2 * 100)) -ge $((p1 * 95)) ] || fail "the peak moved: $p1 -> $p2"
 echo "record_coarse_order: ok"
