@@ -219,7 +219,8 @@ run_one() {
     done
     if ! (eval "$READY") >/dev/null 2>&1; then
       echo "$p $m round $r: the server did not answer on 127.0.0.1:$port" >&2
-      kill -TERM $spid 2>/dev/null || true; wait $spid 2>/dev/null || true; tail_of "$d/err"; return 1
+      # a server says why it stopped on its stdout (redis: a port already taken)
+      kill -TERM $spid 2>/dev/null || true; wait $spid 2>/dev/null || true; tail_of "$d/out" "$d/err"; return 1
     fi
     "$RUNPY" "$d/ctime" "$LIMIT" "${CLIENT[@]}" >"$d/cout" 2>"$d/cerr" && rc=0 || rc=$?
     (eval "$STOP") >/dev/null 2>&1 || true
