@@ -4,6 +4,7 @@
  * CLOCK_MONOTONIC when the writer opens and checked again at close.
  * (Reading the clock, ht_now, is prim.c's and recorder.h's.)
  */
+#include <stdatomic.h>
 #include <string.h>
 
 #include "clock.h"
@@ -12,8 +13,14 @@
 #include "prim.h"
 #include "recorder.h"
 
+/* ht_clock_run_ended was called for this trace */
+static _Atomic int run_ended;
+
+void ht_clock_run_ended(void) { atomic_store(&run_ended, 1); }
+
 void ht_clock_init(void)
 {
+    atomic_store(&run_ended, 0);
     const char *c = ht_opt_clock();
     ht_use_tsc = HT_HAVE_COUNTER && (!strcmp(c, "tsc") || (!strcmp(c, "auto") && ht_tsc_invariant()));
     ht_fs.real0 = ht_real_ns();
@@ -31,17 +38,19 @@ static uint64_t gcd64(uint64_t a, uint64_t b)
 }
 
 /* ns per tick as num/den: ticks since t0 against CLOCK_MONOTONIC since the start
- * sample, over at least 2 ms (a short program waits for it once, at exit). */
+ * sample, over at least HT_CALIBRATE_NS, or once the run has ended over the
+ * run (at least 10 us): an error of a microsecond in either sample is then a
+ * microsecond at the last event, whatever the run's length. */
 static void calibrate(uint64_t *num, uint64_t *den)
 {
     *num = *den = 1;
     if (!ht_use_tsc) return;
-    uint64_t m1, m2, tsc;
+    uint64_t m1, m2, tsc, window = atomic_load(&run_ended) ? 10000u : HT_CALIBRATE_NS;
     do {
         m1 = ht_mono_ns();
         tsc = ht_now();
         m2 = ht_mono_ns();
-    } while (m1 - ht_fs.mono0 < 2000000 || m2 - m1 > 2000);
+    } while (m1 - ht_fs.mono0 < window || m2 - m1 > 2000);
     uint64_t ns = m1 + (m2 - m1) / 2 - ht_fs.mono0, ticks = tsc - ht_t0;
     uint64_t g = gcd64(ns, ticks);
     *num = ns / g;

@@ -17,6 +17,7 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "convert.h"
 #include "crash.h"
 #include "flusher.h"
@@ -553,13 +554,16 @@ static void *flusher_main(void *arg)
         /* flushed groups still to write: back in 1 ms (the helper may finish them) */
         uint64_t wait = pace_ns(ht_fs.due_left && interval > 1000000 ? 1000000 : interval);
         if (!atomic_load(&ht_poke_word)) ht_futex_wait(&ht_poke_word, 0, wait);
-        atomic_store(&ht_poke_word, 0);
+        int poked = (int)atomic_exchange(&ht_poke_word, 0);
         if (atomic_load(&ht_fs.finish_req)) {
             ht_finish_on_flusher();
             atomic_store(&ht_fs.finish_done, 1);
             ht_futex_wake(&ht_fs.finish_done, INT_MAX);
             break;
         }
+        /* the events stay in the rings for the clock's calibration (clock.h),
+         * unless a ring half full or a sync asks */
+        if (!poked && ht_mono_ns() - ht_fs.mono0 < HT_CALIBRATE_NS) continue;
         ht_drain_all();
         uint32_t asked = atomic_load(&ht_fs.sync_req);
         if (asked != atomic_load(&ht_fs.sync_done)) {

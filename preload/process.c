@@ -469,6 +469,7 @@ static void end_trace(ht_tls *t)
 {
     ht_untraced_enter(t);
     ht_flusher_stop();
+    ht_clock_run_ended();
     ht_drain_all();
     atomic_store_explicit(&ht_state, HT_ST_OFF, memory_order_release);
     ht_writer_finish();
@@ -532,6 +533,7 @@ static int have_death;
 /* The flusher's end of ht_before_exit: the same as ht_finish after its join. */
 void ht_finish_on_flusher(void)
 {
+    ht_clock_run_ended();
     ht_drain_all();
     if (have_death) ht_write_death(&death);
     atomic_store_explicit(&ht_state, HT_ST_OFF, memory_order_release);
