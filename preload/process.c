@@ -468,8 +468,8 @@ ht_rawev *ht_ring_full(ht_ring *r)
 static void end_trace(ht_tls *t)
 {
     ht_untraced_enter(t);
+    ht_clock_run_ended();  /* before the stop: the flusher's last pass may open the writer */
     ht_flusher_stop();
-    ht_clock_run_ended();
     ht_drain_all();
     atomic_store_explicit(&ht_state, HT_ST_OFF, memory_order_release);
     ht_writer_finish();
