@@ -109,12 +109,14 @@ static void make_raw(tstream *ts, uint64_t unit_ns)
         ts->plain[i] = 1;
         uint64_t *x = &ts->raw[u * HATF_RAW_UNIT_WORDS], tk = tick << HATF_RAW_TIME_SHIFT | fn;
         uint64_t size = fn == HATF_FN_FREE ? 0 : e->size, word;
-        uint64_t result = fn == HATF_FN_REALLOC ? e->new_addr : 0;  /* c, as the hook gives it */
-        if (hatf_raw_short(fn, e->addr, size, result, 0, &word)) {  /* a realloc of NULL has no lead */
+        /* b and c as the hook gives them: a calloc's count and element size, a realloc's result */
+        uint64_t b = fn == HATF_FN_CALLOC ? nmemb : size;
+        uint64_t c = fn == HATF_FN_CALLOC ? (nmemb ? size / nmemb : 0) : fn == HATF_FN_REALLOC ? e->new_addr : 0;
+        if (hatf_raw_short(fn, e->addr, b, c, 0, &word)) {  /* a realloc of NULL has no lead */
             x[0] = tk | HATF_RAW_SHORT;
             x[1] = word;
         } else if (fn == HATF_FN_CALLOC) {  /* a result, b nmemb, c elsize */
-            x[0] = tk, x[1] = e->addr, x[2] = nmemb, x[3] = nmemb ? size / nmemb : 0, x[4] = x[5] = 0;
+            x[0] = tk, x[1] = e->addr, x[2] = b, x[3] = c, x[4] = x[5] = 0;
         } else if (fn == HATF_FN_REALLOC) {  /* a old, b size, c result, d its begin when it gave its block early */
             uint64_t lead = e->release_lead * per_unit;
             x[0] = tk, x[1] = e->addr, x[2] = size, x[3] = e->new_addr, x[5] = 0;

@@ -24,7 +24,8 @@ struct hatf_writer;
  * _REALLOC or _FREE in a plain event) and the recorder's flags (0 in a plain
  * event).
  *   short, 1 unit: a malloc or a free, the second word addr | size << 48
- *          (a free's size 0), or a realloc of NULL, result | size << 48
+ *          (a free's size 0), a realloc of NULL, result | size << 48, or a
+ *          calloc of small counts, result | nmemb << 48 | elsize << 56
  *          (hatf_raw_short): nearly every event of a program, in 16 bytes
  *   long, 3 units: the words tk, a, b, c, d and one unused; plain ones are
  *          malloc: a result, b size; calloc: a result, b nmemb, c elsize;
@@ -55,8 +56,9 @@ static inline uint64_t hatf_raw_release_lead(uint64_t time, uint64_t d)
 /* A plain call (low: its tk's low byte, a function code and no flag; a..d
  * as a long event holds them) as a short event: a malloc or a free, or a
  * realloc of NULL (most of lua's and a fifth of python's events), with an
- * address under 2^48 and a size under 2^16. @return 1 and *word, the
- * short event's second word, or 0 when it must be long. */
+ * address under 2^48 and a size under 2^16; or a calloc whose count and
+ * element size are both under 2^8 (a third of perl's events). @return 1 and
+ * *word, the short event's second word, or 0 when it must be long. */
 static inline __attribute__((always_inline)) int hatf_raw_short(unsigned low, uint64_t a, uint64_t b, uint64_t c,
                                                                 uint64_t d, uint64_t *word)
 {
@@ -68,7 +70,18 @@ static inline __attribute__((always_inline)) int hatf_raw_short(unsigned low, ui
         *word = c | b << HATF_RAW_ADDR_BITS;
         return 1;
     }
+    if (low == HATF_FN_CALLOC && !d && !(a >> HATF_RAW_ADDR_BITS) && b < 1u << 8 && c < 1u << 8) {
+        *word = a | b << HATF_RAW_ADDR_BITS | c << (HATF_RAW_ADDR_BITS + 8);
+        return 1;
+    }
     return 0;
+}
+/* Whether the plain event whose first word is tk is a calloc, short or long. */
+static inline int hatf_raw_calloc(uint64_t tk) { return ((unsigned)tk & 0xffu) == HATF_FN_CALLOC; }
+/* A plain calloc's count (the event's units at x, short or long). */
+static inline uint64_t hatf_raw_calloc_nmemb(const uint64_t *x)
+{
+    return x[0] & HATF_RAW_SHORT ? x[1] >> HATF_RAW_ADDR_BITS & 0xffu : x[2];
 }
 static inline size_t hatf_raw_units(uint64_t tk) { return tk & HATF_RAW_SHORT ? 1 : HATF_RAW_LONG_UNITS; }
 static inline int hatf_raw_plain(uint64_t tk)

@@ -66,13 +66,13 @@ static inline size_t hatf_plain_read(const uint64_t *x, unsigned *op, uint64_t *
 {
     uint64_t tk = x[0];
     unsigned fn = (unsigned)tk & 0xffu;
-    if (tk & HATF_RAW_SHORT) {  /* a malloc, a free or a realloc of NULL (hatf_raw_short) */
-        uint64_t v = x[1] & ((1ull << HATF_RAW_ADDR_BITS) - 1);
+    if (tk & HATF_RAW_SHORT) {  /* a malloc, a free, a realloc of NULL or a calloc (hatf_raw_short) */
+        uint64_t v = x[1] & ((1ull << HATF_RAW_ADDR_BITS) - 1), hi = x[1] >> HATF_RAW_ADDR_BITS;
         int renew = fn == HATF_FN_REALLOC;
         *addr = renew ? 0 : v;
         *new_addr = renew ? v : 0;
-        *size = x[1] >> HATF_RAW_ADDR_BITS;
-        *op = fn == HATF_FN_MALLOC ? HATF_OP_ALLOC : renew ? HATF_OP_REALLOC_NEW : HATF_OP_FREE;
+        *size = __builtin_expect(fn == HATF_FN_CALLOC, 0) ? (hi & 0xffu) * (hi >> 8) : hi;
+        *op = fn == HATF_FN_FREE ? HATF_OP_FREE : renew ? HATF_OP_REALLOC_NEW : HATF_OP_ALLOC;
         return 1;
     }
     uint64_t a = x[1], c = x[3];

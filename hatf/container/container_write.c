@@ -664,10 +664,10 @@ static void plain_event(const uint64_t *x, uint64_t thread, hatf_event *e, uint8
     e->thread = thread;
     e->time = x[0] >> HATF_RAW_TIME_SHIFT;
     if (hatf_event_releases_early(e)) e->release_lead = hatf_raw_release_lead(e->time, x[4]);
-    if (((unsigned)x[0] & 0x1ffu) == HATF_FN_CALLOC) {
+    if (hatf_raw_calloc(x[0])) {
         e->attr_is_bytes = 1;
         e->data = ab;
-        e->data_len = (uint16_t)hatf_plain_calloc_attrs(ab, x[2]);
+        e->data_len = (uint16_t)hatf_plain_calloc_attrs(ab, hatf_raw_calloc_nmemb(x));
     }
 }
 

@@ -770,12 +770,13 @@ size_t encode_plain(hatf1_encoder *e, uint64_t thread, const uint64_t *raw, size
     uint32_t fns_ok = attr_v1 ? 0 : COMMON_FNS;
     for (; k < n && x < xend; k++) {
         const unsigned low = (unsigned)x[0] & 0x1ffu;
-        if (!attrs) {  /* the constants: as hatf_raw_plain, a calloc not */
-            if (!(low & HATF_RAW_SHORT) && !(low < 32 && (COMMON_FNS >> low & 1))) break;
+        enum { SHORT_CALLOC = HATF_RAW_SHORT | HATF_FN_CALLOC };
+        if (!attrs) {  /* the constants: as hatf_raw_plain, a calloc (short or long) not */
+            if ((low & HATF_RAW_SHORT) ? low == SHORT_CALLOC : !(low < 32 && (COMMON_FNS >> low & 1))) break;
         }
-        const int slow = attrs && !((low & short_ok) || (low < 32 && (fns_ok >> low & 1)));
+        const int slow = attrs && (low == SHORT_CALLOC || !((low & short_ok) || (low < 32 && (fns_ok >> low & 1))));
         if (__builtin_expect(slow, 0) &&
-            (!hatf_raw_plain(x[0]) || (low == HATF_FN_CALLOC && !attr_v1 && !v1_back)))
+            (!hatf_raw_plain(x[0]) || (hatf_raw_calloc(low) && !attr_v1 && !v1_back)))
             break;
         if (len >= lim && !run_grow(out, len, stop_len, ROOM, &p, &lim)) break;
         uint64_t a, size, na;
@@ -790,7 +791,7 @@ size_t encode_plain(hatf1_encoder *e, uint64_t thread, const uint64_t *raw, size
             prev_s = size;
         }
         if (__builtin_expect(slow, 0)) {
-            const int bytes = low == HATF_FN_CALLOC;
+            const int bytes = hatf_raw_calloc(low);
             if (attr_v1 != bytes) {
                 /* encode_run's to_v1 (interpretation none: the width is v1
                  * again) and to_def (a default of 0) */
@@ -815,7 +816,7 @@ size_t encode_plain(hatf1_encoder *e, uint64_t thread, const uint64_t *raw, size
             len += put_record(p + len, op, size, ws.w);
             if (bytes) {
                 a_run = 0;
-                size_t m = hatf_plain_calloc_attrs(p + len + 1, x0[2]);
+                size_t m = hatf_plain_calloc_attrs(p + len + 1, hatf_raw_calloc_nmemb(x0));
                 p[len] = (uint8_t)m;
                 len += 1 + m;
                 nbytes++, nbytes_def++;
@@ -874,7 +875,7 @@ size_t encode_plain_by(hatf1_encoder *e, uint64_t thread, const uint64_t *raw, s
                        size_t stop_len, hatf_plain_io *io, int coarse, int fast, int pdep)
 {
     int attrs = (e->interp[HATF_F_ATTR] == HATF_I_NONE && e->width[HATF_F_ATTR] == HATF_W_V1) ||
-                (units && ((unsigned)raw[0] & 0x1ffu) == HATF_FN_CALLOC);
+                (units && hatf_raw_calloc(raw[0]));
     return attrs ? encode_plain(e, thread, raw, units, n, stop_len, io, coarse, fast, pdep, 1)
                  : encode_plain(e, thread, raw, units, n, stop_len, io, coarse, fast, pdep, 0);
 }

@@ -101,6 +101,15 @@ static void test_empty_and_order(void)
     CU_ASSERT_EQUAL(ht_rawev_put(&e, HT_K_REALLOC, 0, 65536, 0x2000, 0), HT_LONG_UNITS);
     CU_ASSERT_EQUAL(ht_rawev_put(&e, HT_K_REALLOC | HT_FAILED, 0, 48, 0, 0), HT_LONG_UNITS);
     CU_ASSERT_EQUAL(ht_rawev_put(&e, HT_K_REALLOC | HT_STACKED, 0, 48, 0x2000, 3), HT_LONG_UNITS);
+    /* a calloc of a count and an element size under 256 is short: both in the top 16 bits */
+    CU_ASSERT_EQUAL(ht_rawev_put(&e, HT_K_CALLOC, 0x3000, 2, 24, 0), 1);
+    CU_ASSERT_EQUAL(e.tk, HT_K_CALLOC | HT_SHORT);
+    CU_ASSERT_EQUAL(e.a, 0x3000 | 2ull << 48 | 24ull << 56);
+    uint64_t units[2] = { e.tk, e.a };
+    CU_ASSERT_EQUAL(hatf_raw_calloc_nmemb(units), 2);
+    CU_ASSERT_EQUAL(ht_rawev_put(&e, HT_K_CALLOC, 0x3000, 256, 1, 0), HT_LONG_UNITS);
+    CU_ASSERT_EQUAL(ht_rawev_put(&e, HT_K_CALLOC, 0x3000, 1, 256, 0), HT_LONG_UNITS);
+    CU_ASSERT_EQUAL(ht_rawev_put(&e, HT_K_CALLOC | HT_STACKED, 0x3000, 2, 24, 5), HT_LONG_UNITS);
     free(r);
 }
 
