@@ -39,13 +39,13 @@ static uint64_t gcd64(uint64_t a, uint64_t b)
 
 /* ns per tick as num/den: ticks since t0 against CLOCK_MONOTONIC since the start
  * sample, over at least HT_CALIBRATE_NS, or once the run has ended over the
- * run (at least 10 us): an error of a microsecond in either sample is then a
+ * run (at least HT_CALIBRATE_END_NS): an error of a microsecond in either sample is then a
  * microsecond at the last event, whatever the run's length. */
 static void calibrate(uint64_t *num, uint64_t *den)
 {
     *num = *den = 1;
     if (!ht_use_tsc) return;
-    uint64_t m1, m2, tsc, window = atomic_load(&run_ended) ? 10000u : HT_CALIBRATE_NS;
+    uint64_t m1, m2, tsc, window = atomic_load(&run_ended) ? HT_CALIBRATE_END_NS : HT_CALIBRATE_NS;
     do {
         m1 = ht_mono_ns();
         tsc = ht_now();

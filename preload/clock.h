@@ -13,6 +13,8 @@ void ht_clock_init(void) HT_HIDDEN;
  * unless a ring or a sync asks for a drain (flusher.c): a short program is
  * not made to wait, nor a CPU to spin, for a calibration it does not need. */
 #define HT_CALIBRATE_NS 2000000u
+/* ... and once the run has ended (ht_clock_run_ended), over the run, at least this long */
+#define HT_CALIBRATE_END_NS 10000u
 /* Fix the trace's unit (ht_fs.unit_num/den) by calibration; the writer opens next. */
 void ht_clock_fix_unit(void) HT_HIDDEN;
 /* The program's run is over, its last events are being drained: a writer
