@@ -2,17 +2,19 @@
 # record_decompose.sh — where the recorder's whole CPU per event goes, in both
 # regimes: server_sim (8 threads, every core busy) and alloc_chain (1 thread, a
 # core idle; bench/record_saturated.sh describes both). Each program runs in
-# four ways, interleaved in each of ROUNDS rounds (medians):
+# five ways, interleaved in each of ROUNDS rounds (medians):
 #   native   no recorder
+#   hook     the hooks call the real functions and return (no stamp, nothing recorded)
 #   clock    the hooks take their time stamp and return (nothing recorded)
 #   ring     the hooks write their rings; the flusher drains and converts them,
 #            then drops the events instead of coding and writing them
 #   full     the recorder as shipped
-# The two middle ones need knobs compiled into a build of their own
+# The three middle ones need knobs compiled into a build of their own
 # (-DHT_BENCH_KNOBS, preload/recorder.h): this script makes it in BUILD-knobs.
 # Per event, from the programs' own lines (CPU of the program's threads and of
 # the hatrace-* threads):
-#   hook and clock          prog(clock) - prog(native)
+#   interposition           prog(hook) - prog(native)
+#   clock                   prog(clock) - prog(hook)
 #   ring writes             prog(ring) - prog(clock)
 #   draining                bg(ring)
 #   coding and writing      bg(full) - bg(ring)
@@ -46,19 +48,20 @@ make -s -j2 B="$K" CFLAGS="-O2 -g -DHT_BENCH_KNOBS" "$K/libhatrace.so" "$K/hatra
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
 . bench/lib.sh  # median
+MODES="native hook clock ring full"
 
 # the split's lines, from per-event figures in $W/NAME.MODE.prog and .bg
 split_lines() {
   local name=$1 m
-  for m in native clock ring full; do
+  for m in $MODES; do
     eval "P_$m=$(median <"$W/$name.$m.prog")"
     eval "G_$m=$(median <"$W/$name.$m.bg")"
   done
   # shellcheck disable=SC2154
-  awk -v pn="$P_native" -v pc="$P_clock" -v pr="$P_ring" -v pf="$P_full" -v gr="$G_ring" -v gf="$G_full" 'BEGIN {
+  awk -v pn="$P_native" -v ph="$P_hook" -v pc="$P_clock" -v pr="$P_ring" -v pf="$P_full" -v gr="$G_ring" -v gf="$G_full" 'BEGIN {
     printf "  program natively %.1f | under the recorder: program %.1f + background %.1f\n", pn, pf, gf
-    printf "  hook and clock %.1f | ring writes %.1f | draining %.1f | coding and writing %.1f | coding'"'"'s cost to the program %.1f\n",
-           pc - pn, pr - pc, gr, gf - gr, pf - pr
+    printf "  interposition %.1f | clock %.1f | ring writes %.1f | draining %.1f | coding and writing %.1f | coding'"'"'s cost to the program %.1f\n",
+           ph - pn, pc - ph, pr - pc, gr, gf - gr, pf - pr
     printf "  whole %.1f\n", pf - pn + gf
   }'
 }
@@ -69,6 +72,7 @@ if [ $REAL = 1 ]; then
     local mode=$1; shift
     local env=()
     case $mode in
+      hook) env=(HATRACE_BENCH_SKIP=clock) ;;
       clock) env=(HATRACE_BENCH_SKIP=ring) ;;
       ring) env=(HATRACE_BENCH_SKIP=encode) ;;
     esac
@@ -86,17 +90,17 @@ if [ $REAL = 1 ]; then
     awk -v ev="${ev:-0}" -v bg="${bg:-0}" '{ printf "%.4f %s %s\n", $1 + $2, bg, ev }' "$W/time"
   }
   for r in $(seq "$ROUNDS"); do
-    for m in native clock ring full; do
+    for m in $MODES; do
       real_run $m "$@" >>"$W/runs.$m"
     done
   done
   EV=$(awk '{ print $3 }' "$W/runs.full" | median)
   [ "${EV%.*}" -gt 0 ] 2>/dev/null || { echo "record_decompose.sh: the full runs recorded no events" >&2; exit 1; }
-  for m in native clock ring full; do
+  for m in $MODES; do
     awk -v e="$EV" '{ printf "%.3f\n", ($1 - $2 / 1000) * 1e9 / e }' "$W/runs.$m" >"$W/real.$m.prog"
     awk -v e="$EV" '{ printf "%.3f\n", $2 * 1e6 / e }' "$W/runs.$m" >"$W/real.$m.bg"
   done
-  echo "rounds: $ROUNDS (medians; native, clock, ring, full interleaved), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
+  echo "rounds: $ROUNDS (medians; $MODES interleaved), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
   echo "$*: $EV events (ns per event)"
   split_lines real
   exit 0
@@ -108,6 +112,7 @@ run() {
   local prog=$1 mode=$2; shift 2
   case $mode in
     native) "$K/bench/$prog" "$@" ;;
+    hook) HATRACE_BENCH_SKIP=clock "$K/hatrace" record --no-figures -o "$W/t.hatf" -- "$K/bench/$prog" "$@" ;;
     clock) HATRACE_BENCH_SKIP=ring "$K/hatrace" record --no-figures -o "$W/t.hatf" -- "$K/bench/$prog" "$@" ;;
     ring) HATRACE_BENCH_SKIP=encode "$K/hatrace" record --no-figures -o "$W/t.hatf" -- "$K/bench/$prog" "$@" ;;
     full) "$K/hatrace" record --no-figures -o "$W/t.hatf" -- "$K/bench/$prog" "$@" ;;
@@ -115,7 +120,6 @@ run() {
   rm -f "$W"/t.hatf*
 }
 
-MODES="native clock ring full"
 for r in $(seq "$ROUNDS"); do
   for prog in server_sim alloc_chain; do
     if [ $prog = server_sim ]; then args="$SIM_THREADS $SIM_SECONDS"; else args=$CHAIN_STEPS; fi
@@ -132,7 +136,7 @@ for r in $(seq "$ROUNDS"); do
   done
 done
 
-echo "rounds: $ROUNDS (medians; native, clock, ring, full interleaved), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "rounds: $ROUNDS (medians; $MODES interleaved), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
 for prog in server_sim alloc_chain; do
   if [ $prog = server_sim ]; then
     echo "server_sim: $SIM_THREADS threads on $(nproc) cores, every core busy (ns per event)"

@@ -264,7 +264,7 @@ HT_EXPORT void *realloc(void *p, size_t n)
      * thread before the stamp below: d carries when the call began too, the
      * earliest its release can be (hatf_raw_release_d). realloc(NULL, n)
      * gives nothing back: no second clock read. */
-    uint64_t begin = p ? hatf_raw_release_d(ht_now() - ht_t0) : 0;
+    uint64_t begin = p && !HT_BENCH_SKIPS(HT_BENCH_CLOCK) ? hatf_raw_release_d(ht_now() - ht_t0) : 0;
     void *q = real_realloc(p, n);
     int failed = !q && (n || !p);  /* realloc(p, 0) may free and return NULL */
     __asm__("" : "+r"(sid));  /* as in emit */
@@ -304,7 +304,7 @@ HT_EXPORT void *reallocarray(void *p, size_t nmemb, size_t size)
     size_t total = nmemb * size;  /* both under 2^32: no overflow */
     if (HT_UNLIKELY(ht_t.untraced) && ht_in_own_code(&ht_t)) return own_realloc(p, total);
     uint64_t sid = stack_id();
-    uint64_t begin = p ? hatf_raw_release_d(ht_now() - ht_t0) : 0;  /* as realloc's */
+    uint64_t begin = p && !HT_BENCH_SKIPS(HT_BENCH_CLOCK) ? hatf_raw_release_d(ht_now() - ht_t0) : 0;  /* as realloc's */
     void *q = real_realloc(p, total);
     int failed = !q && (total || !p);
     __asm__("" : "+r"(sid));  /* as in emit */

@@ -62,7 +62,8 @@ volatile uint64_t ht_bench_sink;
 static void bench_knobs_init(void)
 {
     const char *v = getenv("HATRACE_BENCH_SKIP");
-    ht_bench_skip = !v ? 0 : !strcmp(v, "ring") ? HT_BENCH_RING : !strcmp(v, "encode") ? HT_BENCH_ENCODE : 0;
+    ht_bench_skip = !v ? 0 : !strcmp(v, "ring") ? HT_BENCH_RING : !strcmp(v, "encode") ? HT_BENCH_ENCODE
+                 : !strcmp(v, "clock") ? HT_BENCH_CLOCK : 0;
 }
 #else
 static void bench_knobs_init(void) {}

@@ -222,14 +222,18 @@ static inline __attribute__((always_inline)) void ht_leave(ht_tls *t, ht_ring *r
 
 /* Knobs of bench/record_decompose.sh, compiled in only with -DHT_BENCH_KNOBS
  * (a build of its own), to split the recorder's cost per event:
- * HATRACE_BENCH_SKIP=ring: every hook takes its time stamp and returns (no ring,
- * nothing recorded); =encode: the flusher drains and converts the rings and
- * drops the events instead of coding and writing them. */
+ * HATRACE_BENCH_SKIP=clock: every hook calls the real function and returns
+ * (no time stamp, no ring, nothing recorded); =ring: every hook takes its time stamp and
+ * returns; =encode: the flusher drains and converts the rings and drops the
+ * events instead of coding and writing them. */
 #ifdef HT_BENCH_KNOBS
-enum { HT_BENCH_RING = 1, HT_BENCH_ENCODE = 2 };
+enum { HT_BENCH_RING = 1, HT_BENCH_ENCODE = 2, HT_BENCH_CLOCK = 3 };
 extern int ht_bench_skip HT_HIDDEN;
 extern volatile uint64_t ht_bench_sink HT_HIDDEN;
 #define HT_BENCH_SKIPS(what) HT_UNLIKELY(ht_bench_skip == (what))
+/* the hooks record nothing: they stamp (ring) or not even that (clock) */
+#define HT_BENCH_SKIPS_RING() HT_UNLIKELY(ht_bench_skip == HT_BENCH_RING || ht_bench_skip == HT_BENCH_CLOCK)
+#define HT_BENCH_STAMP() ((void)(ht_bench_skip == HT_BENCH_RING && (ht_bench_sink = ht_now(), 1)))
 #else
 #define HT_BENCH_SKIPS(what) 0
 #endif
@@ -291,8 +295,8 @@ static inline __attribute__((always_inline)) void *ht_emit_ret(uint32_t kind, ui
     ht_tls *t = &ht_t;
     ht_ring *r = t->ring;
 #ifdef HT_BENCH_KNOBS
-    if (HT_BENCH_SKIPS(HT_BENCH_RING) && (kind & HT_KIND_MASK) < HT_K_THREAD_CREATE) {
-        ht_bench_sink = ht_now();
+    if (HT_BENCH_SKIPS_RING() && (kind & HT_KIND_MASK) < HT_K_THREAD_CREATE) {
+        HT_BENCH_STAMP();
         return ret;
     }
 #endif
@@ -359,8 +363,8 @@ static inline __attribute__((always_inline)) void ht_emit_free(uint32_t kind, vo
     ht_tls *t = &ht_t;
     ht_ring *r = t->ring;
 #ifdef HT_BENCH_KNOBS
-    if (HT_BENCH_SKIPS(HT_BENCH_RING)) {
-        ht_bench_sink = ht_now();
+    if (HT_BENCH_SKIPS_RING()) {
+        HT_BENCH_STAMP();
         real(p);
         return;
     }

@@ -26,12 +26,17 @@ done
 # 1-3 handler calls were missing in about half the runs, none counted)
 prog=$BUILD/workloads/rec_signal_start
 [ -x "$prog" ] || fail "workload rec_signal_start not built"
-for i in $(seq 20); do
+# (exit 77: a CPU whose interrupted instruction the workload cannot read)
+runs=20
+for i in $(seq $runs); do
   rm -f "$W/s.hatf"
-  LD_PRELOAD=$HATRACE_LIB HATRACE_OUTPUT=$W/s.hatf "$prog" >"$W/program.txt" 2>"$W/run.err" || fail "run $i: $(cat "$W/run.err")"
+  rc=0
+  LD_PRELOAD=$HATRACE_LIB HATRACE_OUTPUT=$W/s.hatf "$prog" >"$W/program.txt" 2>"$W/run.err" || rc=$?
+  [ $rc = 77 ] && { runs=0; cat "$W/program.txt"; break; }
+  [ $rc = 0 ] || fail "run $i (exit $rc): $(cat "$W/run.err")"
   want=$(awk '$1 == "handler" { print $3 }' "$W/program.txt")
   got=$("$HATRACE" dump "$W/s.hatf" | awk '$4 == "alloc" && $5 == 77' | wc -l)
   [ "$want" = "$got" ] || fail "run $i: the handler allocated $want times, the trace holds $got"
 done
-echo "record_signal: 20 runs of handlers at thread start, each exact"
+echo "record_signal: $runs runs of handlers at thread start, each exact"
 echo "record_signal: ok"

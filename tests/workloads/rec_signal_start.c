@@ -8,9 +8,11 @@
  * allocating a thread's TLS) allocates nothing: glibc's arena may be locked
  * by the interrupted call, and the handler's malloc would wait for it
  * forever, natively as much as recorded. So the handler looks at the
- * interrupted instruction (x86-64), and the program sleeps by its own
- * system call, outside glibc, for the handlers to run there. */
+ * interrupted instruction, and the program sleeps by its own system call,
+ * outside glibc, for the handlers to run there (x86-64 and aarch64; on
+ * other CPUs the program exits 77 at once: it cannot tell where it is). */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <link.h>
 #include <pthread.h>
 #include <signal.h>
@@ -41,30 +43,42 @@ static int find_glibc(struct dl_phdr_info *info, size_t size, void *data)
     return 0;
 }
 
+#if defined(__x86_64__)
+#define INTERRUPTED_PC(uc) ((uintptr_t)(uc)->uc_mcontext.gregs[REG_RIP])
+#elif defined(__aarch64__)
+#define INTERRUPTED_PC(uc) ((uintptr_t)(uc)->uc_mcontext.pc)
+#endif
+
 static int in_glibc(void *ctx)
 {
-#ifdef __x86_64__
-    uintptr_t pc = (uintptr_t)((ucontext_t *)ctx)->uc_mcontext.gregs[REG_RIP];
+#ifdef INTERRUPTED_PC
+    uintptr_t pc = INTERRUPTED_PC((ucontext_t *)ctx);
     for (int i = 0; i < n_glibc_text; i++)
         if (pc >= glibc_text[i].lo && pc < glibc_text[i].hi) return 1;
     return 0;
 #else
     (void)ctx;
-    return 1;  /* unknown: allocate only where it is safe, nowhere */
+    return 1;  /* unknown: main does not run here */
 #endif
 }
 
 /* nanosleep for d, restarted after handlers, by the program's own system call */
 static void sleep_own(struct timespec d)
 {
-#ifdef __x86_64__
     long rc;
     do {
+#if defined(__x86_64__)
         __asm__ volatile("syscall" : "=a"(rc) : "0"((long)SYS_nanosleep), "D"(&d), "S"(&d) : "rcx", "r11", "memory");
-    } while (rc == -4);  /* EINTR: the rest of d is in d */
+#elif defined(__aarch64__)
+        register long x0 __asm__("x0") = (long)&d;
+        register long x1 __asm__("x1") = (long)&d;
+        register long x8 __asm__("x8") = SYS_nanosleep;
+        __asm__ volatile("svc #0" : "+r"(x0) : "r"(x1), "r"(x8) : "memory");
+        rc = x0;
 #else
-    while (nanosleep(&d, &d)) {}
+        rc = nanosleep(&d, &d) ? -errno : 0;
 #endif
+    } while (rc == -EINTR);  /* the rest of d is in d */
 }
 
 static atomic_long handler_calls, thread_calls;
@@ -96,6 +110,10 @@ int main(void)
 {
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
+#ifndef INTERRUPTED_PC
+    puts("rec_signal_start: no way to see the interrupted instruction on this CPU");
+    return 77;
+#endif
     dl_iterate_phdr(find_glibc, NULL);
     if (n_glibc_text == 0) return 5;  /* glibc's code not found: the handler could deadlock */
     sa.sa_sigaction = on_alarm;
