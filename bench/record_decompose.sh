@@ -27,7 +27,7 @@
 #
 #   bench/record_decompose.sh BUILD_DIR ROUNDS -- COMMAND [ARGS...]
 # splits any program the same way (a corpus program, say), run under LD_PRELOAD:
-# its CPU is the process's (user + system, from /usr/bin/time), the background's
+# its CPU is the process's (user + system, from bench/corpus/run.py), the background's
 # the recorder's own figure (HATRACE_VERBOSE), the events those of the full runs.
 set -eu
 cd "$(dirname "$0")/.."
@@ -77,17 +77,19 @@ if [ $REAL = 1 ]; then
       ring) env=(HATRACE_BENCH_SKIP=encode) ;;
     esac
     rm -f "$W"/t*.hatf
+    # bench/corpus/run.py: the CPU to the microsecond (GNU time's 10 ms is a few
+    # ns an event on a program of a few million)
     if [ "$mode" = native ]; then
-      /usr/bin/time -f "%U %S" -o "$W/time" "$@" >/dev/null 2>"$W/err" </dev/null || true
+      python3 bench/corpus/run.py "$W/time" 600 "$@" >/dev/null 2>"$W/err" </dev/null || true
     else
-      env "${env[@]}" HATRACE_VERBOSE=1 HATRACE_OUTPUT="$W/t.hatf" LD_PRELOAD="$PWD/$K/libhatrace.so" \
-        /usr/bin/time -f "%U %S" -o "$W/time" "$@" >/dev/null 2>"$W/err" </dev/null || true
+      python3 bench/corpus/run.py "$W/time" 600 env "${env[@]}" HATRACE_VERBOSE=1 HATRACE_OUTPUT="$W/t.hatf" \
+        LD_PRELOAD="$PWD/$K/libhatrace.so" "$@" >/dev/null 2>"$W/err" </dev/null || true
     fi
     # the traced process's own lines (a wrapper's child may print its own, with 0 events)
     local ev bg
     ev=$(sed -n 's/.*hatrace\[[0-9]*\]: \([0-9]*\) events, .*/\1/p' "$W/err" | sort -n | tail -1)
     bg=$(sed -n 's/.*background CPU \([0-9.]*\) ms .*/\1/p' "$W/err" | sort -n | tail -1)
-    awk -v ev="${ev:-0}" -v bg="${bg:-0}" '{ printf "%.4f %s %s\n", $1 + $2, bg, ev }' "$W/time"
+    awk -v ev="${ev:-0}" -v bg="${bg:-0}" '{ printf "%.6f %s %s\n", $2 / 1e9, bg, ev }' "$W/time"
   }
   for r in $(seq "$ROUNDS"); do
     for m in $MODES; do
