@@ -161,7 +161,8 @@ static int figures(const char *path, int *stacks, record_follow *fl, stats_summa
 {
     double t0 = cli_now_s();
     hatf_source *s = NULL;
-    stats *st = record_follow_take(fl, path, &s);
+    uint64_t at_end = 0;
+    stats *st = record_follow_take(fl, path, &s, &at_end);
     int followed = st != NULL;
     if (!st) {
         if (!(s = cli_open_source(path, HATF_FMT_CONTAINER))) return 0;  /* said */
@@ -212,7 +213,15 @@ static int figures(const char *path, int *stacks, record_follow *fl, stats_summa
             made ? 100.0 * (double)sum.temporary / (double)made : 0.0);
     fprintf(stderr, "hatrace:   size: %s, %.2f bytes per event\n", size,
             sum.records ? (double)bytes / (double)sum.records : 0.0);
-    if (followed)
+    /* what the follower could not count while the program ran (no idle CPU):
+     * said when it is most of the events and more than the last chunk groups
+     * every trace leaves for the end (two of the recorder's 65536 events) */
+    uint64_t after = sum.records > at_end ? sum.records - at_end : 0;
+    if (followed && after > sum.records / 2 && after > 2 * 65536)
+        fprintf(stderr, "hatrace:   figures counted after it ended: %.0f%% of its events (no CPU was idle while it "
+                        "ran; --no-figures skips the count), ready %.2f s after it ended\n",
+                100.0 * (double)after / (double)sum.records, cli_now_s() - ended_at);
+    else if (followed)
         fprintf(stderr, "hatrace:   figures counted while it ran%s, ready %.2f s after it ended\n",
                 record_follow_taken(fl) ? " (the idle follower fell behind: at normal priority)" : "",
                 cli_now_s() - ended_at);

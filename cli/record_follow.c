@@ -51,6 +51,7 @@ typedef struct followed {
     stats *st;
     int opened;            /* tried with a header in place: a failure since is final */
     int waiter;            /* read by the waiter now: no pauses */
+    uint64_t at_end;       /* events counted when the command ended */
     _Atomic int *pause;    /* the follower is asked to hand over: stop counting */
 } followed;
 
@@ -300,6 +301,7 @@ int record_follow_finish(record_follow *f)
         take_parked(f);
     }
     waiter_traces(f);  /* named since the last look */
+    for (size_t i = 0; i < f->n; i++) f->t[i].at_end = f->t[i].st ? stats_records(f->t[i].st) : 0;
     finish_all(f);
     return 0;
 }
@@ -332,7 +334,7 @@ pid_t record_follow_wait(record_follow *f, pid_t pid, int *status)
     return r != 0 ? r : waitpid(pid, status, 0);
 }
 
-stats *record_follow_take(record_follow *f, const char *path, hatf_source **s)
+stats *record_follow_take(record_follow *f, const char *path, hatf_source **s, uint64_t *at_end)
 {
     if (!f || f->running || f->left) return NULL;
     for (size_t i = 0; i < f->n; i++) {
@@ -340,6 +342,7 @@ stats *record_follow_take(record_follow *f, const char *path, hatf_source **s)
         if (!x->st || strcmp(x->path, path) != 0) continue;
         stats *st = x->st;
         *s = x->s;
+        *at_end = x->at_end;
         x->st = NULL, x->s = NULL;
         return st;
     }

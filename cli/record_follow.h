@@ -45,9 +45,10 @@ pid_t record_follow_wait(record_follow *f, pid_t pid, int *status);
 int record_follow_finish(record_follow *f);
 
 /* The counts of the trace at path, if the follow read it whole (then *s is
- * its source, counted to its end and owned by the caller with the stats).
+ * its source, counted to its end and owned by the caller with the stats, and
+ * *at_end the events it had counted when the command ended).
  * @return NULL otherwise: path is another trace, or the follow fell short. */
-stats *record_follow_take(record_follow *f, const char *path, hatf_source **s);
+stats *record_follow_take(record_follow *f, const char *path, hatf_source **s, uint64_t *at_end);
 
 /* Whether the waiter took the follows over while the command ran (its
  * follower fell behind). */

@@ -38,7 +38,8 @@ how_counted() {
     !/^hatrace:   / { on = 0 }
     on && /figures counted while it ran, ready [0-9.]* s after it ended$/ { print "followed" }
     on && /figures counted while it ran \(the idle follower fell behind: at normal priority\), ready [0-9.]* s after it ended$/ { print "taken" }
-    on && /figures read back after it ended in [0-9.]* s$/ { print "read" }' "$1"
+    on && /figures read back after it ended in [0-9.]* s$/ { print "read" }
+    on && /figures counted after it ended: [0-9]*% of its events \(no CPU was idle while it ran; --no-figures skips the count\), ready [0-9.]* s after it ended$/ { print "after" }' "$1"
 }
 
 check_trace() {  # record-stderr trace
@@ -104,4 +105,17 @@ check_trace "$W/w.err" "$W/w.hatf"
 [ "$(how_counted "$W/w.err" "$W/w.hatf")" = taken ] || fail "the waiter did not take the follow over: $(cat "$W/w.err")"
 # and traces named after the take-over (a program that forks and execs): each its own figures
 fork_traces g HATRACE_RECORD_LAG_MS=0
+# no idle CPU at all: record, the program and a busy loop on one CPU, the follower
+# (idle class) starved, no take-over within the run: the count comes after the end,
+# the same figures, and the line says how much of it (400 K events, over the last
+# groups every trace leaves for the end)
+taskset -c 0 true 2>/dev/null || { echo "record_figures: no taskset: the starved follower is not tried"; echo "record_figures: ok"; exit 0; }
+taskset -c 0 sh -c 'while :; do :; done' &
+hog=$!
+: >"$W/go2"
+HATRACE_RECORD_LAG_MS=600000 taskset -c 0 "$HATRACE" record -o "$W/b.hatf" -- "$fw" "$W/go2" 100000 1 \
+  2>"$W/b.err" >/dev/null || { kill $hog; fail "record: $(cat "$W/b.err")"; }
+kill $hog
+check_trace "$W/b.err" "$W/b.hatf"
+[ "$(how_counted "$W/b.err" "$W/b.hatf")" = after ] || fail "record did not say its count came after the end: $(cat "$W/b.err")"
 echo "record_figures: ok"
