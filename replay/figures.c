@@ -52,8 +52,22 @@ void rp_figures_frag(rp_result *r)
     }
     r->frag_time_avg = live > 0 ? rss / live : 0;
     r->frag_at_peak_live = ratio(r->rss_at_peak_live, r->peak_live_bytes);
-    r->frag_at_peak_rss = ratio(r->peak_rss_bytes, r->live_at_peak_rss);
+    r->frag_at_peak_rss = ratio(r->peak_rss_busy_bytes, r->live_at_peak_rss);
     r->frag_peak_over_peak = ratio(r->peak_rss_bytes, r->peak_live_bytes);
+}
+
+void rp_peak_rss_busy(const rp_sample *s, uint32_t n, uint64_t peak_live, uint64_t *rss, uint64_t *live)
+{
+    uint64_t floor = peak_live / RP_BUSY_SHARE, peak = 0;
+    *live = 0;
+    for (uint32_t i = 0; i < n; i++)
+        if (s[i].live && s[i].live >= floor && s[i].rss > peak) peak = s[i].rss;
+    for (uint32_t i = 0; i < n && peak; i++)
+        if (s[i].live && s[i].live >= floor && s[i].rss >= peak - peak / 100) {
+            *live = s[i].live;
+            break;
+        }
+    *rss = peak;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -89,6 +103,7 @@ void rp_figures_median(const rp_result *runs, unsigned n, rp_result *out)
     for (unsigned k = 0; k < RP_LAT_COUNT_; k++)
         for (unsigned q = 0; q < 3; q++) MED(lat_ns[k][q]);
     MED(peak_rss_bytes);
+    MED(peak_rss_busy_bytes);
     MED(rss_at_peak_live);
     MED(frag_time_avg);
     MED(frag_at_peak_live);
@@ -285,12 +300,13 @@ void rp_print_json(FILE *f, const rp_report_ctx *c, const rp_report *rep, unsign
             first = 0;
         }
         fprintf(f, "},\n  \"peak_live_bytes\": %llu, \"peak_live_objects\": %llu, \"peak_rss_bytes\": %llu,"
-                   " \"rss_at_peak_live\": %llu, \"live_at_peak_rss\": %llu, \"baseline_rss_bytes\": %llu,\n"
+                   " \"peak_rss_busy_bytes\": %llu, \"rss_at_peak_live\": %llu, \"live_at_peak_rss\": %llu,"
+                   " \"baseline_rss_bytes\": %llu,\n"
                    "  \"frag_time_avg\": %.4f, \"frag_at_peak_live\": %.4f, \"frag_at_peak_rss\": %.4f,"
                    " \"frag_peak_over_peak\": %.4f,\n",
                 (unsigned long long)r->peak_live_bytes, (unsigned long long)s->peak_live_objects,
-                (unsigned long long)r->peak_rss_bytes, (unsigned long long)r->rss_at_peak_live,
-                (unsigned long long)r->live_at_peak_rss, (unsigned long long)r->baseline_rss_bytes,
+                (unsigned long long)r->peak_rss_bytes, (unsigned long long)r->peak_rss_busy_bytes,
+                (unsigned long long)r->rss_at_peak_live, (unsigned long long)r->live_at_peak_rss, (unsigned long long)r->baseline_rss_bytes,
                 r->frag_time_avg, r->frag_at_peak_live, r->frag_at_peak_rss, r->frag_peak_over_peak);
         if (c->program_rss)
             fprintf(f, "  \"program_peak_resident_bytes\": %llu,\n", (unsigned long long)c->program_rss);

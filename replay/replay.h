@@ -404,6 +404,7 @@ typedef struct rp_result {
     uint64_t lat_count[RP_LAT_COUNT_];
     uint64_t peak_live_bytes;
     uint64_t peak_rss_bytes;
+    uint64_t peak_rss_busy_bytes;  /* ... while live bytes were at least a tenth of their peak (rp_peak_rss_busy) */
     uint64_t rss_at_peak_live;
     uint64_t live_at_peak_rss;
     double frag_time_avg, frag_at_peak_live, frag_at_peak_rss, frag_peak_over_peak;
@@ -485,6 +486,12 @@ double rp_hist_quantile(const rp_hist *h, double q);
 
 /* Fill the fragmentation measures of res from its samples and peaks. */
 void rp_figures_frag(rp_result *res);
+/* frag_at_peak_rss's terms from a run's samples s[0..n) (in time order):
+ * *rss, the allocator's most resident bytes while the program's live bytes
+ * were at least a tenth of peak_live (RP_BUSY_SHARE), and *live, the live
+ * bytes at the first of those samples within 1% of it (0 and 0 when none). */
+#define RP_BUSY_SHARE 10
+void rp_peak_rss_busy(const rp_sample *s, uint32_t n, uint64_t peak_live, uint64_t *rss, uint64_t *live);
 
 typedef struct rp_report {
     const char *allocator;

@@ -630,12 +630,43 @@ static void test_frag(void)
     r.peak_live_bytes = 300;
     r.rss_at_peak_live = 330;
     r.peak_rss_bytes = 400;
+    r.peak_rss_busy_bytes = 400;
     r.live_at_peak_rss = 200;
     rp_figures_frag(&r);
     CU_ASSERT_DOUBLE_EQUAL(r.frag_time_avg, (100.0 * 200 + 300.0 * 300) / (100.0 * 100 + 300.0 * 300), 1e-12);
     CU_ASSERT_DOUBLE_EQUAL(r.frag_at_peak_live, 1.1, 1e-12);
     CU_ASSERT_DOUBLE_EQUAL(r.frag_at_peak_rss, 2.0, 1e-12);
     CU_ASSERT_DOUBLE_EQUAL(r.frag_peak_over_peak, 400.0 / 300, 1e-12);
+}
+
+/* frag_at_peak_rss's terms: the peak while live bytes are at least a tenth of
+ * theirs, at its first sample within 1% */
+static void test_peak_rss_busy(void)
+{
+    uint64_t rss = 1, live = 1;
+    /* memory creeping up while the program drains to almost nothing at the end:
+     * judged before the drain (the whole series' peak, 10100 at live 5, is not) */
+    const rp_sample drain[] = { { 0, 0, 0 }, { 100, 1000, 3000 }, { 200, 2000, 9000 }, { 300, 1800, 9500 },
+                                { 350, 150, 9900 }, { 400, 5, 10100 } };
+    rp_peak_rss_busy(drain, 6, 2000, &rss, &live);
+    CU_ASSERT_EQUAL(rss, 9500);
+    CU_ASSERT_EQUAL(live, 1800);
+    /* pages kept to the end at live 0: where it first grew that large; an
+     * earlier sample within 1% of the peak is the one */
+    const rp_sample kept[] = { { 0, 0, 0 }, { 100, 1500, 9950 }, { 200, 2000, 10000 }, { 300, 0, 10000 } };
+    rp_peak_rss_busy(kept, 4, 2000, &rss, &live);
+    CU_ASSERT_EQUAL(rss, 10000);
+    CU_ASSERT_EQUAL(live, 1500);
+    /* exactly a tenth of the peak counts */
+    const rp_sample tenth[] = { { 100, 2000, 5000 }, { 200, 200, 8000 }, { 300, 199, 9000 } };
+    rp_peak_rss_busy(tenth, 3, 2000, &rss, &live);
+    CU_ASSERT_EQUAL(rss, 8000);
+    CU_ASSERT_EQUAL(live, 200);
+    /* no sample with live bytes (a run shorter than a sampling period): none */
+    const rp_sample none[] = { { 0, 0, 0 }, { 500, 0, 4096 } };
+    rp_peak_rss_busy(none, 2, 2000, &rss, &live);
+    CU_ASSERT_EQUAL(rss, 0);
+    CU_ASSERT_EQUAL(live, 0);
 }
 
 static void test_allocators(void)
@@ -710,6 +741,7 @@ static CU_TestInfo tests[] = {
     { "flat plan and runner", test_flat_and_run },
     { "histogram", test_hist },
     { "fragmentation", test_frag },
+    { "peak rss while busy", test_peak_rss_busy },
     { "allocators", test_allocators },
     { "plan place", test_plan_place },
     CU_TEST_INFO_NULL,
