@@ -64,6 +64,8 @@ HATRACE_RECORD_FOLLOWER=off "$HATRACE" record --stacks -o "$W/r.hatf" -- "$prog"
 check_trace "$W/r.err" "$W/r.hatf"
 [ "$(how_counted "$W/r.err" "$W/r.hatf")" = read ] || fail "the figures were not read back"
 grep -q "^hatrace:   size: .*, [0-9.]* bytes per event$" "$W/s.err" || fail "no size per event"
+grep -q "^hatrace: record's own CPU, mostly counting the figures: [0-9.]* ms, [0-9.]* ns/event (--no-figures skips it)$" \
+  "$W/s.err" || fail "no CPU of the figures' count"
 grep -q "^hatrace: next: hatrace stats --sites $W/s.hatf " "$W/s.err" || fail "next commands"
 
 fork=$BUILD/workloads/rec_fork_exec
