@@ -20,6 +20,7 @@
 
 #include "cli_util.h"
 #include "commands.h"
+#include "hatf_container.h"
 #include "record_attach.h"
 #include "record_follow.h"
 #include "stats_many.h"
@@ -216,9 +217,9 @@ static int figures(const char *path, int *stacks, record_follow *fl, stats_summa
             sum.records ? (double)bytes / (double)sum.records : 0.0);
     /* what the follower could not count while the program ran (no idle CPU):
      * said when it is most of the events and more than the last chunk groups
-     * every trace leaves for the end (two of the recorder's 65536 events) */
+     * every trace leaves for the end (two of the recorder's) */
     uint64_t after = sum.records > at_end ? sum.records - at_end : 0;
-    if (followed && after > sum.records / 2 && after > 2 * 65536)
+    if (followed && after > sum.records / 2 && after > 2 * HATF_CHUNK_EVENTS_DEFAULT)
         fprintf(stderr, "hatrace:   figures counted after it ended: %.0f%% of its events (no CPU was idle while it "
                         "ran; --no-figures skips the count), ready %.2f s after it ended\n",
                 100.0 * (double)after / (double)sum.records, cli_now_s() - ended_at);

@@ -62,9 +62,12 @@ typedef struct hatf_counters {
 /* ---- writer -------------------------------------------------------------- */
 typedef struct hatf_writer hatf_writer;
 
+/* Events per chunk group when hatf_writer_opts.chunk_events is 0 (not best). */
+#define HATF_CHUNK_EVENTS_DEFAULT 65536u
+
 typedef struct hatf_writer_opts {
     int zstd_level;           /* default when 0: 3, 19 with best; negative levels allowed (fast) */
-    size_t chunk_events;      /* events per chunk group (at most 2^20); when 0: 65536, 2^20 with best */
+    size_t chunk_events;      /* events per chunk group (at most 2^20); when 0: HATF_CHUNK_EVENTS_DEFAULT, 2^20 with best */
     int best;                 /* 1: strongest settings (convert --best): slower */
     uint64_t time_res_ns;     /* 0: store event times as given; R > 0: convert them
                                * (with the info's time unit) to units of R ns, rounded

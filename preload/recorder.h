@@ -233,7 +233,10 @@ extern volatile uint64_t ht_bench_sink HT_HIDDEN;
 #define HT_BENCH_SKIPS(what) HT_UNLIKELY(ht_bench_skip == (what))
 /* the hooks record nothing: they stamp (ring) or not even that (clock) */
 #define HT_BENCH_SKIPS_RING() HT_UNLIKELY(ht_bench_skip == HT_BENCH_RING || ht_bench_skip == HT_BENCH_CLOCK)
-#define HT_BENCH_STAMP() ((void)(ht_bench_skip == HT_BENCH_RING && (ht_bench_sink = ht_now(), 1)))
+static inline void ht_bench_stamp(void)
+{
+    if (ht_bench_skip == HT_BENCH_RING) ht_bench_sink = ht_now();
+}
 #else
 #define HT_BENCH_SKIPS(what) 0
 #endif
@@ -296,7 +299,7 @@ static inline __attribute__((always_inline)) void *ht_emit_ret(uint32_t kind, ui
     ht_ring *r = t->ring;
 #ifdef HT_BENCH_KNOBS
     if (HT_BENCH_SKIPS_RING() && (kind & HT_KIND_MASK) < HT_K_THREAD_CREATE) {
-        HT_BENCH_STAMP();
+        ht_bench_stamp();
         return ret;
     }
 #endif
@@ -364,7 +367,7 @@ static inline __attribute__((always_inline)) void ht_emit_free(uint32_t kind, vo
     ht_ring *r = t->ring;
 #ifdef HT_BENCH_KNOBS
     if (HT_BENCH_SKIPS_RING()) {
-        HT_BENCH_STAMP();
+        ht_bench_stamp();
         real(p);
         return;
     }

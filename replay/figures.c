@@ -56,14 +56,17 @@ void rp_figures_frag(rp_result *r)
     r->frag_peak_over_peak = ratio(r->peak_rss_bytes, r->peak_live_bytes);
 }
 
+/* a sample taken while the program's live bytes were at least floor (and some) */
+static int busy(const rp_sample *s, uint64_t floor) { return s->live && s->live >= floor; }
+
 void rp_peak_rss_busy(const rp_sample *s, uint32_t n, uint64_t peak_live, uint64_t *rss, uint64_t *live)
 {
     uint64_t floor = peak_live / RP_BUSY_SHARE, peak = 0;
     *live = 0;
     for (uint32_t i = 0; i < n; i++)
-        if (s[i].live && s[i].live >= floor && s[i].rss > peak) peak = s[i].rss;
+        if (busy(&s[i], floor) && s[i].rss > peak) peak = s[i].rss;
     for (uint32_t i = 0; i < n && peak; i++)
-        if (s[i].live && s[i].live >= floor && s[i].rss >= peak - peak / 100) {
+        if (busy(&s[i], floor) && s[i].rss >= peak - peak / 100) {
             *live = s[i].live;
             break;
         }

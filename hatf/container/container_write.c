@@ -414,7 +414,7 @@ HATF_API hatf_writer *hatf_writer_open_fd(int fd, const hatf_info *info,
     w->level = o.zstd_level ? o.zstd_level : (o.best ? 19 : 3);
     /* best: one group holds up to 2^20 events, so the address model and zstd
      * see a longer history (the raw cut still bounds a group to 8 MiB) */
-    w->chunk_events = o.chunk_events ? o.chunk_events : o.best ? HATF_CK_EVENTS_MAX : 65536;
+    w->chunk_events = o.chunk_events ? o.chunk_events : o.best ? HATF_CK_EVENTS_MAX : HATF_CHUNK_EVENTS_DEFAULT;
     static const hatf_info none;
     if (!info) info = &none;
     uint64_t unum = info->time_unit_ns_num ? info->time_unit_ns_num : 1;
