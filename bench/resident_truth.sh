@@ -4,7 +4,8 @@
 # pages in it (the libraries' and other files', read from /proc/PID/status near
 # the peak: bench/resident_truth.py), the trace's peak resident
 # (`hatrace stats --json`: container.max_resident_bytes, the recorder's own
-# memory taken out), its peak live bytes, the ratio recorded / (native - shared)
+# memory taken out), its peak live bytes, the ratio recorded / native (the
+# largest RssAnon read where the program held its peak, else %M - shared)
 # and pass/fail against "within 10 %, never below peak live" (the second half
 # waived where the program is below its peak live natively too: it allocates
 # more than it touches). Medians of ROUNDS
@@ -52,10 +53,10 @@ export PYTHONMALLOC=malloc  # every Python object through malloc, as the corpus 
 for p in ${PROGRAMS:-$ALL}; do
   command_of "$p"
   [ ${#CMD[@]} -gt 0 ] || { echo "$p: not installed, skipped" >&2; continue; }
-  m=() s=() a=() r=() l=()
+  m=() s=() a=() n=() r=() l=()
   for i in $(seq "$ROUNDS"); do
-    read -r mk sk ak < <(python3 "$TRUTH" native "${CMD[@]}")
-    m+=("$mk") s+=("$sk") a+=("$ak")
+    read -r mk sk ak nk < <(python3 "$TRUTH" native "${CMD[@]}")
+    m+=("$mk") s+=("$sk") a+=("$ak") n+=("$nk")
     rm -f "$W/t.hatf"
     "$HATRACE" record --no-figures -o "$W/t.hatf" -- "${CMD[@]}" >/dev/null 2>"$W/rec.err" ||
       die "$p: record failed: $(tail -1 "$W/rec.err")"
@@ -66,6 +67,7 @@ print(s["container"].get("max_resident_bytes", 0), s["max_live_bytes"])')
     r+=("$rb") l+=("$lb")
   done
   echo "$p $(echo "${m[@]}" | median) $(echo "${s[@]}" | median) $(echo "${a[@]}" | median)" \
+       "$(echo "${n[@]}" | median)" \
        "$(echo "${r[@]}" | median) $(echo "${l[@]}" | median)" | tee -a "$W/rows" >&2
 done
 python3 "$TRUTH" table <"$W/rows"
