@@ -25,8 +25,13 @@ cd "$(dirname "$0")/../.." || exit 1
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
 
+# a variable of the Makefile. A make whose environment holds a parent make's
+# MAKEFLAGS ("w" under make check-sanitizers, two makes deep) prints its
+# "Entering directory" lines whatever its options say: start it clean.
+make_print() { env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS make -s --no-print-directory "$@"; }
+
 # the Makefile's required flags, without libunwind and sanitizers
-req=$(make -s --no-print-directory HAVE_UNWIND= SANITIZE= print-REQ_CFLAGS) || fail "make print-REQ_CFLAGS"
+req=$(make_print HAVE_UNWIND= SANITIZE= print-REQ_CFLAGS) || fail "make print-REQ_CFLAGS"
 req=$(tr ' ' '\n' <<<"$req" | grep -vxE -e '-MMD|-MP' | tr '\n' ' ')  # -MD below lists every header
 case " $req " in *" -std="*) ;; *) fail "no flags from the Makefile: $req";; esac
 read -ra req <<<"$req"
@@ -46,7 +51,7 @@ compile() {
 
 # each folder with the include paths the Makefile gives it (INC_hatf, ...)
 for d in hatf analyze replay preload cli bench tests; do
-  read -ra inc <<<"$(make -s --no-print-directory print-INC_$d)" || fail "make print-INC_$d"
+  read -ra inc <<<"$(make_print "print-INC_$d")" || fail "make print-INC_$d"
   [ "${#inc[@]}" -gt 0 ] || fail "no include paths for $d"
   case $d in tests) srcs=(tests/unit/*.c tests/unit/*/*.c);; hatf) srcs=(hatf/*.c hatf/*/*.c);;
     *) srcs=("$d"/*.c);; esac
