@@ -125,8 +125,13 @@ static int unnamed_file(void)
 }
 
 /* Copy a non-regular input (a pipe, "-" for standard input) into an unnamed
- * file. @return 0, or CLI_FAIL after printing why. */
-static int spool(const char *name)
+ * file, to its end: but when its first bytes are not the start of format fmt
+ * (AUTO: a container or Meta-TF), only the first block, which the reader then
+ * refuses at offset 0 as it would the file itself. Else a stream that never
+ * ends (/dev/zero, `yes |`) would fill the disk before it was told to be no
+ * trace. A HATF 1.0 stream has no magic: it is copied whole.
+ * @return 0, or CLI_FAIL after printing why. */
+static int spool(const char *name, hatf_format fmt)
 {
     int in = strcmp(name, "-") ? open(name, O_RDONLY | O_CLOEXEC) : STDIN_FILENO;
     struct stat st;
@@ -151,12 +156,23 @@ static int spool(const char *name)
         return CLI_FAIL;
     }
     char buf[1 << 16];
-    int rc = 0;
-    for (;;) {
+    char head[HATF_FORMAT_HEAD];
+    size_t nhead = 0;
+    int rc = 0, refused = 0;
+    while (!refused) {
         ssize_t n = read(in, buf, sizeof buf);
         if (n < 0 && errno == EINTR) continue;
         if (n < 0) { cli_error("%s: read: %s", name, strerror(errno)); rc = CLI_FAIL; break; }
         if (n == 0) break;
+        if (nhead < sizeof head && fmt != HATF_FMT_HATF1) {
+            size_t k = (size_t)n < sizeof head - nhead ? (size_t)n : sizeof head - nhead;
+            memcpy(head + nhead, buf, k);
+            nhead += k;
+            hatf_format found = hatf_format_of_head(head, nhead);
+            if (nhead == sizeof head)
+                refused = fmt == HATF_FMT_AUTO ? found != HATF_FMT_CONTAINER && found != HATF_FMT_METATF
+                                               : found != fmt;
+        }
         for (ssize_t w = 0; w < n;) {
             ssize_t k = write(out, buf + w, (size_t)(n - w));
             if (k < 0 && errno == EINTR) continue;
@@ -177,14 +193,14 @@ static int spool(const char *name)
     return 0;
 }
 
-int cli_one_file(const char *cmd, int argc, char **argv, const char **path)
+int cli_one_file(const char *cmd, int argc, char **argv, hatf_format fmt, const char **path)
 {
     if (optind >= argc) return cli_usage(cmd, "missing input file");
     if (optind + 1 < argc) return cli_usage(cmd, "one input file only (got '%s' too)", argv[optind + 1]);
     *path = argv[optind];
     struct stat st;
     if (!strcmp(*path, "-") || (stat(*path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)))
-        return spool(*path);
+        return spool(*path, fmt);
     return 0;
 }
 

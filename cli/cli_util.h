@@ -82,10 +82,12 @@ int cli_parse_format(const char *cmd, const char *opt, const char *arg, hatf_for
 /* Exactly one operand (the input file) after the options. "-", a pipe or
  * any other input that is not a regular file is first copied into an
  * unnamed temporary file, which cli_open_source opens in its place (every
- * format needs to read at random, and some commands read twice).
+ * format needs to read at random, and some commands read twice); only its
+ * first block when it does not start as format fmt (the --from given, or
+ * AUTO) says.
  * @return 0 with *path set (as the user gave it, for messages), CLI_USAGE or
  * CLI_FAIL after printing the problem. */
-int cli_one_file(const char *cmd, int argc, char **argv, const char **path);
+int cli_one_file(const char *cmd, int argc, char **argv, hatf_format fmt, const char **path);
 
 /* Open a trace; on failure print the one-line error and return NULL. A
  * container's damaged chunk groups are passed over (unless --strict); it is

@@ -674,7 +674,7 @@ int cmd_convert(int argc, char **argv)
         if (c == 'h') return cli_help(help);
         if ((rc = convert_option(&a, c, argv))) return rc;
     }
-    if ((rc = cli_one_file("convert", argc, argv, &a.in)) || (rc = convert_check(&a))) return rc;
+    if ((rc = cli_one_file("convert", argc, argv, a.from, &a.in)) || (rc = convert_check(&a))) return rc;
     if (a.eo.kind >= 0) {
         a.eo.in = a.in, a.eo.from = a.from, a.eo.out = a.out, a.eo.force = a.force;
         return export_run(&a.eo);

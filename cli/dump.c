@@ -194,7 +194,7 @@ int cmd_dump(int argc, char **argv)
         }
     }
     const char *path;
-    if ((rc = cli_one_file("dump", argc, argv, &path))) return rc;
+    if ((rc = cli_one_file("dump", argc, argv, fmt, &path))) return rc;
     hatf_source *s = cli_open_source(path, fmt);
     if (!s) return CLI_FAIL;
     hatf_metatf_reader *mr = hatf_source_metatf(s);

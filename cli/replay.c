@@ -241,7 +241,7 @@ int cmd_replay(int argc, char **argv)
         rc = window_option(c) ? window_parse("replay", c, optarg) : replay_option(&a, c, argv);
         if (rc) return rc;
     }
-    if ((rc = cli_one_file("replay", argc, argv, &a.path))) return rc;
+    if ((rc = cli_one_file("replay", argc, argv, a.fmt, &a.path))) return rc;
     if (a.plot) {
         const char *dot = strrchr(a.plot, '.');
         if (!dot || (strcmp(dot, ".png") && strcmp(dot, ".svg")))

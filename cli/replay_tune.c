@@ -177,7 +177,7 @@ int cmd_replay_tune(int argc, char **argv)
     cli_tune t = { 0 };
     cli_replay x = { 0 };
     int partial = CLI_OK, plot_made = 0, drawn = 0;
-    if (!rc && !a.only_list) rc = cli_one_file("replay", argc, argv, &a.path);
+    if (!rc && !a.only_list) rc = cli_one_file("replay", argc, argv, a.fmt, &a.path);
     if (!rc && a.plot && !a.only_list) rc = plot_ok(a.plot, &plot_made);
     if (!rc) rc = cli_tune_settings("replay", a.list, a.specs, a.nspecs, a.file, a.builtin, &t);
     if (!rc && a.only_list) {

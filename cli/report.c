@@ -394,7 +394,7 @@ static int prepare(int argc, char **argv, report_run *a)
         cli_error("report: this hatrace was built without the report's page (node and npm were missing at build time)");
         return CLI_FAIL;
     }
-    if ((rc = cli_one_file("report", argc, argv, &a->path))) return rc;
+    if ((rc = cli_one_file("report", argc, argv, a->fmt, &a->path))) return rc;
     if (a->replay_list && (rc = cli_replay_allocators("report", "--replay", a->replay_list, &a->x))) return rc;
     if (a->tune_list && (rc = cli_tune_settings("report", a->tune_list, NULL, 0, NULL, 1, &a->t))) return rc;
     FILE *probe = open_page(a->out, a->path, 1);  /* said before the trace is read */

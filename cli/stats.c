@@ -318,7 +318,7 @@ int cmd_stats(int argc, char **argv)
         return stats_many(argc - optind, argv + optind, a->fmt, a->json);
     }
     const char *path;
-    if ((rc = cli_one_file("stats", argc, argv, &path))) return rc;
+    if ((rc = cli_one_file("stats", argc, argv, a->fmt, &path))) return rc;
     hatf_source *s = cli_open_source(path, a->fmt);
     if (!s) return CLI_FAIL;
     if (a->by_site || a->timeline || a->massif) return run_sites(a, s, path);

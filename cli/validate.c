@@ -187,7 +187,7 @@ int cmd_validate(int argc, char **argv)
         }
     }
     const char *path;
-    if ((rc = cli_one_file("validate", argc, argv, &path))) return rc;
+    if ((rc = cli_one_file("validate", argc, argv, fmt, &path))) return rc;
     hatf_source *s = cli_open_source(path, fmt);
     if (!s) return CLI_FAIL;
     hatf_source_read_on(s, 0);  /* validate reports each damaged group itself, as a problem */

@@ -28,6 +28,13 @@ typedef enum hatf_format {
 int hatf_format_from_name(const char *name);
 const char *hatf_format_name(hatf_format f);
 
+/* The format a file's first n bytes name by their magic: HATF_FMT_CONTAINER,
+ * HATF_FMT_METATF, HATF_FMT_TEXT (its first line), or HATF_FMT_AUTO for none
+ * (a HATF 1.0 stream has no magic; fewer than HATF_FORMAT_HEAD bytes may
+ * name none). hatf_source_open with AUTO opens the first two. */
+#define HATF_FORMAT_HEAD 16
+hatf_format hatf_format_of_head(const void *head, size_t n);
+
 typedef struct hatf_source hatf_source;
 
 /* Open path as format (AUTO: sniff the container's or Meta-TF's magic).

@@ -128,9 +128,10 @@ static void enter_records(hatf_metatf_reader *r, size_t from)
 hatf_metatf_reader *mtf_open(const uint8_t *buf, size_t len, const char *path, hatf_err *err)
 {
     if (len < 24 || memcmp(buf, HATF_METATF_MAGIC, 4) != 0) {
-        hatf_err_set(err, len < 4 || memcmp(buf, HATF_METATF_MAGIC, 4) ? HATF_E_CORRUPT : HATF_E_TRUNCATED, 0,
-                     len >= 4 && !memcmp(buf, HATF_METATF_MAGIC, 4) ? "Meta-TF header cut off (%zu of 24 bytes)"
-                                                                    : "not a Meta-TF file (no \\177MTF magic)%.0zu", len);
+        if (len >= 4 && !memcmp(buf, HATF_METATF_MAGIC, 4))
+            hatf_err_set(err, HATF_E_TRUNCATED, 0, "Meta-TF header cut off (%zu of 24 bytes)", len);
+        else
+            hatf_err_set(err, HATF_E_CORRUPT, 0, "not a Meta-TF file (no \\177MTF magic)");
         return NULL;
     }
     if (buf[4] != 1) { hatf_err_set(err, HATF_E_VERSION, 4, "Meta-TF version %u is newer than this reader (1)", buf[4]); return NULL; }

@@ -82,6 +82,18 @@ HATF_API const char *hatf_format_name(hatf_format f)
     return (unsigned)f < 5 ? fmt_names[f] : "unknown";
 }
 
+HATF_API hatf_format hatf_format_of_head(const void *head, size_t n)
+{
+    static const struct { const char *magic; size_t len; hatf_format fmt; } magics[] = {
+        { HATF_CONTAINER_MAGIC, 8, HATF_FMT_CONTAINER },  /* its NUL is part of it */
+        { HATF_METATF_MAGIC, sizeof HATF_METATF_MAGIC - 1, HATF_FMT_METATF },
+        { HATF_TEXT_MAGIC, sizeof HATF_TEXT_MAGIC - 1, HATF_FMT_TEXT },
+    };
+    for (size_t i = 0; i < sizeof magics / sizeof magics[0]; i++)
+        if (n >= magics[i].len && memcmp(head, magics[i].magic, magics[i].len) == 0) return magics[i].fmt;
+    return HATF_FMT_AUTO;
+}
+
 static int io_fail(hatf_err *err, uint64_t offset, const char *what)
 {
     int e = errno;
@@ -320,12 +332,13 @@ HATF_API hatf_source *hatf_source_open(const char *path, hatf_format fmt, hatf_e
         if (fstat(s->fd, &st) < 0) { io_fail(err, 0, "cannot stat"); goto fail; }
         if (S_ISDIR(st.st_mode)) { hatf_err_set(err, HATF_E_IO, 0, "is a directory"); goto fail; }
         if (fmt == HATF_FMT_AUTO) {
-            char magic[8];
-            ssize_t n = pread(s->fd, magic, 8, 0);
+            char head[HATF_FORMAT_HEAD];
+            ssize_t n = pread(s->fd, head, sizeof head, 0);
             if (n < 0) { io_fail(err, 0, "read"); goto fail; }
-            if (n >= 4 && memcmp(magic, HATF_METATF_MAGIC, 4) == 0) {
+            hatf_format found = hatf_format_of_head(head, (size_t)n);
+            if (found == HATF_FMT_METATF) {
                 fmt = HATF_FMT_METATF;
-            } else if (n < 8 || memcmp(magic, HATF_CONTAINER_MAGIC, 8) != 0) {
+            } else if (found != HATF_FMT_CONTAINER) {
                 hatf_err_set(err, HATF_E_CORRUPT, 0, "%snot a hatrace container (use --from hatf1.0 or --from text)",
                              n == 0 ? "empty file, " : "");
                 goto fail;

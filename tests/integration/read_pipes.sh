@@ -42,4 +42,20 @@ cmp -s "$W/a.txt" "$W/b.txt" || fail "convert from a pipe changed the events"
 # an empty pipe: an error naming the input, never "0 records"
 : | "$HATRACE" stats - >"$W/empty.out" 2>&1 && fail "stats of an empty pipe succeeded: $(cat "$W/empty.out")"
 grep -q "^hatrace: -: offset 0: empty file" "$W/empty.out" || fail "empty pipe: $(cat "$W/empty.out")"
+# a stream that never ends and is no trace (/dev/zero, `yes |`): refused at
+# offset 0 from its first block, not copied until the disk is full (the bound
+# is 60 s against the milliseconds it takes); the whole line is checked
+endless() {  # FORMAT INPUT MESSAGE
+  local from=() s
+  [ "$1" = auto ] || from=(--from "$1")
+  if [ "$2" = - ]; then yes | timeout 60 "$HATRACE" stats "${from[@]}" - >"$W/inf.out" 2>&1; s=$?
+  else timeout 60 "$HATRACE" stats "${from[@]}" "$2" >"$W/inf.out" 2>&1; s=$?; fi
+  [ $s -ne 0 ] && [ $s -ne 124 ] || fail "stats ${from[*]} $2: exit $s (124: still copying after 60 s)"
+  grep -qxF "hatrace: $2: offset 0: $3" "$W/inf.out" || fail "stats ${from[*]} $2: $(cat "$W/inf.out")"
+}
+endless auto /dev/zero "not a hatrace container (use --from hatf1.0 or --from text)"
+endless text /dev/zero "not a text trace: first line must be '#hatrace-text 1'"
+endless metatf /dev/zero 'not a Meta-TF file (no \177MTF magic)'
+endless hatrace - "not a hatrace trace (bad magic)"
+endless text - "not a text trace: first line must be '#hatrace-text 1'"
 echo "read_pipes: ok ($n commands x 3 ways, and convert)"

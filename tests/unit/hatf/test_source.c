@@ -31,6 +31,20 @@ static void test_names(void)
     CU_ASSERT_STRING_EQUAL(hatf_format_name(HATF_FMT_HATF1), "hatf1.0");
 }
 
+/* each format by its first bytes; too few bytes name none */
+static void test_format_of_head(void)
+{
+    CU_ASSERT_EQUAL(hatf_format_of_head("HATRACE\0\1\0\0\0\0\0\0\0", 16), HATF_FMT_CONTAINER);
+    CU_ASSERT_EQUAL(hatf_format_of_head("HATRACE\0", 8), HATF_FMT_CONTAINER);
+    CU_ASSERT_EQUAL(hatf_format_of_head("HATRACE\0", 7), HATF_FMT_AUTO);
+    CU_ASSERT_EQUAL(hatf_format_of_head("HATRACEX", 8), HATF_FMT_AUTO);
+    CU_ASSERT_EQUAL(hatf_format_of_head("\177MTF\1\2", 6), HATF_FMT_METATF);
+    CU_ASSERT_EQUAL(hatf_format_of_head("#hatrace-text 1\n", 16), HATF_FMT_TEXT);
+    CU_ASSERT_EQUAL(hatf_format_of_head("#hatrace-text 1", 14), HATF_FMT_AUTO);
+    CU_ASSERT_EQUAL(hatf_format_of_head("\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0", 16), HATF_FMT_AUTO);
+    CU_ASSERT_EQUAL(hatf_format_of_head("", 0), HATF_FMT_AUTO);
+}
+
 static const char text[] =
     "#hatrace-text 1\n"                        /* 0 */
     "\n"                                       /* 16 */
@@ -314,6 +328,7 @@ static void test_peek_take(void)
 
 static CU_TestInfo tests[] = {
     { "format names", test_names },
+    { "format of a file's first bytes", test_format_of_head },
     { "text positions", test_text_positions },
     { "text errors", test_text_errors },
     { "auto and open errors", test_auto },
