@@ -42,8 +42,13 @@ void ht_flusher_atfork_parent(void) { pthread_mutex_unlock(&ht_fs.wlock); }
 void ht_flusher_atfork_child(void)
 {
     pthread_mutex_init(&ht_fs.wlock, NULL);
-    /* the parent's writer and its file stay the parent's: forget them */
-    if (ht_fs.out_fd >= 0) close(ht_fs.out_fd);
+    /* the parent's writer and its file stay the parent's: forget them (the
+     * recorder's own close: the close hook would keep the descriptor) */
+    if (ht_fs.out_fd >= 0) {
+        ht_untraced_enter(&ht_t);
+        close(ht_fs.out_fd);
+        ht_untraced_leave(&ht_t);
+    }
     ht_fs.writer = NULL;
     ht_fs.out_fd = -1;
     ht_fs.forked = 1;

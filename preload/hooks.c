@@ -21,6 +21,7 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <linux/close_range.h>
 #include <malloc.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -35,6 +36,7 @@
 #include "attach.h"
 #include "crash.h"
 #include "flusher.h"
+#include "output.h"
 #include "own_heap.h"
 #include "prim.h"
 #include "process.h"
@@ -66,6 +68,9 @@ static int (*real_munmap)(void *, size_t);
 static void *(*real_mremap)(void *, size_t, size_t, int, ...);
 static int (*real_brk)(void *);
 static void *(*real_sbrk)(intptr_t);
+static int (*real_close)(int);
+static int (*real_close_range)(unsigned, unsigned, int);
+static void (*real_closefrom)(int);
 
 /* ---- bootstrap arena ---------------------------------------------------------- */
 
@@ -152,6 +157,9 @@ static void resolve_real(void)
     RESOLVE(mremap);
     RESOLVE(brk);
     RESOLVE(sbrk);
+    RESOLVE(close);
+    RESOLVE(close_range);
+    RESOLVE(closefrom);
 #undef RESOLVE
     __typeof__(ht_real_pthread_create) pc = (__typeof__(pc))dlsym(real_scope, "pthread_create");
     real_calloc = calloc_, real_free = free_, real_realloc = realloc_;
@@ -164,6 +172,7 @@ static void resolve_real(void)
     real_signal = signal_, real_bsd_signal = bsd_signal_, real_sysv_signal = sysv_signal_;
     ht_real_sigaction = (__typeof__(ht_real_sigaction))dlsym(real_scope, "sigaction");
     real_mmap = mmap_, real_munmap = munmap_, real_mremap = mremap_, real_brk = brk_, real_sbrk = sbrk_;
+    real_close = close_, real_close_range = close_range_, real_closefrom = closefrom_;
     ht_real_pthread_create = pc;
     atomic_signal_fence(memory_order_seq_cst);
     real_malloc = malloc_;  /* last: the hooks test it to know resolution is done */
@@ -430,6 +439,47 @@ HT_EXPORT void *sbrk(intptr_t incr)
     void *p = real_sbrk ? real_sbrk(incr) : (errno = ENOSYS, (void *)-1);
     if (p != (void *)-1 && incr) map_note(HT_MAP_BRK, NULL, 0, 0, (uint64_t)incr);
     return p;
+}
+
+/* ---- the program's closes: the trace's descriptor stays open ---------------------
+ * A daemon closes every descriptor as it starts (a loop of close, close_range,
+ * closefrom); the trace's would go with them and the recording stop
+ * (output.c, ht_out_fd_intact). A close of it by the program says it closed
+ * and leaves it open (ht_fd_kept: only while it is the trace's file); a range
+ * is closed around it. Before the real functions are known: the system call. */
+
+HT_EXPORT int close(int fd)
+{
+    if (HT_UNLIKELY(ht_fd_kept(fd))) return 0;
+    return real_close ? real_close(fd) : (int)syscall(SYS_close, fd);
+}
+
+static int close_range_real(unsigned first, unsigned last, int flags)
+{
+    return real_close_range ? real_close_range(first, last, flags) : (int)syscall(SYS_close_range, first, last, flags);
+}
+
+HT_EXPORT int close_range(unsigned first, unsigned last, int flags)
+{
+    int kept = flags & CLOSE_RANGE_CLOEXEC ? -1 : ht_fd_kept_in(first, last);  /* the trace's is close-on-exec */
+    if (HT_LIKELY(kept < 0)) return close_range_real(first, last, flags);
+    int rc = (unsigned)kept > first ? close_range_real(first, (unsigned)kept - 1, flags) : 0;
+    return rc == 0 && (unsigned)kept < last ? close_range_real((unsigned)kept + 1, last, flags) : rc;
+}
+
+HT_EXPORT void closefrom(int lowfd)
+{
+    int kept = lowfd >= 0 ? ht_fd_kept_in((unsigned)lowfd, ~0U) : -1;
+    if (kept < 0) {
+        if (real_closefrom) real_closefrom(lowfd);
+        else close_range_real((unsigned)lowfd, ~0U, 0);
+        return;
+    }
+    /* as glibc's closefrom: a kernel without close_range closes them one by one */
+    if (kept > lowfd && close_range_real((unsigned)lowfd, (unsigned)kept - 1, 0) != 0)
+        for (int fd = lowfd; fd < kept; fd++) close(fd);
+    if (real_closefrom) real_closefrom(kept + 1);
+    else close_range_real((unsigned)kept + 1, ~0U, 0);
 }
 
 /* ---- C++ operators ------------------------------------------------------------ */

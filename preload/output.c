@@ -1,8 +1,8 @@
 /* output.c — the trace file of this process: its name (the output pattern, a
  * fork child's pid, a number when the name is taken) and creation, the
  * writer's opening with the header, hatrace record's report lines, and what
- * keeps writing it safe: the check that the program has not closed its
- * descriptor, the end of recording when a write fails, and the SIGXFSZ guard.
+ * keeps writing it safe: its descriptor kept open when the program closes
+ * every one, the check that the program has not closed it anyway, the end of recording when a write fails, and the SIGXFSZ guard.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -87,6 +87,11 @@ static int hatf_name_insert(const char *name, const char *ins, char *out, size_t
  * in resident samples). One call at a time: init's, then the writer's under wlock. */
 static char pattern[PATH_MAX], rel[PATH_MAX], first[PATH_MAX];
 
+/* The trace's descriptor, kept open when the program closes it (ht_fd_kept):
+ * the last one opened. A number left here after the recorder closed the file
+ * keeps nothing: ht_fd_kept asks the descriptor itself which file it is. */
+static _Atomic int kept_fd = -1;
+
 int ht_output_open(void)
 {
     const char *pat = ht_opt_output();
@@ -142,7 +147,10 @@ int ht_output_open(void)
         ht_fs.out_fd = high;
     }
     struct stat sb;
-    if (fstat(ht_fs.out_fd, &sb) == 0) ht_fs.out_dev = sb.st_dev, ht_fs.out_ino = sb.st_ino;
+    if (fstat(ht_fs.out_fd, &sb) == 0) {
+        ht_fs.out_dev = sb.st_dev, ht_fs.out_ino = sb.st_ino;
+        atomic_store_explicit(&kept_fd, ht_fs.out_fd, memory_order_release);  /* after dev, ino */
+    }
     if (ht_opt(HT_OPT_VERBOSE)) ht_say("tracing into %s", ht_fs.out_path);
     report_line("S\t%s\n", ht_fs.out_path);
     return 0;
@@ -228,8 +236,24 @@ void ht_write_failed(void)
 
 void ht_report_failed(const char *why) { report_line("X\t%s\twriting failed: %s\n", ht_fs.out_path, why); }
 
+int ht_fd_kept(int fd)
+{
+    if (HT_LIKELY(fd != atomic_load_explicit(&kept_fd, memory_order_acquire)) || fd < 0 || ht_in_own_code(&ht_t))
+        return 0;
+    struct stat sb;
+    return fstat(fd, &sb) == 0 && sb.st_dev == ht_fs.out_dev && sb.st_ino == ht_fs.out_ino;
+}
+
+int ht_fd_kept_in(unsigned lo, unsigned hi)
+{
+    int fd = atomic_load_explicit(&kept_fd, memory_order_acquire);
+    return fd >= 0 && (unsigned)fd >= lo && (unsigned)fd <= hi && ht_fd_kept(fd) ? fd : -1;
+}
+
 /* A program that closes every descriptor (daemons do) may reuse the trace's
- * number for a file of its own: never write into that. */
+ * number for a file of its own: never write into that. The close hooks keep
+ * it open against close, close_range and closefrom through the PLT; a direct
+ * system call is caught here. */
 int ht_out_fd_intact(void)
 {
     HATF_PRE(ht_wlock_held());

@@ -19,6 +19,13 @@ void ht_write_failed(void) HT_HIDDEN;
 /* pre: wlock held. A sample of the process's resident memory into the trace
  * (each flush interval, and at the end). */
 void ht_resident_sample(void) HT_HIDDEN;
+/* For the program's close hooks (hooks.c): whether fd is the open trace's
+ * descriptor, which a close by the program (not the recorder's own code)
+ * leaves open, saying it closed. A daemon that closes every descriptor keeps
+ * its trace. Cheap unless fd is the trace's number (then one fstat). */
+int ht_fd_kept(int fd) HT_HIDDEN;
+/* The kept descriptor if it lies in [lo, hi], else -1. */
+int ht_fd_kept_in(unsigned lo, unsigned hi) HT_HIDDEN;
 /* pre: wlock held. 0 (and recording stops) if the program closed the trace's
  * descriptor and may have reused its number. */
 int ht_out_fd_intact(void) HT_HIDDEN;

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# A program that closes every descriptor above 2 as it starts (daemons do:
+# a loop of close, close_range, closefrom) keeps its trace: the close hooks
+# leave the trace's descriptor open and say it closed, while the program's
+# own descriptors really close (tests/workloads/rec_close_all checks /dev/null
+# opens as 3 and a pipe's closed write end gives an end of file). So does a
+# fork child that does it. The close_range system call made directly passes
+# every hook: recording stops with its one message, the program unharmed.
+. "$(dirname "$0")/record_lib.inc"
+need_tools
+prog=$BUILD/workloads/rec_close_all
+[ -x "$prog" ] || { echo "workload not built"; exit 77; }
+n=5000
+
+# counts TRACE ALLOCS: a closed trace with ALLOCS malloc/free pairs
+counts() {
+  "$HATRACE" stats "$1" >"$W/stats" || fail "stats $1"
+  grep -q '^complete  *yes$' "$W/stats" || fail "$1: trace incomplete"
+  grep -q "^allocs  *$2\$" "$W/stats" || fail "$1: $(grep '^allocs' "$W/stats"), want $2"
+  grep -q "^frees  *$2 " "$W/stats" || fail "$1: $(grep '^frees' "$W/stats"), want $2"
+  validate_all "$1"
+}
+
+for how in none loop range from; do
+  rc=0
+  timeout 60 "$HATRACE" record -o "$W/$how.hatf" -- "$prog" "$how" "$n" >"$W/$how.out" 2>&1 || rc=$?
+  [ "$rc" = 0 ] || fail "$how: exit $rc: $(cat "$W/$how.out")"
+  grep -q "closed by the program" "$W/$how.out" && fail "$how: $(grep 'closed by' "$W/$how.out")"
+  counts "$W/$how.hatf" "$n"
+done
+
+# a fork child: its own trace, every pair in it
+rc=0
+timeout 60 "$HATRACE" record -o "$W/fork.hatf" -- "$prog" fork "$n" >"$W/fork.out" 2>&1 || rc=$?
+[ "$rc" = 0 ] || fail "fork: exit $rc: $(cat "$W/fork.out")"
+kid=$(ls "$W"/fork.rec_close_all.*.hatf 2>/dev/null | head -1)
+[ -n "$kid" ] || fail "fork: no child trace: $(ls "$W")"
+counts "$W/fork.hatf" 0
+counts "$kid" $((2 * n))
+
+# past the hooks: the descriptor is gone, recording stops, said once; the
+# program's exit is 0 and record's 125 (an incomplete trace)
+rc=0
+timeout 60 "$HATRACE" record -o "$W/sys.hatf" -- "$prog" syscall "$n" >"$W/sys.out" 2>&1 || rc=$?
+[ "$rc" = 125 ] || fail "syscall: record exit $rc, want 125: $(cat "$W/sys.out")"
+grep -q "the trace file .* was closed by the program; recording stops" "$W/sys.out" || fail "syscall: $(cat "$W/sys.out")"
+grep -q "the command exited with 0" "$W/sys.out" || fail "syscall: the program failed: $(cat "$W/sys.out")"
+echo "record_close_all: ok"

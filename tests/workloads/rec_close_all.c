@@ -1,0 +1,83 @@
+/* rec_close_all.c — a program that closes every descriptor above 2 as it
+ * starts, as daemons do, then allocates: its trace must survive (the close
+ * hooks keep the trace's descriptor open, preload/hooks.c), and its own
+ * descriptors must really close.
+ *   rec_close_all HOW N     HOW: none, loop (close 3..1023), range
+ *                           (close_range), from (closefrom), syscall (the
+ *                           close_range system call, past every hook), fork
+ *                           (a child makes N pairs, so its trace may be open,
+ *                           then does "from" and the rest; the parent waits);
+ *                           then N malloc/free pairs
+ * Before the pairs: /dev/null opens as descriptor 3 (the lowest is free), and
+ * a pipe's write end closed the same way gives its read end an end of file
+ * (a close that only said so would hang here: alarm ends it after 20 s).
+ * Exit 0, or 1 with a line on stderr. No stdio: its buffer is an allocation. */
+#define _GNU_SOURCE  /* close_range */
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static int die(const char *why)
+{
+    ssize_t w = write(2, why, strlen(why));
+    (void)w;
+    return 1;
+}
+
+/* close fds from lo up, as HOW says */
+static void close_from(const char *how, int lo)
+{
+    if (!strcmp(how, "loop")) {
+        for (int fd = lo; fd < 1024; fd++) close(fd);
+    } else if (!strcmp(how, "range")) {
+        close_range((unsigned)lo, ~0U, 0);
+    } else if (!strcmp(how, "from")) {
+        closefrom(lo);
+    } else if (!strcmp(how, "syscall")) {
+        syscall(SYS_close_range, (unsigned)lo, ~0U, 0);
+    }
+}
+
+static void pairs(long n)
+{
+    for (long i = 0; i < n; i++) {
+        void *volatile b = malloc((size_t)(16 + i % 200));
+        free(b);
+    }
+}
+
+static int run(const char *how, long n)
+{
+    close_from(how, 3);
+    int null = open("/dev/null", O_RDONLY);
+    if (strcmp(how, "none") && null != 3) return die("rec_close_all: /dev/null did not open as 3\n");
+    int p[2];
+    if (pipe(p)) return die("rec_close_all: pipe\n");
+    if (!strcmp(how, "none")) close(p[1]);
+    else close_from(how, p[1]);  /* the write end, the highest of the program's */
+    char c;
+    if (read(p[0], &c, 1) != 0) return die("rec_close_all: the pipe's write end is still open\n");
+    pairs(n);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 3) return die("usage: rec_close_all none|loop|range|from|syscall|fork N\n");
+    long n = atol(argv[2]);
+    alarm(20);
+    if (strcmp(argv[1], "fork")) return run(argv[1], n);
+    pid_t kid = fork();
+    if (kid < 0) return die("rec_close_all: fork\n");
+    if (kid == 0) {
+        pairs(n);
+        _exit(run("from", n));
+    }
+    int st;
+    if (waitpid(kid, &st, 0) != kid || !WIFEXITED(st) || WEXITSTATUS(st)) return die("rec_close_all: the child failed\n");
+    return 0;
+}
