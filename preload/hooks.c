@@ -21,6 +21,7 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/close_range.h>
 #include <malloc.h>
 #include <signal.h>
@@ -30,6 +31,7 @@
 #include <sys/mman.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -710,6 +712,33 @@ static __attribute__((noreturn)) void exit_now(int status)
 
 HT_EXPORT void _exit(int status) { exit_now(status); }
 HT_EXPORT void _Exit(int status) { exit_now(status); }
+
+/* daemon(3): glibc's ends the parent with an _exit of its own, inside libc,
+ * which no hook sees: the parent's trace would stay unclosed and its last
+ * events unwritten. Its steps are done here instead, the parent ending
+ * through exit_now: fork, a new session, "/" unless nochdir, and unless
+ * noclose standard input, output and error on /dev/null (refused with
+ * ENODEV when that is not a character device, as glibc does). */
+HT_EXPORT int daemon(int nochdir, int noclose)
+{
+    pid_t pid = fork();
+    if (pid < 0) return -1;
+    if (pid > 0) exit_now(0);
+    if (setsid() < 0) return -1;
+    if (!nochdir && chdir("/") != 0) { /* as glibc: the daemon runs on where it is */ }
+    if (noclose) return 0;
+    int fd = open("/dev/null", O_RDWR);
+    if (fd < 0) return -1;
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISCHR(st.st_mode)) {
+        close(fd);
+        errno = ENODEV;
+        return -1;
+    }
+    for (int std = 0; std <= 2; std++) dup2(fd, std);
+    if (fd > 2) close(fd);
+    return 0;
+}
 
 /* ---- the program's signal actions: crash.c keeps those of the signals a
  * process dies of, so the trace is closed before it dies of one ---------------- */

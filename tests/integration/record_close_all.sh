@@ -4,7 +4,7 @@
 # leave the trace's descriptor open and say it closed, while the program's
 # own descriptors really close (tests/workloads/rec_close_all checks /dev/null
 # opens as 3 and a pipe's closed write end gives an end of file). So does a
-# fork child that does it. The close_range system call made directly passes
+# fork child that does it, and a daemon(3) and its parent. The close_range system call made directly passes
 # every hook: recording stops with its one message, the program unharmed.
 . "$(dirname "$0")/record_lib.inc"
 need_tools
@@ -37,6 +37,22 @@ kid=$(ls "$W"/fork.rec_close_all.*.hatf 2>/dev/null | head -1)
 [ -n "$kid" ] || fail "fork: no child trace: $(ls "$W")"
 counts "$W/fork.hatf" 0
 counts "$kid" $((2 * n))
+
+# daemon(3): glibc's ends the parent with libc's own _exit, which no hook
+# sees; the recorder's daemon ends it through its _exit, so the parent's trace
+# is closed with every event too. The daemon, which outlives the command,
+# closes its own (waited for, up to 60 s)
+rc=0
+timeout 60 "$HATRACE" record -o "$W/dmn.hatf" -- "$prog" daemon "$n" >"$W/dmn.out" 2>&1 || rc=$?
+[ "$rc" = 0 ] || fail "daemon: exit $rc: $(cat "$W/dmn.out")"
+counts "$W/dmn.hatf" "$n"
+kid=$(ls "$W"/dmn.rec_close_all.*.hatf 2>/dev/null | head -1)
+[ -n "$kid" ] || fail "daemon: no trace of the daemon: $(ls "$W")"
+for i in $(seq 600); do
+  "$HATRACE" stats "$kid" 2>/dev/null | grep -q '^complete  *yes$' && break
+  sleep 0.1
+done
+counts "$kid" "$n"
 
 # past the hooks: the descriptor is gone, recording stops, said once; the
 # program's exit is 0 and record's 125 (an incomplete trace)

@@ -6,7 +6,9 @@
  *                           (close_range), from (closefrom), syscall (the
  *                           close_range system call, past every hook), fork
  *                           (a child makes N pairs, so its trace may be open,
- *                           then does "from" and the rest; the parent waits);
+ *                           then does "from" and the rest; the parent waits),
+ *                           daemon (N pairs, then daemon(3), whose parent ends
+ *                           in libc's own _exit, then "from" in the daemon);
  *                           then N malloc/free pairs
  * Before the pairs: /dev/null opens as descriptor 3 (the lowest is free), and
  * a pipe's write end closed the same way gives its read end an end of file
@@ -67,9 +69,14 @@ static int run(const char *how, long n)
 
 int main(int argc, char **argv)
 {
-    if (argc != 3) return die("usage: rec_close_all none|loop|range|from|syscall|fork N\n");
+    if (argc != 3) return die("usage: rec_close_all none|loop|range|from|syscall|fork|daemon N\n");
     long n = atol(argv[2]);
     alarm(20);
+    if (!strcmp(argv[1], "daemon")) {
+        pairs(n);
+        if (daemon(1, 0)) return die("rec_close_all: daemon\n");
+        return run("from", n);
+    }
     if (strcmp(argv[1], "fork")) return run(argv[1], n);
     pid_t kid = fork();
     if (kid < 0) return die("rec_close_all: fork\n");
