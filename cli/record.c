@@ -23,6 +23,7 @@
 #include "hatf_container.h"
 #include "record_attach.h"
 #include "record_follow.h"
+#include "record_left.h"
 #include "stats_many.h"
 #include "stats_read.h"
 
@@ -240,20 +241,23 @@ static int figures(const char *path, int *stacks, record_follow *fl, stats_summa
 
 /* Print the traces the processes reported (in the order they were created,
  * flagging those never closed: the process was killed), and one summary line.
- * Lines: "L pid" when the library starts in a process, "S path" at a trace's
- * creation, "E path events bytes dropped waits cpu_ns fast signal stored" when
+ * Lines: "L pid" when the library starts in a process, "S path pid" at a
+ * trace's creation (the pid missing: a library of an older build), "E path events bytes dropped waits cpu_ns fast signal stored" when
  * it is closed (the last four, the recorder threads' CPU ns, the events coded
  * fast, the signal it died of and the fast events stored unpacked, may be
  * missing: a library of an older build), "F path" when a process could
  * not create its trace, "X path why" when recording into it stopped early.
  * A trace never closed is counted from what it holds (its readable chunk
  * groups), and said why it ended: the recorder's reason, or none given (the
- * process was killed or crashed). ran: the command was started (it may
- * still be one that LD_PRELOAD does not reach). @return the processes that
- * ran untraced because their trace could not be created. */
+ * process was killed or crashed), or that it is still being written: its
+ * process is one of the nleft in left, still running after the command ended
+ * (record_left.h), which are named at the end. ran: the command was started
+ * (it may still be one that LD_PRELOAD does not reach). @return the
+ * processes that ran untraced because their trace could not be created. */
 static int no_figures;  /* --no-figures: the traces are not read back */
+enum { LEFT_NAMED = 16 };  /* processes left running named at the end */
 
-static int report(const char *path, int ran, int *incomplete, record_follow *fl)
+static int report(const char *path, int ran, int *incomplete, record_follow *fl, const pid_t *left, size_t nleft)
 {
     FILE *f = fopen(path, "r");
     if (!f) {
@@ -261,7 +265,7 @@ static int report(const char *path, int ran, int *incomplete, record_follow *fl)
         return 0;
     }
     int untraced = 0;
-    typedef struct trace { char *path; int closed, counted; char why[160]; stats_summary sum; } trace;
+    typedef struct trace { char *path; int closed, counted, running; char why[160]; stats_summary sum; } trace;
     trace *tr = NULL;
     size_t n = 0, cap = 0;
     char line[PATH_MAX + 128];
@@ -285,11 +289,13 @@ static int report(const char *path, int ran, int *incomplete, record_follow *fl)
                 tr = t2;
             }
             tr[n].path = strdup(p);
-            tr[n].closed = tr[n].counted = 0;
+            tr[n].closed = tr[n].counted = tr[n].running = 0;
             tr[n].why[0] = 0;
             if (!tr[n].path) break;
             n++;
         }
+        if (kind == 'S')
+            for (size_t k = 0; k < nleft && k < LEFT_NAMED; k++) tr[i].running |= atol(rest) == (long)left[k];
         if (kind == 'X') snprintf(tr[i].why, sizeof tr[i].why, "%.*s", (int)strcspn(rest, "\n"), rest);
         *incomplete += kind == 'X';
         cpu = fa = sto = 0;
@@ -313,8 +319,12 @@ static int report(const char *path, int ran, int *incomplete, record_follow *fl)
             struct stat st;
             uint64_t held = r ? hatf_reader_event_count(r) : 0, bytes = stat(tr[i].path, &st) == 0 ? (uint64_t)st.st_size : 0;
             if (r) hatf_reader_close(r);
-            fprintf(stderr, "hatrace: trace %s (not closed, %s; no index: %llu events readable)\n", tr[i].path,
-                    tr[i].why[0] ? tr[i].why : "the process was killed or crashed", (unsigned long long)held);
+            if (tr[i].running)
+                fprintf(stderr, "hatrace: trace %s (still being written: its process runs on; %llu events "
+                                "readable so far)\n", tr[i].path, (unsigned long long)held);
+            else
+                fprintf(stderr, "hatrace: trace %s (not closed, %s; no index: %llu events readable)\n", tr[i].path,
+                        tr[i].why[0] ? tr[i].why : "the process was killed or crashed", (unsigned long long)held);
             tev += held, tby += bytes;
         }
         if (!no_figures) tr[i].counted = figures(tr[i].path, &stacks, fl, &tr[i].sum);
@@ -328,6 +338,17 @@ static int report(const char *path, int ran, int *incomplete, record_follow *fl)
         fprintf(stderr, " (%d trace%s not closed: %s readable events, no counts of drops or waits)", open_ones,
                 open_ones == 1 ? "" : "s", open_ones == 1 ? "its" : "their");
     fputc('\n', stderr);
+    if (nleft) {  /* a daemon: its trace is not done when the command is */
+        fprintf(stderr, "hatrace: %zu process%s still running after the command ended:", nleft, nleft == 1 ? "" : "es");
+        for (size_t k = 0; k < nleft && k < LEFT_NAMED; k++) {
+            char name[64];
+            record_left_name(left[k], name, sizeof name);
+            fprintf(stderr, "%s %s (pid %d)", k ? "," : "", name, (int)left[k]);
+        }
+        fprintf(stderr, "%s; %s, named with %s pid beside the others, %s written until %s ends\n",
+                nleft > LEFT_NAMED ? ", ..." : "", nleft == 1 ? "its trace" : "their traces", nleft == 1 ? "its" : "the",
+                nleft == 1 ? "is" : "are", nleft == 1 ? "it" : "each");
+    }
     /* what recording cost besides the hooks, and what it chose to spend it on */
     if (closed_ev && tcpu) {
         const char *effort = getenv("HATRACE_EFFORT");
@@ -417,7 +438,7 @@ static int record_window(pid_t pid, double seconds, const char *lib, const char 
     ended_at = cli_now_s();
     record_follow_finish(fl);
     int incomplete = 0, untraced = 0;
-    if (rc == CLI_OK) untraced = report(report_path, 1, &incomplete, fl);
+    if (rc == CLI_OK) untraced = report(report_path, 1, &incomplete, fl, NULL, 0);
     record_follow_free(fl);
     unlink(report_path);
     if (rc != CLI_OK) return rc;
@@ -616,6 +637,7 @@ static int record_status(int status, int untraced, int incomplete, const char *c
  * @return record's exit code. */
 static int run_command(char **cmd, char *preload, const char *report_path)
 {
+    record_left_adopt();  /* without it (an old kernel) no process is named as left running */
     pid_t pid = fork();
     if (pid < 0) {
         cli_error("fork: %s", strerror(errno));
@@ -640,7 +662,10 @@ static int run_command(char **cmd, char *preload, const char *report_path)
     ended_at = cli_now_s();
     record_follow_finish(fl);
     int incomplete = 0;
-    int untraced = report(report_path, !(WIFEXITED(status) && WEXITSTATUS(status) == 127), &incomplete, fl);
+    pid_t left[LEFT_NAMED];
+    size_t nleft = record_left_running(left, LEFT_NAMED);
+    int untraced = report(report_path, !(WIFEXITED(status) && WEXITSTATUS(status) == 127), &incomplete, fl, left,
+                          nleft);
     record_follow_free(fl);
     unlink(report_path);
     return record_status(status, untraced, incomplete, cmd[0]);

@@ -23,7 +23,7 @@
 
 /* One line per event of a trace's life for hatrace record: "L pid" when the
  * library starts in a process (record tells a program LD_PRELOAD does not
- * reach, a static one, from one that recorded nothing), "S path" when the
+ * reach, a static one, from one that recorded nothing), "S path pid" when the
  * file is created, "E path events bytes dropped waits cpu_ns fast signal" when it is
  * closed (cpu_ns: the background threads' CPU; fast: events coded fast;
  * signal: the one the process died of, 0 when it did not), "F
@@ -152,7 +152,7 @@ int ht_output_open(void)
         atomic_store_explicit(&kept_fd, ht_fs.out_fd, memory_order_release);  /* after dev, ino */
     }
     if (ht_opt(HT_OPT_VERBOSE)) ht_say("tracing into %s", ht_fs.out_path);
-    report_line("S\t%s\n", ht_fs.out_path);
+    report_line("S\t%s\t%d\n", ht_fs.out_path, (int)getpid());
     return 0;
 toolong:
     ht_say("trace file name from pattern '%s' is too long; the program runs untraced", pat);

@@ -8,7 +8,8 @@
  *                           (a child makes N pairs, so its trace may be open,
  *                           then does "from" and the rest; the parent waits),
  *                           daemon (N pairs, then daemon(3), whose parent ends
- *                           in libc's own _exit, then "from" in the daemon);
+ *                           in libc's own _exit, then "from" in the daemon,
+ *                           which ends at SIGTERM: it outlives the command);
  *                           then N malloc/free pairs
  * Before the pairs: /dev/null opens as descriptor 3 (the lowest is free), and
  * a pipe's write end closed the same way gives its read end an end of file
@@ -73,9 +74,16 @@ int main(int argc, char **argv)
     long n = atol(argv[2]);
     alarm(20);
     if (!strcmp(argv[1], "daemon")) {
+        sigset_t term;
+        sigemptyset(&term);
+        sigaddset(&term, SIGTERM);
+        sigprocmask(SIG_BLOCK, &term, NULL);  /* before the fork: a TERM sent early waits */
         pairs(n);
         if (daemon(1, 0)) return die("rec_close_all: daemon\n");
-        return run("from", n);
+        alarm(20);  /* a fork child's own */
+        int rc = run("from", n), sig;
+        sigwait(&term, &sig);
+        return rc;
     }
     if (strcmp(argv[1], "fork")) return run(argv[1], n);
     pid_t kid = fork();
