@@ -34,6 +34,7 @@
 #include "cli_util.h"
 #include "lookahead.h"
 #include "record_follow.h"
+#include "record_left.h"
 
 enum {
     POLL_MS = 50,          /* the follower's pause between reads of what was appended */
@@ -309,25 +310,28 @@ int record_follow_finish(record_follow *f)
 pid_t record_follow_wait(record_follow *f, pid_t pid, int *status)
 {
 #ifdef SYS_pidfd_open
-    int fd = f && f->running ? (int)syscall(SYS_pidfd_open, pid, 0) : -1;
+    int fd = (int)syscall(SYS_pidfd_open, pid, 0);
 #else
     int fd = -1;
 #endif
-    if (fd < 0) return waitpid(pid, status, 0);  /* no follow, or no pidfd: the follower keeps it */
+    if (fd < 0) return waitpid(pid, status, 0);  /* no pidfd: the follower keeps it; orphans wait for the end */
     pid_t r;
     while ((r = waitpid(pid, status, WNOHANG)) == 0) {
-        /* behind: asked to park, which a starved follower does when it next gets the CPU */
-        if (f->running && !atomic_load(&f->ended) && cli_now_ms() - atomic_load(&f->caught_up_at) > f->lag_ms)
-            atomic_store(&f->ended, 1);
-        if (f->running && atomic_load(&f->ended) && parked_now(f)) take_parked(f), f->taken_early = 1;
-        int grew = 0;
-        if (f->taken) {
-            waiter_traces(f);
-            for (size_t i = 0; i < f->n; i++) grew |= read_more(&f->t[i]);
+        int grew = 0, pause = POLL_MS;
+        if (f && f->running) {
+            /* behind: asked to park, which a starved follower does when it next gets the CPU */
+            if (!atomic_load(&f->ended) && cli_now_ms() - atomic_load(&f->caught_up_at) > f->lag_ms)
+                atomic_store(&f->ended, 1);
+            if (atomic_load(&f->ended) && parked_now(f)) take_parked(f), f->taken_early = 1;
+            if (f->taken) {
+                waiter_traces(f);
+                for (size_t i = 0; i < f->n; i++) grew |= read_more(&f->t[i]);
+            }
+            /* counting: as the follower does; else looking for a lag shorter than a poll */
+            pause = f->taken ? FLOWING_MS : f->lag_ms < POLL_MS ? (int)f->lag_ms + 1 : POLL_MS;
         }
+        record_left_reap(pid);  /* the command's orphans that ended: not zombies until record ends */
         struct pollfd p = { .fd = fd, .events = POLLIN };
-        /* counting: as the follower does; else looking for a lag shorter than a poll */
-        int pause = f->taken ? FLOWING_MS : f->running && f->lag_ms < POLL_MS ? (int)f->lag_ms + 1 : POLL_MS;
         if (!grew) poll(&p, 1, pause);
     }
     close(fd);

@@ -37,8 +37,9 @@ record_follow *record_follow_start(const char *report_path);
 /* Wait for the command (pid) as waitpid(pid, status, 0) does, taking the
  * follows over when the follower has not caught up for a second (or
  * HATRACE_RECORD_LAG_MS): they are then counted here, at the caller's
- * priority, as the traces grow. With f NULL, or no pidfd, just waitpid.
- * @return as waitpid. */
+ * priority, as the traces grow. Meanwhile the command's orphans that ended
+ * are reaped (record_left_reap). With f NULL, only that; with no pidfd, just
+ * waitpid. @return as waitpid. */
 pid_t record_follow_wait(record_follow *f, pid_t pid, int *status);
 
 /* The command has ended: finish the follow. @return 0, or -1 (no figures). */

@@ -5,11 +5,23 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <signal.h>
 #include <sys/wait.h>
 
 #include "record_left.h"
 
 int record_left_adopt(void) { return prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0 ? 0 : -1; }
+
+void record_left_reap(pid_t command)
+{
+    for (;;) {
+        siginfo_t si;
+        si.si_pid = 0;
+        /* who has ended, left in place: the command is not reaped here */
+        if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) != 0 || si.si_pid == 0 || si.si_pid == command) return;
+        waitpid(si.si_pid, NULL, 0);
+    }
+}
 
 size_t record_left_running(pid_t *pids, size_t cap)
 {

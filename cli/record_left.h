@@ -14,6 +14,11 @@
  * @return 0, or -1 (an old kernel: nothing is listed then). */
 int record_left_adopt(void);
 
+/* While the command runs: reap the adopted processes that ended (each
+ * would stay a zombie until record ends), but never the command, whose
+ * status is waited for. */
+void record_left_reap(pid_t command);
+
 /* After the command was waited for: reap the adopted ones that ended, and
  * put the pids of those still running in pids (at most cap).
  * @return how many run (may exceed cap). */

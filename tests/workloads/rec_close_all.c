@@ -9,8 +9,11 @@
  *                           then does "from" and the rest; the parent waits),
  *                           daemon (N pairs, then daemon(3), whose parent ends
  *                           in libc's own _exit, then "from" in the daemon,
- *                           which ends at SIGTERM: it outlives the command);
- *                           then N malloc/free pairs
+ *                           which ends at SIGTERM: it outlives the command),
+ *                           orphans (20 children whose own children outlive
+ *                           them a moment: they end as the parent's parent's,
+ *                           record's, which must reap them: exit 1 when some
+ *                           are still zombies after 10 s); then N pairs
  * Before the pairs: /dev/null opens as descriptor 3 (the lowest is free), and
  * a pipe's write end closed the same way gives its read end an end of file
  * (a close that only said so would hang here: alarm ends it after 20 s).
@@ -18,6 +21,7 @@
 #define _GNU_SOURCE  /* close_range */
 #include <fcntl.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -53,6 +57,60 @@ static void pairs(long n)
     }
 }
 
+/* 'Z' while pid is a zombie, 0 once it is gone, else its state */
+static char state_of(pid_t pid)
+{
+    char path[64], buf[512];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    int fd = open(path, O_RDONLY);
+    if (fd < 0) return 0;
+    ssize_t k = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (k <= 0) return 0;
+    buf[k] = 0;
+    char *end = strrchr(buf, ')'), state = '?';
+    return end && sscanf(end + 1, " %c", &state) == 1 ? state : '?';
+}
+
+/* 20 grandchildren, each ending once its parent has ended and it was
+ * adopted (by record, the subreaper, under it): each writes its pid into a
+ * pipe it keeps open until it ends, so the end of the pipe says all ended */
+static int orphans(long n)
+{
+    enum { KIDS = 20 };
+    int p[2];
+    if (pipe(p)) return die("rec_close_all: pipe\n");
+    for (int i = 0; i < KIDS; i++) {
+        pid_t kid = fork();
+        if (kid == 0) {
+            pid_t me = getpid();
+            if (fork() == 0) {
+                pid_t self = getpid();
+                ssize_t w = write(p[1], &self, sizeof self);
+                (void)w;
+                while (getppid() == me) usleep(1000);
+                _exit(0);
+            }
+            _exit(0);
+        }
+        waitpid(kid, NULL, 0);
+    }
+    close(p[1]);
+    pid_t pids[KIDS];
+    size_t got = 0;
+    for (ssize_t k; (k = read(p[0], (char *)pids + got, sizeof pids - got)) > 0;) got += (size_t)k;
+    while (read(p[0], &got, 1) > 0) {}  /* EOF: every grandchild is ending */
+    pairs(n);
+    /* each is a zombie or gone within moments; reaped ones are gone */
+    for (int t = 0; t < 200; t++) {
+        int left = 0;
+        for (size_t i = 0; i < got / sizeof pids[0]; i++) left += state_of(pids[i]) != 0;
+        if (!left) return 0;
+        usleep(50000);
+    }
+    return die("rec_close_all: orphans left as zombies of record\n");
+}
+
 static int run(const char *how, long n)
 {
     close_from(how, 3);
@@ -70,9 +128,10 @@ static int run(const char *how, long n)
 
 int main(int argc, char **argv)
 {
-    if (argc != 3) return die("usage: rec_close_all none|loop|range|from|syscall|fork|daemon N\n");
+    if (argc != 3) return die("usage: rec_close_all none|loop|range|from|syscall|fork|daemon|orphans N\n");
     long n = atol(argv[2]);
     alarm(20);
+    if (!strcmp(argv[1], "orphans")) return orphans(n);
     if (!strcmp(argv[1], "daemon")) {
         sigset_t term;
         sigemptyset(&term);
