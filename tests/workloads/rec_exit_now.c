@@ -2,6 +2,8 @@
  * be closed (index written) and hold every event.
  *   rec_exit_now plain N     N malloc/free pairs, then _exit(5)
  *   rec_exit_now upper N     the same, then _Exit(6)
+ *   rec_exit_now quick N     the same, then quick_exit(8), whose handler (the
+ *                            program's) makes one pair more
  *   rec_exit_now signal MS   a thread and main allocate flat out; after MS ms a
  *                            SIGALRM handler calls _exit(7), likely while a
  *                            thread is inside malloc: it must not hang
@@ -29,6 +31,8 @@ static void *spin(void *arg)
     return NULL;
 }
 
+static void one_more(void) { pairs(1); }
+
 static void on_alarm(int sig)
 {
     (void)sig;
@@ -38,7 +42,7 @@ static void on_alarm(int sig)
 int main(int argc, char **argv)
 {
     if (argc < 3) {
-        fprintf(stderr, "usage: rec_exit_now plain|upper|signal N\n");
+        fprintf(stderr, "usage: rec_exit_now plain|upper|quick|signal N\n");
         return 2;
     }
     long n = atol(argv[2]);
@@ -55,5 +59,9 @@ int main(int argc, char **argv)
     }
     pairs(n);
     if (!strcmp(argv[1], "upper")) _Exit(6);
+    if (!strcmp(argv[1], "quick")) {
+        at_quick_exit(one_more);
+        quick_exit(8);
+    }
     _exit(5);
 }
