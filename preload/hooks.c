@@ -61,6 +61,8 @@ static int (*real_execve)(const char *, char *const[], char *const[]);
 static int (*real_execv)(const char *, char *const[]);
 static int (*real_execvp)(const char *, char *const[]);
 static int (*real_execvpe)(const char *, char *const[], char *const[]);
+static int (*real_fexecve)(int, char *const[], char *const[]);
+static int (*real_execveat)(int, const char *, char *const[], char *const[], int);
 static void (*real__exit)(int);
 static sighandler_t (*real_signal)(int, sighandler_t);
 static sighandler_t (*real_bsd_signal)(int, sighandler_t);
@@ -156,6 +158,8 @@ static void resolve_real(void)
     RESOLVE(execv);
     RESOLVE(execvp);
     RESOLVE(execvpe);
+    RESOLVE(fexecve);
+    RESOLVE(execveat);
     RESOLVE(_exit);
     RESOLVE(signal);
     RESOLVE(bsd_signal);
@@ -176,6 +180,7 @@ static void resolve_real(void)
     real_pvalloc = pvalloc_, real_malloc_usable_size = malloc_usable_size_;
     ht_real_usable_size = malloc_usable_size_;
     real_execve = execve_, real_execv = execv_, real_execvp = execvp_, real_execvpe = execvpe_;
+    real_fexecve = fexecve_, real_execveat = execveat_;
     real__exit = _exit_;
     real_signal = signal_, real_bsd_signal = bsd_signal_, real_sysv_signal = sysv_signal_;
     ht_real_sigaction = (__typeof__(ht_real_sigaction))dlsym(real_scope, "sigaction");
@@ -659,49 +664,29 @@ static int missing(void)
     return -1;
 }
 
-HT_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
-{
-    if (!real_execve) ht_init(resolve_real);
-    if (!real_execve) return missing();
-    ht_before_exec();
-    ht_crash_exec(0);
-    int rc = real_execve(path, argv, envp);
-    ht_crash_exec(1);
-    return rc;
-}
+/* Each exec the same way: the real function resolved (a first call may come
+ * before any allocation), the trace finished, the crash handler told (its
+ * actions are the new program's), and, when the exec failed, told again. */
+#define EXEC_HOOK(name, params, args)                 \
+    HT_EXPORT int name params                         \
+    {                                                 \
+        if (!real_##name) ht_init(resolve_real);      \
+        if (!real_##name) return missing();           \
+        ht_before_exec();                             \
+        ht_crash_exec(0);                             \
+        int rc = real_##name args;                    \
+        ht_crash_exec(1);                             \
+        return rc;                                    \
+    }
 
-HT_EXPORT int execv(const char *path, char *const argv[])
-{
-    if (!real_execv) ht_init(resolve_real);
-    if (!real_execv) return missing();
-    ht_before_exec();
-    ht_crash_exec(0);
-    int rc = real_execv(path, argv);
-    ht_crash_exec(1);
-    return rc;
-}
-
-HT_EXPORT int execvp(const char *file, char *const argv[])
-{
-    if (!real_execvp) ht_init(resolve_real);
-    if (!real_execvp) return missing();
-    ht_before_exec();
-    ht_crash_exec(0);
-    int rc = real_execvp(file, argv);
-    ht_crash_exec(1);
-    return rc;
-}
-
-HT_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
-{
-    if (!real_execvpe) ht_init(resolve_real);
-    if (!real_execvpe) return missing();
-    ht_before_exec();
-    ht_crash_exec(0);
-    int rc = real_execvpe(file, argv, envp);
-    ht_crash_exec(1);
-    return rc;
-}
+EXEC_HOOK(execve, (const char *path, char *const argv[], char *const envp[]), (path, argv, envp))
+EXEC_HOOK(execv, (const char *path, char *const argv[]), (path, argv))
+EXEC_HOOK(execvp, (const char *file, char *const argv[]), (file, argv))
+EXEC_HOOK(execvpe, (const char *file, char *const argv[], char *const envp[]), (file, argv, envp))
+/* by descriptor: glibc's call the system call inside libc, which no other hook sees */
+EXEC_HOOK(fexecve, (int fd, char *const argv[], char *const envp[]), (fd, argv, envp))
+EXEC_HOOK(execveat, (int dirfd, const char *path, char *const argv[], char *const envp[], int flags),
+          (dirfd, path, argv, envp, flags))
 
 /* _exit and _Exit (one function in glibc): no destructor runs, so the trace is
  * ended here (ht_before_exit: by the flusher, for a bounded time). exit()

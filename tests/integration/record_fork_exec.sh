@@ -44,4 +44,16 @@ cat "$W/nf.err"
 validate_all "$W"/nf/t.*.hatf
 n=$("$HATRACE" dump "$W"/nf/t.*.hatf | awk '$4 == "alloc" && $5 >= 1001 && $5 <= 1004 { c[$5]++ } END { for (k in c) print k ":" c[k] }')
 [ "$n" = "1001:300" ] || fail "--no-follow-children trace holds $n"
+# an exec by descriptor (fexecve, execveat) finishes the trace too: both
+# programs' blocks, each in a trace of its own, the first closed
+for call in fexecve execveat; do
+  mkdir "$W/$call"
+  "$HATRACE" record -o "$W/$call/t.hatf" -- "$prog" "$call" 2>"$W/$call.err" || fail "$call: $(cat "$W/$call.err")"
+  grep -q "not closed" "$W/$call.err" && fail "$call: $(grep 'not closed' "$W/$call.err")"
+  n=$(for f in "$W/$call"/*.hatf; do
+        "$HATRACE" dump "$f" | awk '$4 == "alloc" && $5 >= 1004 { c[$5]++ } END { for (k in c) printf "%s:%s ", k, c[k] }'
+      done | tr ' ' '\n' | sort | tr '\n' ' ')
+  [ "$n" = "1004:50 1006:60 " ] || fail "$call: traces hold $n"
+  validate_all "$W/$call"/*.hatf
+done
 echo "record_fork_exec: ok"

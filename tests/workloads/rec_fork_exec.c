@@ -5,12 +5,18 @@
  *   child 1 (fork)    1002 bytes x 200, frees 6 of the parent's 7 blocks of 1005
  *                     bytes and reallocs the 7th (inherited objects), then exit()
  *   child 2 (fork)    1003 bytes x 100, then exec of this program with "exec"
- *   exec'd program    1004 bytes x 50 */
+ *   exec'd program    1004 bytes x 50
+ * With "fexecve" or "execveat": 1006 bytes x 60, then the exec by that call
+ * (by descriptor: inside libc, past execve's hook) of this program, "exec". */
+#define _GNU_SOURCE  /* execveat */
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+extern char **environ;
 
 static void churn(size_t size, int n)
 {
@@ -24,6 +30,14 @@ int main(int argc, char **argv)
     if (argc > 1 && !strcmp(argv[1], "exec")) {
         churn(1004, 50);
         return 0;
+    }
+    if (argc > 1 && (!strcmp(argv[1], "fexecve") || !strcmp(argv[1], "execveat"))) {
+        churn(1006, 60);
+        char *av[] = { argv[0], "exec", NULL };
+        int fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+        if (argv[1][1] == 'e') fexecve(fd, av, environ);
+        else execveat(fd, "", av, environ, AT_EMPTY_PATH);
+        return 126;
     }
     churn(1001, 150);
     void *inherit[7];
