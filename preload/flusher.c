@@ -21,6 +21,7 @@
 #include "convert.h"
 #include "crash.h"
 #include "flusher.h"
+#include "last_thread.h"
 #include "flusher_state.h"
 #include "options.h"
 #include "output.h"
@@ -369,11 +370,14 @@ static void *helper_main(void *q)
 {
     ht_t.untraced = 1;  /* for good, as the flusher */
     on_helper = 1;
+    uint32_t tid = ht_gettid();
+    ht_own_thread(tid, 1);
     own_stack(&ht_fs.helper_stack, &ht_fs.helper_stack_size);
     int arena = ht_own_arena_enter(ht_real_usable_size);
     prctl(PR_SET_NAME, "hatrace-encode");
     hatf_jobq_run_(q, helper_pause);
     ht_own_arena_leave(arena);
+    ht_own_thread(tid, 0);
     return NULL;
 }
 
@@ -546,6 +550,8 @@ static void *flusher_main(void *arg)
     (void)arg;
     ht_t.untraced = 1;  /* for good: its allocations are the recorder's */
     on_flusher = 1;
+    uint32_t tid = ht_gettid();
+    ht_own_thread(tid, 1);
     own_stack(&ht_fs.flusher_stack, &ht_fs.flusher_stack_size);
     int arena = ht_own_arena_enter(ht_real_usable_size);  /* its arena counted by its pages (own_arena.c) */
     prctl(PR_SET_NAME, "hatrace-flush");  /* tells it apart in top, perf and /proc */
@@ -578,6 +584,7 @@ static void *flusher_main(void *arg)
     ht_background_cpu_read();
     pthread_mutex_unlock(&ht_fs.wlock);
     ht_own_arena_leave(arena);
+    ht_own_thread(tid, 0);
     return NULL;
 }
 

@@ -16,6 +16,7 @@
 #include "clock.h"
 #include "crash.h"
 #include "flusher.h"
+#include "last_thread.h"
 #include "flusher_state.h"
 #include "options.h"
 #include "output.h"
@@ -197,6 +198,18 @@ static void thread_exit(void *ring)
     atomic_store_explicit(&r->state, HT_RING_EXITING, memory_order_release);
     /* bounded memory under a thread storm: reclaim before rings pile up */
     if (atomic_fetch_add(&ht_dead_rings, 1) + 1 >= 16) ht_poke();
+    /* the program's last thread (its main one ended by pthread_exit): glibc
+     * would exit(0) now, but counts the recorder's threads; so here, on this
+     * thread, where the exit handlers would have run */
+    if (getpid() == owner_pid && ht_last_program_thread()) {
+        /* not a thread's end but the process's: its events go on, and its
+         * thread-destroy is written at the trace's end, as for exit */
+        atomic_store_explicit(&r->state, HT_RING_OWNED, memory_order_release);
+        atomic_fetch_sub(&ht_dead_rings, 1);
+        t->exited = 0;
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
+        exit(0);
+    }
 }
 
 uint64_t ht_thread_gone_tk(ht_ring *r)
@@ -639,6 +652,7 @@ static void atfork_parent(void) { ht_flusher_atfork_parent(); }
  * file is created (named with its pid) when it records its first event. */
 static void atfork_child(void)
 {
+    ht_last_thread_atfork_child();
     ht_flusher_atfork_child();
     ht_t.ring = NULL;
     ht_t.parent = 0;

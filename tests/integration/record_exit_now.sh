@@ -26,6 +26,27 @@ for mode in plain:5:20000 upper:6:20000 quick:8:20001; do
   validate_all "$W/$name.hatf"
 done
 
+# main ends by pthread_exit, four threads after it: glibc exits with 0 when
+# the last thread ends, counting the recorder's threads too, so the process
+# hung with none of its own left; the last of the program's now ends it, with
+# its exit handler's block in the trace (5 rounds: the four end together)
+for i in 1 2 3 4 5; do
+  rc=0
+  timeout 60 "$HATRACE" record -o "$W/last$i.hatf" -- "$prog" last 5000 >/dev/null 2>"$W/last.err" || rc=$?
+  [ "$rc" = 0 ] || fail "last $i: exit code $rc, want 0 (124: it hung) ($(cat "$W/last.err"))"
+  "$HATRACE" stats "$W/last$i.hatf" >"$W/last.stats" || fail "last $i: stats"
+  grep -q '^complete  *yes$' "$W/last.stats" || fail "last $i: trace incomplete"
+  # the four threads' pairs (main's pthread_exit loads libgcc_s for its
+  # unwinding: ld.so's allocations on thread 1, as natively), and the exit
+  # handler's block once, on whichever thread ended last (main may be it)
+  a=$(sed -n '/^thread  *name/,/^$/p' "$W/last.stats" | awk '$1 ~ /^[0-9]+$/ && $1 >= 2 { s += $3 } END { print s + 0 }')
+  [ "$a" = 20000 ] || [ "$a" = 20001 ] || fail "last $i: $a allocations on the four threads, want 20000"
+  h=$("$HATRACE" dump "$W/last$i.hatf" | awk '$4 == "alloc" && $5 == 4321' | wc -l)
+  [ "$h" = 1 ] || fail "last $i: the exit handler's block $h times, want once"
+  grep -q '^thread events  *5 create, 5 destroy$' "$W/last.stats" || fail "last $i: $(grep '^thread events' "$W/last.stats")"
+  validate_all "$W/last$i.hatf" >/dev/null
+done
+
 rounds=${RECORD_EXIT_ROUNDS:-20} closed=0
 for i in $(seq "$rounds"); do
   rc=0 start=$(date +%s%N)

@@ -4,6 +4,11 @@
  *   rec_exit_now upper N     the same, then _Exit(6)
  *   rec_exit_now quick N     the same, then quick_exit(8), whose handler (the
  *                            program's) makes one pair more
+ *   rec_exit_now last N      main starts 4 threads and ends by pthread_exit,
+ *                            after which they make N pairs each and end
+ *                            together: the process ends with 0 when the last
+ *                            does (glibc's exit(0)), and the atexit handler
+ *                            main registered allocates 4321 bytes once
  *   rec_exit_now signal MS   a thread and main allocate flat out; after MS ms a
  *                            SIGALRM handler calls _exit(7), likely while a
  *                            thread is inside malloc: it must not hang
@@ -33,6 +38,22 @@ static void *spin(void *arg)
 
 static void one_more(void) { pairs(1); }
 
+static int go[2];  /* "last": the threads start their pairs at its end of file */
+
+static void last_one(void)
+{
+    void *volatile p = malloc(4321);
+    free(p);
+}
+
+static void *after_main(void *arg)
+{
+    char c;
+    while (read(go[0], &c, 1) > 0) {}
+    pairs((long)arg);
+    return NULL;
+}
+
 static void on_alarm(int sig)
 {
     (void)sig;
@@ -42,10 +63,18 @@ static void on_alarm(int sig)
 int main(int argc, char **argv)
 {
     if (argc < 3) {
-        fprintf(stderr, "usage: rec_exit_now plain|upper|quick|signal N\n");
+        fprintf(stderr, "usage: rec_exit_now plain|upper|quick|last|signal N\n");
         return 2;
     }
     long n = atol(argv[2]);
+    if (!strcmp(argv[1], "last")) {
+        if (pipe(go)) return 2;
+        pthread_t t;
+        for (int i = 0; i < 4; i++) pthread_create(&t, NULL, after_main, (void *)n);
+        atexit(last_one);
+        close(go[1]);
+        pthread_exit(NULL);
+    }
     if (!strcmp(argv[1], "signal")) {
         struct sigaction sa;
         memset(&sa, 0, sizeof sa);
