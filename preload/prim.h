@@ -60,6 +60,9 @@ void ht_futex_wait(_Atomic uint32_t *addr, uint32_t val, uint64_t timeout_ns) HT
 /* "hatrace[pid]: message\n" on stderr, formatted on the stack; at most
  * HT_MAX_WARNINGS per process, then one "further warnings suppressed". */
 void ht_warn(const char *fmt, ...) HT_HIDDEN __attribute__((format(printf, 1, 2)));
+/* Where the messages go: the standard error the process started with (see
+ * prim.c). Once, as the recorder starts; before it, to 2. */
+void ht_say_init(void) HT_HIDDEN;
 /* The same without the cap (fatal-to-tracing messages, verbose output). */
 void ht_say(const char *fmt, ...) HT_HIDDEN __attribute__((format(printf, 1, 2)));
 /* Read a small file (e.g. /proc/self/cmdline) into buf. @return bytes, or -1. */

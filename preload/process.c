@@ -99,6 +99,7 @@ void ht_init(void (*resolve_real)(void))
     sigset_t old;
     ht_hold_signals(&old);
     ht_untraced_enter(&ht_t);
+    ht_say_init();
     if (resolve_real) resolve_real();
     ht_options_init();
     bench_knobs_init();

@@ -6,7 +6,8 @@
 # opens as 3 and a pipe's closed write end gives an end of file). So does a
 # fork child that does it, and a daemon(3) and its parent. The close_range system call made directly passes
 # every hook: recording stops with its one message, the program unharmed.
-# Orphans that end while the command runs are reaped by record.
+# Orphans that end while the command runs are reaped by record. The
+# recorder's messages never go into a file that took the number 2 later.
 . "$(dirname "$0")/record_lib.inc"
 need_tools
 prog=$BUILD/workloads/rec_close_all
@@ -73,6 +74,15 @@ for opt in "" --no-figures; do
   [ "$rc" = 0 ] || fail "orphans $opt: exit $rc: $(cat "$W/orph.out")"
   rm -f "$W"/orph*.hatf
 done
+
+# a program that closes its stderr and opens a data file, which takes 2: the
+# recorder's messages (HATRACE_VERBOSE's closing lines here) go to the
+# stderr it started with, not into that file
+rc=0
+(cd "$W" && HATRACE_VERBOSE=1 timeout 60 "$HATRACE" record -o "$W/se.hatf" -- "$prog" stderr "$n") >"$W/se.out" 2>&1 || rc=$?
+[ "$rc" = 0 ] || fail "stderr: exit $rc: $(cat "$W/se.out")"
+[ "$(cat "$W/rec_close_all.data")" = data ] || fail "stderr: the program's file holds: $(head -c 300 "$W/rec_close_all.data")"
+grep -q "^hatrace\[[0-9]*\]: [0-9]* events, 0 dropped" "$W/se.out" || fail "stderr: no closing line: $(cat "$W/se.out")"
 
 # past the hooks: the descriptor is gone, recording stops, said once; the
 # program's exit is 0 and record's 125 (an incomplete trace)

@@ -13,7 +13,11 @@
  *                           orphans (20 children whose own children outlive
  *                           them a moment: they end as the parent's parent's,
  *                           record's, which must reap them: exit 1 when some
- *                           are still zombies after 10 s); then N pairs
+ *                           are still zombies after 10 s), stderr (closes 2
+ *                           and opens rec_close_all.data, which takes it,
+ *                           writes "data" there after the pairs: the
+ *                           recorder's messages must not go into it); then N
+ *                           pairs
  * Before the pairs: /dev/null opens as descriptor 3 (the lowest is free), and
  * a pipe's write end closed the same way gives its read end an end of file
  * (a close that only said so would hang here: alarm ends it after 20 s).
@@ -128,10 +132,17 @@ static int run(const char *how, long n)
 
 int main(int argc, char **argv)
 {
-    if (argc != 3) return die("usage: rec_close_all none|loop|range|from|syscall|fork|daemon|orphans N\n");
+    if (argc != 3) return die("usage: rec_close_all none|loop|range|from|syscall|fork|daemon|orphans|stderr N\n");
     long n = atol(argv[2]);
     alarm(20);
     if (!strcmp(argv[1], "orphans")) return orphans(n);
+    if (!strcmp(argv[1], "stderr")) {
+        close(2);
+        int fd = open("rec_close_all.data", O_CREAT | O_TRUNC | O_WRONLY, 0644);
+        if (fd != 2) return 1;
+        pairs(n);
+        return write(fd, "data\n", 5) == 5 ? 0 : 1;
+    }
     if (!strcmp(argv[1], "daemon")) {
         sigset_t term;
         sigemptyset(&term);
