@@ -242,8 +242,8 @@ static int figures(const char *path, int *stacks, record_follow *fl, stats_summa
 /* Print the traces the processes reported (in the order they were created,
  * flagging those never closed: the process was killed), and one summary line.
  * Lines: "L pid" when the library starts in a process, "S path pid" at a
- * trace's creation (the pid missing: a library of an older build), "E path events bytes dropped waits cpu_ns fast signal stored" when
- * it is closed (the last four, the recorder threads' CPU ns, the events coded
+ * trace's creation (the pid missing: a library of an older build), "E path
+ * events bytes dropped waits cpu_ns fast signal stored" when it is closed (the last four, the recorder threads' CPU ns, the events coded
  * fast, the signal it died of and the fast events stored unpacked, may be
  * missing: a library of an older build), "F path" when a process could
  * not create its trace, "X path why" when recording into it stopped early.
@@ -265,6 +265,7 @@ static int report(const char *path, int ran, int *incomplete, record_follow *fl,
         return 0;
     }
     int untraced = 0;
+    size_t named = nleft < LEFT_NAMED ? nleft : LEFT_NAMED;  /* those left has room for */
     typedef struct trace { char *path; int closed, counted, running; char why[160]; stats_summary sum; } trace;
     trace *tr = NULL;
     size_t n = 0, cap = 0;
@@ -295,7 +296,7 @@ static int report(const char *path, int ran, int *incomplete, record_follow *fl,
             n++;
         }
         if (kind == 'S')
-            for (size_t k = 0; k < nleft && k < LEFT_NAMED; k++) tr[i].running |= atol(rest) == (long)left[k];
+            for (size_t k = 0; k < named; k++) tr[i].running |= atol(rest) == (long)left[k];
         if (kind == 'X') snprintf(tr[i].why, sizeof tr[i].why, "%.*s", (int)strcspn(rest, "\n"), rest);
         *incomplete += kind == 'X';
         cpu = fa = sto = 0;
@@ -340,13 +341,13 @@ static int report(const char *path, int ran, int *incomplete, record_follow *fl,
     fputc('\n', stderr);
     if (nleft) {  /* a daemon: its trace is not done when the command is */
         fprintf(stderr, "hatrace: %zu process%s still running after the command ended:", nleft, nleft == 1 ? "" : "es");
-        for (size_t k = 0; k < nleft && k < LEFT_NAMED; k++) {
+        for (size_t k = 0; k < named; k++) {
             char name[64];
             record_left_name(left[k], name, sizeof name);
             fprintf(stderr, "%s %s (pid %d)", k ? "," : "", name, (int)left[k]);
         }
         fprintf(stderr, "%s; %s, named with %s pid beside the others, %s written until %s ends\n",
-                nleft > LEFT_NAMED ? ", ..." : "", nleft == 1 ? "its trace" : "their traces", nleft == 1 ? "its" : "the",
+                nleft > named ? ", ..." : "", nleft == 1 ? "its trace" : "their traces", nleft == 1 ? "its" : "the",
                 nleft == 1 ? "is" : "are", nleft == 1 ? "it" : "each");
     }
     /* what recording cost besides the hooks, and what it chose to spend it on */

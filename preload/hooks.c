@@ -113,15 +113,15 @@ static size_t arena_size(const void *p)
  * core linked into unit tests (libhatpreload.a) does not start recording the
  * test programs themselves. */
 static void resolve_real(void);  /* the real functions, looked up: given to ht_init */
-static void quick_exit_now(void);
 __attribute__((constructor(101))) static void ht_ctor(void)
 {
     if (ht_attach_loaded_late()) return;  /* hatrace_attach starts it (attach.c) */
     ht_init(resolve_real);
-    /* quick_exit ends in libc's own _exit, which no hook sees. Registered
-     * first, this handler runs after the program's. Not when attached: a
-     * detached library must leave nothing of its own to call. */
-    at_quick_exit(quick_exit_now);
+    /* quick_exit ends in libc's own _exit, which no hook sees: the trace
+     * ends as at _exit. Registered first, this handler runs after the
+     * program's. Not when attached: a detached library must leave nothing of
+     * its own to call. */
+    at_quick_exit(ht_before_exit);
 }
 
 /* Where the real functions are looked up: the next definitions after this
@@ -703,9 +703,6 @@ static __attribute__((noreturn)) void exit_now(int status)
 
 HT_EXPORT void _exit(int status) { exit_now(status); }
 HT_EXPORT void _Exit(int status) { exit_now(status); }
-
-/* quick_exit's last handler (ht_ctor): the trace ends as at _exit. */
-static void quick_exit_now(void) { ht_before_exit(); }
 
 /* daemon(3): glibc's ends the parent with an _exit of its own, inside libc,
  * which no hook sees: the parent's trace would stay unclosed and its last

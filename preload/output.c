@@ -2,7 +2,8 @@
  * fork child's pid, a number when the name is taken) and creation, the
  * writer's opening with the header, hatrace record's report lines, and what
  * keeps writing it safe: its descriptor kept open when the program closes
- * every one, the check that the program has not closed it anyway, the end of recording when a write fails, and the SIGXFSZ guard.
+ * every one, the check that the program has not closed it anyway, the end
+ * of recording when a write fails, and the SIGXFSZ guard.
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -309,7 +309,8 @@ void rp_print_json(FILE *f, const rp_report_ctx *c, const rp_report *rep, unsign
                    " \"frag_peak_over_peak\": %.4f,\n",
                 (unsigned long long)r->peak_live_bytes, (unsigned long long)s->peak_live_objects,
                 (unsigned long long)r->peak_rss_bytes, (unsigned long long)r->peak_rss_busy_bytes,
-                (unsigned long long)r->rss_at_peak_live, (unsigned long long)r->live_at_peak_rss, (unsigned long long)r->baseline_rss_bytes,
+                (unsigned long long)r->rss_at_peak_live, (unsigned long long)r->live_at_peak_rss,
+                (unsigned long long)r->baseline_rss_bytes,
                 r->frag_time_avg, r->frag_at_peak_live, r->frag_at_peak_rss, r->frag_peak_over_peak);
         if (c->program_rss)
             fprintf(f, "  \"program_peak_resident_bytes\": %llu,\n", (unsigned long long)c->program_rss);
